@@ -1,7 +1,16 @@
 //! md-shootout: which binary encoding should carry market data?
 //!
-//! The pipeline runs one way: file → [`source`] → [`capture`] → [`net`] → [`iex`] → [`model`]
-//! → formats → measure → report. The binary (`src/main.rs`) is only the command line; benches,
-//! tests and fuzz targets use this library so they exercise the same code.
+//! The pipeline runs one way: file → [`source`] → [`capture`] → [`net`] → [`iex`] (via
+//! [`stream`]) → [`model`] → formats → measure → report. The binary (`src/main.rs`) is only the
+//! command line; benches, tests and fuzz targets use this library so they exercise the same code.
 
+pub mod capture;
+pub mod error;
+pub mod iex;
+pub mod inspect;
 pub mod model;
+pub mod net;
+pub mod source;
+pub mod stream;
+
+pub use error::{Error, FileError, Result};

@@ -1,0 +1,150 @@
+//! A fixed-size window over a byte stream: the only place capture bytes are held.
+//!
+//! Records are parsed in place from the window; when a record runs past its end, the unread tail
+//! is moved to the front and the window refilled with one large `read`. The window only grows to
+//! hold a single record larger than itself, and callers cap that with [`super::MAX_RECORD`], so
+//! memory is bounded whatever the file size.
+
+use std::io::Read;
+
+use crate::error::Result;
+use crate::source::from_io;
+
+/// Initial window: large enough that a refill is one big `read` per few thousand packets.
+const WINDOW: usize = 4 << 20;
+
+pub(crate) struct Buffer<R> {
+    src: R,
+    data: Vec<u8>,
+    start: usize,
+    end: usize,
+    /// Stream offset of `data[0]`.
+    base: u64,
+    eof: bool,
+}
+
+impl<R: Read> Buffer<R> {
+    pub(crate) fn new(src: R) -> Self {
+        Buffer {
+            src,
+            data: vec![0; WINDOW],
+            start: 0,
+            end: 0,
+            base: 0,
+            eof: false,
+        }
+    }
+
+    /// The bytes read but not yet consumed.
+    #[inline]
+    pub(crate) fn available(&self) -> &[u8] {
+        &self.data[self.start..self.end]
+    }
+
+    /// Stream offset of the first available byte.
+    #[inline]
+    pub(crate) fn offset(&self) -> u64 {
+        self.base + self.start as u64
+    }
+
+    #[inline]
+    pub(crate) fn consume(&mut self, n: usize) {
+        debug_assert!(n <= self.end - self.start);
+        self.start += n.min(self.end - self.start);
+    }
+
+    /// Makes at least `n` bytes available; `false` if the stream ends first (what is there stays
+    /// available so the caller can say how much was left).
+    #[inline]
+    pub(crate) fn fill(&mut self, n: usize) -> Result<bool> {
+        if self.end - self.start >= n {
+            return Ok(true);
+        }
+        self.fill_slow(n)
+    }
+
+    #[cold]
+    fn fill_slow(&mut self, n: usize) -> Result<bool> {
+        if self.start + n > self.data.len() {
+            // Move the unread tail to the front, growing only for a record bigger than the window.
+            self.data.copy_within(self.start..self.end, 0);
+            self.base += self.start as u64;
+            self.end -= self.start;
+            self.start = 0;
+            if n > self.data.len() {
+                self.data.resize(n.next_power_of_two(), 0);
+            }
+        }
+        while self.end - self.start < n && !self.eof {
+            match self.src.read(&mut self.data[self.end..]) {
+                Ok(0) => self.eof = true,
+                Ok(read) => self.end += read,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(from_io(e)),
+            }
+        }
+        Ok(self.end - self.start >= n)
+    }
+
+    /// Consumes `n` bytes that need not fit in the window (a huge block being skipped). Returns
+    /// how many bytes were actually there.
+    pub(crate) fn skip(&mut self, mut n: u64) -> Result<u64> {
+        let wanted = n;
+        loop {
+            let here = (self.end - self.start) as u64;
+            let take = here.min(n);
+            self.start += take as usize;
+            n -= take;
+            if n == 0 {
+                return Ok(wanted);
+            }
+            if !self.fill(1)? {
+                return Ok(wanted - n);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reader that hands out at most 3 bytes per call, to exercise refills.
+    struct Dribble<'a>(&'a [u8]);
+    impl Read for Dribble<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = buf.len().min(3).min(self.0.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn fill_consume_and_offsets() {
+        let data: Vec<u8> = (0..=255).collect();
+        let mut b = Buffer::new(Dribble(&data));
+        assert!(b.fill(10).unwrap());
+        assert_eq!(&b.available()[..10], &data[..10]);
+        b.consume(10);
+        assert_eq!(b.offset(), 10);
+        assert!(b.fill(200).unwrap());
+        assert_eq!(b.available()[0], 10);
+        assert_eq!(b.skip(100).unwrap(), 100);
+        assert_eq!(b.offset(), 110);
+        assert!(!b.fill(1000).unwrap());
+        assert_eq!(b.available().len(), 146);
+        assert_eq!(b.skip(1000).unwrap(), 146);
+    }
+
+    #[test]
+    fn grows_only_for_a_record_larger_than_the_window() {
+        let data = vec![7u8; WINDOW + 5];
+        let mut b = Buffer::new(&data[..]);
+        b.fill(1).unwrap();
+        b.consume(1);
+        assert!(b.fill(WINDOW + 4).unwrap());
+        assert_eq!(b.offset(), 1);
+        assert!(b.data.len() >= WINDOW + 4);
+    }
+}

@@ -1,0 +1,209 @@
+//! Classic pcap: a 24-byte global header, then 16-byte record headers each followed by the frame.
+//!
+//! The magic `a1b2c3d4` (µs timestamps) or `a1b23c4d` (ns) read in either byte order tells both
+//! the byte order and the timestamp unit; everything after it uses that byte order.
+
+use std::io::Read;
+
+use nom::number::complete::{u16 as nu16, u32 as nu32};
+use nom::number::Endianness;
+use nom::{IResult, Parser};
+
+use super::buffer::Buffer;
+use super::{need, parsed, Span, MAX_RECORD};
+use crate::error::{At, Error, Result};
+
+pub const MAGIC_MICROS: u32 = 0xa1b2_c3d4;
+pub const MAGIC_NANOS: u32 = 0xa1b2_3c4d;
+pub const GLOBAL_HEADER_LEN: usize = 24;
+pub const RECORD_HEADER_LEN: usize = 16;
+
+/// The global header, with the byte order it was written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Header {
+    pub endian: Endianness,
+    /// Timestamps' fraction is nanoseconds (else microseconds).
+    pub nanos: bool,
+    pub version_major: u16,
+    pub version_minor: u16,
+    pub snaplen: u32,
+    pub link_type: u32,
+}
+
+impl Header {
+    pub fn is_magic(bytes: [u8; 4]) -> bool {
+        Self::magic_order(bytes).is_some()
+    }
+
+    /// Byte order and nanosecond flag from the first four bytes.
+    fn magic_order(bytes: [u8; 4]) -> Option<(Endianness, bool)> {
+        match (u32::from_le_bytes(bytes), u32::from_be_bytes(bytes)) {
+            (MAGIC_MICROS, _) => Some((Endianness::Little, false)),
+            (MAGIC_NANOS, _) => Some((Endianness::Little, true)),
+            (_, MAGIC_MICROS) => Some((Endianness::Big, false)),
+            (_, MAGIC_NANOS) => Some((Endianness::Big, true)),
+            _ => None,
+        }
+    }
+
+    /// Parses the 24-byte global header.
+    pub fn parse(i: &[u8]) -> IResult<&[u8], Option<Header>> {
+        let (rest, magic) = nom::bytes::complete::take(4usize)(i)?;
+        let magic: [u8; 4] = magic.try_into().unwrap_or_default();
+        let Some((endian, nanos)) = Self::magic_order(magic) else {
+            return Ok((rest, None));
+        };
+        let (rest, (version_major, version_minor, _thiszone, _sigfigs, snaplen, network)) = (
+            nu16(endian),
+            nu16(endian),
+            nu32(endian),
+            nu32(endian),
+            nu32(endian),
+            nu32(endian),
+        )
+            .parse(rest)?;
+        Ok((
+            rest,
+            Some(Header {
+                endian,
+                nanos,
+                version_major,
+                version_minor,
+                snaplen,
+                // The upper bits may carry FCS information; the link type is the low 16.
+                link_type: network & 0xffff,
+            }),
+        ))
+    }
+}
+
+/// A record header: timestamp, captured and original length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecordHeader {
+    pub ts_sec: u32,
+    pub ts_frac: u32,
+    pub incl_len: u32,
+    pub orig_len: u32,
+}
+
+impl RecordHeader {
+    pub fn parse(i: &[u8], endian: Endianness) -> IResult<&[u8], RecordHeader> {
+        let (rest, (ts_sec, ts_frac, incl_len, orig_len)) =
+            (nu32(endian), nu32(endian), nu32(endian), nu32(endian)).parse(i)?;
+        Ok((
+            rest,
+            RecordHeader {
+                ts_sec,
+                ts_frac,
+                incl_len,
+                orig_len,
+            },
+        ))
+    }
+}
+
+pub(crate) fn read_header<R: Read>(buf: &mut Buffer<R>) -> Result<Header> {
+    let at = At {
+        offset: 0,
+        packet: 0,
+    };
+    if !need(buf, GLOBAL_HEADER_LEN, "pcap global header", 0)? {
+        return Err(Error::Empty);
+    }
+    let header = parsed(Header::parse(buf.available()), "pcap global header", at)?.ok_or(
+        Error::Malformed {
+            what: "pcap global header",
+            at,
+            detail: "bad magic".into(),
+        },
+    )?;
+    if header.version_major != 2 {
+        return Err(Error::Malformed {
+            what: "pcap global header",
+            at,
+            detail: format!(
+                "unsupported version {}.{} (expected 2.x)",
+                header.version_major, header.version_minor
+            ),
+        });
+    }
+    buf.consume(GLOBAL_HEADER_LEN);
+    Ok(header)
+}
+
+/// The next record, or `None` at a clean end of file.
+#[inline]
+pub(crate) fn next<R: Read>(
+    buf: &mut Buffer<R>,
+    header: &Header,
+    number: u64,
+) -> Result<Option<Span>> {
+    if !need(buf, RECORD_HEADER_LEN, "pcap record header", number)? {
+        return Ok(None);
+    }
+    let at = At {
+        offset: buf.offset(),
+        packet: number,
+    };
+    let record = parsed(
+        RecordHeader::parse(buf.available(), header.endian),
+        "pcap record header",
+        at,
+    )?;
+    let len = record.incl_len as usize;
+    if len > MAX_RECORD {
+        return Err(Error::TooLarge {
+            what: "pcap record",
+            at,
+            len: len as u64,
+            limit: MAX_RECORD as u64,
+        });
+    }
+    need(buf, RECORD_HEADER_LEN + len, "pcap record", number)?;
+    let frac_ns = if header.nanos {
+        u64::from(record.ts_frac)
+    } else {
+        u64::from(record.ts_frac) * 1_000
+    };
+    Ok(Some(Span {
+        data_start: RECORD_HEADER_LEN,
+        data_len: len,
+        record_len: RECORD_HEADER_LEN + len,
+        link_type: header.link_type,
+        timestamp_ns: u64::from(record.ts_sec) * 1_000_000_000 + frac_ns,
+        original_len: record.orig_len,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn magic_in_both_orders_and_units() {
+        let cases = [
+            ([0xd4, 0xc3, 0xb2, 0xa1], Endianness::Little, false),
+            ([0xa1, 0xb2, 0xc3, 0xd4], Endianness::Big, false),
+            ([0x4d, 0x3c, 0xb2, 0xa1], Endianness::Little, true),
+            ([0xa1, 0xb2, 0x3c, 0x4d], Endianness::Big, true),
+        ];
+        for (bytes, endian, nanos) in cases {
+            assert_eq!(Header::magic_order(bytes), Some((endian, nanos)));
+        }
+        assert_eq!(Header::magic_order(*b"\x0a\x0d\x0d\x0a"), None);
+    }
+
+    #[test]
+    fn global_header_fields_big_endian() {
+        let bytes = [
+            0xa1, 0xb2, 0xc3, 0xd4, 0, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0, 0,
+            1,
+        ];
+        let (_, h) = Header::parse(&bytes).unwrap();
+        let h = h.unwrap();
+        assert_eq!(h.endian, Endianness::Big);
+        assert_eq!((h.version_major, h.version_minor), (2, 4));
+        assert_eq!(h.snaplen, 65535);
+        assert_eq!(h.link_type, 1);
+    }
+}

@@ -1,0 +1,156 @@
+//! pcapng: a sequence of blocks `(type u32, total_length u32, body, total_length u32)`.
+//!
+//! A file may hold several sections, each opened by a Section Header Block whose byte-order magic
+//! sets the byte order of every block up to the next section. Interface Description Blocks give
+//! each interface's link type and timestamp unit; Enhanced and Simple Packet Blocks carry frames.
+//! Any other block is skipped by its length. One file per block type, as in the spec.
+
+mod interface;
+mod packet;
+mod section;
+
+use std::io::Read;
+
+use nom::number::complete::u32 as nu32;
+use nom::number::Endianness;
+use nom::Parser;
+
+pub use interface::{Interface, TsResolution};
+pub use section::SectionHeader;
+
+use super::buffer::Buffer;
+use super::{need, parsed, Span, MAX_RECORD};
+use crate::error::{At, Error, Result};
+
+/// Section Header Block type: the same four bytes in either byte order.
+pub const SHB_TYPE: [u8; 4] = [0x0a, 0x0d, 0x0d, 0x0a];
+pub const IDB_TYPE: u32 = 0x0000_0001;
+pub const SPB_TYPE: u32 = 0x0000_0003;
+pub const EPB_TYPE: u32 = 0x0000_0006;
+pub const BYTE_ORDER_MAGIC: u32 = 0x1a2b_3c4d;
+/// Interfaces one section may declare before we call the file hostile.
+pub const MAX_INTERFACES: usize = 1 << 16;
+
+/// Parsing state of the current section.
+#[derive(Debug, Clone, Default)]
+pub struct Section {
+    pub endian: Option<Endianness>,
+    pub interfaces: Vec<Interface>,
+    /// Sections seen so far.
+    pub count: u64,
+}
+
+/// Reads blocks until the next packet, returning where its frame is; `None` at a clean end.
+#[inline]
+pub(crate) fn next<R: Read>(
+    buf: &mut Buffer<R>,
+    section: &mut Section,
+    number: u64,
+) -> Result<Option<Span>> {
+    loop {
+        if !need(buf, 8, "pcapng block header", number)? {
+            return Ok(None);
+        }
+        let at = At {
+            offset: buf.offset(),
+            packet: number,
+        };
+        let is_shb = buf.available()[..4] == SHB_TYPE;
+        if is_shb {
+            need(buf, 12, "pcapng section header block", number)?;
+            section.endian = Some(section::byte_order(&buf.available()[8..12], at)?);
+        }
+        let Some(endian) = section.endian else {
+            return Err(malformed(at, "block before the first section header"));
+        };
+        let (block_type, total_len) = parsed(
+            (nu32(endian), nu32(endian)).parse(buf.available()),
+            "pcapng block header",
+            at,
+        )?;
+        let len = total_len as usize;
+        if len < 12 || len % 4 != 0 {
+            return Err(malformed(
+                at,
+                &format!("block length {total_len} is not a multiple of 4 of at least 12"),
+            ));
+        }
+        let known = is_shb || matches!(block_type, IDB_TYPE | EPB_TYPE | SPB_TYPE);
+        if !known {
+            skip_block(buf, len, at)?;
+            continue;
+        }
+        if len > MAX_RECORD {
+            return Err(Error::TooLarge {
+                what: "pcapng block",
+                at,
+                len: len as u64,
+                limit: MAX_RECORD as u64,
+            });
+        }
+        need(buf, len, block_name(is_shb, block_type), number)?;
+        let block = &buf.available()[..len];
+        let trailer = parsed(
+            nu32(endian).parse(&block[len - 4..]),
+            "pcapng block trailer",
+            at,
+        )?;
+        if trailer != total_len {
+            return Err(malformed(
+                at,
+                &format!("block length {total_len} at its start but {trailer} at its end"),
+            ));
+        }
+        let body = &block[8..len - 4];
+        if is_shb {
+            section::read(body, endian, at)?;
+            section.interfaces.clear();
+            section.count += 1;
+        } else {
+            match block_type {
+                IDB_TYPE => {
+                    if section.interfaces.len() >= MAX_INTERFACES {
+                        return Err(malformed(at, "more than 65536 interfaces in one section"));
+                    }
+                    let iface = interface::read(body, endian, at)?;
+                    section.interfaces.push(iface);
+                }
+                EPB_TYPE => {
+                    return packet::enhanced(body, endian, &section.interfaces, at, len).map(Some)
+                }
+                _ => return packet::simple(body, endian, &section.interfaces, at, len).map(Some),
+            }
+        }
+        buf.consume(len);
+    }
+}
+
+fn skip_block<R: Read>(buf: &mut Buffer<R>, len: usize, at: At) -> Result<()> {
+    let skipped = buf.skip(len as u64)?;
+    if skipped < len as u64 {
+        return Err(Error::Truncated {
+            what: "pcapng block",
+            at,
+            needed: len as u64,
+            available: skipped,
+        });
+    }
+    Ok(())
+}
+
+fn block_name(is_shb: bool, block_type: u32) -> &'static str {
+    match (is_shb, block_type) {
+        (true, _) => "pcapng section header block",
+        (_, IDB_TYPE) => "pcapng interface description block",
+        (_, EPB_TYPE) => "pcapng enhanced packet block",
+        _ => "pcapng simple packet block",
+    }
+}
+
+pub(crate) fn malformed(at: At, detail: &str) -> Error {
+    Error::Malformed {
+        what: "pcapng block",
+        at,
+        detail: detail.to_owned(),
+    }
+}

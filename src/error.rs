@@ -1,0 +1,125 @@
+//! One error type for the library: every variant says what went wrong and where (byte offset in
+//! the capture stream, and the packet number when there is one), so the command line can print a
+//! single useful line prefixed with the file name.
+
+use std::io;
+
+/// Where in the capture stream something happened. Offsets count bytes of the capture as parsed,
+/// i.e. of the decompressed stream for a gzip'd file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct At {
+    pub offset: u64,
+    /// 1-based number of the capture record (packet) being read, 0 before the first one.
+    pub packet: u64,
+}
+
+impl std::fmt::Display for At {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.packet == 0 {
+            write!(f, "byte {}", self.offset)
+        } else {
+            write!(f, "byte {} (packet {})", self.offset, self.packet)
+        }
+    }
+}
+
+/// Everything that can go wrong reading a capture.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("no such file")]
+    NotFound,
+    #[error("is a directory, not a capture file")]
+    IsDirectory,
+    #[error("cannot read: {0}")]
+    Io(#[source] io::Error),
+    #[error("empty file (0 bytes): not a pcap or pcapng capture")]
+    Empty,
+    #[error("not a pcap or pcapng capture: starts with bytes {0}")]
+    UnknownMagic(String),
+    #[error("corrupt gzip stream near compressed byte {compressed_offset} (decompressed byte {offset}): {message}")]
+    Gzip {
+        offset: u64,
+        compressed_offset: u64,
+        message: String,
+    },
+    #[error("gzip stream ends early (truncated download?) after {compressed_offset} compressed bytes (decompressed byte {offset})")]
+    GzipTruncated { offset: u64, compressed_offset: u64 },
+    #[error("truncated {what} at {at}: needs {needed} bytes, only {available} left in the file")]
+    Truncated {
+        what: &'static str,
+        at: At,
+        needed: u64,
+        available: u64,
+    },
+    #[error("malformed {what} at {at}: {detail}")]
+    Malformed {
+        what: &'static str,
+        at: At,
+        detail: String,
+    },
+    #[error("{what} at {at} claims {len} bytes, over the {limit}-byte limit")]
+    TooLarge {
+        what: &'static str,
+        at: At,
+        len: u64,
+        limit: u64,
+    },
+    #[error("bad IEX-TP segment at {at}: {source}")]
+    Segment {
+        at: At,
+        #[source]
+        source: SegmentError,
+    },
+}
+
+/// Why an IEX-TP segment (one UDP payload) was rejected.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SegmentError {
+    #[error("IEX-TP header needs 40 bytes, the datagram has {len}")]
+    ShortHeader { len: usize },
+    #[error("payload length field says {declared} bytes but {present} follow the 40-byte header")]
+    PayloadLength { declared: usize, present: usize },
+    #[error("message {index} of {count}: length prefix is cut off")]
+    LengthCut { index: u16, count: u16 },
+    #[error("message {index} of {count} claims {len} bytes but only {remaining} are left in the segment")]
+    MessagePastEnd {
+        index: u16,
+        count: u16,
+        len: usize,
+        remaining: usize,
+    },
+    #[error("message {index} of {count} has length 0")]
+    EmptyMessage { index: u16, count: u16 },
+    #[error("{trailing} bytes left over after the {count} messages the header announces")]
+    TrailingBytes { count: u16, trailing: usize },
+    #[error("message {index} (type '{kind}') is {len} bytes, the spec says {needed}")]
+    ShortMessage {
+        index: u16,
+        kind: char,
+        len: usize,
+        needed: usize,
+    },
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// An [`Error`] together with the file it happened in: what the command line prints.
+#[derive(Debug, thiserror::Error)]
+#[error("{path}{note}: {source}", note = if *.decompressed { " (gzip; byte offsets count decompressed bytes)" } else { "" })]
+pub struct FileError {
+    pub path: String,
+    /// Offsets refer to the decompressed stream.
+    pub decompressed: bool,
+    #[source]
+    pub source: Error,
+}
+
+impl FileError {
+    pub fn new(path: &std::path::Path, decompressed: bool, source: Error) -> Self {
+        FileError {
+            path: path.display().to_string(),
+            decompressed,
+            source,
+        }
+    }
+}

@@ -1,0 +1,247 @@
+//! DEEP 1.0 and TOPS 1.6 messages: one nom parser per type, all borrowing the symbol.
+//!
+//! Byte 0 is the type, byte 1 a flag or status byte, bytes 2..10 the timestamp; most types then
+//! carry the 8-byte symbol. Messages longer than the spec are accepted (the extra bytes ignored)
+//! so that a future appended field does not break parsing; shorter ones are errors.
+
+use nom::bytes::complete::take;
+use nom::combinator::map_opt;
+use nom::number::complete::{le_i64, le_u32, le_u8};
+use nom::{IResult, Parser};
+
+use crate::model::*;
+
+/// Why a message block could not be decoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    #[error("empty message")]
+    Empty,
+    /// Not in the spec table: skipped by its length and counted, never fatal.
+    #[error("unknown message type {0:#04x}")]
+    Unknown(u8),
+    #[error("message type '{}' is {len} bytes, the spec says {needed}", char::from(*.kind))]
+    Short { kind: u8, len: usize, needed: usize },
+}
+
+type Decoded<'a> = Message<&'a Symbol>;
+
+/// Decodes one message (type byte first).
+#[inline]
+pub fn decode(bytes: &[u8]) -> Result<Decoded<'_>, DecodeError> {
+    let Some((&kind, body)) = bytes.split_first() else {
+        return Err(DecodeError::Empty);
+    };
+    let Some(needed) = kind::wire_len(kind) else {
+        return Err(DecodeError::Unknown(kind));
+    };
+    let short = DecodeError::Short {
+        kind,
+        len: bytes.len(),
+        needed,
+    };
+    if bytes.len() < needed {
+        return Err(short);
+    }
+    let parsed = match kind {
+        kind::SYSTEM_EVENT => system_event(body),
+        kind::SECURITY_DIRECTORY => security_directory(body),
+        kind::TRADING_STATUS => trading_status(body),
+        kind::OPERATIONAL_HALT => operational_halt(body),
+        kind::SHORT_SALE_PRICE_TEST => short_sale_price_test(body),
+        kind::SECURITY_EVENT => security_event(body),
+        kind::RETAIL_LIQUIDITY => retail_liquidity(body),
+        kind::PRICE_LEVEL_BUY => price_level(Side::Buy, body),
+        kind::PRICE_LEVEL_SELL => price_level(Side::Sell, body),
+        kind::TRADE_REPORT => trade(body).map(|(r, t)| (r, Message::TradeReport(t))),
+        kind::TRADE_BREAK => trade(body).map(|(r, t)| (r, Message::TradeBreak(t))),
+        kind::OFFICIAL_PRICE => official_price(body),
+        kind::AUCTION_INFORMATION => auction_information(body),
+        _ => quote_update(body),
+    };
+    parsed.map(|(_, m)| m).map_err(|_| short)
+}
+
+fn symbol(i: &[u8]) -> IResult<&[u8], &Symbol> {
+    map_opt(take(8usize), |s: &[u8]| {
+        <&[u8; 8]>::try_from(s).ok().map(Symbol::from_bytes)
+    })
+    .parse(i)
+}
+
+/// The flag/status byte, timestamp and symbol that most messages start with.
+fn head(i: &[u8]) -> IResult<&[u8], (u8, Timestamp, &Symbol)> {
+    (le_u8, le_i64, symbol).parse(i)
+}
+
+fn system_event(i: &[u8]) -> IResult<&[u8], Decoded<'_>> {
+    let (i, (event, timestamp)) = (le_u8, le_i64).parse(i)?;
+    Ok((i, Message::SystemEvent(SystemEvent { event, timestamp })))
+}
+
+fn security_directory(i: &[u8]) -> IResult<&[u8], Decoded<'_>> {
+    let (i, ((flags, timestamp, symbol), round_lot_size, adjusted_poc_price, luld_tier)) =
+        (head, le_u32, le_i64, le_u8).parse(i)?;
+    Ok((
+        i,
+        Message::SecurityDirectory(SecurityDirectory {
+            flags,
+            timestamp,
+            symbol,
+            round_lot_size,
+            adjusted_poc_price,
+            luld_tier,
+        }),
+    ))
+}
+
+fn trading_status(i: &[u8]) -> IResult<&[u8], Decoded<'_>> {
+    let (i, ((status, timestamp, symbol), reason)) = (head, take(4usize)).parse(i)?;
+    let reason = reason.try_into().unwrap_or_default();
+    Ok((
+        i,
+        Message::TradingStatus(TradingStatus {
+            status,
+            timestamp,
+            symbol,
+            reason,
+        }),
+    ))
+}
+
+fn operational_halt(i: &[u8]) -> IResult<&[u8], Decoded<'_>> {
+    let (i, (status, timestamp, symbol)) = head(i)?;
+    Ok((
+        i,
+        Message::OperationalHalt(OperationalHalt {
+            status,
+            timestamp,
+            symbol,
+        }),
+    ))
+}
+
+fn short_sale_price_test(i: &[u8]) -> IResult<&[u8], Decoded<'_>> {
+    let (i, ((status, timestamp, symbol), detail)) = (head, le_u8).parse(i)?;
+    Ok((
+        i,
+        Message::ShortSalePriceTest(ShortSalePriceTest {
+            status,
+            timestamp,
+            symbol,
+            detail,
+        }),
+    ))
+}
+
+fn security_event(i: &[u8]) -> IResult<&[u8], Decoded<'_>> {
+    let (i, (event, timestamp, symbol)) = head(i)?;
+    Ok((
+        i,
+        Message::SecurityEvent(SecurityEvent {
+            event,
+            timestamp,
+            symbol,
+        }),
+    ))
+}
+
+fn retail_liquidity(i: &[u8]) -> IResult<&[u8], Decoded<'_>> {
+    let (i, (indicator, timestamp, symbol)) = head(i)?;
+    Ok((
+        i,
+        Message::RetailLiquidity(RetailLiquidity {
+            indicator,
+            timestamp,
+            symbol,
+        }),
+    ))
+}
+
+fn price_level(side: Side, i: &[u8]) -> IResult<&[u8], Decoded<'_>> {
+    let (i, ((flags, timestamp, symbol), size, price)) = (head, le_u32, le_i64).parse(i)?;
+    Ok((
+        i,
+        Message::PriceLevelUpdate(PriceLevelUpdate {
+            side,
+            flags,
+            timestamp,
+            symbol,
+            size,
+            price,
+        }),
+    ))
+}
+
+fn trade(i: &[u8]) -> IResult<&[u8], Trade<&Symbol>> {
+    let (i, ((flags, timestamp, symbol), size, price, trade_id)) =
+        (head, le_u32, le_i64, le_i64).parse(i)?;
+    Ok((
+        i,
+        Trade {
+            flags,
+            timestamp,
+            symbol,
+            size,
+            price,
+            trade_id,
+        },
+    ))
+}
+
+fn official_price(i: &[u8]) -> IResult<&[u8], Decoded<'_>> {
+    let (i, ((price_type, timestamp, symbol), price)) = (head, le_i64).parse(i)?;
+    Ok((
+        i,
+        Message::OfficialPrice(OfficialPrice {
+            price_type,
+            timestamp,
+            symbol,
+            price,
+        }),
+    ))
+}
+
+fn auction_information(i: &[u8]) -> IResult<&[u8], Decoded<'_>> {
+    let (i, ((auction_type, timestamp, symbol), paired_shares, reference_price, indicative)) =
+        (head, le_u32, le_i64, le_i64).parse(i)?;
+    let (i, (imbalance_shares, imbalance_side, extension_number, scheduled_auction_time)) =
+        (le_u32, le_u8, le_u8, le_u32).parse(i)?;
+    let (i, (book_clearing, collar_reference, lower_collar, upper_collar)) =
+        (le_i64, le_i64, le_i64, le_i64).parse(i)?;
+    Ok((
+        i,
+        Message::AuctionInformation(AuctionInformation {
+            auction_type,
+            timestamp,
+            symbol,
+            paired_shares,
+            reference_price,
+            indicative_clearing_price: indicative,
+            imbalance_shares,
+            imbalance_side,
+            extension_number,
+            scheduled_auction_time,
+            auction_book_clearing_price: book_clearing,
+            collar_reference_price: collar_reference,
+            lower_auction_collar: lower_collar,
+            upper_auction_collar: upper_collar,
+        }),
+    ))
+}
+
+fn quote_update(i: &[u8]) -> IResult<&[u8], Decoded<'_>> {
+    let (i, ((flags, timestamp, symbol), bid_size, bid_price, ask_price, ask_size)) =
+        (head, le_u32, le_i64, le_i64, le_u32).parse(i)?;
+    Ok((
+        i,
+        Message::QuoteUpdate(QuoteUpdate {
+            flags,
+            timestamp,
+            symbol,
+            bid_size,
+            bid_price,
+            ask_price,
+            ask_size,
+        }),
+    ))
+}

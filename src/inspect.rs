@@ -1,0 +1,271 @@
+//! `shootout inspect`: stream a capture once and say what is in it.
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::Path;
+use std::time::Instant;
+
+use rustc_hash::FxHashSet;
+
+use crate::capture::CaptureKind;
+use crate::error::{FileError, Result};
+use crate::iex::{DecodeError, SeqEvent};
+use crate::model::Feed;
+use crate::source::{self, Compression};
+use crate::stream::{IexReader, Item, Skipped};
+
+/// Counts gathered from the segments, independent of where they came from.
+#[derive(Debug, Clone)]
+pub struct Tally {
+    pub packets: u64,
+    pub heartbeats: u64,
+    pub messages: u64,
+    pub by_type: [u64; 256],
+    pub unknown: u64,
+    pub gaps: u64,
+    pub missing_messages: u64,
+    pub duplicates: u64,
+    pub symbols: FxHashSet<u64>,
+    pub tops: bool,
+    pub deep: bool,
+    pub first_send_time: Option<i64>,
+    pub last_send_time: Option<i64>,
+}
+
+impl Default for Tally {
+    fn default() -> Self {
+        Tally {
+            packets: 0,
+            heartbeats: 0,
+            messages: 0,
+            by_type: [0; 256],
+            unknown: 0,
+            gaps: 0,
+            missing_messages: 0,
+            duplicates: 0,
+            symbols: FxHashSet::default(),
+            tops: false,
+            deep: false,
+            first_send_time: None,
+            last_send_time: None,
+        }
+    }
+}
+
+impl Tally {
+    #[inline]
+    pub fn add(&mut self, item: &Item<'_>) {
+        let header = &item.segment.header;
+        self.packets += 1;
+        self.heartbeats += u64::from(header.is_heartbeat());
+        match item.segment.feed {
+            Feed::Deep => self.deep = true,
+            Feed::Tops => self.tops = true,
+        }
+        self.first_send_time.get_or_insert(header.send_time);
+        self.last_send_time = Some(header.send_time);
+        match item.seq {
+            SeqEvent::Gap { expected, got } => {
+                self.gaps += 1;
+                self.missing_messages += got - expected;
+            }
+            SeqEvent::Duplicate { .. } => self.duplicates += 1,
+            SeqEvent::First | SeqEvent::InOrder => {}
+        }
+        for message in item.segment.messages() {
+            match message {
+                Ok(m) => {
+                    self.messages += 1;
+                    self.by_type[usize::from(m.kind())] += 1;
+                    if let Some(symbol) = m.symbol() {
+                        self.symbols.insert(symbol.as_u64());
+                    }
+                }
+                // Unknown types (and, in principle, anything else undecodable) are skipped by
+                // their length prefix and counted, never fatal.
+                Err(DecodeError::Unknown(kind)) => {
+                    self.unknown += 1;
+                    self.by_type[usize::from(kind)] += 1;
+                }
+                Err(_) => self.unknown += 1,
+            }
+        }
+    }
+
+    /// Streams every segment of `src` into a tally.
+    pub fn from_reader<R: Read>(src: R, lenient: bool) -> Result<(Tally, IexReader<R>)> {
+        let mut reader = IexReader::new(src, lenient)?;
+        let mut tally = Tally::default();
+        while let Some(item) = reader.next_segment()? {
+            tally.add(&item);
+        }
+        Ok((tally, reader))
+    }
+
+    pub fn feed(&self) -> Option<&'static str> {
+        match (self.deep, self.tops) {
+            (true, false) => Some("deep"),
+            (false, true) => Some("tops"),
+            (true, true) => Some("mixed"),
+            (false, false) => None,
+        }
+    }
+}
+
+/// What `inspect` reports; the JSON output is this struct.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Inspection {
+    pub file: String,
+    pub compression: Compression,
+    pub capture: CaptureKind,
+    /// Size of the file on disk.
+    pub bytes: u64,
+    /// Capture bytes parsed (decompressed size for gzip).
+    pub capture_bytes: u64,
+    pub frames: u64,
+    /// IEX-TP segments, heartbeats included.
+    pub packets: u64,
+    pub heartbeats: u64,
+    pub messages: u64,
+    /// Messages by type character (unknown types included, also counted in `unknown`).
+    pub by_type: BTreeMap<String, u64>,
+    pub unknown: u64,
+    pub gaps: u64,
+    pub missing_messages: u64,
+    pub duplicates: u64,
+    /// Distinct symbols.
+    pub symbols: u64,
+    /// `deep`, `tops`, `mixed`, or null when no IEX-TP segment was found.
+    pub feed: Option<&'static str>,
+    pub first_send_time: Option<i64>,
+    pub last_send_time: Option<i64>,
+    pub first_send_time_utc: Option<String>,
+    pub last_send_time_utc: Option<String>,
+    pub skipped: Skipped,
+    pub seconds: f64,
+    /// Capture bytes per second, in MB (10^6).
+    pub mb_per_s: f64,
+    pub msgs_per_s: f64,
+}
+
+/// Streams `path` and reports what is in it.
+pub fn inspect(path: &Path, lenient: bool) -> std::result::Result<Inspection, FileError> {
+    let started = Instant::now();
+    let src = source::open(path).map_err(|e| FileError::new(path, false, e))?;
+    let gz = src.compression == Compression::Gzip;
+    let (tally, reader) =
+        Tally::from_reader(src.reader, lenient).map_err(|e| FileError::new(path, gz, e))?;
+    let seconds = started.elapsed().as_secs_f64();
+    let capture_bytes = reader.position();
+    let mut by_type = BTreeMap::new();
+    for (kind, &n) in tally.by_type.iter().enumerate() {
+        if n > 0 {
+            let key = match u8::try_from(kind) {
+                Ok(k) if k.is_ascii_graphic() => char::from(k).to_string(),
+                _ => format!("0x{kind:02x}"),
+            };
+            by_type.insert(key, n);
+        }
+    }
+    let per_s = |x: f64| if seconds > 0.0 { x / seconds } else { 0.0 };
+    Ok(Inspection {
+        file: path.display().to_string(),
+        compression: src.compression,
+        capture: reader.capture_kind(),
+        bytes: src.file_bytes,
+        capture_bytes,
+        frames: reader.frames(),
+        packets: tally.packets,
+        heartbeats: tally.heartbeats,
+        messages: tally.messages,
+        by_type,
+        unknown: tally.unknown,
+        gaps: tally.gaps,
+        missing_messages: tally.missing_messages,
+        duplicates: tally.duplicates,
+        symbols: tally.symbols.len() as u64,
+        feed: tally.feed(),
+        first_send_time: tally.first_send_time,
+        last_send_time: tally.last_send_time,
+        first_send_time_utc: tally.first_send_time.map(utc),
+        last_send_time_utc: tally.last_send_time.map(utc),
+        skipped: reader.skipped(),
+        seconds,
+        mb_per_s: per_s(capture_bytes as f64) / 1e6,
+        msgs_per_s: per_s(tally.messages as f64),
+    })
+}
+
+/// Nanoseconds since the epoch as an RFC 3339 UTC time.
+pub fn utc(ns: i64) -> String {
+    chrono::DateTime::from_timestamp_nanos(ns).to_rfc3339_opts(chrono::SecondsFormat::Nanos, true)
+}
+
+impl Inspection {
+    /// The human-readable report.
+    pub fn to_text(&self) -> String {
+        let s = &self.skipped;
+        let by_type: Vec<String> = self
+            .by_type
+            .iter()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect();
+        let skipped = s.unsupported_link
+            + s.non_ipv4
+            + s.non_udp
+            + s.fragments
+            + s.non_iex
+            + s.malformed_frames;
+        let compression = match self.compression {
+            Compression::Gzip => "gzip",
+            Compression::None => "plain",
+        };
+        let capture = match self.capture {
+            CaptureKind::Pcap => "pcap",
+            CaptureKind::Pcapng => "pcapng",
+        };
+        let mut lines = vec![
+            format!("file        {} ({compression} {capture})", self.file),
+            format!(
+                "bytes       {} on disk, {} of capture",
+                self.bytes, self.capture_bytes
+            ),
+            format!(
+                "packets     {} IEX-TP segments ({} heartbeats) in {} frames",
+                self.packets, self.heartbeats, self.frames
+            ),
+            format!(
+                "messages    {} ({} of unknown type)",
+                self.messages, self.unknown
+            ),
+            format!("feed        {}", self.feed.unwrap_or("none found")),
+            format!("symbols     {}", self.symbols),
+        ];
+        if let (Some(first), Some(last)) = (&self.first_send_time_utc, &self.last_send_time_utc) {
+            lines.push(format!("send time   {first} .. {last}"));
+        }
+        lines.push(format!(
+            "sequence    {} gaps ({} messages missing), {} duplicates",
+            self.gaps, self.missing_messages, self.duplicates
+        ));
+        lines.push(format!(
+            "skipped     {skipped} frames (link {}, non-IPv4 {}, non-UDP {}, fragments {}, \
+             non-IEX {}, malformed {}), {} malformed segments",
+            s.unsupported_link,
+            s.non_ipv4,
+            s.non_udp,
+            s.fragments,
+            s.non_iex,
+            s.malformed_frames,
+            s.malformed_segments
+        ));
+        lines.push(format!("by type     {}", by_type.join(", ")));
+        lines.push(format!(
+            "throughput  {:.3} s, {:.0} MB/s of capture, {:.2} M messages/s",
+            self.seconds,
+            self.mb_per_s,
+            self.msgs_per_s / 1e6
+        ));
+        lines.join("\n")
+    }
+}
