@@ -1,0 +1,181 @@
+//! Bad input through the real binary: one clear line naming the file and where, a non-zero
+//! exit, and never a panic.
+
+mod common;
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output};
+
+use common::{deep_segments, pcapng_section, udp_frame, Order};
+
+fn shootout(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_shootout"))
+        .args(args)
+        .output()
+        .expect("run shootout")
+}
+
+fn good_file() -> Vec<u8> {
+    let frames: Vec<_> = deep_segments().iter().map(|s| udp_frame(s, 0)).collect();
+    pcapng_section(Order::Little, &frames)
+}
+
+fn gzip(data: &[u8]) -> Vec<u8> {
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    enc.write_all(data).unwrap();
+    enc.finish().unwrap()
+}
+
+/// Runs `inspect` on `bytes` written to a file and checks the failure is one clear line that
+/// names the file and contains every `expect`ed fragment.
+fn assert_fails(bytes: &[u8], expect: &[&str]) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("input.bin");
+    std::fs::write(&path, bytes).unwrap();
+    assert_fails_at(&path, expect);
+}
+
+fn assert_fails_at(path: &Path, expect: &[&str]) {
+    let out = shootout(&["inspect", path.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "should fail: {stderr}");
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
+    assert!(stderr.starts_with("error: "), "{stderr}");
+    assert!(
+        stderr.contains(path.to_str().unwrap()),
+        "names the file: {stderr}"
+    );
+    for fragment in expect {
+        assert!(
+            stderr.contains(fragment),
+            "{fragment:?} missing in: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn empty_file() {
+    assert_fails(b"", &["empty file"]);
+}
+
+#[test]
+fn not_a_capture() {
+    assert_fails(b"hello, world\n", &["not a pcap or pcapng", "68 65 6c 6c"]);
+}
+
+#[test]
+fn nonexistent_path_and_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_fails_at(&dir.path().join("missing.pcap"), &["no such file"]);
+    assert_fails_at(dir.path(), &["is a directory"]);
+}
+
+#[test]
+fn truncated_mid_block() {
+    let file = good_file();
+    let cut = file.len() - 10;
+    assert_fails(
+        &file[..cut],
+        &[
+            "truncated pcapng enhanced packet block",
+            "byte ",
+            "(packet 4)",
+        ],
+    );
+}
+
+#[test]
+fn truncated_and_corrupt_gzip() {
+    let gz = gzip(&good_file());
+    assert_fails(
+        &gz[..gz.len() / 2],
+        &["gzip stream ends early", "compressed"],
+    );
+    let mut bad_crc = gz.clone();
+    let n = bad_crc.len();
+    bad_crc[n - 6] ^= 0xff;
+    assert_fails(&bad_crc, &["corrupt gzip", "decompressed byte"]);
+}
+
+#[test]
+fn frame_shorter_than_its_headers() {
+    let segs = deep_segments();
+    let mut frame = udp_frame(&segs[1], 0);
+    frame.truncate(30); // inside the IPv4 header
+    let mut file = pcapng_section(Order::Little, &[udp_frame(&segs[0], 0)]);
+    file.extend(common::epb(Order::Little, 5, &frame));
+    assert_fails(&file, &["malformed frame", "(packet 2)", "cut off"]);
+}
+
+#[test]
+fn message_length_past_the_end_of_its_segment() {
+    let segs = deep_segments();
+    let mut seg = segs[1].clone();
+    seg[40] = 200; // first message's length prefix
+    let file = pcapng_section(Order::Little, &[udp_frame(&segs[0], 0), udp_frame(&seg, 0)]);
+    assert_fails(
+        &file,
+        &["bad IEX-TP segment", "(packet 2)", "claims 200 bytes"],
+    );
+}
+
+#[test]
+fn lenient_skips_and_counts_malformed_segments() {
+    let segs = deep_segments();
+    let mut seg = segs[1].clone();
+    seg[40] = 200;
+    let file = pcapng_section(Order::Little, &[udp_frame(&segs[0], 0), udp_frame(&seg, 0)]);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("x.pcapng");
+    std::fs::write(&path, file).unwrap();
+    let out = shootout(&["inspect", "--lenient", "--json", path.to_str().unwrap()]);
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["skipped"]["malformed_segments"], 1);
+    assert_eq!(v["packets"], 1);
+}
+
+#[test]
+fn json_report_has_the_promised_keys_and_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("day.pcapng.gz");
+    std::fs::write(&path, gzip(&good_file())).unwrap();
+    let out = shootout(&["inspect", "--json", path.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["packets"], 4);
+    assert_eq!(v["heartbeats"], 1);
+    assert_eq!(v["messages"], 6);
+    assert_eq!(v["by_type"]["T"], 1);
+    assert_eq!(v["by_type"]["8"], 1);
+    assert_eq!(v["by_type"]["5"], 1);
+    assert_eq!(v["by_type"]["B"], 1);
+    assert_eq!(v["unknown"], 0);
+    assert_eq!(v["gaps"], 0);
+    assert_eq!(v["symbols"], 2);
+    assert_eq!(v["feed"], "deep");
+    assert_eq!(v["compression"], "gzip");
+    assert_eq!(v["capture"], "pcapng");
+    assert_eq!(v["first_send_time"], common::TS);
+}
+
+#[test]
+fn gaps_are_reported() {
+    let segs = deep_segments();
+    // Drop the second segment (3 messages): seq jumps from 3 to 6.
+    let frames = [udp_frame(&segs[0], 0), udp_frame(&segs[3], 0)];
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("gap.pcapng");
+    std::fs::write(&path, pcapng_section(Order::Big, &frames)).unwrap();
+    let out = shootout(&["inspect", "--json", path.to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["gaps"], 1);
+    assert_eq!(v["missing_messages"], 3);
+}
