@@ -8,6 +8,7 @@ pub mod capture;
 pub mod error;
 pub mod iex;
 pub mod inspect;
+pub mod measure;
 pub mod model;
 pub mod net;
 pub mod source;
