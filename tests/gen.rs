@@ -445,3 +445,39 @@ fn generate_file_gzips_and_leaves_no_temp_files() {
     names.sort();
     assert_eq!(names, ["day.pcapng", "day.pcapng.gz"]);
 }
+
+/// Manual throughput measurement, not a correctness test:
+/// `GEN_MEASURE_OUT=/dev/shm/day.pcapng GEN_MEASURE_PACKETS=2000000 cargo test --release --test gen -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn measure_throughput() {
+    let path =
+        std::env::var("GEN_MEASURE_OUT").unwrap_or_else(|_| "/dev/shm/gen-measure.pcapng".into());
+    let packets = std::env::var("GEN_MEASURE_PACKETS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2_000_000);
+    let o = opts(Feed::Deep, CaptureKind::PcapNg, packets, 1);
+    let t = std::time::Instant::now();
+    let r = gen::generate(&o, std::io::sink()).unwrap();
+    let sink_s = t.elapsed().as_secs_f64();
+    let t = std::time::Instant::now();
+    let r2 = gen::generate_file(&o, std::path::Path::new(&path)).unwrap();
+    let file_s = t.elapsed().as_secs_f64();
+    assert_eq!(r, r2);
+    let mb = r.bytes as f64 / 1e6;
+    println!(
+        "{} packets, {} messages, {} heartbeats, {:.1} MB: sink {:.3} s = {:.0} MB/s, file {path} {:.3} s = {:.0} MB/s; {:.1} bytes/packet, {:.2} messages/packet",
+        r.packets,
+        r.messages,
+        r.heartbeats,
+        mb,
+        sink_s,
+        mb / sink_s,
+        file_s,
+        mb / file_s,
+        r.bytes as f64 / r.packets as f64,
+        r.messages as f64 / r.packets as f64
+    );
+    println!("{}", serde_json::to_string(&r).unwrap());
+}

@@ -163,8 +163,11 @@ pub fn generate<W: Write>(opts: &GenOptions, mut out: W) -> io::Result<GenReport
         header.send_time = pkt.send_time;
         encode::encode_segment(&header, &pkt.messages, &mut buf);
         frame::finish_udp(&mut buf, frame_start);
-        opts.capture
-            .end_record(&mut buf, rec, pkt.send_time + CAPTURE_DELAY_NS);
+        opts.capture.end_record(
+            &mut buf,
+            rec,
+            pkt.send_time.saturating_add(CAPTURE_DELAY_NS),
+        );
         header.stream_offset += payload as u64;
         ip_id = ip_id.wrapping_add(1);
 
