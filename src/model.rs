@@ -526,10 +526,7 @@ mod tests {
         assert_eq!(s.trimmed(), b"ZIEXT");
         assert_eq!(s.to_string(), "ZIEXT");
         assert!(Symbol::new("TOOLONGSYM").is_none());
-        assert_eq!(
-            Symbol::from_bytes(b"AAPL    "),
-            &Symbol::new("AAPL").unwrap()
-        );
+        assert_eq!(Symbol::from_bytes(b"AAPL    "), &Symbol::new("AAPL").unwrap());
     }
 
     #[test]
@@ -558,10 +555,7 @@ mod tests {
         assert_eq!(owned.timestamp(), 7);
         match owned {
             Message::TradeBreak(t) => {
-                assert_eq!(
-                    (t.flags, t.size, t.price, t.trade_id),
-                    (0x40, 100, 1_234_500, 99)
-                )
+                assert_eq!((t.flags, t.size, t.price, t.trade_id), (0x40, 100, 1_234_500, 99))
             }
             other => panic!("wrong variant {other:?}"),
         }
