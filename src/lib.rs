@@ -6,6 +6,7 @@
 
 pub mod capture;
 pub mod error;
+pub mod gen;
 pub mod iex;
 pub mod inspect;
 pub mod measure;

@@ -6,7 +6,10 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+use md_shootout::capture::CaptureKind;
+use md_shootout::gen::{self, GenOptions};
 use md_shootout::inspect;
+use md_shootout::model::Feed;
 
 #[derive(Parser)]
 #[command(
@@ -31,6 +34,33 @@ enum Command {
         #[arg(long)]
         lenient: bool,
     },
+    /// Write a deterministic synthetic IEX day (gzip'd when FILE ends in .gz).
+    Gen {
+        /// Output file; written to a temporary name and renamed when complete.
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long, value_enum, default_value_t = FeedArg::Deep)]
+        feed: FeedArg,
+        #[arg(long, value_enum, default_value_t = CaptureKind::Pcapng)]
+        capture: CaptureKind,
+        /// IEX-TP segments to write (a full DEEP day is about 40,000,000).
+        #[arg(long, default_value_t = 100_000)]
+        packets: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Distinct symbols traded.
+        #[arg(long, default_value_t = 500)]
+        symbols: usize,
+        /// Print what was written as one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum FeedArg {
+    Deep,
+    Tops,
 }
 
 fn main() -> ExitCode {
@@ -56,6 +86,43 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 serde_json::to_string_pretty(&report)?
             } else {
                 report.to_text()
+            };
+            print(&text)
+        }
+        Command::Gen {
+            out,
+            feed,
+            capture,
+            packets,
+            seed,
+            symbols,
+            json,
+        } => {
+            let opts = GenOptions {
+                feed: match feed {
+                    FeedArg::Deep => Feed::Deep,
+                    FeedArg::Tops => Feed::Tops,
+                },
+                capture,
+                packets,
+                seed,
+                symbols,
+            };
+            let report = gen::generate_file(&opts, &out)
+                .map_err(|e| anyhow::anyhow!("{}: {e:#}", out.display()))?;
+            let text = if json {
+                serde_json::to_string_pretty(&report)?
+            } else {
+                format!(
+                    "wrote {}: {} packets ({} heartbeats), {} messages, {} symbols, {} bytes of {}",
+                    out.display(),
+                    report.packets,
+                    report.heartbeats,
+                    report.messages,
+                    report.symbols,
+                    report.bytes,
+                    report.feed
+                )
             };
             print(&text)
         }

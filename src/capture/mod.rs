@@ -25,11 +25,15 @@ pub mod link {
     pub const IPV4: u32 = 228;
 }
 
-/// Which capture file format the stream is in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+/// Which capture file format a stream is in (or the generator writes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum CaptureKind {
+    /// Classic pcap (the generator writes nanosecond timestamps).
     Pcap,
+    /// pcapng, as IEX HIST files are (the generator writes one section, one Ethernet
+    /// interface at nanosecond resolution).
+    #[default]
     Pcapng,
 }
 

@@ -1,0 +1,423 @@
+//! IEX message and IEX-TP segment encoder (the inverse of the decoder): little-endian, exact wire
+//! lengths from the DEEP 1.0 / TOPS 1.6 tables.
+//!
+//! Each message is assembled in a fixed-size stack array and appended with one copy, so encoding
+//! never allocates once the output buffer has grown to its working size.
+
+use crate::model::{kind, Message, Side, Symbol, Timestamp};
+
+/// Size of the IEX-TP v1 segment header.
+pub const SEGMENT_HEADER_LEN: usize = 40;
+
+/// The fields of an IEX-TP v1 segment header that vary; version is always 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SegmentHeader {
+    pub protocol_id: u16,
+    pub channel_id: u32,
+    pub session_id: u32,
+    /// Bytes after the 40-byte header (length prefixes included).
+    pub payload_len: u16,
+    pub message_count: u16,
+    /// Byte offset of this payload in the session's stream (sum of earlier payload lengths).
+    pub stream_offset: u64,
+    pub first_seq: u64,
+    pub send_time: Timestamp,
+}
+
+impl SegmentHeader {
+    /// Appends the 40 header bytes.
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        let mut b = [0u8; SEGMENT_HEADER_LEN];
+        b[0] = 1;
+        b[2..4].copy_from_slice(&self.protocol_id.to_le_bytes());
+        b[4..8].copy_from_slice(&self.channel_id.to_le_bytes());
+        b[8..12].copy_from_slice(&self.session_id.to_le_bytes());
+        b[12..14].copy_from_slice(&self.payload_len.to_le_bytes());
+        b[14..16].copy_from_slice(&self.message_count.to_le_bytes());
+        b[16..24].copy_from_slice(&self.stream_offset.to_le_bytes());
+        b[24..32].copy_from_slice(&self.first_seq.to_le_bytes());
+        b[32..40].copy_from_slice(&self.send_time.to_le_bytes());
+        out.extend_from_slice(&b);
+    }
+}
+
+/// Wire length of `msg` (without its 2-byte length prefix).
+pub fn wire_len(msg: &Message) -> usize {
+    // Every variant the model can hold has a known length; 0 can not happen.
+    kind::wire_len(msg.kind()).unwrap_or(0)
+}
+
+/// Payload length of a segment carrying `messages`: each message plus its u16 length prefix.
+pub fn payload_len(messages: &[Message]) -> usize {
+    messages.iter().map(|m| 2 + wire_len(m)).sum()
+}
+
+/// Little-endian field writer over a fixed array; offsets follow the spec table.
+struct W<const N: usize> {
+    b: [u8; N],
+    at: usize,
+}
+
+impl<const N: usize> W<N> {
+    /// Starts with type byte, flag/status byte and timestamp, common to every message.
+    fn new(kind: u8, flag: u8, ts: Timestamp) -> Self {
+        let mut w = W { b: [0u8; N], at: 2 };
+        w.b[0] = kind;
+        w.b[1] = flag;
+        w.i64(ts);
+        w
+    }
+    fn bytes(&mut self, v: &[u8]) {
+        self.b[self.at..self.at + v.len()].copy_from_slice(v);
+        self.at += v.len();
+    }
+    fn u8(&mut self, v: u8) {
+        self.bytes(&[v]);
+    }
+    fn u32(&mut self, v: u32) {
+        self.bytes(&v.to_le_bytes());
+    }
+    fn i64(&mut self, v: i64) {
+        self.bytes(&v.to_le_bytes());
+    }
+    fn sym(&mut self, s: &Symbol) {
+        self.bytes(&s.0);
+    }
+    /// Appends the length prefix and the message; debug-checks the layout filled exactly N bytes.
+    fn finish(self, out: &mut Vec<u8>) {
+        debug_assert_eq!(self.at, N, "message layout does not fill its wire length");
+        out.extend_from_slice(&(N as u16).to_le_bytes());
+        out.extend_from_slice(&self.b);
+    }
+}
+
+/// Appends `msg` as on the wire, preceded by its u16 length prefix (as inside a segment).
+pub fn encode_prefixed(msg: &Message, out: &mut Vec<u8>) {
+    match msg {
+        Message::SystemEvent(m) => {
+            W::<10>::new(kind::SYSTEM_EVENT, m.event, m.timestamp).finish(out)
+        }
+        Message::SecurityDirectory(m) => {
+            let mut w = W::<31>::new(kind::SECURITY_DIRECTORY, m.flags, m.timestamp);
+            w.sym(&m.symbol);
+            w.u32(m.round_lot_size);
+            w.i64(m.adjusted_poc_price);
+            w.u8(m.luld_tier);
+            w.finish(out)
+        }
+        Message::TradingStatus(m) => {
+            let mut w = W::<22>::new(kind::TRADING_STATUS, m.status, m.timestamp);
+            w.sym(&m.symbol);
+            w.bytes(&m.reason);
+            w.finish(out)
+        }
+        Message::OperationalHalt(m) => {
+            let mut w = W::<18>::new(kind::OPERATIONAL_HALT, m.status, m.timestamp);
+            w.sym(&m.symbol);
+            w.finish(out)
+        }
+        Message::ShortSalePriceTest(m) => {
+            let mut w = W::<19>::new(kind::SHORT_SALE_PRICE_TEST, m.status, m.timestamp);
+            w.sym(&m.symbol);
+            w.u8(m.detail);
+            w.finish(out)
+        }
+        Message::SecurityEvent(m) => {
+            let mut w = W::<18>::new(kind::SECURITY_EVENT, m.event, m.timestamp);
+            w.sym(&m.symbol);
+            w.finish(out)
+        }
+        Message::RetailLiquidity(m) => {
+            let mut w = W::<18>::new(kind::RETAIL_LIQUIDITY, m.indicator, m.timestamp);
+            w.sym(&m.symbol);
+            w.finish(out)
+        }
+        Message::PriceLevelUpdate(m) => {
+            let k = match m.side {
+                Side::Buy => kind::PRICE_LEVEL_BUY,
+                Side::Sell => kind::PRICE_LEVEL_SELL,
+            };
+            let mut w = W::<30>::new(k, m.flags, m.timestamp);
+            w.sym(&m.symbol);
+            w.u32(m.size);
+            w.i64(m.price);
+            w.finish(out)
+        }
+        Message::TradeReport(m) | Message::TradeBreak(m) => {
+            let mut w = W::<38>::new(msg.kind(), m.flags, m.timestamp);
+            w.sym(&m.symbol);
+            w.u32(m.size);
+            w.i64(m.price);
+            w.i64(m.trade_id);
+            w.finish(out)
+        }
+        Message::OfficialPrice(m) => {
+            let mut w = W::<26>::new(kind::OFFICIAL_PRICE, m.price_type, m.timestamp);
+            w.sym(&m.symbol);
+            w.i64(m.price);
+            w.finish(out)
+        }
+        Message::AuctionInformation(m) => {
+            let mut w = W::<80>::new(kind::AUCTION_INFORMATION, m.auction_type, m.timestamp);
+            w.sym(&m.symbol);
+            w.u32(m.paired_shares);
+            w.i64(m.reference_price);
+            w.i64(m.indicative_clearing_price);
+            w.u32(m.imbalance_shares);
+            w.u8(m.imbalance_side);
+            w.u8(m.extension_number);
+            w.u32(m.scheduled_auction_time);
+            w.i64(m.auction_book_clearing_price);
+            w.i64(m.collar_reference_price);
+            w.i64(m.lower_auction_collar);
+            w.i64(m.upper_auction_collar);
+            w.finish(out)
+        }
+        Message::QuoteUpdate(m) => {
+            let mut w = W::<42>::new(kind::QUOTE_UPDATE, m.flags, m.timestamp);
+            w.sym(&m.symbol);
+            w.u32(m.bid_size);
+            w.i64(m.bid_price);
+            w.i64(m.ask_price);
+            w.u32(m.ask_size);
+            w.finish(out)
+        }
+    }
+}
+
+/// Appends `msg` without its length prefix: exactly `kind::wire_len` bytes.
+pub fn encode(msg: &Message, out: &mut Vec<u8>) {
+    let start = out.len();
+    encode_prefixed(msg, out);
+    out.drain(start..start + 2);
+}
+
+/// Appends a whole IEX-TP segment: header then length-prefixed messages.
+///
+/// `header.payload_len` and `header.message_count` are overwritten from `messages`, so a caller
+/// can never write a header that disagrees with its body. Returns the payload length.
+pub fn encode_segment(header: &SegmentHeader, messages: &[Message], out: &mut Vec<u8>) -> usize {
+    let payload = payload_len(messages);
+    let h = SegmentHeader {
+        payload_len: payload as u16,
+        message_count: messages.len() as u16,
+        ..*header
+    };
+    h.encode(out);
+    for m in messages {
+        encode_prefixed(m, out);
+    }
+    payload
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::*;
+
+    fn sym(s: &str) -> Symbol {
+        Symbol::new(s).unwrap()
+    }
+
+    fn enc(m: &Message) -> Vec<u8> {
+        let mut v = Vec::new();
+        encode(m, &mut v);
+        v
+    }
+
+    #[test]
+    fn golden_system_event() {
+        // S, event 'O', timestamp 0x0102030405060708 little-endian.
+        let m = Message::SystemEvent(SystemEvent {
+            event: b'O',
+            timestamp: 0x0102_0304_0506_0708,
+        });
+        let expected: [u8; 10] = [0x53, 0x4f, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01];
+        assert_eq!(enc(&m), expected);
+    }
+
+    #[test]
+    fn golden_price_level_update_sell() {
+        // 5, flags 1, ts 1, "ZIEXT   ", size 100, price 99.05 = 990500 = 0x000F_1D24.
+        let m = Message::PriceLevelUpdate(PriceLevelUpdate {
+            side: Side::Sell,
+            flags: 1,
+            timestamp: 1,
+            symbol: sym("ZIEXT"),
+            size: 100,
+            price: 990_500,
+        });
+        let expected: [u8; 30] = [
+            0x35, 0x01, // type '5', flags
+            0x01, 0, 0, 0, 0, 0, 0, 0, // timestamp
+            b'Z', b'I', b'E', b'X', b'T', b' ', b' ', b' ', // symbol
+            100, 0, 0, 0, // size
+            0x24, 0x1D, 0x0F, 0, 0, 0, 0, 0, // price
+        ];
+        assert_eq!(enc(&m), expected);
+    }
+
+    #[test]
+    fn golden_trade_report() {
+        let m = Message::TradeReport(Trade {
+            flags: 0x20 | 0x40,
+            timestamp: 0x1122,
+            symbol: sym("AB"),
+            size: 0x0102_0304,
+            price: -2,
+            trade_id: 0x0A0B,
+        });
+        let expected: [u8; 38] = [
+            0x54, 0x60, // type 'T', odd lot | extended hours
+            0x22, 0x11, 0, 0, 0, 0, 0, 0, // timestamp
+            b'A', b'B', b' ', b' ', b' ', b' ', b' ', b' ', // symbol
+            0x04, 0x03, 0x02, 0x01, // size
+            0xFE, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, // price -2
+            0x0B, 0x0A, 0, 0, 0, 0, 0, 0, // trade id
+        ];
+        assert_eq!(enc(&m), expected);
+    }
+
+    #[test]
+    fn golden_quote_update_field_order() {
+        let m = Message::QuoteUpdate(QuoteUpdate {
+            flags: 0x40,
+            timestamp: 2,
+            symbol: sym("Q"),
+            bid_size: 3,
+            bid_price: 4,
+            ask_price: 5,
+            ask_size: 6,
+        });
+        let v = enc(&m);
+        assert_eq!(v.len(), 42);
+        assert_eq!(&v[..2], &[b'Q', 0x40]);
+        assert_eq!(&v[18..22], &[3, 0, 0, 0]);
+        assert_eq!(&v[22..30], &[4, 0, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(&v[30..38], &[5, 0, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(&v[38..42], &[6, 0, 0, 0]);
+    }
+
+    #[test]
+    fn every_type_encodes_to_its_wire_length_with_prefix() {
+        let s = sym("IBM");
+        let t = Trade {
+            flags: 0,
+            timestamp: 1,
+            symbol: s,
+            size: 1,
+            price: 1,
+            trade_id: 1,
+        };
+        let msgs = [
+            Message::SystemEvent(SystemEvent {
+                event: b'C',
+                timestamp: 1,
+            }),
+            Message::SecurityDirectory(SecurityDirectory {
+                flags: 0x80,
+                timestamp: 1,
+                symbol: s,
+                round_lot_size: 100,
+                adjusted_poc_price: 1,
+                luld_tier: 1,
+            }),
+            Message::TradingStatus(TradingStatus {
+                status: b'T',
+                timestamp: 1,
+                symbol: s,
+                reason: *b"    ",
+            }),
+            Message::OperationalHalt(OperationalHalt {
+                status: b'N',
+                timestamp: 1,
+                symbol: s,
+            }),
+            Message::ShortSalePriceTest(ShortSalePriceTest {
+                status: 1,
+                timestamp: 1,
+                symbol: s,
+                detail: b'A',
+            }),
+            Message::SecurityEvent(SecurityEvent {
+                event: b'O',
+                timestamp: 1,
+                symbol: s,
+            }),
+            Message::RetailLiquidity(RetailLiquidity {
+                indicator: b'A',
+                timestamp: 1,
+                symbol: s,
+            }),
+            Message::TradeReport(t),
+            Message::TradeBreak(t),
+            Message::OfficialPrice(OfficialPrice {
+                price_type: b'Q',
+                timestamp: 1,
+                symbol: s,
+                price: 1,
+            }),
+            Message::AuctionInformation(AuctionInformation {
+                auction_type: b'O',
+                timestamp: 1,
+                symbol: s,
+                paired_shares: 1,
+                reference_price: 2,
+                indicative_clearing_price: 3,
+                imbalance_shares: 4,
+                imbalance_side: b'B',
+                extension_number: 5,
+                scheduled_auction_time: 6,
+                auction_book_clearing_price: 7,
+                collar_reference_price: 8,
+                lower_auction_collar: 9,
+                upper_auction_collar: 10,
+            }),
+        ];
+        for m in &msgs {
+            let mut v = Vec::new();
+            encode_prefixed(m, &mut v);
+            let len = kind::wire_len(m.kind()).unwrap();
+            assert_eq!(v.len(), len + 2, "type {}", m.kind() as char);
+            assert_eq!(u16::from_le_bytes([v[0], v[1]]) as usize, len);
+            assert_eq!(v[2], m.kind());
+        }
+        // Auction tail: upper collar is the last 8 bytes.
+        let v = enc(&msgs[10]);
+        assert_eq!(&v[72..80], &10i64.to_le_bytes());
+        assert_eq!(&v[38..42], &[4, 0, 0, 0]);
+        assert_eq!(v[42], b'B');
+        assert_eq!(v[43], 5);
+        assert_eq!(&v[44..48], &[6, 0, 0, 0]);
+        assert_eq!(&v[48..56], &7i64.to_le_bytes());
+    }
+
+    #[test]
+    fn segment_header_fields_at_spec_offsets() {
+        let h = SegmentHeader {
+            protocol_id: 0x8004,
+            channel_id: 1,
+            session_id: 0x0102_0304,
+            payload_len: 999, // overwritten
+            message_count: 999,
+            stream_offset: 0x55,
+            first_seq: 7,
+            send_time: 0x66,
+        };
+        let msgs = [Message::SystemEvent(SystemEvent {
+            event: b'S',
+            timestamp: 3,
+        })];
+        let mut v = Vec::new();
+        assert_eq!(encode_segment(&h, &msgs, &mut v), 12);
+        assert_eq!(v.len(), 52);
+        assert_eq!(
+            &v[..16],
+            &[1, 0, 0x04, 0x80, 1, 0, 0, 0, 4, 3, 2, 1, 12, 0, 1, 0]
+        );
+        assert_eq!(&v[16..24], &0x55u64.to_le_bytes());
+        assert_eq!(&v[24..32], &7u64.to_le_bytes());
+        assert_eq!(&v[32..40], &0x66i64.to_le_bytes());
+        assert_eq!(&v[40..44], &[10, 0, b'S', b'S']);
+    }
+}

@@ -1,0 +1,180 @@
+//! Ethernet II / IPv4 / UDP framing around an IEX-TP segment, as the IEX multicast feed arrives
+//! on the wire. Network headers are big-endian.
+//!
+//! The frame is written in place into the caller's buffer: headers first with zero checksums,
+//! the payload after, then both checksums are patched, so no temporary buffer is needed.
+
+/// Ethernet (14) + IPv4 without options (20) + UDP (8).
+pub const HEADERS_LEN: usize = 14 + 20 + 8;
+
+/// UDP port of the IEX feeds.
+pub const IEX_UDP_PORT: u16 = 10378;
+
+/// Fixed addressing of the simulated feed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Endpoints {
+    pub src_mac: [u8; 6],
+    pub src_ip: [u8; 4],
+    pub dst_ip: [u8; 4],
+    pub src_port: u16,
+    pub dst_port: u16,
+}
+
+impl Endpoints {
+    /// An IEX-like multicast group (233.215.21.x) on port 10378; `group` picks the last octet
+    /// so DEEP and TOPS land on different groups as they do in production.
+    pub fn iex(group: u8) -> Self {
+        Endpoints {
+            src_mac: [0x00, 0x1c, 0x73, 0x10, 0x20, 0x30],
+            src_ip: [23, 226, 155, 132],
+            dst_ip: [233, 215, 21, group],
+            src_port: IEX_UDP_PORT,
+            dst_port: IEX_UDP_PORT,
+        }
+    }
+
+    /// The IPv4 multicast MAC: 01:00:5e followed by the low 23 bits of the group address.
+    pub fn dst_mac(&self) -> [u8; 6] {
+        [
+            0x01,
+            0x00,
+            0x5e,
+            self.dst_ip[1] & 0x7f,
+            self.dst_ip[2],
+            self.dst_ip[3],
+        ]
+    }
+}
+
+/// Adds big-endian 16-bit words of `data` to a ones-complement accumulator (odd tail padded).
+pub fn sum16(mut acc: u64, data: &[u8]) -> u64 {
+    let mut chunks = data.chunks_exact(8);
+    for c in &mut chunks {
+        // Four words at once; carries are folded at the end, a u64 cannot overflow here.
+        let v = u64::from_be_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        acc += (v >> 48) + ((v >> 32) & 0xffff) + ((v >> 16) & 0xffff) + (v & 0xffff);
+    }
+    let mut rest = chunks.remainder().chunks_exact(2);
+    for c in &mut rest {
+        acc += u16::from_be_bytes([c[0], c[1]]) as u64;
+    }
+    if let [last] = rest.remainder() {
+        acc += (*last as u64) << 8;
+    }
+    acc
+}
+
+/// Folds the accumulator and complements it: the Internet checksum (RFC 1071).
+pub fn finish16(mut acc: u64) -> u16 {
+    while acc >> 16 != 0 {
+        acc = (acc & 0xffff) + (acc >> 16);
+    }
+    !(acc as u16)
+}
+
+/// Appends Ethernet + IPv4 + UDP headers for a UDP payload of `payload_len` bytes, with the
+/// IPv4 checksum done and the UDP checksum left zero. Returns the offset of the frame start;
+/// call [`finish_udp`] after appending the payload.
+pub fn begin(ep: &Endpoints, ip_id: u16, payload_len: usize, out: &mut Vec<u8>) -> usize {
+    let start = out.len();
+    let udp_len = (8 + payload_len) as u16;
+    let ip_len = 20 + udp_len;
+    let mut h = [0u8; HEADERS_LEN];
+    h[0..6].copy_from_slice(&ep.dst_mac());
+    h[6..12].copy_from_slice(&ep.src_mac);
+    h[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
+    let ip = &mut h[14..34];
+    ip[0] = 0x45; // version 4, IHL 5
+    ip[2..4].copy_from_slice(&ip_len.to_be_bytes());
+    ip[4..6].copy_from_slice(&ip_id.to_be_bytes());
+    ip[8] = 64; // TTL
+    ip[9] = 17; // UDP
+    ip[12..16].copy_from_slice(&ep.src_ip);
+    ip[16..20].copy_from_slice(&ep.dst_ip);
+    let c = finish16(sum16(0, ip));
+    ip[10..12].copy_from_slice(&c.to_be_bytes());
+    let udp = &mut h[34..42];
+    udp[0..2].copy_from_slice(&ep.src_port.to_be_bytes());
+    udp[2..4].copy_from_slice(&ep.dst_port.to_be_bytes());
+    udp[4..6].copy_from_slice(&udp_len.to_be_bytes());
+    out.extend_from_slice(&h);
+    start
+}
+
+/// Computes and patches the UDP checksum (pseudo-header included) of the frame at `start`, whose
+/// payload runs to the end of `out`.
+pub fn finish_udp(out: &mut [u8], start: usize) {
+    let udp_start = start + 34;
+    let udp_len = (out.len() - udp_start) as u64;
+    let ip = &out[start + 14..udp_start];
+    // Pseudo-header: source, destination, zero + protocol, UDP length.
+    let mut acc = sum16(0, &ip[12..20]) + 17 + udp_len;
+    acc = sum16(acc, &out[udp_start..]);
+    let mut c = finish16(acc);
+    if c == 0 {
+        c = 0xffff; // 0 means "no checksum" in UDP over IPv4
+    }
+    out[udp_start + 6..udp_start + 8].copy_from_slice(&c.to_be_bytes());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Textbook sum over 16-bit words, independent of `sum16`'s unrolling.
+    fn slow_sum(data: &[u8]) -> u32 {
+        let mut s: u32 = 0;
+        for i in (0..data.len()).step_by(2) {
+            let hi = data[i] as u32;
+            let lo = data.get(i + 1).copied().unwrap_or(0) as u32;
+            s += (hi << 8) | lo;
+        }
+        while s > 0xffff {
+            s = (s & 0xffff) + (s >> 16);
+        }
+        s
+    }
+
+    #[test]
+    fn rfc1071_example() {
+        // RFC 1071 section 3 example: words 0001 f203 f4f5 f6f7 sum to ddf2 (folded).
+        let data = [0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7];
+        assert_eq!(finish16(sum16(0, &data)), !0xddf2);
+    }
+
+    #[test]
+    fn unrolled_sum_matches_textbook() {
+        let data: Vec<u8> = (0..=255u8)
+            .cycle()
+            .take(1001)
+            .map(|b| b.wrapping_mul(37))
+            .collect();
+        for n in [0, 1, 2, 7, 8, 9, 63, 1001] {
+            let mut a = sum16(0, &data[..n]);
+            while a >> 16 != 0 {
+                a = (a & 0xffff) + (a >> 16);
+            }
+            assert_eq!(a as u32, slow_sum(&data[..n]), "len {n}");
+        }
+    }
+
+    #[test]
+    fn frame_checksums_verify() {
+        let ep = Endpoints::iex(4);
+        let mut out = vec![0xAA; 3]; // frame not at offset 0
+        let start = begin(&ep, 0x1234, 5, &mut out);
+        out.extend_from_slice(&[1, 2, 3, 4, 5]);
+        finish_udp(&mut out, start);
+        let f = &out[start..];
+        assert_eq!(&f[0..6], &[0x01, 0x00, 0x5e, 0x57, 21, 4]);
+        assert_eq!(&f[12..14], &[0x08, 0x00]);
+        assert_eq!(slow_sum(&f[14..34]), 0xffff);
+        assert_eq!(u16::from_be_bytes([f[16], f[17]]), 20 + 8 + 5);
+        assert_eq!(u16::from_be_bytes([f[36], f[37]]), 10378);
+        let mut pseudo = Vec::new();
+        pseudo.extend_from_slice(&f[26..34]);
+        pseudo.extend_from_slice(&[0, 17, 0, 13]);
+        pseudo.extend_from_slice(&f[34..]);
+        assert_eq!(slow_sum(&pseudo), 0xffff);
+    }
+}
