@@ -5,3 +5,4 @@
 //! tests and fuzz targets use this library so they exercise the same code.
 
 pub mod model;
+pub mod formats;
