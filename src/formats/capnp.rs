@@ -107,11 +107,23 @@ unsafe impl Allocator for Scratch {
 }
 
 /// Cap'n Proto with standard (unpacked) or packed framing, chosen by `PACKED`.
-#[derive(Default)]
 pub struct Capnp<const PACKED: bool> {
     scratch: Scratch,
-    /// Packed only: where a packet is unpacked to for reading, reused.
+    /// Packed only: where a packet is unpacked to for reading, reused (grown on demand).
     unpacked: Vec<Word>,
+}
+
+impl<const PACKED: bool> Default for Capnp<PACKED> {
+    fn default() -> Self {
+        Capnp {
+            scratch: Scratch::default(),
+            unpacked: if PACKED {
+                Word::allocate_zeroed_vec(INITIAL_SCRATCH_WORDS)
+            } else {
+                Vec::new()
+            },
+        }
+    }
 }
 
 /// `capnp-unpacked`: the standard stream framing, read in place.
@@ -162,7 +174,7 @@ impl<const PACKED: bool> Capnp<PACKED> {
                         if self.unpacked.len() >= cap {
                             return Err(err(e));
                         }
-                        let want = (self.unpacked.len() * 2).clamp(4096, cap);
+                        let want = (self.unpacked.len() * 2).max(4096).min(cap);
                         self.unpacked = Word::allocate_zeroed_vec(want);
                         rest = bytes;
                     }
