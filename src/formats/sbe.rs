@@ -103,11 +103,16 @@ fn put_message(buf: &mut [u8], off: usize, m: &Message) -> usize {
             })
         }
         Message::OperationalHalt(m) => {
-            put!(buf, off, operational_halt_codec::OperationalHaltEncoder, |e| {
-                e.status(m.status);
-                e.timestamp(m.timestamp);
-                e.symbol(&m.symbol.0);
-            })
+            put!(
+                buf,
+                off,
+                operational_halt_codec::OperationalHaltEncoder,
+                |e| {
+                    e.status(m.status);
+                    e.timestamp(m.timestamp);
+                    e.symbol(&m.symbol.0);
+                }
+            )
         }
         Message::ShortSalePriceTest(m) => put!(
             buf,
@@ -128,24 +133,34 @@ fn put_message(buf: &mut [u8], off: usize, m: &Message) -> usize {
             })
         }
         Message::RetailLiquidity(m) => {
-            put!(buf, off, retail_liquidity_codec::RetailLiquidityEncoder, |e| {
-                e.indicator(m.indicator);
-                e.timestamp(m.timestamp);
-                e.symbol(&m.symbol.0);
-            })
+            put!(
+                buf,
+                off,
+                retail_liquidity_codec::RetailLiquidityEncoder,
+                |e| {
+                    e.indicator(m.indicator);
+                    e.timestamp(m.timestamp);
+                    e.symbol(&m.symbol.0);
+                }
+            )
         }
         Message::PriceLevelUpdate(m) => {
-            put!(buf, off, price_level_update_codec::PriceLevelUpdateEncoder, |e| {
-                e.side(match m.side {
-                    Side::Buy => side::Side::Buy,
-                    Side::Sell => side::Side::Sell,
-                });
-                e.flags(m.flags);
-                e.timestamp(m.timestamp);
-                e.symbol(&m.symbol.0);
-                e.size(m.size);
-                e.price(m.price);
-            })
+            put!(
+                buf,
+                off,
+                price_level_update_codec::PriceLevelUpdateEncoder,
+                |e| {
+                    e.side(match m.side {
+                        Side::Buy => side::Side::Buy,
+                        Side::Sell => side::Side::Sell,
+                    });
+                    e.flags(m.flags);
+                    e.timestamp(m.timestamp);
+                    e.symbol(&m.symbol.0);
+                    e.size(m.size);
+                    e.price(m.price);
+                }
+            )
         }
         Message::TradeReport(m) => put!(buf, off, trade_report_codec::TradeReportEncoder, |e| {
             e.flags(m.flags);
@@ -242,7 +257,9 @@ fn checked_header<'a>(
     let block = header.block_length();
     let known = match min_block(template) {
         Some(min) if block < min => {
-            return Err(DecodeError::Malformed("SBE block shorter than its template"))
+            return Err(DecodeError::Malformed(
+                "SBE block shorter than its template",
+            ))
         }
         Some(_) => Some(template),
         None => None,
@@ -256,7 +273,9 @@ fn checked_header<'a>(
 fn packet_header(bytes: &[u8]) -> Result<(u64, i64, u32, usize), DecodeError> {
     let (header, _, len) = checked_header(bytes, 0)?;
     if header.template_id() != packet_header_codec::SBE_TEMPLATE_ID {
-        return Err(DecodeError::Malformed("SBE packet does not start with PacketHeader"));
+        return Err(DecodeError::Malformed(
+            "SBE packet does not start with PacketHeader",
+        ));
     }
     if header.block_length() < packet_header_codec::SBE_BLOCK_LENGTH {
         return Err(DecodeError::Malformed("SBE PacketHeader block too short"));
@@ -347,7 +366,9 @@ impl Format for Sbe {
         let mut messages = Vec::with_capacity((count as usize).min(bytes.len() / HEADER));
         let used = walk(bytes, pos, count, |template, header, pos| {
             let Some(template) = template else {
-                return Err(DecodeError::Malformed("SBE template unknown to this schema"));
+                return Err(DecodeError::Malformed(
+                    "SBE template unknown to this schema",
+                ));
             };
             messages.push(read_message(template, header, pos)?);
             Ok(())
@@ -481,8 +502,8 @@ fn read_message(
             })
         }
         auction_information_codec::SBE_TEMPLATE_ID => {
-            let d = auction_information_codec::AuctionInformationDecoder::default()
-                .header(header, pos);
+            let d =
+                auction_information_codec::AuctionInformationDecoder::default().header(header, pos);
             Message::AuctionInformation(AuctionInformation {
                 auction_type: d.auction_type(),
                 timestamp: d.timestamp(),
@@ -512,6 +533,10 @@ fn read_message(
                 ask_size: d.ask_size(),
             })
         }
-        _ => return Err(DecodeError::Malformed("SBE template unknown to this schema")),
+        _ => {
+            return Err(DecodeError::Malformed(
+                "SBE template unknown to this schema",
+            ))
+        }
     })
 }
