@@ -1,11 +1,12 @@
 //! md-shootout: which binary encoding should carry market data?
 //!
 //! The pipeline runs one way: file → [`source`] → [`capture`] → [`net`] → [`iex`] (via
-//! [`stream`]) → [`model`] → formats → measure → report. The binary (`src/main.rs`) is only the
+//! [`stream`]) → [`model`] → [`formats`] → [`measure`] → report. The binary (`src/main.rs`) is only the
 //! command line; benches, tests and fuzz targets use this library so they exercise the same code.
 
 pub mod capture;
 pub mod error;
+pub mod formats;
 pub mod gen;
 pub mod iex;
 pub mod inspect;

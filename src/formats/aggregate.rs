@@ -1,0 +1,146 @@
+//! The concrete [`Sink`] every format decodes into, so formats can be checked against each other.
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+
+use rustc_hash::FxHashMap;
+
+use super::Sink;
+use crate::model::{Side, Symbol};
+
+/// What the aggregation keeps per symbol. Prices are `None` until one is seen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SymbolStats {
+    /// Sum of trade report sizes (breaks not subtracted, not counted).
+    pub trade_volume: u64,
+    pub bid_high: Option<i64>,
+    pub bid_low: Option<i64>,
+    pub ask_high: Option<i64>,
+    pub ask_low: Option<i64>,
+}
+
+impl SymbolStats {
+    fn bid(&mut self, price: i64) {
+        self.bid_high = Some(self.bid_high.map_or(price, |p| p.max(price)));
+        self.bid_low = Some(self.bid_low.map_or(price, |p| p.min(price)));
+    }
+
+    fn ask(&mut self, price: i64) {
+        self.ask_high = Some(self.ask_high.map_or(price, |p| p.max(price)));
+        self.ask_low = Some(self.ask_low.map_or(price, |p| p.min(price)));
+    }
+}
+
+/// Per symbol trade volume and bid / ask high and low; packet and message counts.
+///
+/// Bid side: buy price level updates (DEEP `8`) and non-zero quote bid prices (TOPS `Q`). Ask side:
+/// sell price level updates (`5`) and non-zero quote ask prices. Two aggregates are equal when
+/// every count and every symbol's figures are.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Aggregate {
+    pub packets: u64,
+    pub messages: u64,
+    symbols: FxHashMap<[u8; 8], SymbolStats>,
+}
+
+impl Aggregate {
+    pub fn new() -> Aggregate {
+        Aggregate::default()
+    }
+
+    /// The figures for one symbol, if any trade, price level or quote named it.
+    pub fn get(&self, symbol: &Symbol) -> Option<&SymbolStats> {
+        self.symbols.get(&symbol.0)
+    }
+
+    /// Number of symbols with figures.
+    pub fn symbol_count(&self) -> usize {
+        self.symbols.len()
+    }
+
+    /// The symbols and their figures, sorted by symbol.
+    pub fn sorted(&self) -> BTreeMap<Symbol, SymbolStats> {
+        self.symbols.iter().map(|(s, v)| (Symbol(*s), *v)).collect()
+    }
+
+    /// Writes `symbol,trade_volume,bid_high,bid_low,ask_high,ask_low` with a header line, one
+    /// row per symbol sorted by symbol; prices in raw fixed point, empty where none was seen.
+    pub fn write_csv(&self, mut w: impl Write) -> io::Result<()> {
+        writeln!(w, "symbol,trade_volume,bid_high,bid_low,ask_high,ask_low")?;
+        let opt = |p: Option<i64>| p.map(|p| p.to_string()).unwrap_or_default();
+        for (symbol, s) in self.sorted() {
+            writeln!(
+                w,
+                "{symbol},{},{},{},{},{}",
+                s.trade_volume,
+                opt(s.bid_high),
+                opt(s.bid_low),
+                opt(s.ask_high),
+                opt(s.ask_low)
+            )?;
+        }
+        Ok(())
+    }
+
+    fn entry(&mut self, symbol: &[u8; 8]) -> &mut SymbolStats {
+        self.symbols.entry(*symbol).or_default()
+    }
+}
+
+impl Sink for Aggregate {
+    #[inline]
+    fn packet(&mut self, _seq: u64) {
+        self.packets += 1;
+    }
+
+    #[inline]
+    fn trade(&mut self, symbol: &[u8; 8], size: u32, _price: i64) {
+        self.messages += 1;
+        self.entry(symbol).trade_volume += u64::from(size);
+    }
+
+    #[inline]
+    fn price_level(&mut self, side: Side, symbol: &[u8; 8], price: i64) {
+        self.messages += 1;
+        let e = self.entry(symbol);
+        match side {
+            Side::Buy => e.bid(price),
+            Side::Sell => e.ask(price),
+        }
+    }
+
+    #[inline]
+    fn quote(&mut self, symbol: &[u8; 8], bid_price: i64, ask_price: i64) {
+        self.messages += 1;
+        if bid_price == 0 && ask_price == 0 {
+            return;
+        }
+        let e = self.entry(symbol);
+        if bid_price != 0 {
+            e.bid(bid_price);
+        }
+        if ask_price != 0 {
+            e.ask(ask_price);
+        }
+    }
+
+    #[inline]
+    fn other(&mut self) {
+        self.messages += 1;
+    }
+}
+
+/// Feeds a neutral packet to a sink exactly as a decoder would: the reference the formats'
+/// aggregates are checked against.
+pub fn visit_packet<K: Sink>(packet: &crate::model::Packet, sink: &mut K) {
+    use crate::model::Message;
+    sink.packet(packet.seq);
+    for m in &packet.messages {
+        match m {
+            Message::TradeReport(t) => sink.trade(&t.symbol.0, t.size, t.price),
+            Message::PriceLevelUpdate(p) => sink.price_level(p.side, &p.symbol.0, p.price),
+            Message::QuoteUpdate(q) => sink.quote(&q.symbol.0, q.bid_price, q.ask_price),
+            _ => sink.other(),
+        }
+    }
+}

@@ -1,0 +1,511 @@
+//! Cap'n Proto (capnp 0.27, schema `schemas/marketdata.capnp`): two runners, the standard
+//! unpacked stream framing (`capnp-unpacked`) and the packed encoding (`capnp-packed`).
+//!
+//! Encoding builds each packet with a `message::Builder` over [`Scratch`], a reusable first
+//! segment that is re-zeroed (only the words used) when the builder drops, so a packet is built
+//! in memory allocated once. The library still allocates per packet: the builder arena's small
+//! `Vec` of segment descriptors; and the message is then copied into the output buffer by
+//! `serialize::write_message` / `serialize_packed::write_message` (the standard framing: segment
+//! table then segments).
+//!
+//! Decoding reads in place: unpacked messages straight from the buffer
+//! (`read_message_from_flat_slice_no_alloc`, which needs the packet to start 8-byte aligned:
+//! packets are whole words, so a window encoded into one buffer stays aligned), packed ones are
+//! unpacked into a reused word buffer (`serialize_packed::read_message_no_alloc`). Symbols are
+//! `UInt64` fields turned back into their 8 bytes with `to_le_bytes`.
+
+use std::ptr::NonNull;
+
+use ::capnp::message::{Allocator, HeapAllocator, ReaderOptions};
+use ::capnp::Word;
+
+use super::{DecodeError, Format, Sink};
+use crate::model::{
+    AuctionInformation, Message, OfficialPrice, OperationalHalt, Packet, PriceLevelUpdate,
+    QuoteUpdate, RetailLiquidity, SecurityDirectory, SecurityEvent, ShortSalePriceTest, Side,
+    Symbol, SystemEvent, Trade, TradingStatus,
+};
+
+/// The code `capnpc` generated from `schemas/marketdata.capnp` (in OUT_DIR).
+#[allow(clippy::all, clippy::pedantic, dead_code, unused_imports, missing_docs)]
+pub mod marketdata_capnp {
+    include!(concat!(env!("OUT_DIR"), "/marketdata_capnp.rs"));
+}
+
+use marketdata_capnp::{message as msg, packet};
+
+/// Reader limits: far above what the largest UDP datagram's packet needs (~25k words), still a
+/// bound against amplification by hostile pointers.
+const READER_OPTIONS: ReaderOptions = ReaderOptions {
+    traversal_limit_in_words: Some(64 * 1024 * 1024),
+    nesting_limit: 64,
+};
+
+/// First segment size in words: a 64 KiB UDP payload of 38-byte trades (~1700 messages) needs
+/// about 12k words unpacked.
+const INITIAL_SCRATCH_WORDS: usize = 32 * 1024;
+
+const ZERO: Word = ::capnp::word(0, 0, 0, 0, 0, 0, 0, 0);
+
+/// A message allocator that hands out one reusable, zeroed first segment and falls back to the
+/// heap for anything more; when that happens it remembers to grow the first segment before the
+/// next packet, so big packets too end up single-segment and allocation-free.
+pub struct Scratch {
+    words: Vec<Word>,
+    in_use: bool,
+    grow_to: usize,
+    heap: HeapAllocator,
+}
+
+impl Default for Scratch {
+    fn default() -> Self {
+        Scratch {
+            words: Word::allocate_zeroed_vec(INITIAL_SCRATCH_WORDS),
+            in_use: false,
+            grow_to: 0,
+            heap: HeapAllocator::new(),
+        }
+    }
+}
+
+impl Scratch {
+    /// Called between packets: applies a growth a previous packet asked for.
+    fn prepare(&mut self) {
+        if self.grow_to > self.words.len() {
+            self.words = Word::allocate_zeroed_vec(self.grow_to);
+        }
+    }
+}
+
+// SAFETY: the first segment is `words` (8-byte aligned `Word`s), handed out only while not in use,
+// zero on hand-out (zeroed at creation and re-zeroed over the words used on deallocation), and it
+// is never reallocated while in use (`prepare` runs only between messages, when the builder that
+// borrowed `self` is gone). Everything else is delegated to `HeapAllocator`.
+unsafe impl Allocator for Scratch {
+    fn allocate_segment(&mut self, minimum_size: u32) -> (NonNull<u8>, u32) {
+        let min = minimum_size as usize;
+        if !self.in_use && min <= self.words.len() {
+            self.in_use = true;
+            let len = u32::try_from(self.words.len()).unwrap_or(u32::MAX);
+            let ptr = NonNull::new(self.words.as_mut_ptr().cast::<u8>()).expect("Vec is non-null");
+            return (ptr, len);
+        }
+        self.grow_to = self.grow_to.max(self.words.len() * 2).max(min);
+        self.heap.allocate_segment(minimum_size)
+    }
+
+    unsafe fn deallocate_segment(&mut self, ptr: NonNull<u8>, word_size: u32, words_used: u32) {
+        if ptr.as_ptr() == self.words.as_mut_ptr().cast::<u8>() {
+            let used = (words_used as usize).min(self.words.len());
+            self.words[..used].fill(ZERO);
+            self.in_use = false;
+        } else {
+            // SAFETY: forwarded unchanged from the caller, for a segment the heap allocated.
+            unsafe { self.heap.deallocate_segment(ptr, word_size, words_used) }
+        }
+    }
+}
+
+/// Cap'n Proto with standard (unpacked) or packed framing, chosen by `PACKED`.
+pub struct Capnp<const PACKED: bool> {
+    scratch: Scratch,
+    /// Packed only: where a packet is unpacked to for reading, reused (grown on demand).
+    unpacked: Vec<Word>,
+}
+
+impl<const PACKED: bool> Default for Capnp<PACKED> {
+    fn default() -> Self {
+        Capnp {
+            scratch: Scratch::default(),
+            unpacked: if PACKED {
+                Word::allocate_zeroed_vec(INITIAL_SCRATCH_WORDS)
+            } else {
+                Vec::new()
+            },
+        }
+    }
+}
+
+/// `capnp-unpacked`: the standard stream framing, read in place.
+pub type CapnpUnpacked = Capnp<false>;
+/// `capnp-packed`: the packed encoding (zero bytes run-length squeezed).
+pub type CapnpPacked = Capnp<true>;
+
+fn err(e: impl std::fmt::Display) -> DecodeError {
+    DecodeError::library("capnp", e)
+}
+
+fn sym(v: u64) -> Symbol {
+    Symbol(v.to_le_bytes())
+}
+
+impl<const PACKED: bool> Capnp<PACKED> {
+    const NAME_: &'static str = if PACKED {
+        "capnp-packed"
+    } else {
+        "capnp-unpacked"
+    };
+
+    /// Runs `f` on the root of the packet at the start of `bytes`; returns its result and the
+    /// bytes the packet used.
+    fn with_root<T>(
+        &mut self,
+        bytes: &[u8],
+        f: impl FnOnce(packet::Reader<'_>) -> Result<T, DecodeError>,
+    ) -> Result<(T, usize), DecodeError> {
+        let mut rest = bytes;
+        if PACKED {
+            loop {
+                let attempt = ::capnp::serialize_packed::read_message_no_alloc(
+                    &mut rest,
+                    Word::words_to_bytes_mut(&mut self.unpacked),
+                    READER_OPTIONS,
+                );
+                match attempt {
+                    Ok(reader) => {
+                        let root = reader.get_root::<packet::Reader>().map_err(err)?;
+                        let out = f(root)?;
+                        return Ok((out, bytes.len() - rest.len()));
+                    }
+                    Err(e) if e.kind == ::capnp::ErrorKind::BufferNotLargeEnough => {
+                        // Packed data expands at most ~1024x (a 2-byte tag stands for up to 256
+                        // zero words); beyond that the header lies.
+                        let cap = (bytes.len() * 1024 / 8 + 64).min(1 << 25);
+                        if self.unpacked.len() >= cap {
+                            return Err(err(e));
+                        }
+                        let want = (self.unpacked.len() * 2).max(4096).min(cap);
+                        self.unpacked = Word::allocate_zeroed_vec(want);
+                        rest = bytes;
+                    }
+                    Err(e) => return Err(err(e)),
+                }
+            }
+        } else {
+            let reader = ::capnp::serialize::read_message_from_flat_slice_no_alloc(
+                &mut rest,
+                READER_OPTIONS,
+            )
+            .map_err(err)?;
+            let root = reader.get_root::<packet::Reader>().map_err(err)?;
+            let out = f(root)?;
+            Ok((out, bytes.len() - rest.len()))
+        }
+    }
+}
+
+impl<const PACKED: bool> Format for Capnp<PACKED> {
+    const NAME: &'static str = Self::NAME_;
+
+    fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) {
+        self.scratch.prepare();
+        let mut message = ::capnp::message::Builder::new(&mut self.scratch);
+        {
+            let mut root = message.init_root::<packet::Builder>();
+            root.set_seq(packet.seq);
+            root.set_send_time(packet.send_time);
+            let len = u32::try_from(packet.messages.len()).expect("fewer than 2^32 messages");
+            let mut list = root.init_messages(len);
+            for (i, m) in packet.messages.iter().enumerate() {
+                build_message(list.reborrow().get(i as u32), m);
+            }
+        }
+        let written = if PACKED {
+            ::capnp::serialize_packed::write_message(&mut *out, &message)
+        } else {
+            ::capnp::serialize::write_message(&mut *out, &message)
+        };
+        written.expect("writing to a Vec cannot fail");
+    }
+
+    fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
+        use msg::Which;
+        let ((), used) = self.with_root(bytes, |root| {
+            sink.packet(root.get_seq());
+            for m in root.get_messages().map_err(err)?.iter() {
+                match m.which() {
+                    Ok(Which::TradeReport(t)) => {
+                        let t = t.map_err(err)?;
+                        sink.trade(&t.get_symbol().to_le_bytes(), t.get_size(), t.get_price());
+                    }
+                    Ok(Which::PriceLevelUpdate(p)) => {
+                        let p = p.map_err(err)?;
+                        let side = match p.get_side().map_err(err)? {
+                            marketdata_capnp::Side::Buy => Side::Buy,
+                            marketdata_capnp::Side::Sell => Side::Sell,
+                        };
+                        sink.price_level(side, &p.get_symbol().to_le_bytes(), p.get_price());
+                    }
+                    Ok(Which::QuoteUpdate(q)) => {
+                        let q = q.map_err(err)?;
+                        sink.quote(
+                            &q.get_symbol().to_le_bytes(),
+                            q.get_bid_price(),
+                            q.get_ask_price(),
+                        );
+                    }
+                    // Other known types, and union members from a newer schema: counted.
+                    Ok(_) | Err(_) => sink.other(),
+                }
+            }
+            Ok(())
+        })?;
+        Ok(used)
+    }
+
+    fn decode_packet(&mut self, bytes: &[u8]) -> Result<(Packet, usize), DecodeError> {
+        self.with_root(bytes, |root| {
+            let list = root.get_messages().map_err(err)?;
+            let mut messages = Vec::with_capacity(list.len() as usize);
+            for m in list.iter() {
+                messages.push(read_message(m)?);
+            }
+            Ok(Packet {
+                seq: root.get_seq(),
+                send_time: root.get_send_time(),
+                messages,
+            })
+        })
+    }
+}
+
+fn build_message(b: msg::Builder<'_>, m: &Message) {
+    match m {
+        Message::SystemEvent(m) => {
+            let mut x = b.init_system_event();
+            x.set_event(m.event);
+            x.set_timestamp(m.timestamp);
+        }
+        Message::SecurityDirectory(m) => {
+            let mut x = b.init_security_directory();
+            x.set_flags(m.flags);
+            x.set_timestamp(m.timestamp);
+            x.set_symbol(m.symbol.as_u64());
+            x.set_round_lot_size(m.round_lot_size);
+            x.set_adjusted_poc_price(m.adjusted_poc_price);
+            x.set_luld_tier(m.luld_tier);
+        }
+        Message::TradingStatus(m) => {
+            let mut x = b.init_trading_status();
+            x.set_status(m.status);
+            x.set_timestamp(m.timestamp);
+            x.set_symbol(m.symbol.as_u64());
+            x.set_reason(u32::from_le_bytes(m.reason));
+        }
+        Message::OperationalHalt(m) => {
+            let mut x = b.init_operational_halt();
+            x.set_status(m.status);
+            x.set_timestamp(m.timestamp);
+            x.set_symbol(m.symbol.as_u64());
+        }
+        Message::ShortSalePriceTest(m) => {
+            let mut x = b.init_short_sale_price_test();
+            x.set_status(m.status);
+            x.set_timestamp(m.timestamp);
+            x.set_symbol(m.symbol.as_u64());
+            x.set_detail(m.detail);
+        }
+        Message::SecurityEvent(m) => {
+            let mut x = b.init_security_event();
+            x.set_event(m.event);
+            x.set_timestamp(m.timestamp);
+            x.set_symbol(m.symbol.as_u64());
+        }
+        Message::RetailLiquidity(m) => {
+            let mut x = b.init_retail_liquidity();
+            x.set_indicator(m.indicator);
+            x.set_timestamp(m.timestamp);
+            x.set_symbol(m.symbol.as_u64());
+        }
+        Message::PriceLevelUpdate(m) => {
+            let mut x = b.init_price_level_update();
+            x.set_side(match m.side {
+                Side::Buy => marketdata_capnp::Side::Buy,
+                Side::Sell => marketdata_capnp::Side::Sell,
+            });
+            x.set_flags(m.flags);
+            x.set_timestamp(m.timestamp);
+            x.set_symbol(m.symbol.as_u64());
+            x.set_size(m.size);
+            x.set_price(m.price);
+        }
+        Message::TradeReport(m) => set_trade(b.init_trade_report(), m),
+        Message::TradeBreak(m) => set_trade(b.init_trade_break(), m),
+        Message::OfficialPrice(m) => {
+            let mut x = b.init_official_price();
+            x.set_price_type(m.price_type);
+            x.set_timestamp(m.timestamp);
+            x.set_symbol(m.symbol.as_u64());
+            x.set_price(m.price);
+        }
+        Message::AuctionInformation(m) => {
+            let mut x = b.init_auction_information();
+            x.set_auction_type(m.auction_type);
+            x.set_timestamp(m.timestamp);
+            x.set_symbol(m.symbol.as_u64());
+            x.set_paired_shares(m.paired_shares);
+            x.set_reference_price(m.reference_price);
+            x.set_indicative_clearing_price(m.indicative_clearing_price);
+            x.set_imbalance_shares(m.imbalance_shares);
+            x.set_imbalance_side(m.imbalance_side);
+            x.set_extension_number(m.extension_number);
+            x.set_scheduled_auction_time(m.scheduled_auction_time);
+            x.set_auction_book_clearing_price(m.auction_book_clearing_price);
+            x.set_collar_reference_price(m.collar_reference_price);
+            x.set_lower_auction_collar(m.lower_auction_collar);
+            x.set_upper_auction_collar(m.upper_auction_collar);
+        }
+        Message::QuoteUpdate(m) => {
+            let mut x = b.init_quote_update();
+            x.set_flags(m.flags);
+            x.set_timestamp(m.timestamp);
+            x.set_symbol(m.symbol.as_u64());
+            x.set_bid_size(m.bid_size);
+            x.set_bid_price(m.bid_price);
+            x.set_ask_price(m.ask_price);
+            x.set_ask_size(m.ask_size);
+        }
+    }
+}
+
+fn set_trade(mut x: marketdata_capnp::trade::Builder<'_>, m: &Trade) {
+    x.set_flags(m.flags);
+    x.set_timestamp(m.timestamp);
+    x.set_symbol(m.symbol.as_u64());
+    x.set_size(m.size);
+    x.set_price(m.price);
+    x.set_trade_id(m.trade_id);
+}
+
+fn get_trade(x: marketdata_capnp::trade::Reader<'_>) -> Trade {
+    Trade {
+        flags: x.get_flags(),
+        timestamp: x.get_timestamp(),
+        symbol: sym(x.get_symbol()),
+        size: x.get_size(),
+        price: x.get_price(),
+        trade_id: x.get_trade_id(),
+    }
+}
+
+fn read_message(m: msg::Reader<'_>) -> Result<Message, DecodeError> {
+    use msg::Which;
+    Ok(match m.which().map_err(err)? {
+        Which::SystemEvent(x) => {
+            let x = x.map_err(err)?;
+            Message::SystemEvent(SystemEvent {
+                event: x.get_event(),
+                timestamp: x.get_timestamp(),
+            })
+        }
+        Which::SecurityDirectory(x) => {
+            let x = x.map_err(err)?;
+            Message::SecurityDirectory(SecurityDirectory {
+                flags: x.get_flags(),
+                timestamp: x.get_timestamp(),
+                symbol: sym(x.get_symbol()),
+                round_lot_size: x.get_round_lot_size(),
+                adjusted_poc_price: x.get_adjusted_poc_price(),
+                luld_tier: x.get_luld_tier(),
+            })
+        }
+        Which::TradingStatus(x) => {
+            let x = x.map_err(err)?;
+            Message::TradingStatus(TradingStatus {
+                status: x.get_status(),
+                timestamp: x.get_timestamp(),
+                symbol: sym(x.get_symbol()),
+                reason: x.get_reason().to_le_bytes(),
+            })
+        }
+        Which::OperationalHalt(x) => {
+            let x = x.map_err(err)?;
+            Message::OperationalHalt(OperationalHalt {
+                status: x.get_status(),
+                timestamp: x.get_timestamp(),
+                symbol: sym(x.get_symbol()),
+            })
+        }
+        Which::ShortSalePriceTest(x) => {
+            let x = x.map_err(err)?;
+            Message::ShortSalePriceTest(ShortSalePriceTest {
+                status: x.get_status(),
+                timestamp: x.get_timestamp(),
+                symbol: sym(x.get_symbol()),
+                detail: x.get_detail(),
+            })
+        }
+        Which::SecurityEvent(x) => {
+            let x = x.map_err(err)?;
+            Message::SecurityEvent(SecurityEvent {
+                event: x.get_event(),
+                timestamp: x.get_timestamp(),
+                symbol: sym(x.get_symbol()),
+            })
+        }
+        Which::RetailLiquidity(x) => {
+            let x = x.map_err(err)?;
+            Message::RetailLiquidity(RetailLiquidity {
+                indicator: x.get_indicator(),
+                timestamp: x.get_timestamp(),
+                symbol: sym(x.get_symbol()),
+            })
+        }
+        Which::PriceLevelUpdate(x) => {
+            let x = x.map_err(err)?;
+            Message::PriceLevelUpdate(PriceLevelUpdate {
+                side: match x.get_side().map_err(err)? {
+                    marketdata_capnp::Side::Buy => Side::Buy,
+                    marketdata_capnp::Side::Sell => Side::Sell,
+                },
+                flags: x.get_flags(),
+                timestamp: x.get_timestamp(),
+                symbol: sym(x.get_symbol()),
+                size: x.get_size(),
+                price: x.get_price(),
+            })
+        }
+        Which::TradeReport(x) => Message::TradeReport(get_trade(x.map_err(err)?)),
+        Which::TradeBreak(x) => Message::TradeBreak(get_trade(x.map_err(err)?)),
+        Which::OfficialPrice(x) => {
+            let x = x.map_err(err)?;
+            Message::OfficialPrice(OfficialPrice {
+                price_type: x.get_price_type(),
+                timestamp: x.get_timestamp(),
+                symbol: sym(x.get_symbol()),
+                price: x.get_price(),
+            })
+        }
+        Which::AuctionInformation(x) => {
+            let x = x.map_err(err)?;
+            Message::AuctionInformation(AuctionInformation {
+                auction_type: x.get_auction_type(),
+                timestamp: x.get_timestamp(),
+                symbol: sym(x.get_symbol()),
+                paired_shares: x.get_paired_shares(),
+                reference_price: x.get_reference_price(),
+                indicative_clearing_price: x.get_indicative_clearing_price(),
+                imbalance_shares: x.get_imbalance_shares(),
+                imbalance_side: x.get_imbalance_side(),
+                extension_number: x.get_extension_number(),
+                scheduled_auction_time: x.get_scheduled_auction_time(),
+                auction_book_clearing_price: x.get_auction_book_clearing_price(),
+                collar_reference_price: x.get_collar_reference_price(),
+                lower_auction_collar: x.get_lower_auction_collar(),
+                upper_auction_collar: x.get_upper_auction_collar(),
+            })
+        }
+        Which::QuoteUpdate(x) => {
+            let x = x.map_err(err)?;
+            Message::QuoteUpdate(QuoteUpdate {
+                flags: x.get_flags(),
+                timestamp: x.get_timestamp(),
+                symbol: sym(x.get_symbol()),
+                bid_size: x.get_bid_size(),
+                bid_price: x.get_bid_price(),
+                ask_price: x.get_ask_price(),
+                ask_size: x.get_ask_size(),
+            })
+        }
+    })
+}
