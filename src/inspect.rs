@@ -9,7 +9,7 @@ use rustc_hash::FxHashSet;
 
 use crate::capture::CaptureKind;
 use crate::error::{FileError, Result};
-use crate::iex::{DecodeError, SeqEvent};
+use crate::iex::{decode, DecodeError, SeqEvent};
 use crate::model::Feed;
 use crate::source::{self, Compression};
 use crate::stream::{IexReader, Item, Skipped};
@@ -26,6 +26,8 @@ pub struct Tally {
     pub missing_messages: u64,
     pub duplicates: u64,
     pub symbols: FxHashSet<u64>,
+    /// The previous message's symbol, already in `symbols`.
+    last_symbol: Option<u64>,
     pub tops: bool,
     pub deep: bool,
     pub first_send_time: Option<i64>,
@@ -44,6 +46,7 @@ impl Default for Tally {
             missing_messages: 0,
             duplicates: 0,
             symbols: FxHashSet::default(),
+            last_symbol: None,
             tops: false,
             deep: false,
             first_send_time: None,
@@ -72,13 +75,19 @@ impl Tally {
             SeqEvent::Duplicate { .. } => self.duplicates += 1,
             SeqEvent::First | SeqEvent::InOrder => {}
         }
-        for message in item.segment.messages() {
-            match message {
+        for block in item.segment.blocks() {
+            // Every message is decoded into its typed value: `inspect` vouches for the file.
+            match decode(block) {
                 Ok(m) => {
                     self.messages += 1;
-                    self.by_type[usize::from(m.kind())] += 1;
+                    self.by_type[usize::from(block[0])] += 1;
                     if let Some(symbol) = m.symbol() {
-                        self.symbols.insert(symbol.as_u64());
+                        // Updates come in runs per symbol: skip the hash for a repeat.
+                        let key = symbol.as_u64();
+                        if self.last_symbol != Some(key) {
+                            self.last_symbol = Some(key);
+                            self.symbols.insert(key);
+                        }
                     }
                 }
                 // Unknown types (and, in principle, anything else undecodable) are skipped by

@@ -5,7 +5,8 @@
 //! ARP, IGMP and the like. Such frames are classified ([`Skip`]) so the caller can count them.
 
 use nom::bytes::complete::take;
-use nom::number::complete::{be_u16, be_u8};
+
+use crate::bytes::{array, be_u16, u8 as be_u8};
 use nom::{IResult, Parser};
 
 use crate::capture::link;
@@ -115,8 +116,8 @@ fn ipv4_header(i: &[u8]) -> Parsed<'_, Option<Ipv4Header>> {
         be_u8,
         be_u8,
         be_u16,
-        take(4usize),
-        take(4usize),
+        array::<4, _>,
+        array::<4, _>,
     )
         .parse(i)?;
     if ver_ihl >> 4 != 4 {
@@ -130,8 +131,8 @@ fn ipv4_header(i: &[u8]) -> Parsed<'_, Option<Ipv4Header>> {
             // More-fragments flag or a non-zero fragment offset.
             fragmented: flags_frag & 0x3fff != 0,
             protocol,
-            src: src.try_into().unwrap_or_default(),
-            dst: dst.try_into().unwrap_or_default(),
+            src: *src,
+            dst: *dst,
         }),
     ))
 }

@@ -11,6 +11,7 @@ use nom::{IResult, Parser};
 
 use super::buffer::Buffer;
 use super::{need, parsed, Span, MAX_RECORD};
+use crate::bytes::{be_u32, le_u32};
 use crate::error::{At, Error, Result};
 
 pub const MAGIC_MICROS: u32 = 0xa1b2_c3d4;
@@ -88,8 +89,19 @@ pub struct RecordHeader {
 
 impl RecordHeader {
     pub fn parse(i: &[u8], endian: Endianness) -> IResult<&[u8], RecordHeader> {
-        let (rest, (ts_sec, ts_frac, incl_len, orig_len)) =
-            (nu32(endian), nu32(endian), nu32(endian), nu32(endian)).parse(i)?;
+        // One branch on the byte order, then a parser monomorphized for it: this runs per packet.
+        match endian {
+            Endianness::Big => Self::parse_with(i, be_u32),
+            _ => Self::parse_with(i, le_u32),
+        }
+    }
+
+    #[inline(always)]
+    fn parse_with<'a>(
+        i: &'a [u8],
+        u32: impl Fn(&'a [u8]) -> IResult<&'a [u8], u32> + Copy,
+    ) -> IResult<&'a [u8], RecordHeader> {
+        let (rest, (ts_sec, ts_frac, incl_len, orig_len)) = (u32, u32, u32, u32).parse(i)?;
         Ok((
             rest,
             RecordHeader {

@@ -4,9 +4,9 @@
 //! carry the 8-byte symbol. Messages longer than the spec are accepted (the extra bytes ignored)
 //! so that a future appended field does not break parsing; shorter ones are errors.
 
-use nom::bytes::complete::take;
-use nom::combinator::map_opt;
-use nom::number::complete::{le_i64, le_u32, le_u8};
+use nom::combinator::map;
+
+use crate::bytes::{array, le_i64, le_u32, u8 as le_u8};
 use nom::{IResult, Parser};
 
 use crate::model::*;
@@ -61,23 +61,24 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded<'_>, DecodeError> {
     parsed.map(|(_, m)| m).map_err(|_| short)
 }
 
+#[inline]
 fn symbol(i: &[u8]) -> IResult<&[u8], &Symbol> {
-    map_opt(take(8usize), |s: &[u8]| {
-        <&[u8; 8]>::try_from(s).ok().map(Symbol::from_bytes)
-    })
-    .parse(i)
+    map(array::<8, _>, Symbol::from_bytes).parse(i)
 }
 
 /// The flag/status byte, timestamp and symbol that most messages start with.
+#[inline]
 fn head(i: &[u8]) -> IResult<&[u8], (u8, Timestamp, &Symbol)> {
     (le_u8, le_i64, symbol).parse(i)
 }
 
+#[inline]
 fn system_event(i: &[u8]) -> IResult<&[u8], Decoded<'_>> {
     let (i, (event, timestamp)) = (le_u8, le_i64).parse(i)?;
     Ok((i, Message::SystemEvent(SystemEvent { event, timestamp })))
 }
 
+#[inline]
 fn security_directory(i: &[u8]) -> IResult<&[u8], Decoded<'_>> {
     let (i, ((flags, timestamp, symbol), round_lot_size, adjusted_poc_price, luld_tier)) =
         (head, le_u32, le_i64, le_u8).parse(i)?;
@@ -94,9 +95,10 @@ fn security_directory(i: &[u8]) -> IResult<&[u8], Decoded<'_>> {
     ))
 }
 
+#[inline]
 fn trading_status(i: &[u8]) -> IResult<&[u8], Decoded<'_>> {
-    let (i, ((status, timestamp, symbol), reason)) = (head, take(4usize)).parse(i)?;
-    let reason = reason.try_into().unwrap_or_default();
+    let (i, ((status, timestamp, symbol), reason)) = (head, array::<4, _>).parse(i)?;
+    let reason = *reason;
     Ok((
         i,
         Message::TradingStatus(TradingStatus {
@@ -108,6 +110,7 @@ fn trading_status(i: &[u8]) -> IResult<&[u8], Decoded<'_>> {
     ))
 }
 
+#[inline]
 fn operational_halt(i: &[u8]) -> IResult<&[u8], Decoded<'_>> {
     let (i, (status, timestamp, symbol)) = head(i)?;
     Ok((
@@ -120,6 +123,7 @@ fn operational_halt(i: &[u8]) -> IResult<&[u8], Decoded<'_>> {
     ))
 }
 
+#[inline]
 fn short_sale_price_test(i: &[u8]) -> IResult<&[u8], Decoded<'_>> {
     let (i, ((status, timestamp, symbol), detail)) = (head, le_u8).parse(i)?;
     Ok((
@@ -133,6 +137,7 @@ fn short_sale_price_test(i: &[u8]) -> IResult<&[u8], Decoded<'_>> {
     ))
 }
 
+#[inline]
 fn security_event(i: &[u8]) -> IResult<&[u8], Decoded<'_>> {
     let (i, (event, timestamp, symbol)) = head(i)?;
     Ok((
@@ -145,6 +150,7 @@ fn security_event(i: &[u8]) -> IResult<&[u8], Decoded<'_>> {
     ))
 }
 
+#[inline]
 fn retail_liquidity(i: &[u8]) -> IResult<&[u8], Decoded<'_>> {
     let (i, (indicator, timestamp, symbol)) = head(i)?;
     Ok((
@@ -157,6 +163,7 @@ fn retail_liquidity(i: &[u8]) -> IResult<&[u8], Decoded<'_>> {
     ))
 }
 
+#[inline]
 fn price_level(side: Side, i: &[u8]) -> IResult<&[u8], Decoded<'_>> {
     let (i, ((flags, timestamp, symbol), size, price)) = (head, le_u32, le_i64).parse(i)?;
     Ok((
@@ -172,6 +179,7 @@ fn price_level(side: Side, i: &[u8]) -> IResult<&[u8], Decoded<'_>> {
     ))
 }
 
+#[inline]
 fn trade(i: &[u8]) -> IResult<&[u8], Trade<&Symbol>> {
     let (i, ((flags, timestamp, symbol), size, price, trade_id)) =
         (head, le_u32, le_i64, le_i64).parse(i)?;
@@ -188,6 +196,7 @@ fn trade(i: &[u8]) -> IResult<&[u8], Trade<&Symbol>> {
     ))
 }
 
+#[inline]
 fn official_price(i: &[u8]) -> IResult<&[u8], Decoded<'_>> {
     let (i, ((price_type, timestamp, symbol), price)) = (head, le_i64).parse(i)?;
     Ok((
@@ -201,6 +210,7 @@ fn official_price(i: &[u8]) -> IResult<&[u8], Decoded<'_>> {
     ))
 }
 
+#[inline]
 fn auction_information(i: &[u8]) -> IResult<&[u8], Decoded<'_>> {
     let (i, ((auction_type, timestamp, symbol), paired_shares, reference_price, indicative)) =
         (head, le_u32, le_i64, le_i64).parse(i)?;
@@ -229,6 +239,7 @@ fn auction_information(i: &[u8]) -> IResult<&[u8], Decoded<'_>> {
     ))
 }
 
+#[inline]
 fn quote_update(i: &[u8]) -> IResult<&[u8], Decoded<'_>> {
     let (i, ((flags, timestamp, symbol), bid_size, bid_price, ask_price, ask_size)) =
         (head, le_u32, le_i64, le_i64, le_u32).parse(i)?;

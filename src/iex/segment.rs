@@ -1,6 +1,6 @@
 //! The 40-byte IEX-TP segment header and the `(length u16, message)` blocks after it.
 
-use nom::number::complete::{le_i64, le_u16, le_u32, le_u64, le_u8};
+use crate::bytes::{le_i64, le_u16, le_u32, le_u64, u8 as le_u8};
 use nom::{IResult, Parser};
 
 use super::message::{decode, DecodeError};

@@ -11,7 +11,6 @@ mod section;
 
 use std::io::Read;
 
-use nom::number::complete::u32 as nu32;
 use nom::number::Endianness;
 use nom::Parser;
 
@@ -20,6 +19,7 @@ pub use section::SectionHeader;
 
 use super::buffer::Buffer;
 use super::{need, parsed, Span, MAX_RECORD};
+use crate::bytes::{be_u32, le_u32};
 use crate::error::{At, Error, Result};
 
 /// Section Header Block type: the same four bytes in either byte order.
@@ -64,7 +64,7 @@ pub(crate) fn next<R: Read>(
             return Err(malformed(at, "block before the first section header"));
         };
         let (block_type, total_len) = parsed(
-            (nu32(endian), nu32(endian)).parse(buf.available()),
+            block_header(buf.available(), endian),
             "pcapng block header",
             at,
         )?;
@@ -91,7 +91,7 @@ pub(crate) fn next<R: Read>(
         need(buf, len, block_name(is_shb, block_type), number)?;
         let block = &buf.available()[..len];
         let trailer = parsed(
-            nu32(endian).parse(&block[len - 4..]),
+            block_header(&block[len - 8..], endian).map(|(r, (_, t))| (r, t)),
             "pcapng block trailer",
             at,
         )?;
@@ -122,6 +122,15 @@ pub(crate) fn next<R: Read>(
             }
         }
         buf.consume(len);
+    }
+}
+
+/// Block type and total length, with the byte order decided once (this runs per packet).
+#[inline]
+fn block_header(i: &[u8], endian: Endianness) -> nom::IResult<&[u8], (u32, u32)> {
+    match endian {
+        Endianness::Big => (be_u32, be_u32).parse(i),
+        _ => (le_u32, le_u32).parse(i),
     }
 }
 

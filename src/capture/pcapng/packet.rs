@@ -5,6 +5,7 @@ use nom::number::Endianness;
 use nom::Parser;
 
 use super::{malformed, Interface};
+use crate::bytes::{be_u32, le_u32};
 use crate::capture::{parsed, Span};
 use crate::error::{At, Result};
 
@@ -25,14 +26,20 @@ pub struct EnhancedPacketHeader {
 
 impl EnhancedPacketHeader {
     pub fn parse(body: &[u8], endian: Endianness) -> nom::IResult<&[u8], EnhancedPacketHeader> {
-        let (rest, (interface_id, ts_high, ts_low, captured_len, original_len)) = (
-            nu32(endian),
-            nu32(endian),
-            nu32(endian),
-            nu32(endian),
-            nu32(endian),
-        )
-            .parse(body)?;
+        // One branch on the byte order, then a parser monomorphized for it: this runs per packet.
+        match endian {
+            Endianness::Big => Self::parse_with(body, be_u32),
+            _ => Self::parse_with(body, le_u32),
+        }
+    }
+
+    #[inline(always)]
+    fn parse_with<'a>(
+        body: &'a [u8],
+        u32: impl Fn(&'a [u8]) -> nom::IResult<&'a [u8], u32> + Copy,
+    ) -> nom::IResult<&'a [u8], EnhancedPacketHeader> {
+        let (rest, (interface_id, ts_high, ts_low, captured_len, original_len)) =
+            (u32, u32, u32, u32, u32).parse(body)?;
         Ok((
             rest,
             EnhancedPacketHeader {
