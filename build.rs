@@ -27,6 +27,43 @@ fn main() {
     capnp(&schemas, &out);
     flatbuffers(&schemas, &out, &tools);
     sbe(&schemas, &out, &tools);
+    provenance(&root);
+}
+
+/// The compiler and source revision every result row names (`rustc`, `git_rev` columns): the
+/// code that was measured, not whatever is checked out when the binary runs.
+fn provenance(root: &Path) {
+    let rustc = env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let version = output(Command::new(rustc).arg("--version")).unwrap_or_else(|| "unknown".into());
+    println!("cargo:rustc-env=MD_SHOOTOUT_RUSTC={version}");
+
+    let git = |args: &[&str]| output(Command::new("git").arg("-C").arg(root).args(args));
+    let rev = match git(&["rev-parse", "--short=12", "HEAD"]) {
+        Some(rev) => {
+            let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
+                .is_some_and(|s| !s.is_empty());
+            if dirty {
+                format!("{rev}-dirty")
+            } else {
+                rev
+            }
+        }
+        None => "unknown".into(),
+    };
+    println!("cargo:rustc-env=MD_SHOOTOUT_GIT_REV={rev}");
+    if let Some(git_dir) = git(&["rev-parse", "--absolute-git-dir"]) {
+        for f in ["HEAD", "index"] {
+            println!("cargo:rerun-if-changed={git_dir}/{f}");
+        }
+    }
+}
+
+/// A command's trimmed stdout, `None` if it could not run or failed.
+fn output(cmd: &mut Command) -> Option<String> {
+    let out = cmd.output().ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
 }
 
 /// Stops the build with the one line the README promises.

@@ -14,6 +14,8 @@ pub mod inspect;
 pub mod measure;
 pub mod model;
 pub mod net;
+pub mod output;
+pub mod report;
 pub mod source;
 pub mod stream;
 

@@ -9,7 +9,13 @@ use clap::{Parser, Subcommand};
 use md_shootout::capture::CaptureKind;
 use md_shootout::gen::{self, GenOptions};
 use md_shootout::inspect;
+use md_shootout::measure::{self, shootout::DEFAULT_WINDOW, RunError};
 use md_shootout::model::Feed;
+use md_shootout::output::Progress;
+use md_shootout::report::{self, RunInfo, RunReport};
+use md_shootout::source::{self, Compression};
+use md_shootout::stream::IexReader;
+use md_shootout::FileError;
 
 #[derive(Parser)]
 #[command(
@@ -30,6 +36,37 @@ enum Command {
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
+        /// Count and skip malformed frames and segments instead of stopping at the first.
+        #[arg(long)]
+        lenient: bool,
+    },
+    /// Feed every packet of FILE to every format; time each packet's serialize and deserialize.
+    Run {
+        file: PathBuf,
+        /// Comma-separated format names (default: all).
+        #[arg(long, value_delimiter = ',')]
+        formats: Option<Vec<String>>,
+        /// Append one row per format to this CSV (header written once).
+        #[arg(long)]
+        csv: Option<PathBuf>,
+        /// Write the per-symbol aggregation all formats agreed on.
+        #[arg(long)]
+        summary: Option<PathBuf>,
+        /// Write each format's latency distribution per side as .hgrm files here.
+        #[arg(long)]
+        hist_dir: Option<PathBuf>,
+        /// Decode every packet back into the model and compare it field by field with the source.
+        #[arg(long)]
+        verify: bool,
+        /// Free text stored in the CSV `label` column (e.g. the CPU pinning used).
+        #[arg(long, default_value = "")]
+        label: String,
+        /// Packets run through every format before times are recorded.
+        #[arg(long, default_value_t = 0)]
+        warmup: u64,
+        /// Packets per window.
+        #[arg(long, default_value_t = DEFAULT_WINDOW)]
+        window: usize,
         /// Count and skip malformed frames and segments instead of stopping at the first.
         #[arg(long)]
         lenient: bool,
@@ -88,6 +125,56 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 report.to_text()
             };
             print(&text)
+        }
+        Command::Run {
+            file,
+            formats,
+            csv,
+            summary,
+            hist_dir,
+            verify,
+            label,
+            warmup,
+            window,
+            lenient,
+        } => {
+            let config = measure::Config {
+                formats,
+                verify,
+                warmup,
+                window,
+            };
+            // Refuse an unknown format before reading anything.
+            measure::shootout::select(&config)?;
+            let info = RunInfo::collect(&file, &label);
+            let src = source::open(&file).map_err(|e| FileError::new(&file, false, e))?;
+            let gz = src.compression == Compression::Gzip;
+            let in_file = |e| FileError::new(&file, gz, e);
+            let reader = IexReader::new(src.reader, lenient).map_err(in_file)?;
+            let progress = Progress::new((!gz).then_some(src.file_bytes));
+            let outcome = measure::run(reader, &config, |pos| progress.set(pos));
+            progress.finish();
+            let outcome = outcome.map_err(|e| match e {
+                RunError::Input(e) => anyhow::Error::new(in_file(e)),
+                other => anyhow::anyhow!("{}: {other}", file.display()),
+            })?;
+            let report = RunReport {
+                outcome: &outcome,
+                info: &info,
+            };
+            if let Some(path) = &csv {
+                report::csv::append(path, &report)
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+            }
+            if let Some(path) = &summary {
+                report::summary::write(path, &report)
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+            }
+            if let Some(dir) = &hist_dir {
+                report::hgrm::write_all(dir, &report)
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
+            }
+            print(report::table::render(&report).trim_end())
         }
         Command::Gen {
             out,

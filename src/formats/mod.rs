@@ -9,7 +9,7 @@
 //! The measuring loop never names a format: it iterates [`registry()`], a list of boxed
 //! [`Runner`]s. `Runner` is implemented once, generically, for every `Format` (see [`FormatRunner`]),
 //! so the per-message code is monomorphized and the only dynamic call is one per window (plus the
-//! caller's clock, once before and once after each packet).
+//! timer reads, inlined, once before and once after each packet).
 
 pub mod aggregate;
 pub mod capnp;
@@ -18,6 +18,7 @@ pub mod sbe;
 
 pub use aggregate::{Aggregate, SymbolStats};
 
+use crate::measure::clock::Timer;
 use crate::model::{Packet, Side};
 
 /// Why bytes could not be decoded. Decoding never panics on hostile input; it returns one of these.
@@ -90,11 +91,11 @@ pub trait Format: Default + 'static {
 }
 
 /// Per-packet outcome of a window run: where the packet's bytes end in the runner's buffer and how
-/// many clock ticks its encode or decode took (`clock()` after minus `clock()` before).
+/// many nanoseconds its encode or decode took, by the [`Timer`] read just before and after.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PacketStat {
     pub end: usize,
-    pub ticks: u64,
+    pub ns: u64,
 }
 
 /// Object-safe face of a [`Format`] plus its reused output buffer, for the measuring loop.
@@ -105,12 +106,7 @@ pub trait Runner {
     /// Clears the buffer, then encodes each packet of `window` into it back to back. Pushes one
     /// [`PacketStat`] per packet onto `stats` (not cleared here); the clock is read right before
     /// and right after each packet's encode.
-    fn encode_window(
-        &mut self,
-        window: &[Packet],
-        clock: &mut dyn FnMut() -> u64,
-        stats: &mut Vec<PacketStat>,
-    );
+    fn encode_window(&mut self, window: &[Packet], timer: &Timer, stats: &mut Vec<PacketStat>);
 
     /// The bytes of the last encoded window.
     fn buffer(&self) -> &[u8];
@@ -121,7 +117,7 @@ pub trait Runner {
     fn decode_window(
         &mut self,
         sink: &mut Aggregate,
-        clock: &mut dyn FnMut() -> u64,
+        timer: &Timer,
         stats: &mut Vec<PacketStat>,
     ) -> Result<usize, DecodeError>;
 
@@ -141,20 +137,15 @@ impl<F: Format> Runner for FormatRunner<F> {
         F::NAME
     }
 
-    fn encode_window(
-        &mut self,
-        window: &[Packet],
-        clock: &mut dyn FnMut() -> u64,
-        stats: &mut Vec<PacketStat>,
-    ) {
+    fn encode_window(&mut self, window: &[Packet], timer: &Timer, stats: &mut Vec<PacketStat>) {
         self.buf.clear();
         for packet in window {
-            let start = clock();
+            let start = timer.start();
             self.format.encode(packet, &mut self.buf);
-            let ticks = clock().wrapping_sub(start);
+            let ns = timer.elapsed_ns(start);
             stats.push(PacketStat {
                 end: self.buf.len(),
-                ticks,
+                ns,
             });
         }
     }
@@ -166,21 +157,21 @@ impl<F: Format> Runner for FormatRunner<F> {
     fn decode_window(
         &mut self,
         sink: &mut Aggregate,
-        clock: &mut dyn FnMut() -> u64,
+        timer: &Timer,
         stats: &mut Vec<PacketStat>,
     ) -> Result<usize, DecodeError> {
         let mut pos = 0;
         let mut packets = 0;
         while pos < self.buf.len() {
-            let start = clock();
+            let start = timer.start();
             let used = self.format.decode(&self.buf[pos..], sink)?;
-            let ticks = clock().wrapping_sub(start);
+            let ns = timer.elapsed_ns(start);
             if used == 0 {
                 return Err(DecodeError::Malformed("decoder used no bytes"));
             }
             pos += used;
             packets += 1;
-            stats.push(PacketStat { end: pos, ticks });
+            stats.push(PacketStat { end: pos, ns });
         }
         Ok(packets)
     }

@@ -1,3 +1,10 @@
-//! Measuring: the clock, and (with the shootout loop) the per-format histograms.
+//! Measuring: the clock, windows of packets, the shootout loop, per-format histograms and the
+//! cross-checks that make the numbers trustworthy.
 
 pub mod clock;
+pub mod shootout;
+pub mod stats;
+pub mod verify;
+pub mod window;
+
+pub use shootout::{run, Config, Outcome, RunError};

@@ -1,0 +1,136 @@
+//! Per-format results: one HdrHistogram per side (serialize, deserialize), 3 significant digits.
+
+use hdrhistogram::Histogram;
+
+use crate::formats::Aggregate;
+
+/// Highest value a histogram tracks: 10 s. A packet taking longer is clamped, not dropped.
+const MAX_TRACKABLE_NS: u64 = 10_000_000_000;
+
+pub fn new_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, MAX_TRACKABLE_NS, 3).expect("constant bounds are valid")
+}
+
+/// Timings of one side of one format.
+#[derive(Clone)]
+pub struct SideStats {
+    pub hist: Histogram<u64>,
+    /// Sum of the recorded per-packet times.
+    pub total_ns: u64,
+}
+
+impl Default for SideStats {
+    fn default() -> Self {
+        SideStats {
+            hist: new_histogram(),
+            total_ns: 0,
+        }
+    }
+}
+
+impl SideStats {
+    #[inline]
+    pub fn record(&mut self, ns: u64) {
+        self.hist.saturating_record(ns.max(1));
+        self.total_ns += ns;
+    }
+
+    pub fn summary(&self) -> Percentiles {
+        let h = &self.hist;
+        Percentiles {
+            p50: h.value_at_quantile(0.50),
+            p90: h.value_at_quantile(0.90),
+            p99: h.value_at_quantile(0.99),
+            p999: h.value_at_quantile(0.999),
+            p9999: h.value_at_quantile(0.9999),
+            max: h.max(),
+            mean: h.mean(),
+            total: self.total_ns,
+            count: h.len(),
+        }
+    }
+}
+
+/// The figures a report shows for one side.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Percentiles {
+    pub p50: u64,
+    pub p90: u64,
+    pub p99: u64,
+    pub p999: u64,
+    pub p9999: u64,
+    pub max: u64,
+    pub mean: f64,
+    pub total: u64,
+    pub count: u64,
+}
+
+/// Everything measured and checked for one format.
+pub struct FormatResult {
+    pub name: &'static str,
+    pub ser: SideStats,
+    pub de: SideStats,
+    /// Bytes written for every packet (warm-up included).
+    pub encoded_bytes: u64,
+    /// Messages handed to the encoder (warm-up included).
+    pub messages_encoded: u64,
+    /// Messages in the packets whose times were recorded (after warm-up).
+    pub messages_recorded: u64,
+    /// What deserializing produced.
+    pub aggregate: Aggregate,
+}
+
+impl FormatResult {
+    pub fn new(name: &'static str) -> Self {
+        FormatResult {
+            name,
+            ser: SideStats::default(),
+            de: SideStats::default(),
+            encoded_bytes: 0,
+            messages_encoded: 0,
+            messages_recorded: 0,
+            aggregate: Aggregate::new(),
+        }
+    }
+
+    pub fn bytes_per_message(&self) -> f64 {
+        ratio(self.encoded_bytes as f64, self.messages_encoded as f64)
+    }
+
+    /// Messages per second of serialize plus deserialize time.
+    pub fn msgs_per_sec(&self) -> f64 {
+        let ns = (self.ser.total_ns + self.de.total_ns) as f64;
+        ratio(self.messages_recorded as f64 * 1e9, ns)
+    }
+}
+
+pub fn ratio(a: f64, b: f64) -> f64 {
+    if b > 0.0 {
+        a / b
+    } else {
+        0.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_are_ordered_and_within_three_digits() {
+        let mut s = SideStats::default();
+        for v in 1..=10_000u64 {
+            s.record(v * 10);
+        }
+        let p = s.summary();
+        assert!(p.p50 <= p.p90 && p.p90 <= p.p99 && p.p99 <= p.p999 && p.p999 <= p.max);
+        assert!((49_950..=50_050).contains(&p.p50), "{}", p.p50);
+        assert!((99_900..=100_100).contains(&p.max), "{}", p.max);
+        assert_eq!(p.count, 10_000);
+        assert_eq!(p.total, 10 * 10_000 * 10_001 / 2);
+        // Zero and huge values are clamped into range instead of failing.
+        s.record(0);
+        s.record(u64::MAX / 2);
+        assert_eq!(s.hist.len(), 10_002);
+    }
+}

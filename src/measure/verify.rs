@@ -1,0 +1,139 @@
+//! `--verify`: every packet a format decodes must equal the parsed source, field by field.
+//!
+//! On a mismatch the error names the packet and the first field that differs, so a broken
+//! encoder is found from the message alone.
+
+use crate::model::Packet;
+
+/// Where a decoded packet first differs from its source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mismatch {
+    /// Field path, e.g. `messages[2].TradeReport.price` or `seq`.
+    pub field: String,
+    pub expected: String,
+    pub got: String,
+}
+
+/// `None` when equal.
+pub fn compare(expected: &Packet, got: &Packet) -> Option<Mismatch> {
+    if expected == got {
+        return None;
+    }
+    let field = |name: &str, e: &dyn std::fmt::Debug, g: &dyn std::fmt::Debug| Mismatch {
+        field: name.to_owned(),
+        expected: format!("{e:?}"),
+        got: format!("{g:?}"),
+    };
+    if expected.seq != got.seq {
+        return Some(field("seq", &expected.seq, &got.seq));
+    }
+    if expected.send_time != got.send_time {
+        return Some(field("send_time", &expected.send_time, &got.send_time));
+    }
+    if expected.messages.len() != got.messages.len() {
+        return Some(field(
+            "messages.len()",
+            &expected.messages.len(),
+            &got.messages.len(),
+        ));
+    }
+    let (i, (e, g)) = expected
+        .messages
+        .iter()
+        .zip(&got.messages)
+        .enumerate()
+        .find(|(_, (e, g))| e != g)?;
+    Some(message_field(i, &format!("{e:?}"), &format!("{g:?}")))
+}
+
+/// Names the first differing `name: value` pair of two messages' `Debug` forms, e.g.
+/// `TradeReport(Trade { flags: 0, timestamp: 1, ... })`; the variant if the variants differ.
+fn message_field(index: usize, expected: &str, got: &str) -> Mismatch {
+    let variant = |s: &str| s.split('(').next().unwrap_or_default().to_owned();
+    let (ve, vg) = (variant(expected), variant(got));
+    if ve != vg {
+        return Mismatch {
+            field: format!("messages[{index}].type"),
+            expected: ve,
+            got: vg,
+        };
+    }
+    let pairs = |s: &str| -> Vec<(String, String)> {
+        let body = s.split_once('{').map_or(s, |(_, b)| b);
+        body.trim_end_matches([')', '}', ' '])
+            .split(", ")
+            .filter_map(|kv| kv.split_once(": "))
+            .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
+            .collect()
+    };
+    let (pe, pg) = (pairs(expected), pairs(got));
+    let first = pe.iter().zip(&pg).find(|(a, b)| a != b);
+    match first {
+        Some(((name, e), (_, g))) => Mismatch {
+            field: format!("messages[{index}].{ve}.{name}"),
+            expected: e.clone(),
+            got: g.clone(),
+        },
+        None => Mismatch {
+            field: format!("messages[{index}]"),
+            expected: expected.to_owned(),
+            got: got.to_owned(),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::*;
+
+    fn trade(price: Price) -> Message {
+        Message::TradeReport(Trade {
+            flags: 0,
+            timestamp: 5,
+            symbol: Symbol::new("AAPL").unwrap(),
+            size: 100,
+            price,
+            trade_id: 9,
+        })
+    }
+
+    fn packet(messages: Vec<Message>) -> Packet {
+        Packet {
+            seq: 1,
+            send_time: 2,
+            messages,
+        }
+    }
+
+    #[test]
+    fn names_the_first_differing_field() {
+        let a = packet(vec![trade(1), trade(2)]);
+        assert_eq!(compare(&a, &a.clone()), None);
+        let b = packet(vec![trade(1), trade(3)]);
+        assert_eq!(
+            compare(&a, &b),
+            Some(Mismatch {
+                field: "messages[1].TradeReport.price".into(),
+                expected: "2".into(),
+                got: "3".into()
+            })
+        );
+        let mut c = a.clone();
+        c.seq = 7;
+        assert_eq!(compare(&a, &c).unwrap().field, "seq");
+        let d = packet(vec![trade(1)]);
+        assert_eq!(compare(&a, &d).unwrap().field, "messages.len()");
+        let mut e = a.clone();
+        e.messages[0] = Message::SystemEvent(SystemEvent {
+            event: b'O',
+            timestamp: 5,
+        });
+        let m = compare(&a, &e).unwrap();
+        assert_eq!(m.field, "messages[0].type");
+        assert_eq!(
+            (m.expected.as_str(), m.got.as_str()),
+            ("TradeReport", "SystemEvent")
+        );
+    }
+}

@@ -1,0 +1,142 @@
+//! `--csv`: one row per format per run, appended and flushed row by row under a header written
+//! once. Column names are a contract: people paste these files into their decisions.
+
+use std::fs::OpenOptions;
+use std::io::{self, BufRead, BufReader, Write};
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::RunReport;
+use crate::measure::stats::FormatResult;
+
+/// One CSV row; field order is column order.
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    pub run_id: String,
+    pub started_at: String,
+    pub label: String,
+    pub input: String,
+    pub input_bytes: u64,
+    pub feed: String,
+    pub packets: u64,
+    pub messages: u64,
+    pub format: String,
+    pub encoded_bytes: u64,
+    pub bytes_per_message: f64,
+    pub ser_p50_ns: u64,
+    pub ser_p90_ns: u64,
+    pub ser_p99_ns: u64,
+    pub ser_p999_ns: u64,
+    pub ser_p9999_ns: u64,
+    pub ser_max_ns: u64,
+    pub ser_mean_ns: f64,
+    pub ser_total_ns: u64,
+    pub de_p50_ns: u64,
+    pub de_p90_ns: u64,
+    pub de_p99_ns: u64,
+    pub de_p999_ns: u64,
+    pub de_p9999_ns: u64,
+    pub de_max_ns: u64,
+    pub de_mean_ns: f64,
+    pub de_total_ns: u64,
+    pub msgs_per_sec: f64,
+    pub timer_overhead_ns: f64,
+    pub host: String,
+    pub cpu: String,
+    pub rustc: String,
+    pub git_rev: String,
+}
+
+/// The header line, as written.
+pub const COLUMNS: &str = "run_id,started_at,label,input,input_bytes,feed,packets,messages,format,\
+encoded_bytes,bytes_per_message,ser_p50_ns,ser_p90_ns,ser_p99_ns,ser_p999_ns,ser_p9999_ns,\
+ser_max_ns,ser_mean_ns,ser_total_ns,de_p50_ns,de_p90_ns,de_p99_ns,de_p999_ns,de_p9999_ns,\
+de_max_ns,de_mean_ns,de_total_ns,msgs_per_sec,timer_overhead_ns,host,cpu,rustc,git_rev";
+
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+impl Row {
+    pub fn new(report: &RunReport<'_>, f: &FormatResult) -> Row {
+        let (o, info) = (report.outcome, report.info);
+        let (ser, de) = (f.ser.summary(), f.de.summary());
+        Row {
+            run_id: info.run_id.clone(),
+            started_at: info.started_at.clone(),
+            label: info.label.clone(),
+            input: info.input.clone(),
+            input_bytes: info.input_bytes,
+            feed: o.feed.unwrap_or("none").to_owned(),
+            packets: o.packets,
+            messages: o.messages,
+            format: f.name.to_owned(),
+            encoded_bytes: f.encoded_bytes,
+            bytes_per_message: round3(f.bytes_per_message()),
+            ser_p50_ns: ser.p50,
+            ser_p90_ns: ser.p90,
+            ser_p99_ns: ser.p99,
+            ser_p999_ns: ser.p999,
+            ser_p9999_ns: ser.p9999,
+            ser_max_ns: ser.max,
+            ser_mean_ns: round3(ser.mean),
+            ser_total_ns: ser.total,
+            de_p50_ns: de.p50,
+            de_p90_ns: de.p90,
+            de_p99_ns: de.p99,
+            de_p999_ns: de.p999,
+            de_p9999_ns: de.p9999,
+            de_max_ns: de.max,
+            de_mean_ns: round3(de.mean),
+            de_total_ns: de.total,
+            msgs_per_sec: f.msgs_per_sec().round(),
+            timer_overhead_ns: round3(o.timer_overhead_ns),
+            host: info.host.clone(),
+            cpu: info.cpu.clone(),
+            rustc: info.rustc.clone(),
+            git_rev: info.git_rev.clone(),
+        }
+    }
+}
+
+/// Appends the run's rows to `path`, writing the header if the file is new or empty. Each row
+/// goes out in one write and is flushed, so a killed run leaves only whole rows. A file whose
+/// header is not ours is refused rather than mixed.
+pub fn append(path: &Path, report: &RunReport<'_>) -> io::Result<()> {
+    let existing_header = match std::fs::File::open(path) {
+        Ok(f) => {
+            let mut line = String::new();
+            BufReader::new(f).read_line(&mut line)?;
+            Some(line.trim_end().to_owned())
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e),
+    };
+    let needs_header = match existing_header.as_deref() {
+        None | Some("") => true,
+        Some(COLUMNS) => false,
+        Some(other) => {
+            return Err(io::Error::other(format!(
+                "{} has other columns than this version writes (first line: {other:.60}...)",
+                path.display()
+            )))
+        }
+    };
+    let mut file = OpenOptions::new().create(true).append(true).open(path)?;
+    if needs_header {
+        file.write_all(format!("{COLUMNS}\n").as_bytes())?;
+    }
+    for f in &report.outcome.formats {
+        let mut w = ::csv::WriterBuilder::new()
+            .has_headers(false)
+            .from_writer(Vec::new());
+        w.serialize(Row::new(report, f)).map_err(io::Error::other)?;
+        let line = w
+            .into_inner()
+            .map_err(|e| io::Error::other(e.to_string()))?;
+        file.write_all(&line)?;
+        file.flush()?;
+    }
+    file.sync_data()
+}

@@ -1,0 +1,71 @@
+//! `--hist-dir`: each format's full latency distribution per side, in the percentile
+//! distribution text format HdrHistogram's own plotter and tools read (`*.hgrm`).
+
+use std::io::{self, Write};
+use std::path::Path;
+
+use hdrhistogram::Histogram;
+
+use super::{write_atomically, RunReport};
+
+/// Writes `FORMAT.ser.hgrm` and `FORMAT.de.hgrm` for every format into `dir`.
+pub fn write_all(dir: &Path, report: &RunReport<'_>) -> io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    for f in &report.outcome.formats {
+        for (side, stats) in [("ser", &f.ser), ("de", &f.de)] {
+            let path = dir.join(format!("{}.{side}.hgrm", f.name));
+            write_atomically(&path, |w| write_distribution(&stats.hist, w))?;
+        }
+    }
+    Ok(())
+}
+
+/// The percentile distribution, values in nanoseconds, 5 ticks per half distance like
+/// HdrHistogram's `outputPercentileDistribution`.
+pub fn write_distribution(h: &Histogram<u64>, w: &mut dyn Write) -> io::Result<()> {
+    writeln!(
+        w,
+        "{:>12} {:>14} {:>10} {:>14}\n",
+        "Value", "Percentile", "TotalCount", "1/(1-Percentile)"
+    )?;
+    if h.is_empty() {
+        return writeln!(
+            w,
+            "#[Mean    = {:>12.3}, StdDeviation   = {:>12.3}]",
+            0.0, 0.0
+        );
+    }
+    let mut total = 0u64;
+    for v in h.iter_quantiles(5) {
+        total += v.count_since_last_iteration();
+        let q = v.quantile_iterated_to();
+        let value = v.value_iterated_to() as f64;
+        if q < 1.0 {
+            writeln!(
+                w,
+                "{value:>12.3} {q:>2.12} {total:>10} {:>14.2}",
+                1.0 / (1.0 - q)
+            )?;
+        } else {
+            writeln!(w, "{value:>12.3} {q:>2.12} {total:>10}")?;
+        }
+    }
+    writeln!(
+        w,
+        "#[Mean    = {:>12.3}, StdDeviation   = {:>12.3}]",
+        h.mean(),
+        h.stdev()
+    )?;
+    writeln!(
+        w,
+        "#[Max     = {:>12.3}, Total count    = {:>12}]",
+        h.max() as f64,
+        h.len()
+    )?;
+    writeln!(
+        w,
+        "#[Buckets = {:>12}, SubBuckets     = {:>12}]",
+        h.buckets(),
+        h.distinct_values()
+    )
+}

@@ -1,0 +1,90 @@
+//! The table printed on stdout after a run: one line per format, then how the time was spent.
+
+use std::fmt::Write;
+
+use super::RunReport;
+
+/// Renders the results table.
+pub fn render(report: &RunReport<'_>) -> String {
+    let o = report.outcome;
+    let mut t = String::new();
+    let _ = writeln!(
+        t,
+        "{} packets, {} messages ({}), {} per packet on average; times per packet in ns",
+        o.packets,
+        o.messages,
+        o.feed.unwrap_or("no IEX data"),
+        fmt_f(o.messages as f64 / o.packets.max(1) as f64, 2),
+    );
+    let header = [
+        "format",
+        "bytes/msg",
+        "ser p50",
+        "p99",
+        "p99.9",
+        "max",
+        "de p50",
+        "p99",
+        "p99.9",
+        "max",
+        "total ms",
+        "msgs/s",
+    ];
+    let mut rows: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
+    for f in &o.formats {
+        let (s, d) = (f.ser.summary(), f.de.summary());
+        rows.push(vec![
+            f.name.to_owned(),
+            fmt_f(f.bytes_per_message(), 1),
+            s.p50.to_string(),
+            s.p99.to_string(),
+            s.p999.to_string(),
+            s.max.to_string(),
+            d.p50.to_string(),
+            d.p99.to_string(),
+            d.p999.to_string(),
+            d.max.to_string(),
+            fmt_f((s.total + d.total) as f64 / 1e6, 1),
+            format!("{:.2}M", f.msgs_per_sec() / 1e6),
+        ]);
+    }
+    let widths: Vec<usize> = (0..header.len())
+        .map(|c| rows.iter().map(|r| r[c].len()).max().unwrap_or(0))
+        .collect();
+    for row in &rows {
+        let line: Vec<String> = row
+            .iter()
+            .enumerate()
+            .map(|(c, cell)| {
+                if c == 0 {
+                    format!("{cell:<w$}", w = widths[c])
+                } else {
+                    format!("{cell:>w$}", w = widths[c])
+                }
+            })
+            .collect();
+        let _ = writeln!(t, "{}", line.join("  ").trim_end());
+    }
+    let _ = writeln!(
+        t,
+        "timer overhead {} ns per sample; {:.1}% of {:.2} s wall time was parsing ({:.1}%) or \
+         timed serialize/deserialize ({:.1}%)",
+        fmt_f(o.timer_overhead_ns, 1),
+        o.timed_share() * 100.0,
+        o.wall_ns as f64 / 1e9,
+        o.parse_ns as f64 * 100.0 / o.wall_ns.max(1) as f64,
+        o.timed_ns as f64 * 100.0 / o.wall_ns.max(1) as f64,
+    );
+    let _ = writeln!(
+        t,
+        "checked: all {} formats carried {} messages and match the source aggregation ({} symbols)",
+        o.formats.len(),
+        o.messages,
+        o.reference.symbol_count()
+    );
+    t
+}
+
+fn fmt_f(x: f64, decimals: usize) -> String {
+    format!("{x:.decimals$}")
+}

@@ -1,0 +1,260 @@
+//! `shootout run` end to end on a generated day: the summary equals one computed here, from the
+//! generator's own record, with code independent of the formats' aggregation; every format
+//! agrees; the CSV has the promised columns and ordered percentiles.
+
+use std::collections::BTreeMap;
+use std::process::{Command, Output};
+
+use md_shootout::gen::{self, GenOptions};
+use md_shootout::model::{Message, Side};
+
+fn shootout(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_shootout"))
+        .args(args)
+        .output()
+        .expect("run shootout")
+}
+
+const COLUMNS: [&str; 33] = [
+    "run_id",
+    "started_at",
+    "label",
+    "input",
+    "input_bytes",
+    "feed",
+    "packets",
+    "messages",
+    "format",
+    "encoded_bytes",
+    "bytes_per_message",
+    "ser_p50_ns",
+    "ser_p90_ns",
+    "ser_p99_ns",
+    "ser_p999_ns",
+    "ser_p9999_ns",
+    "ser_max_ns",
+    "ser_mean_ns",
+    "ser_total_ns",
+    "de_p50_ns",
+    "de_p90_ns",
+    "de_p99_ns",
+    "de_p999_ns",
+    "de_p9999_ns",
+    "de_max_ns",
+    "de_mean_ns",
+    "de_total_ns",
+    "msgs_per_sec",
+    "timer_overhead_ns",
+    "host",
+    "cpu",
+    "rustc",
+    "git_rev",
+];
+
+#[derive(Default)]
+struct Expected {
+    volume: u64,
+    bid: Option<(i64, i64)>,
+    ask: Option<(i64, i64)>,
+}
+
+fn widen(range: &mut Option<(i64, i64)>, price: i64) {
+    let (hi, lo) = range.get_or_insert((price, price));
+    *hi = (*hi).max(price);
+    *lo = (*lo).min(price);
+}
+
+/// The summary CSV the issue specifies, computed from the generator's packets.
+fn expected_summary(opts: &GenOptions) -> (String, u64) {
+    let mut by_symbol: BTreeMap<String, Expected> = BTreeMap::new();
+    let mut messages = 0;
+    for packet in gen::packets(opts).unwrap() {
+        for m in &packet.messages {
+            messages += 1;
+            match m {
+                Message::TradeReport(t) => {
+                    by_symbol.entry(t.symbol.to_string()).or_default().volume += u64::from(t.size)
+                }
+                Message::PriceLevelUpdate(p) => {
+                    let e = by_symbol.entry(p.symbol.to_string()).or_default();
+                    match p.side {
+                        Side::Buy => widen(&mut e.bid, p.price),
+                        Side::Sell => widen(&mut e.ask, p.price),
+                    }
+                }
+                Message::QuoteUpdate(q) if q.bid_price != 0 || q.ask_price != 0 => {
+                    let e = by_symbol.entry(q.symbol.to_string()).or_default();
+                    if q.bid_price != 0 {
+                        widen(&mut e.bid, q.bid_price);
+                    }
+                    if q.ask_price != 0 {
+                        widen(&mut e.ask, q.ask_price);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let cells = |r: Option<(i64, i64)>| r.map_or(",".to_owned(), |(h, l)| format!("{h},{l}"));
+    let mut csv = String::from("symbol,trade_volume,bid_high,bid_low,ask_high,ask_low\n");
+    for (symbol, e) in by_symbol {
+        csv += &format!("{symbol},{},{},{}\n", e.volume, cells(e.bid), cells(e.ask));
+    }
+    (csv, messages)
+}
+
+#[test]
+fn run_matches_an_independent_summary_and_writes_sound_csv() {
+    for (feed, name) in [
+        (md_shootout::model::Feed::Deep, "deep"),
+        (md_shootout::model::Feed::Tops, "tops"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let opts = GenOptions {
+            feed,
+            packets: 20_000,
+            seed: 11,
+            symbols: 200,
+            ..GenOptions::default()
+        };
+        let input = dir.path().join(format!("{name}.pcapng.gz"));
+        gen::generate_file(&opts, &input).unwrap();
+        let (expected, messages) = expected_summary(&opts);
+
+        let csv = dir.path().join("runs.csv");
+        let summary = dir.path().join("summary.csv");
+        let hist = dir.path().join("hist");
+        let args = [
+            "run",
+            input.to_str().unwrap(),
+            "--verify",
+            "--label",
+            "pinned",
+            "--csv",
+            csv.to_str().unwrap(),
+            "--summary",
+            summary.to_str().unwrap(),
+            "--hist-dir",
+            hist.to_str().unwrap(),
+            "--warmup",
+            "1000",
+            "--window",
+            "1000",
+        ];
+        let out = shootout(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(
+            std::fs::read_to_string(&summary).unwrap(),
+            expected,
+            "{name}"
+        );
+
+        // A second run appends rows under the same single header.
+        let out = shootout(&args);
+        assert!(out.status.success());
+        let mut reader = csv::Reader::from_path(&csv).unwrap();
+        assert_eq!(
+            reader.headers().unwrap().iter().collect::<Vec<_>>(),
+            COLUMNS
+        );
+        let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
+        assert_eq!(rows.len(), 8, "4 formats x 2 runs");
+        let col = |r: &csv::StringRecord, c: &str| -> String {
+            r[COLUMNS.iter().position(|x| *x == c).unwrap()].to_owned()
+        };
+        let num = |r: &csv::StringRecord, c: &str| col(r, c).parse::<f64>().unwrap();
+        let formats: Vec<String> = rows[..4].iter().map(|r| col(r, "format")).collect();
+        assert_eq!(
+            formats,
+            ["capnp-unpacked", "capnp-packed", "flatbuffers", "sbe"]
+        );
+        for r in &rows {
+            assert_eq!(col(r, "feed"), name);
+            assert_eq!(col(r, "label"), "pinned");
+            assert_eq!(num(r, "packets"), 20_000.0);
+            assert_eq!(num(r, "messages"), messages as f64);
+            assert!(num(r, "encoded_bytes") > 0.0);
+            let bpm = num(r, "encoded_bytes") / num(r, "messages");
+            assert!((num(r, "bytes_per_message") - bpm).abs() < 0.01);
+            for side in ["ser", "de"] {
+                let p: Vec<f64> = ["p50", "p90", "p99", "p999", "p9999", "max"]
+                    .iter()
+                    .map(|q| num(r, &format!("{side}_{q}_ns")))
+                    .collect();
+                assert!(
+                    p.windows(2).all(|w| w[0] <= w[1]),
+                    "{side} percentiles {p:?}"
+                );
+                assert!(p[0] > 0.0);
+                assert!(num(r, &format!("{side}_total_ns")) > 0.0);
+            }
+            assert!(num(r, "msgs_per_sec") > 0.0);
+            assert!(num(r, "timer_overhead_ns") >= 0.0);
+            assert!(!col(r, "git_rev").is_empty() && col(r, "rustc").starts_with("rustc "));
+        }
+        assert_ne!(col(&rows[0], "run_id"), col(&rows[4], "run_id"));
+
+        for f in &formats {
+            for side in ["ser", "de"] {
+                let text = std::fs::read_to_string(hist.join(format!("{f}.{side}.hgrm"))).unwrap();
+                assert!(text.starts_with("       Value     Percentile TotalCount"));
+                // Warm-up packets are run but not recorded.
+                assert!(
+                    text.contains("Total count    =        19000]"),
+                    "{f} {side}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn formats_can_be_chosen_and_unknown_ones_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("day.pcapng");
+    let opts = GenOptions {
+        packets: 2_000,
+        ..GenOptions::default()
+    };
+    gen::generate_file(&opts, &input).unwrap();
+    let out = shootout(&[
+        "run",
+        input.to_str().unwrap(),
+        "--formats",
+        "sbe,capnp-packed",
+    ]);
+    assert!(out.status.success());
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("sbe") && table.contains("capnp-packed"));
+    assert!(!table.contains("flatbuffers") && !table.contains("capnp-unpacked"));
+
+    let out = shootout(&["run", input.to_str().unwrap(), "--formats", "protobuf"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("unknown format \"protobuf\""), "{err}");
+}
+
+#[test]
+fn bad_input_to_run_names_the_file_and_leaves_no_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("bad.pcap");
+    std::fs::write(&input, b"\xd4\xc3\xb2\xa1 short").unwrap();
+    let summary = dir.path().join("summary.csv");
+    let out = shootout(&[
+        "run",
+        input.to_str().unwrap(),
+        "--summary",
+        summary.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("bad.pcap") && err.contains("truncated"),
+        "{err}"
+    );
+    assert!(!summary.exists());
+}
