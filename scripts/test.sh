@@ -16,7 +16,11 @@ echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy -D warnings"
 cargo clippy --all-targets --quiet -- -D warnings
+echo "== benches, once each in test mode (so they cannot rot)"
+cargo test --quiet --benches
 echo "== cargo test"
-cargo test --quiet --all-targets
-# Doc tests run separately: --all-targets skips them.
-cargo test --quiet --doc
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+cargo test --quiet --lib --bins --tests 2>&1 | tee "$log"
+awk '/^test result:/ { passed += $4; failed += $6 }
+     END { printf "tests: %d passed, %d failed\n", passed, failed }' "$log"

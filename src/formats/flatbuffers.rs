@@ -114,36 +114,7 @@ impl Format for FlatBuffers {
 
     fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
         let (root, used) = self.root(bytes)?;
-        sink.packet(root.seq());
-        for m in root.messages() {
-            match m.body_type() {
-                fbs::Body::TradeReport => {
-                    let t = m
-                        .body_as_trade_report()
-                        .ok_or(DecodeError::Malformed("no body"))?;
-                    sink.trade(&t.symbol().0, t.size(), t.price());
-                }
-                fbs::Body::PriceLevelBuy => {
-                    let p = m
-                        .body_as_price_level_buy()
-                        .ok_or(DecodeError::Malformed("no body"))?;
-                    sink.price_level(Side::Buy, &p.symbol().0, p.price());
-                }
-                fbs::Body::PriceLevelSell => {
-                    let p = m
-                        .body_as_price_level_sell()
-                        .ok_or(DecodeError::Malformed("no body"))?;
-                    sink.price_level(Side::Sell, &p.symbol().0, p.price());
-                }
-                fbs::Body::QuoteUpdate => {
-                    let q = m
-                        .body_as_quote_update()
-                        .ok_or(DecodeError::Malformed("no body"))?;
-                    sink.quote(&q.symbol().0, q.bid_price(), q.ask_price());
-                }
-                _ => sink.other(),
-            }
-        }
+        visit(root, sink)?;
         Ok(used)
     }
 
@@ -163,6 +134,42 @@ impl Format for FlatBuffers {
             used,
         ))
     }
+}
+
+/// Reads a packet table into `sink`. Public so the benches can feed it a root obtained without
+/// the verifier, to measure what verification costs.
+pub fn visit<K: Sink>(root: fbs::Packet<'_>, sink: &mut K) -> Result<(), DecodeError> {
+    sink.packet(root.seq());
+    for m in root.messages() {
+        match m.body_type() {
+            fbs::Body::TradeReport => {
+                let t = m
+                    .body_as_trade_report()
+                    .ok_or(DecodeError::Malformed("no body"))?;
+                sink.trade(&t.symbol().0, t.size(), t.price());
+            }
+            fbs::Body::PriceLevelBuy => {
+                let p = m
+                    .body_as_price_level_buy()
+                    .ok_or(DecodeError::Malformed("no body"))?;
+                sink.price_level(Side::Buy, &p.symbol().0, p.price());
+            }
+            fbs::Body::PriceLevelSell => {
+                let p = m
+                    .body_as_price_level_sell()
+                    .ok_or(DecodeError::Malformed("no body"))?;
+                sink.price_level(Side::Sell, &p.symbol().0, p.price());
+            }
+            fbs::Body::QuoteUpdate => {
+                let q = m
+                    .body_as_quote_update()
+                    .ok_or(DecodeError::Malformed("no body"))?;
+                sink.quote(&q.symbol().0, q.bid_price(), q.ask_price());
+            }
+            _ => sink.other(),
+        }
+    }
+    Ok(())
 }
 
 type UnionOffset = WIPOffset<::flatbuffers::UnionWIPOffset>;

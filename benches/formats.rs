@@ -1,0 +1,104 @@
+//! Serialize and deserialize throughput per format over a realistic day's packets, without the
+//! shootout harness around it: a cross-check of `shootout run`'s per-packet figures, and the
+//! place to measure variants that are not in the registry (FlatBuffers without its verifier).
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use md_shootout::formats::capnp::{CapnpPacked, CapnpUnpacked};
+use md_shootout::formats::flatbuffers::{self as fb, generated::md_shootout::fbs, FlatBuffers};
+use md_shootout::formats::sbe::Sbe;
+use md_shootout::formats::{Aggregate, Format};
+use md_shootout::gen::{self, GenOptions};
+use md_shootout::model::Packet;
+
+/// Regular-hours packets of a generated day (the first 20k of a 100k-packet day are mostly the
+/// start-of-day administrative burst, which is not what a feed handler spends its day on).
+fn packets() -> Vec<Packet> {
+    let opts = GenOptions {
+        packets: 100_000,
+        ..GenOptions::default()
+    };
+    gen::packets(&opts)
+        .unwrap()
+        .skip(40_000)
+        .take(20_000)
+        .collect()
+}
+
+fn encode_all<F: Format>(format: &mut F, packets: &[Packet], out: &mut Vec<u8>) {
+    out.clear();
+    for p in packets {
+        format.encode(p, out);
+    }
+}
+
+fn decode_all<F: Format>(format: &mut F, mut bytes: &[u8], sink: &mut Aggregate) {
+    while !bytes.is_empty() {
+        let used = format.decode(bytes, sink).expect("own encoding decodes");
+        bytes = &bytes[used..];
+    }
+}
+
+fn bench_format<F: Format>(c: &mut Criterion, packets: &[Packet]) {
+    let mut group = c.benchmark_group(F::NAME);
+    group.throughput(Throughput::Elements(packets.len() as u64));
+    let mut format = F::default();
+    let mut buf = Vec::new();
+    group.bench_function(BenchmarkId::new("serialize", "packets"), |b| {
+        b.iter(|| encode_all(&mut format, black_box(packets), &mut buf))
+    });
+    encode_all(&mut format, packets, &mut buf);
+    group.bench_function(BenchmarkId::new("deserialize", "packets"), |b| {
+        b.iter(|| {
+            let mut agg = Aggregate::new();
+            decode_all(&mut format, black_box(&buf), &mut agg);
+            agg
+        })
+    });
+    group.finish();
+}
+
+/// FlatBuffers deserialize with the verifier skipped: what the 2019 shootout's crate (which had
+/// no verifier) measured. Only sound for bytes we encoded ourselves.
+fn bench_flatbuffers_unverified(c: &mut Criterion, packets: &[Packet]) {
+    let mut group = c.benchmark_group("flatbuffers");
+    group.throughput(Throughput::Elements(packets.len() as u64));
+    let mut buf = Vec::new();
+    encode_all(&mut FlatBuffers::default(), packets, &mut buf);
+    group.bench_function(BenchmarkId::new("deserialize-unverified", "packets"), |b| {
+        b.iter(|| {
+            let mut agg = Aggregate::new();
+            let mut bytes = black_box(&buf[..]);
+            while bytes.len() >= 4 {
+                let len = 4 + u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as usize;
+                // SAFETY: `buf` holds size-prefixed packets our own encoder just wrote, so every
+                // root is a valid Packet table; this is exactly the trust the unchecked API needs.
+                let root = unsafe { fbs::size_prefixed_root_as_packet_unchecked(&bytes[..len]) };
+                fb::visit(root, &mut agg).expect("own encoding");
+                bytes = &bytes[len..];
+            }
+            agg
+        })
+    });
+    group.finish();
+}
+
+fn formats(c: &mut Criterion) {
+    let packets = packets();
+    bench_format::<CapnpUnpacked>(c, &packets);
+    bench_format::<CapnpPacked>(c, &packets);
+    bench_format::<FlatBuffers>(c, &packets);
+    bench_flatbuffers_unverified(c, &packets);
+    bench_format::<Sbe>(c, &packets);
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .sample_size(20)
+        .warm_up_time(std::time::Duration::from_millis(500))
+        .measurement_time(std::time::Duration::from_secs(2));
+    targets = formats
+}
+criterion_main!(benches);
