@@ -12,9 +12,8 @@ pub mod frame;
 pub mod sim;
 
 use std::collections::BTreeMap;
-use std::fs::{self, File};
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::Context;
 
@@ -206,51 +205,23 @@ pub fn generate<W: Write>(opts: &GenOptions, mut out: W) -> io::Result<GenReport
     })
 }
 
-/// Removes the temporary file unless the output was completed.
-struct TempGuard(Option<PathBuf>);
-
-impl Drop for TempGuard {
-    fn drop(&mut self) {
-        if let Some(p) = self.0.take() {
-            let _ = fs::remove_file(p);
-        }
-    }
-}
-
-/// Generates into `path`, gzip-compressed (level 6) when it ends in `.gz`. Writes a temporary
-/// file next to `path` and renames it, so `path` is either absent/old or complete.
+/// Generates into `path`, gzip-compressed (level 6) when it ends in `.gz`, written whole or not
+/// at all ([`crate::output::write_atomically`]).
 pub fn generate_file(opts: &GenOptions, path: &Path) -> anyhow::Result<GenReport> {
     // Reject bad options before touching the file system.
     Simulation::new(opts)?;
-    let name = path
-        .file_name()
-        .with_context(|| format!("output path {} has no file name", path.display()))?
-        .to_string_lossy()
-        .into_owned();
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let mut guard = TempGuard(Some(tmp.clone()));
-    let file = File::create(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
-    let written =
-        |e: io::Error| anyhow::Error::new(e).context(format!("writing {}", tmp.display()));
-    let report = if name.ends_with(".gz") {
-        let mut gz = flate2::write::GzEncoder::new(file, flate2::Compression::new(6));
-        let report = generate(opts, &mut gz).map_err(written)?;
-        gz.finish().map_err(written)?.sync_all().map_err(written)?;
-        report
-    } else {
-        let mut file = file;
-        let report = generate(opts, &mut file).map_err(written)?;
-        file.sync_all().map_err(written)?;
-        report
-    };
-    fs::rename(&tmp, path)
-        .with_context(|| format!("cannot rename {} to {}", tmp.display(), path.display()))?;
-    guard.0 = None;
-    Ok(report)
+    let gz = path.to_string_lossy().ends_with(".gz");
+    crate::output::write_atomically(path, |w| {
+        if gz {
+            let mut enc = flate2::write::GzEncoder::new(w, flate2::Compression::new(6));
+            let report = generate(opts, &mut enc)?;
+            enc.finish()?;
+            Ok(report)
+        } else {
+            generate(opts, w)
+        }
+    })
+    .with_context(|| format!("writing {}", path.display()))
 }
 
 #[cfg(test)]

@@ -1,0 +1,103 @@
+//! Writing a file whole or not at all.
+//!
+//! Output goes to a temporary file beside the destination, is synced, then renamed over it: an
+//! interrupted run leaves the old file (or none), never half of a new one. A destination that
+//! is not a regular file (`/dev/null`, a FIFO, a terminal) is written directly instead: renaming
+//! over it would replace the device node. A symbolic link is followed, so the link survives and
+//! its target is replaced.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+pub fn write_atomically<T>(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<T>,
+) -> io::Result<T> {
+    let target = match std::fs::metadata(path) {
+        Ok(meta) if !meta.is_file() => return write_directly(path, write),
+        // Follow a link to a regular file so the link itself is kept.
+        Ok(_) => std::fs::canonicalize(path)?,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => path.to_path_buf(),
+        Err(e) => return Err(e),
+    };
+    let tmp = temp_path(&target);
+    let result = (|| {
+        let mut w = BufWriter::new(File::create(&tmp)?);
+        let value = write(&mut w)?;
+        let file = w.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, &target)?;
+        Ok(value)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+fn write_directly<T>(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<T>,
+) -> io::Result<T> {
+    let mut w = BufWriter::new(std::fs::OpenOptions::new().write(true).open(path)?);
+    let value = write(&mut w)?;
+    w.flush()?;
+    Ok(value)
+}
+
+/// `.NAME.PID.tmp` in the destination's directory (same file system, so the rename is atomic).
+fn temp_path(target: &Path) -> PathBuf {
+    let dir = match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "output".into());
+    dir.join(format!(".{name}.{}.tmp", std::process::id()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn leaves_the_old_file_and_no_temp_on_failure() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.csv");
+        write_atomically(&path, |w| w.write_all(b"whole")).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"whole");
+        let err = write_atomically(&path, |w| {
+            w.write_all(b"half")?;
+            Err::<(), _>(io::Error::other("interrupted"))
+        });
+        assert!(err.is_err());
+        assert_eq!(std::fs::read(&path).unwrap(), b"whole", "old file intact");
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "no temp left"
+        );
+    }
+
+    #[test]
+    fn writes_through_devices_and_keeps_symlinks() {
+        // /dev/null stays a device: written to, not replaced.
+        write_atomically(Path::new("/dev/null"), |w| w.write_all(b"discarded")).unwrap();
+        assert!(!std::fs::metadata("/dev/null").unwrap().is_file());
+
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real.txt");
+        std::fs::write(&real, b"old").unwrap();
+        let link = dir.path().join("link.txt");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        write_atomically(&link, |w| w.write_all(b"new")).unwrap();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read(&real).unwrap(), b"new");
+    }
+}

@@ -1,0 +1,7 @@
+//! What the tool writes outside the reports: progress on stderr, and files written whole.
+
+pub mod atomic;
+pub mod progress;
+
+pub use atomic::write_atomically;
+pub use progress::Progress;
