@@ -111,6 +111,10 @@ pub trait Runner {
     /// The bytes of the last encoded window.
     fn buffer(&self) -> &[u8];
 
+    /// Replaces the buffer with `bytes` (from a file, a fuzzer, another run) so the decode
+    /// methods read them. Decoding foreign bytes must fail cleanly, never panic.
+    fn load(&mut self, bytes: &[u8]);
+
     /// Decodes the buffer packet by packet into `sink` until it is used up, pushing one
     /// [`PacketStat`] per packet onto `stats`, timed like [`Runner::encode_window`]. Returns the
     /// number of packets decoded.
@@ -152,6 +156,11 @@ impl<F: Format> Runner for FormatRunner<F> {
 
     fn buffer(&self) -> &[u8] {
         &self.buf
+    }
+
+    fn load(&mut self, bytes: &[u8]) {
+        self.buf.clear();
+        self.buf.extend_from_slice(bytes);
     }
 
     fn decode_window(
