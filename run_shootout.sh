@@ -29,6 +29,8 @@ INPUT            capture files (pcap/pcapng, gzip'd or not), globs ('data/*.pcap
 --quick          a small generated input (20000 packets) instead of INPUT, 1 run unless --runs
 --date DATE      `shootout fetch DATE` into data/ first (YYYYMMDD or YYYY-MM-DD), then run it
 --feed F         feed for --date: deep (default) or tops
+--data DIR       where --date puts the file (default: data)
+--hist-url URL   the HIST index --date looks the day up in (default: shootout fetch's, IEX's)
 --out DIR        results folder (default: results/<UTC timestamp>)
 --resume DIR     continue an interrupted run in DIR: runs listed in DIR/done.txt are skipped.
                  Alone, it reuses the options DIR was started with (DIR/args).
@@ -43,10 +45,11 @@ die() { echo "run_shootout.sh: $*" >&2; exit 2; }
 
 parse_args() {
     runs="" formats="" verify="" warmup=1000 quick="" out="" resume="" date="" feed="deep"
+    data_dir="data" hist_url=""
     inputs=() prefixes=()
     while (($#)); do
         case "$1" in
-            --runs|--formats|--label|--warmup|--out|--prefix|--resume|--date|--feed)
+            --runs|--formats|--label|--warmup|--out|--prefix|--resume|--date|--feed|--data|--hist-url)
                 (($# >= 2)) || die "$1 needs a value" ;;&
             --runs) runs="$2"; shift 2 ;;
             --formats) formats="$2"; shift 2 ;;
@@ -57,6 +60,8 @@ parse_args() {
             --quick) quick=1; shift ;;
             --date) date="$2"; shift 2 ;;
             --feed) feed="$2"; shift 2 ;;
+            --data) data_dir="$2"; shift 2 ;;
+            --hist-url) hist_url="$2"; shift 2 ;;
             --out) out="$2"; shift 2 ;;
             --resume) resume="$2"; shift 2 ;;
             -h|--help) usage; exit 0 ;;
@@ -139,7 +144,9 @@ fi
 
 if [[ -n "$date" ]]; then
     echo "== fetching $date ($feed)"
-    line="$("$bin" fetch "$date" --feed "$feed" --out data)"
+    fetch_args=(fetch "$date" --feed "$feed" --out "$data_dir")
+    [[ -z "$hist_url" ]] || fetch_args+=(--hist-url "$hist_url")
+    line="$("$bin" "${fetch_args[@]}")"
     echo "$line"
     inputs+=("${line%% (*}")
 fi
@@ -218,7 +225,10 @@ done
 
 rows=$(($(wc -l <"$out/runs.csv") - 1))
 if "$bin" report --help >/dev/null 2>&1; then
-    "$bin" report "$out/runs.csv" --out "$out/report" --hist-dir "$out/hist"
+    "$bin" report "$out/runs.csv" --out "$out/report" --hist-dir "$out/hist" || {
+        echo "run_shootout.sh: the report failed; the results are in $out/runs.csv and $out/hist/" >&2
+        exit 1
+    }
     if [[ -f "$out/report/summary.md" ]]; then
         echo "== summary across runs"
         cat "$out/report/summary.md"

@@ -272,3 +272,165 @@ fn explicit_prefixes_and_labels_replace_the_defaults() {
         "run_shootout.sh: --prefix no-equals-sign: expected LABEL=COMMAND\n"
     );
 }
+
+/// Answers `requests` HTTP/1.1 GETs on 127.0.0.1 from `routes(base_url)`; returns the base URL.
+fn serve(
+    routes: impl FnOnce(&str) -> BTreeMap<String, Vec<u8>>,
+    requests: usize,
+) -> (String, std::thread::JoinHandle<()>) {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let routes = routes(&base);
+    let thread = std::thread::spawn(move || {
+        for stream in listener.incoming().take(requests) {
+            let mut stream = stream.unwrap();
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut line = String::new();
+            reader.read_line(&mut line).unwrap();
+            let path = line.split_whitespace().nth(1).unwrap_or("/");
+            let path = path.split('?').next().unwrap().to_string();
+            loop {
+                let mut header = String::new();
+                if reader.read_line(&mut header).unwrap() == 0 || header == "\r\n" {
+                    break;
+                }
+            }
+            let (status, body) = match routes.get(&path) {
+                Some(body) => ("200 OK", body.as_slice()),
+                None => ("404 Not Found", &b""[..]),
+            };
+            let head = format!(
+                "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            );
+            let _ = stream.write_all(head.as_bytes());
+            let _ = stream.write_all(body);
+        }
+    });
+    (base, thread)
+}
+
+#[test]
+fn date_fetches_the_day_then_runs_it() {
+    let sample =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample-deep.pcapng.gz"))
+            .unwrap();
+    let size = sample.len();
+    let (base, server) = serve(
+        |base| {
+            let index = format!(
+                r#"{{"20190903": [{{"link": "{base}/day.pcapng.gz", "feed": "DEEP", "version": "1.0", "protocol": "IEXTP1", "size": "{size}"}}]}}"#
+            );
+            BTreeMap::from([
+                ("/hist".to_string(), index.into_bytes()),
+                ("/day.pcapng.gz".to_string(), sample.clone()),
+            ])
+        },
+        2,
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let out = dir.path().join("results");
+    let hist_url = format!("{base}/hist");
+    let data_arg = data.to_str().unwrap();
+    let output = run(
+        &[
+            "--date",
+            "2019-09-03",
+            "--hist-url",
+            &hist_url,
+            "--data",
+            data_arg,
+            "--runs",
+            "1",
+            "--prefix",
+            "normal=",
+            "--formats",
+            "sbe",
+        ],
+        &out,
+    );
+    server.join().unwrap();
+    let fetched = data.join("day.pcapng.gz");
+    assert!(std::fs::read(&fetched).unwrap() == sample);
+    let records = rows(&out);
+    assert_eq!(records.len(), 1);
+    assert_eq!(&records[0][3], fetched.to_str().unwrap());
+    assert_eq!(&records[0][6], "50000", "the sample's packets");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains(&format!("{} ({size} bytes)", fetched.display())),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn globbed_inputs_and_the_report_when_the_binary_has_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let caps = dir.path().join("caps");
+    std::fs::create_dir(&caps).unwrap();
+    for (name, seed) in [("a.pcapng", "1"), ("b.pcapng", "2")] {
+        let status = Command::new(env!("CARGO_BIN_EXE_shootout"))
+            .args(["gen", "--packets", "2000", "--seed", seed, "--out"])
+            .arg(caps.join(name))
+            .stdout(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+    // A stand-in for a shootout with `report`: records how it is called, writes a summary.
+    let log = dir.path().join("report.log");
+    let fake = dir.path().join("shootout");
+    std::fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\nif [ \"$1\" = report ]; then\n  [ \"$2\" = --help ] && exit 0\n  \
+             echo \"$@\" >'{}'\n  mkdir -p \"$4\" && echo '# across runs' >\"$4/summary.md\"\n  exit 0\nfi\n\
+             exec '{}' \"$@\"\n",
+            log.display(),
+            env!("CARGO_BIN_EXE_shootout")
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+
+    let out = dir.path().join("results");
+    let glob = format!("{}/*.pcapng", caps.display());
+    let output = script()
+        .env("SHOOTOUT_BIN", &fake)
+        .args([
+            glob.as_str(),
+            "--runs",
+            "1",
+            "--label",
+            "x",
+            "--formats",
+            "sbe",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let records = rows(&out);
+    let inputs: Vec<&str> = records.iter().map(|r| &r[3]).collect();
+    assert_eq!(
+        inputs,
+        [caps.join("a.pcapng"), caps.join("b.pcapng")].map(|p| p.display().to_string())
+    );
+    assert!(out.join("hist/a.pcapng/x/run1/sbe.ser.hgrm").is_file());
+    assert!(out.join("hist/b.pcapng/x/run1/sbe.de.hgrm").is_file());
+    let o = out.display();
+    assert_eq!(
+        std::fs::read_to_string(&log).unwrap(),
+        format!("report {o}/runs.csv --out {o}/report --hist-dir {o}/hist\n")
+    );
+    assert!(stdout.contains("# across runs\n"), "{stdout}");
+    assert!(stdout.contains(&format!("report: {o}/report/")), "{stdout}");
+}
