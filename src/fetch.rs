@@ -351,10 +351,12 @@ pub fn fetch(
         std::fs::remove_file(&part).map_err(io_err(&part))?;
         have = 0;
     }
-    let mut resumed_from = 0;
-    if file.size != Some(have) || have == 0 {
-        resumed_from = download(&agent, &file.link, &part, have, file.size, &mut progress)?;
-    }
+    // A part as long as the whole file only lacks its rename (an interrupted finish).
+    let resumed_from = if have > 0 && file.size == Some(have) {
+        have
+    } else {
+        download(&agent, &file.link, &part, have, file.size, &mut progress)?
+    };
 
     let got = std::fs::metadata(&part).map_err(io_err(&part))?.len();
     if let Some(expected) = file.size {

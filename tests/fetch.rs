@@ -38,6 +38,17 @@ impl Server {
         requests: usize,
         honour_range: bool,
     ) -> Server {
+        Server::start_cut(routes, requests, honour_range, None)
+    }
+
+    /// As [`Server::start`], but the first answer other than the index announces its whole
+    /// length and then hangs up after `cut` bytes, like a dropped connection.
+    fn start_cut(
+        routes: impl FnOnce(&str) -> HashMap<String, Vec<u8>>,
+        requests: usize,
+        honour_range: bool,
+        mut cut: Option<usize>,
+    ) -> Server {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         listener.set_nonblocking(true).unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
@@ -47,7 +58,7 @@ impl Server {
             let mut seen = Vec::new();
             while seen.len() < requests && Instant::now() < deadline {
                 match listener.accept() {
-                    Ok((stream, _)) => seen.push(answer(stream, &routes, honour_range)),
+                    Ok((stream, _)) => seen.push(answer(stream, &routes, honour_range, &mut cut)),
                     Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
                         std::thread::sleep(Duration::from_millis(5))
                     }
@@ -64,7 +75,12 @@ impl Server {
     }
 }
 
-fn answer(stream: TcpStream, routes: &HashMap<String, Vec<u8>>, honour_range: bool) -> Seen {
+fn answer(
+    stream: TcpStream,
+    routes: &HashMap<String, Vec<u8>>,
+    honour_range: bool,
+    cut: &mut Option<usize>,
+) -> Seen {
     stream.set_nonblocking(false).unwrap();
     stream
         .set_read_timeout(Some(Duration::from_secs(5)))
@@ -121,6 +137,10 @@ fn answer(stream: TcpStream, routes: &HashMap<String, Vec<u8>>, honour_range: bo
     );
     // The client may hang up early (e.g. on an error status); that is not the test's concern.
     let _ = out.write_all(head.as_bytes());
+    let body = match cut.take_if(|_| path != "/hist") {
+        Some(n) => &body[..n.min(body.len())],
+        None => body,
+    };
     let _ = out.write_all(body);
     let _ = out.flush();
     Seen { path, range }
@@ -395,4 +415,69 @@ fn a_refused_connection_names_the_url() {
         "{message}"
     );
     assert!(message.to_lowercase().contains("refused"), "{message}");
+}
+
+#[test]
+fn a_complete_part_or_file_needs_no_download() {
+    let data = capture();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(format!(".{NAME}.part")), &data).unwrap();
+    // Only the index is served: a request for the capture would not be answered.
+    let server = serve_day(&data, data.len() as u64, 1, true);
+    let fetched = fetch::fetch(&options(&server.url, dir.path()), |_, _| {}).unwrap();
+    assert_eq!(fetched.resumed_from, data.len() as u64);
+    assert!(!fetched.already_present);
+    assert!(std::fs::read(dir.path().join(NAME)).unwrap() == data);
+    assert_eq!(files_in(dir.path()), [NAME]);
+    assert_eq!(server.seen().len(), 1);
+
+    let server = serve_day(&data, data.len() as u64, 1, true);
+    let fetched = fetch::fetch(&options(&server.url, dir.path()), |_, _| {}).unwrap();
+    assert!(fetched.already_present);
+    assert_eq!(fetched.bytes, data.len() as u64);
+    assert_eq!(files_in(dir.path()), [NAME]);
+    let seen = server.seen();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].path, "/hist");
+}
+
+#[test]
+fn a_dropped_connection_keeps_the_part_and_the_next_fetch_resumes_it() {
+    let data = capture();
+    let cut = data.len() / 3;
+    let dir = tempfile::tempdir().unwrap();
+    let routes = |base: &str| {
+        HashMap::from([
+            ("/hist".to_string(), index_json(base, data.len() as u64)),
+            (LINK_PATH.to_string(), data.clone()),
+        ])
+    };
+    let server = Server::start_cut(routes, 2, true, Some(cut));
+    let opts = options(&server.url, dir.path());
+    let err = fetch::fetch(&opts, |_, _| {}).unwrap_err();
+    assert!(
+        matches!(&err, FetchError::Interrupted { got, .. } if *got == cut as u64),
+        "{err:?}"
+    );
+    let part = dir.path().join(format!(".{NAME}.part"));
+    assert!(
+        err.to_string().contains(&part.display().to_string()),
+        "{err}"
+    );
+    assert!(
+        std::fs::read(&part).unwrap() == data[..cut],
+        "the part holds what arrived"
+    );
+    assert_eq!(files_in(dir.path()), [format!(".{NAME}.part")]);
+    server.seen();
+
+    let server = serve_day(&data, data.len() as u64, 2, true);
+    let fetched = fetch::fetch(&options(&server.url, dir.path()), |_, _| {}).unwrap();
+    assert_eq!(fetched.resumed_from, cut as u64);
+    assert!(std::fs::read(dir.path().join(NAME)).unwrap() == data);
+    assert_eq!(files_in(dir.path()), [NAME]);
+    assert_eq!(
+        server.seen()[1].range.as_deref(),
+        Some(format!("bytes={cut}-").as_str())
+    );
 }
