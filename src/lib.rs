@@ -7,6 +7,7 @@
 pub mod bytes;
 pub mod capture;
 pub mod error;
+pub mod fetch;
 pub mod formats;
 pub mod gen;
 pub mod iex;

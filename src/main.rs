@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use md_shootout::capture::CaptureKind;
+use md_shootout::fetch::{self, FetchOptions};
 use md_shootout::gen::{self, GenOptions};
 use md_shootout::inspect;
 use md_shootout::measure::{self, shootout::DEFAULT_WINDOW, RunError};
@@ -92,12 +93,34 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Download one day of IEX HIST data (resumes a partial download; checks the size).
+    Fetch {
+        /// The trading day: YYYYMMDD or YYYY-MM-DD.
+        date: String,
+        #[arg(long, value_enum, default_value_t = FeedArg::Deep)]
+        feed: FeedArg,
+        /// Directory to write into (the file keeps its published name).
+        #[arg(long, default_value = "data")]
+        out: PathBuf,
+        /// The HIST index (JSON keyed by date).
+        #[arg(long, default_value = fetch::DEFAULT_HIST_URL)]
+        hist_url: String,
+    },
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum FeedArg {
     Deep,
     Tops,
+}
+
+impl From<FeedArg> for Feed {
+    fn from(feed: FeedArg) -> Feed {
+        match feed {
+            FeedArg::Deep => Feed::Deep,
+            FeedArg::Tops => Feed::Tops,
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -186,10 +209,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             json,
         } => {
             let opts = GenOptions {
-                feed: match feed {
-                    FeedArg::Deep => Feed::Deep,
-                    FeedArg::Tops => Feed::Tops,
-                },
+                feed: feed.into(),
                 capture,
                 packets,
                 seed,
@@ -212,6 +232,39 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 )
             };
             print(&text)
+        }
+        Command::Fetch {
+            date,
+            feed,
+            out,
+            hist_url,
+        } => {
+            let opts = FetchOptions {
+                date: fetch::parse_date(&date)?,
+                feed: feed.into(),
+                out_dir: out,
+                hist_url,
+            };
+            let progress = std::cell::OnceCell::new();
+            let fetched = fetch::fetch(&opts, |pos, total| {
+                progress.get_or_init(|| Progress::new(total)).set(pos)
+            });
+            if let Some(p) = progress.get() {
+                p.finish();
+            }
+            let fetched = fetched?;
+            let how = if fetched.already_present {
+                " (already complete)".to_string()
+            } else if fetched.resumed_from > 0 {
+                format!(" (resumed from byte {})", fetched.resumed_from)
+            } else {
+                String::new()
+            };
+            print(&format!(
+                "{} ({} bytes){how}",
+                fetched.path.display(),
+                fetched.bytes
+            ))
         }
     }
 }

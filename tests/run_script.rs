@@ -1,0 +1,436 @@
+//! `run_shootout.sh` end to end with the test build of `shootout` (`SHOOTOUT_BIN`, so the script
+//! neither bootstraps nor builds): every run, format and prefix lands in one runs.csv; a run
+//! killed with SIGKILL keeps only whole rows; `--resume` completes it without repeating a run.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use md_shootout::report::csv::COLUMNS;
+
+const FORMATS: usize = 4;
+
+fn script() -> Command {
+    let mut cmd = Command::new(Path::new(env!("CARGO_MANIFEST_DIR")).join("run_shootout.sh"));
+    cmd.env("SHOOTOUT_BIN", env!("CARGO_BIN_EXE_shootout"));
+    cmd
+}
+
+fn run(args: &[&str], out: &Path) -> Output {
+    let output = script().args(args).arg("--out").arg(out).output().unwrap();
+    assert!(
+        output.status.success(),
+        "run_shootout.sh {args:?} failed:\n{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+/// The prefixes the script says it used, as (label, command).
+fn prefixes(out: &Path) -> Vec<(String, String)> {
+    let env = std::fs::read_to_string(out.join("environment.txt")).unwrap();
+    env.lines()
+        .filter_map(|l| l.strip_prefix("prefix: "))
+        .map(|p| {
+            let (label, cmd) = p.split_once('=').unwrap();
+            (label.to_string(), cmd.to_string())
+        })
+        .collect()
+}
+
+/// runs.csv as records, after checking the header and that every line has its column count.
+fn rows(out: &Path) -> Vec<csv::StringRecord> {
+    let text = std::fs::read_to_string(out.join("runs.csv")).unwrap();
+    assert_eq!(text.lines().next(), Some(COLUMNS));
+    assert!(text.ends_with('\n'), "last row is whole");
+    let mut reader = csv::ReaderBuilder::new()
+        .flexible(true)
+        .from_reader(text.as_bytes());
+    let width = reader.headers().unwrap().len();
+    assert_eq!(width, 33);
+    let records: Vec<_> = reader.records().map(|r| r.unwrap()).collect();
+    for (i, r) in records.iter().enumerate() {
+        assert_eq!(r.len(), width, "row {} has {} fields", i + 2, r.len());
+    }
+    records
+}
+
+fn done(out: &Path) -> Vec<Vec<String>> {
+    std::fs::read_to_string(out.join("done.txt"))
+        .unwrap()
+        .lines()
+        .map(|l| l.split('\t').map(str::to_string).collect())
+        .collect()
+}
+
+/// (label, format) → rows, and run_id → rows.
+fn counts(
+    records: &[csv::StringRecord],
+) -> (BTreeMap<(String, String), usize>, BTreeMap<String, usize>) {
+    let mut by_label_format = BTreeMap::new();
+    let mut by_run = BTreeMap::new();
+    for r in records {
+        *by_label_format
+            .entry((r[2].to_string(), r[8].to_string()))
+            .or_default() += 1;
+        *by_run.entry(r[0].to_string()).or_default() += 1;
+    }
+    (by_label_format, by_run)
+}
+
+#[test]
+fn quick_runs_every_format_under_every_prefix_into_one_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("results");
+    let output = run(&["--quick", "--runs", "2"], &out);
+
+    let prefixes = prefixes(&out);
+    assert!(!prefixes.is_empty());
+    assert_eq!(prefixes[0], ("normal".to_string(), String::new()));
+    let labels: BTreeSet<String> = prefixes.iter().map(|(l, _)| l.clone()).collect();
+    assert!(labels.is_subset(&["normal", "taskset", "nice"].map(String::from).into()));
+
+    let records = rows(&out);
+    assert_eq!(records.len(), 2 * FORMATS * prefixes.len());
+    let (by_label_format, by_run) = counts(&records);
+    assert_eq!(by_label_format.len(), FORMATS * prefixes.len());
+    assert!(
+        by_label_format.values().all(|&n| n == 2),
+        "{by_label_format:?}"
+    );
+    let seen_labels: BTreeSet<String> = by_label_format.keys().map(|(l, _)| l.clone()).collect();
+    assert_eq!(seen_labels, labels);
+    assert_eq!(by_run.len(), 2 * prefixes.len());
+    assert!(by_run.values().all(|&n| n == FORMATS));
+    assert!(records
+        .iter()
+        .all(|r| r[3].ends_with("quick.pcapng") && r[6] == *"20000"));
+
+    let done = done(&out);
+    assert_eq!(done.len(), 2 * prefixes.len());
+    for (label, _) in &prefixes {
+        for run in ["run1", "run2"] {
+            let hist: PathBuf = out.join("hist/quick.pcapng").join(label).join(run);
+            let hgrm = std::fs::read_dir(&hist)
+                .unwrap_or_else(|e| panic!("{}: {e}", hist.display()))
+                .filter(|e| e.as_ref().unwrap().path().extension() == Some("hgrm".as_ref()))
+                .count();
+            assert_eq!(hgrm, 2 * FORMATS, "{}", hist.display());
+            assert!(done
+                .iter()
+                .any(|d| d[..3] == [String::from("quick.pcapng"), label.clone(), run.into()]));
+        }
+    }
+    let env = std::fs::read_to_string(out.join("environment.txt")).unwrap();
+    for key in [
+        "cpu: ",
+        "governor: ",
+        "kernel: ",
+        "rustc: ",
+        "git: ",
+        "load average: ",
+    ] {
+        assert!(
+            env.lines().any(|l| l.starts_with(key)),
+            "{key} missing:\n{env}"
+        );
+    }
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains(&format!("({} rows)", records.len())),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_killed_run_keeps_whole_rows_and_resume_completes_it_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("results");
+    let mut child = script()
+        .args(["--quick", "--runs", "2", "--out"])
+        .arg(&out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while std::fs::read_to_string(out.join("done.txt"))
+        .map(|d| d.lines().count())
+        .unwrap_or(0)
+        < 1
+    {
+        assert!(Instant::now() < deadline, "no run completed in 120 s");
+        assert!(child.try_wait().unwrap().is_none(), "script ended early");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let killed = Command::new("kill")
+        .args(["-s", "KILL", "--", &format!("-{}", child.id())])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    child.wait().unwrap();
+
+    let prefixes = prefixes(&out).len();
+    let total = 2 * FORMATS * prefixes;
+    let before = rows(&out);
+    let first_done = done(&out);
+    assert!(
+        !first_done.is_empty() && first_done.len() < 2 * prefixes,
+        "{first_done:?} of {prefixes} prefixes"
+    );
+    assert!(
+        before.len() >= FORMATS && before.len() < total,
+        "{}",
+        before.len()
+    );
+    let first_run_id = first_done[0][3].clone();
+    assert_eq!(
+        before.iter().filter(|r| r[0] == *first_run_id).count(),
+        FORMATS
+    );
+    // What a run killed between two of its rows leaves: rows of a run_id done.txt never got.
+    let mut csv = std::fs::read_to_string(out.join("runs.csv")).unwrap();
+    let orphan = csv
+        .lines()
+        .nth(1)
+        .unwrap()
+        .replacen(&first_run_id, "unfinished-1", 1);
+    csv.push_str(&orphan);
+    csv.push('\n');
+    std::fs::write(out.join("runs.csv"), csv).unwrap();
+
+    // `--resume DIR` alone reuses the options the folder was started with.
+    let output = script().arg("--resume").arg(&out).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("dropped"), "{stderr}");
+
+    let after = rows(&out);
+    assert_eq!(after.len(), total);
+    assert!(after.iter().all(|r| &r[0] != "unfinished-1"));
+    let (by_label_format, by_run) = counts(&after);
+    assert!(
+        by_label_format.values().all(|&n| n == 2),
+        "{by_label_format:?}"
+    );
+    assert_eq!(by_run.len(), 2 * prefixes);
+    assert!(by_run.values().all(|&n| n == FORMATS), "{by_run:?}");
+    assert_eq!(
+        by_run[&first_run_id], FORMATS,
+        "the completed run was kept, not redone"
+    );
+    let done = done(&out);
+    assert_eq!(done.len(), 2 * prefixes);
+    let keys: BTreeSet<_> = done.iter().map(|d| d[..3].to_vec()).collect();
+    assert_eq!(keys.len(), done.len(), "no run recorded twice");
+    let done_ids: BTreeSet<&str> = done.iter().map(|d| d[3].as_str()).collect();
+    let csv_ids: BTreeSet<&str> = by_run.keys().map(String::as_str).collect();
+    assert_eq!(done_ids, csv_ids);
+}
+
+#[test]
+fn explicit_prefixes_and_labels_replace_the_defaults() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("results");
+    run(
+        &[
+            "--quick",
+            "--prefix",
+            "plain=",
+            "--prefix",
+            "env=env",
+            "--label",
+            "lab",
+            "--formats",
+            "sbe,flatbuffers",
+        ],
+        &out,
+    );
+    assert_eq!(
+        prefixes(&out),
+        [("plain", ""), ("env", "env"), ("lab", "")].map(|(l, c)| (l.to_string(), c.to_string()))
+    );
+    let records = rows(&out);
+    let (by_label_format, _) = counts(&records);
+    let expected: BTreeMap<(String, String), usize> = ["plain", "env", "lab"]
+        .iter()
+        .flat_map(|l| ["flatbuffers", "sbe"].map(|f| ((l.to_string(), f.to_string()), 1)))
+        .collect();
+    assert_eq!(by_label_format, expected);
+
+    let bad = script()
+        .args(["--quick", "--prefix", "no-equals-sign"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&bad.stderr),
+        "run_shootout.sh: --prefix no-equals-sign: expected LABEL=COMMAND\n"
+    );
+}
+
+/// Answers `requests` HTTP/1.1 GETs on 127.0.0.1 from `routes(base_url)`; returns the base URL.
+fn serve(
+    routes: impl FnOnce(&str) -> BTreeMap<String, Vec<u8>>,
+    requests: usize,
+) -> (String, std::thread::JoinHandle<()>) {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let routes = routes(&base);
+    let thread = std::thread::spawn(move || {
+        for stream in listener.incoming().take(requests) {
+            let mut stream = stream.unwrap();
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut line = String::new();
+            reader.read_line(&mut line).unwrap();
+            let path = line.split_whitespace().nth(1).unwrap_or("/");
+            let path = path.split('?').next().unwrap().to_string();
+            loop {
+                let mut header = String::new();
+                if reader.read_line(&mut header).unwrap() == 0 || header == "\r\n" {
+                    break;
+                }
+            }
+            let (status, body) = match routes.get(&path) {
+                Some(body) => ("200 OK", body.as_slice()),
+                None => ("404 Not Found", &b""[..]),
+            };
+            let head = format!(
+                "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            );
+            let _ = stream.write_all(head.as_bytes());
+            let _ = stream.write_all(body);
+        }
+    });
+    (base, thread)
+}
+
+#[test]
+fn date_fetches_the_day_then_runs_it() {
+    let sample =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("data/sample-deep.pcapng.gz"))
+            .unwrap();
+    let size = sample.len();
+    let (base, server) = serve(
+        |base| {
+            let index = format!(
+                r#"{{"20190903": [{{"link": "{base}/day.pcapng.gz", "feed": "DEEP", "version": "1.0", "protocol": "IEXTP1", "size": "{size}"}}]}}"#
+            );
+            BTreeMap::from([
+                ("/hist".to_string(), index.into_bytes()),
+                ("/day.pcapng.gz".to_string(), sample.clone()),
+            ])
+        },
+        2,
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let out = dir.path().join("results");
+    let hist_url = format!("{base}/hist");
+    let data_arg = data.to_str().unwrap();
+    let output = run(
+        &[
+            "--date",
+            "2019-09-03",
+            "--hist-url",
+            &hist_url,
+            "--data",
+            data_arg,
+            "--runs",
+            "1",
+            "--prefix",
+            "normal=",
+            "--formats",
+            "sbe",
+        ],
+        &out,
+    );
+    server.join().unwrap();
+    let fetched = data.join("day.pcapng.gz");
+    assert!(std::fs::read(&fetched).unwrap() == sample);
+    let records = rows(&out);
+    assert_eq!(records.len(), 1);
+    assert_eq!(&records[0][3], fetched.to_str().unwrap());
+    assert_eq!(&records[0][6], "50000", "the sample's packets");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains(&format!("{} ({size} bytes)", fetched.display())),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn globbed_inputs_and_the_report_when_the_binary_has_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let caps = dir.path().join("caps");
+    std::fs::create_dir(&caps).unwrap();
+    for (name, seed) in [("a.pcapng", "1"), ("b.pcapng", "2")] {
+        let status = Command::new(env!("CARGO_BIN_EXE_shootout"))
+            .args(["gen", "--packets", "2000", "--seed", seed, "--out"])
+            .arg(caps.join(name))
+            .stdout(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+    // A stand-in for a shootout with `report`: records how it is called, writes a summary.
+    let log = dir.path().join("report.log");
+    let fake = dir.path().join("shootout");
+    std::fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\nif [ \"$1\" = report ]; then\n  [ \"$2\" = --help ] && exit 0\n  \
+             echo \"$@\" >'{}'\n  mkdir -p \"$4\" && echo '# across runs' >\"$4/summary.md\"\n  exit 0\nfi\n\
+             exec '{}' \"$@\"\n",
+            log.display(),
+            env!("CARGO_BIN_EXE_shootout")
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+
+    let out = dir.path().join("results");
+    let glob = format!("{}/*.pcapng", caps.display());
+    let output = script()
+        .env("SHOOTOUT_BIN", &fake)
+        .args([
+            glob.as_str(),
+            "--runs",
+            "1",
+            "--label",
+            "x",
+            "--formats",
+            "sbe",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let records = rows(&out);
+    let inputs: Vec<&str> = records.iter().map(|r| &r[3]).collect();
+    assert_eq!(
+        inputs,
+        [caps.join("a.pcapng"), caps.join("b.pcapng")].map(|p| p.display().to_string())
+    );
+    assert!(out.join("hist/a.pcapng/x/run1/sbe.ser.hgrm").is_file());
+    assert!(out.join("hist/b.pcapng/x/run1/sbe.de.hgrm").is_file());
+    let o = out.display();
+    assert_eq!(
+        std::fs::read_to_string(&log).unwrap(),
+        format!("report {o}/runs.csv --out {o}/report --hist-dir {o}/hist\n")
+    );
+    assert!(stdout.contains("# across runs\n"), "{stdout}");
+    assert!(stdout.contains(&format!("report: {o}/report/")), "{stdout}");
+}
