@@ -470,7 +470,7 @@ fn percentile_bars(title: &str, groups: &[&Group], side: &str) -> DrawResult<Str
             .map_err(err)?;
         let width = 0.8 / 3.0;
         let value_style =
-            TextStyle::from((FONT, 13).into_font()).pos(Pos::new(HPos::Center, VPos::Bottom));
+            TextStyle::from((FONT, 15).into_font()).pos(Pos::new(HPos::Center, VPos::Bottom));
         for (j, pct) in ["p50", "p99", "p99.9"].iter().enumerate() {
             let colour = PCT_COLOURS[j];
             let bars = groups.iter().enumerate().map(|(i, g)| {
@@ -564,6 +564,7 @@ fn bytes_bars(title: &str, groups: &[&Group], colours: &Colours) -> DrawResult<S
             .x_desc("format (fastest first)")
             .y_desc("bytes per message (encoded, median across runs)")
             .x_label_formatter(&name_of)
+            .y_label_formatter(&|y| thousands(*y))
             .label_style((FONT, 15))
             .axis_desc_style((FONT, 16))
             .light_line_style(WHITE)
