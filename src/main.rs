@@ -72,6 +72,19 @@ enum Command {
         #[arg(long)]
         lenient: bool,
     },
+    /// Summarize results CSVs (any number, any days or machines) into tables, charts and warnings.
+    Report {
+        /// Results CSVs written by `run --csv` (e.g. results/<ts>/runs.csv).
+        #[arg(required = true)]
+        csvs: Vec<PathBuf>,
+        /// Folder for summary.csv, summary.md, the SVG charts and index.html (created if missing).
+        #[arg(long)]
+        out: PathBuf,
+        /// Folders holding <input file name>/<run>/<format>.<ser|de>.hgrm (repeatable; default:
+        /// hist/ next to each CSV).
+        #[arg(long)]
+        hist_dir: Vec<PathBuf>,
+    },
     /// Write a deterministic synthetic IEX day (gzip'd when FILE ends in .gz).
     Gen {
         /// Output file; written to a temporary name and renamed when complete.
@@ -198,6 +211,23 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     .map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
             }
             print(report::table::render(&report).trim_end())
+        }
+        Command::Report {
+            csvs,
+            out,
+            hist_dir,
+        } => {
+            let summary = report::summarize(&report::load(&csvs)?);
+            let files = report::write_report(&summary, &hist_dir, &out)?;
+            for w in &files.warnings {
+                eprintln!("warning: {w}");
+            }
+            print(&format!(
+                "wrote {} files to {}; open {}",
+                files.files.len(),
+                out.display(),
+                files.index.display()
+            ))
         }
         Command::Gen {
             out,

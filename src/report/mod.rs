@@ -1,18 +1,137 @@
 //! What a run leaves behind: CSV rows, per-format histograms, the aggregation summary and the
 //! table on stdout. One file per output; all of them read the same [`RunReport`].
+//!
+//! `shootout report` reads those back across runs, days and machines: [`load`] the CSVs,
+//! [`summarize`] them (medians, spreads, ratios, warnings), [`write_report`] the outputs
+//! (`summary.csv`, `summary.md`, SVG charts, `index.html`), one file per output behind [`Export`].
 
+pub mod charts;
 pub mod csv;
+pub mod dist;
 pub mod environment;
 pub mod hgrm;
+pub mod html;
+pub mod load;
+pub mod markdown;
+pub mod stats;
 pub mod summary;
+pub mod summary_csv;
 pub mod table;
+pub mod tables;
 
 use crate::measure::Outcome;
 pub use crate::output::write_atomically;
 pub use environment::RunInfo;
+pub use load::{load, Runs};
+pub use stats::{summarize, Summary, Warning, WarningKind};
+
+use std::io;
+use std::path::{Path, PathBuf};
 
 /// A finished run and where it came from.
 pub struct RunReport<'a> {
     pub outcome: &'a Outcome,
     pub info: &'a RunInfo,
+}
+
+/// A report input or output that failed: the file and what was wrong, as one line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{path}: {message}")]
+pub struct ReportError {
+    pub path: String,
+    pub message: String,
+}
+
+impl ReportError {
+    pub fn new(path: impl AsRef<Path>, message: impl Into<String>) -> ReportError {
+        ReportError {
+            path: path.as_ref().display().to_string(),
+            message: message.into(),
+        }
+    }
+}
+
+/// A chart written into the report folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChartFile {
+    /// File name inside the report folder.
+    pub file: String,
+    pub title: String,
+    pub input: String,
+    /// `None` for the distribution charts, which pool the labels (see [`dist`]).
+    pub label: Option<String>,
+}
+
+/// What a text output renders: the summary, the charts drawn for it, and every warning
+/// (the summary's and those found while drawing).
+pub struct ReportData<'a> {
+    pub summary: &'a Summary,
+    pub charts: &'a [ChartFile],
+    pub warnings: &'a [Warning],
+}
+
+/// One file of the report (`summary.csv`, `summary.md`, `index.html`), written whole.
+pub trait Export {
+    fn file_name(&self) -> &'static str;
+    fn write(&self, report: &ReportData<'_>, w: &mut dyn io::Write) -> io::Result<()>;
+}
+
+/// What [`write_report`] wrote.
+#[derive(Debug, Clone)]
+pub struct ReportFiles {
+    /// Every file written, `index.html` last.
+    pub files: Vec<PathBuf>,
+    pub index: PathBuf,
+    /// The summary's warnings plus those found while drawing the charts.
+    pub warnings: Vec<Warning>,
+}
+
+/// Writes the report into `out_dir` (created if missing). The distribution charts read the
+/// `.hgrm` files under `hist_dirs`; when none is given, `hist/` next to each CSV, where it
+/// exists. A folder given explicitly must exist.
+pub fn write_report(
+    summary: &Summary,
+    hist_dirs: &[PathBuf],
+    out_dir: &Path,
+) -> Result<ReportFiles, ReportError> {
+    std::fs::create_dir_all(out_dir)
+        .map_err(|e| ReportError::new(out_dir, format!("cannot create the report folder: {e}")))?;
+    let hist_dirs: Vec<PathBuf> = if hist_dirs.is_empty() {
+        let mut dirs: Vec<PathBuf> = summary
+            .sources
+            .iter()
+            .map(|s| s.csv.parent().unwrap_or(Path::new(".")).join("hist"))
+            .filter(|d| d.is_dir())
+            .collect();
+        dirs.dedup();
+        dirs
+    } else {
+        for d in hist_dirs {
+            if !d.is_dir() {
+                return Err(ReportError::new(d, "no such histogram folder"));
+            }
+        }
+        hist_dirs.to_vec()
+    };
+    let mut warnings = summary.warnings.clone();
+    let mut files = Vec::new();
+    let charts = charts::write_all(summary, &hist_dirs, out_dir, &mut warnings)?;
+    files.extend(charts.iter().map(|c| out_dir.join(&c.file)));
+    let data = ReportData {
+        summary,
+        charts: &charts,
+        warnings: &warnings,
+    };
+    let exports: [&dyn Export; 3] = [&summary_csv::SummaryCsv, &markdown::Markdown, &html::Html];
+    for export in exports {
+        let path = out_dir.join(export.file_name());
+        write_atomically(&path, |w| export.write(&data, w))
+            .map_err(|e| ReportError::new(&path, format!("cannot write: {e}")))?;
+        files.push(path);
+    }
+    Ok(ReportFiles {
+        index: out_dir.join(html::Html.file_name()),
+        files,
+        warnings,
+    })
 }

@@ -1,0 +1,329 @@
+//! `shootout report`, step 1: read any number of results CSVs (`run` writes them; other days,
+//! other machines) and the `environment.txt` that `run_shootout.sh` leaves next to each.
+//!
+//! Columns are read by header name. The columns in [`REQUIRED`] must be there; any other column
+//! (for example `zstd_bytes, zlib_bytes, zstd_ns`, appended by newer versions) is ignored, so
+//! files from older and newer builds can be pooled.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use super::ReportError;
+
+/// The columns a results CSV must have; a subset of [`super::csv::COLUMNS`] (a test checks it).
+pub const REQUIRED: &[&str] = &[
+    "run_id",
+    "started_at",
+    "label",
+    "input",
+    "input_bytes",
+    "feed",
+    "packets",
+    "messages",
+    "format",
+    "encoded_bytes",
+    "bytes_per_message",
+    "ser_p50_ns",
+    "ser_p90_ns",
+    "ser_p99_ns",
+    "ser_p999_ns",
+    "ser_p9999_ns",
+    "ser_max_ns",
+    "ser_mean_ns",
+    "ser_total_ns",
+    "de_p50_ns",
+    "de_p90_ns",
+    "de_p99_ns",
+    "de_p999_ns",
+    "de_p9999_ns",
+    "de_max_ns",
+    "de_mean_ns",
+    "de_total_ns",
+    "msgs_per_sec",
+    "timer_overhead_ns",
+    "host",
+    "cpu",
+    "rustc",
+    "git_rev",
+];
+
+/// The latency columns of one side, in this order: p50, p90, p99, p99.9, p99.99, max, mean.
+pub const PERCENTILES: [&str; 7] = ["p50", "p90", "p99", "p99.9", "p99.99", "max", "mean"];
+
+/// Column name stems matching [`PERCENTILES`] (`ser_p999_ns` is p99.9).
+pub const PERCENTILE_COLUMNS: [&str; 7] = ["p50", "p90", "p99", "p999", "p9999", "max", "mean"];
+
+/// One row as read: the columns the report uses, by name.
+#[derive(Debug, Deserialize)]
+struct CsvRow {
+    run_id: String,
+    label: String,
+    input: String,
+    format: String,
+    bytes_per_message: f64,
+    ser_p50_ns: f64,
+    ser_p90_ns: f64,
+    ser_p99_ns: f64,
+    ser_p999_ns: f64,
+    ser_p9999_ns: f64,
+    ser_max_ns: f64,
+    ser_mean_ns: f64,
+    de_p50_ns: f64,
+    de_p90_ns: f64,
+    de_p99_ns: f64,
+    de_p999_ns: f64,
+    de_p9999_ns: f64,
+    de_max_ns: f64,
+    de_mean_ns: f64,
+    msgs_per_sec: f64,
+    timer_overhead_ns: f64,
+    host: String,
+}
+
+/// One format in one run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunRow {
+    /// Index into [`Runs::sources`].
+    pub source: usize,
+    pub run_id: String,
+    /// The `input` column as written (a path on the machine that ran).
+    pub input: String,
+    /// Its file name: what rows are grouped by, and the folder name of its `.hgrm` files.
+    pub input_name: String,
+    pub label: String,
+    pub format: String,
+    pub host: String,
+    pub bytes_per_message: f64,
+    /// ns per packet, in [`PERCENTILES`] order.
+    pub ser: [f64; 7],
+    pub de: [f64; 7],
+    pub msgs_per_sec: f64,
+    pub timer_overhead_ns: f64,
+}
+
+/// What `environment.txt` next to a CSV says about the CPU frequency governor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Governor {
+    /// `performance`: fixed, high frequency.
+    Performance,
+    /// Another governor (`powersave`, `schedutil`, ...): frequency moves under the measurement.
+    Other(String),
+    /// The run could not read it (`unreadable`, or no `governor:` line).
+    Unknown,
+    /// No `environment.txt` next to the CSV.
+    NoEnvironmentFile,
+}
+
+/// One CSV given on the command line.
+#[derive(Debug, Clone)]
+pub struct Source {
+    pub csv: PathBuf,
+    pub rows: usize,
+    /// Rows skipped because the same (run_id, input, label, format) was already read.
+    pub duplicates: usize,
+    pub governor: Governor,
+}
+
+/// Every row of every CSV, in file order.
+#[derive(Debug, Clone, Default)]
+pub struct Runs {
+    pub sources: Vec<Source>,
+    pub rows: Vec<RunRow>,
+}
+
+/// Reads every CSV in `paths`. A file that is missing, empty, lacks a required column or has a
+/// malformed row is an error naming the file (and the line). The same row read twice (the same
+/// file given twice, or a copy) is counted once.
+pub fn load(paths: &[PathBuf]) -> Result<Runs, ReportError> {
+    if paths.is_empty() {
+        return Err(ReportError::new("report", "no results CSV given"));
+    }
+    let mut runs = Runs::default();
+    let mut seen = HashSet::new();
+    for path in paths {
+        let source = runs.sources.len();
+        let rows = read_csv(path, source)?;
+        let (mut kept, mut duplicates) = (0, 0);
+        for row in rows {
+            let key = (
+                row.run_id.clone(),
+                row.input.clone(),
+                row.label.clone(),
+                row.format.clone(),
+            );
+            if seen.insert(key) {
+                runs.rows.push(row);
+                kept += 1;
+            } else {
+                duplicates += 1;
+            }
+        }
+        runs.sources.push(Source {
+            csv: path.clone(),
+            rows: kept,
+            duplicates,
+            governor: governor_next_to(path),
+        });
+    }
+    Ok(runs)
+}
+
+fn read_csv(path: &Path, source: usize) -> Result<Vec<RunRow>, ReportError> {
+    let err = |msg: String| ReportError::new(path, msg);
+    let meta = std::fs::metadata(path).map_err(|e| err(io_message(&e)))?;
+    if meta.is_dir() {
+        return Err(err("is a directory, not a results CSV".into()));
+    }
+    let mut reader = ::csv::ReaderBuilder::new()
+        .has_headers(true)
+        .from_path(path)
+        .map_err(|e| err(e.to_string()))?;
+    let headers = reader.headers().map_err(|e| err(e.to_string()))?.clone();
+    if headers.is_empty() || (headers.len() == 1 && headers[0].is_empty()) {
+        return Err(err(
+            "empty file: expected a results CSV with a header".into()
+        ));
+    }
+    let missing: Vec<&str> = REQUIRED
+        .iter()
+        .copied()
+        .filter(|c| !headers.iter().any(|h| h == *c))
+        .collect();
+    if !missing.is_empty() {
+        return Err(err(format!(
+            "not a shootout results CSV: missing column{} {} (first line: {:.60})",
+            if missing.len() == 1 { "" } else { "s" },
+            missing.join(", "),
+            headers.iter().collect::<Vec<_>>().join(",")
+        )));
+    }
+    let mut rows = Vec::new();
+    for (i, record) in reader.deserialize::<CsvRow>().enumerate() {
+        let r = record.map_err(|e| err(format!("line {}: {}", i + 2, csv_message(&e))))?;
+        rows.push(RunRow {
+            source,
+            input_name: input_name(&r.input),
+            run_id: r.run_id,
+            input: r.input,
+            label: r.label,
+            format: r.format,
+            host: r.host,
+            bytes_per_message: r.bytes_per_message,
+            ser: [
+                r.ser_p50_ns,
+                r.ser_p90_ns,
+                r.ser_p99_ns,
+                r.ser_p999_ns,
+                r.ser_p9999_ns,
+                r.ser_max_ns,
+                r.ser_mean_ns,
+            ],
+            de: [
+                r.de_p50_ns,
+                r.de_p90_ns,
+                r.de_p99_ns,
+                r.de_p999_ns,
+                r.de_p9999_ns,
+                r.de_max_ns,
+                r.de_mean_ns,
+            ],
+            msgs_per_sec: r.msgs_per_sec,
+            timer_overhead_ns: r.timer_overhead_ns,
+        });
+    }
+    if rows.is_empty() {
+        return Err(err(
+            "no rows: the header is there but no run was recorded".into()
+        ));
+    }
+    Ok(rows)
+}
+
+/// The file name of an `input` column value (`data/x.pcapng.gz` → `x.pcapng.gz`).
+pub fn input_name(input: &str) -> String {
+    input
+        .rsplit(['/', '\\'])
+        .find(|s| !s.is_empty())
+        .unwrap_or(input)
+        .to_owned()
+}
+
+fn io_message(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".into(),
+        _ => format!("cannot read: {e}"),
+    }
+}
+
+fn csv_message(e: &::csv::Error) -> String {
+    match e.kind() {
+        ::csv::ErrorKind::Deserialize { err, .. } => match err.field() {
+            Some(_) => format!("bad value: {}", err.kind()),
+            None => err.to_string(),
+        },
+        ::csv::ErrorKind::UnequalLengths {
+            expected_len, len, ..
+        } => format!("{len} fields where the header has {expected_len}"),
+        _ => e.to_string(),
+    }
+}
+
+/// Reads the `governor:` line of `environment.txt` beside `csv`.
+fn governor_next_to(csv: &Path) -> Governor {
+    let env = csv
+        .parent()
+        .unwrap_or_else(|| Path::new("."))
+        .join("environment.txt");
+    match std::fs::read_to_string(env) {
+        Err(_) => Governor::NoEnvironmentFile,
+        Ok(text) => parse_governor(&text),
+    }
+}
+
+/// The governor named on the `governor:` line of an `environment.txt`.
+pub fn parse_governor(text: &str) -> Governor {
+    let value = text.lines().find_map(|l| {
+        l.strip_prefix("governor:")
+            .map(|v| v.trim().to_ascii_lowercase())
+    });
+    match value.as_deref() {
+        Some("performance") => Governor::Performance,
+        None | Some("") | Some("unreadable") | Some("unknown") => Governor::Unknown,
+        Some(other) => Governor::Other(other.to_owned()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn required_columns_are_columns_the_run_writes() {
+        let written: Vec<&str> = crate::report::csv::COLUMNS.split(',').collect();
+        for c in REQUIRED {
+            assert!(written.contains(c), "{c} is not written by `run`");
+        }
+    }
+
+    #[test]
+    fn names_and_governors() {
+        assert_eq!(
+            input_name("data/sample-deep.pcapng.gz"),
+            "sample-deep.pcapng.gz"
+        );
+        assert_eq!(input_name("x.pcap"), "x.pcap");
+        assert_eq!(input_name("/a/b/"), "b");
+        assert_eq!(
+            parse_governor("governor: performance\n"),
+            Governor::Performance
+        );
+        assert_eq!(
+            parse_governor("cpu: x\ngovernor: powersave\n"),
+            Governor::Other("powersave".into())
+        );
+        assert_eq!(parse_governor("governor: unreadable"), Governor::Unknown);
+        assert_eq!(parse_governor("cpu: x"), Governor::Unknown);
+    }
+}

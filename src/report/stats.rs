@@ -1,0 +1,374 @@
+//! `shootout report`, step 2: group the rows by (input, label, format) and reduce each group's
+//! runs to a median, a min–max spread and a coefficient of variation; rank formats; warn about
+//! what makes the figures doubtful.
+
+use std::collections::BTreeMap;
+
+use super::load::{Governor, RunRow, Runs, PERCENTILES};
+
+/// Runs below this count get a warning: a median of fewer says little about the spread.
+pub const MIN_RUNS: usize = 3;
+/// A coefficient of variation above this (%) gets a warning.
+pub const MAX_CV_PCT: f64 = 10.0;
+/// A timer overhead above this share of the smallest median p50 gets a warning.
+pub const MAX_OVERHEAD_SHARE: f64 = 0.10;
+
+/// One column reduced across runs.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Stat {
+    /// The median across runs (the mean of the middle two for an even count).
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+    /// Sample standard deviation (n − 1) over the mean, in %; 0 for a single run or a zero mean.
+    pub cv_pct: f64,
+}
+
+impl Stat {
+    /// Reduces `values` (at least one).
+    pub fn of(values: &[f64]) -> Stat {
+        assert!(!values.is_empty(), "a group has at least one run");
+        let mut v = values.to_vec();
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        let median = if n % 2 == 1 {
+            v[n / 2]
+        } else {
+            (v[n / 2 - 1] + v[n / 2]) / 2.0
+        };
+        let mean = v.iter().sum::<f64>() / n as f64;
+        let cv_pct = if n < 2 || mean == 0.0 {
+            0.0
+        } else {
+            let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+            100.0 * var.sqrt() / mean.abs()
+        };
+        Stat {
+            median,
+            min: v[0],
+            max: v[n - 1],
+            cv_pct,
+        }
+    }
+}
+
+/// One side (serialize or deserialize), each column in [`PERCENTILES`] order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SideStats(pub [Stat; 7]);
+
+impl SideStats {
+    fn of(rows: &[&RunRow], side: impl Fn(&RunRow) -> &[f64; 7]) -> SideStats {
+        SideStats(std::array::from_fn(|i| {
+            Stat::of(&rows.iter().map(|r| side(r)[i]).collect::<Vec<_>>())
+        }))
+    }
+    pub fn p50(&self) -> &Stat {
+        &self.0[0]
+    }
+    pub fn p99(&self) -> &Stat {
+        &self.0[2]
+    }
+    pub fn p999(&self) -> &Stat {
+        &self.0[3]
+    }
+}
+
+/// All runs of one format on one input under one label.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Group {
+    /// The input's file name.
+    pub input: String,
+    pub label: String,
+    pub format: String,
+    pub runs: usize,
+    /// Distinct hosts the runs came from, sorted.
+    pub hosts: Vec<String>,
+    pub ser: SideStats,
+    pub de: SideStats,
+    pub bytes_per_message: Stat,
+    pub msgs_per_sec: Stat,
+    pub timer_overhead_ns: Stat,
+    /// (median ser p50 + median de p50) over the same of the fastest format of this input and
+    /// label: 1.0 for the fastest.
+    pub ratio_to_fastest: f64,
+}
+
+impl Group {
+    /// What formats are ranked by: median ser p50 + median de p50, ns per packet.
+    pub fn speed_key(&self) -> f64 {
+        self.ser.p50().median + self.de.p50().median
+    }
+}
+
+/// What a warning is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum WarningKind {
+    FewRuns,
+    HighVariation,
+    TimerOverhead,
+    Governor,
+    Duplicates,
+    NoHistograms,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Warning {
+    pub kind: WarningKind,
+    pub message: String,
+}
+
+impl std::fmt::Display for Warning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// Everything the outputs show.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    /// Sorted by input, label, then fastest first.
+    pub groups: Vec<Group>,
+    pub warnings: Vec<Warning>,
+    /// The CSVs read, for the report's header and the default histogram folders.
+    pub sources: Vec<super::load::Source>,
+}
+
+impl Summary {
+    /// The (input, label) pairs in order, each with its groups (fastest first).
+    pub fn sections(&self) -> Vec<(&str, &str, Vec<&Group>)> {
+        let mut out: Vec<(&str, &str, Vec<&Group>)> = Vec::new();
+        for g in &self.groups {
+            match out.last_mut() {
+                Some((i, l, gs)) if *i == g.input && *l == g.label => gs.push(g),
+                _ => out.push((&g.input, &g.label, vec![g])),
+            }
+        }
+        out
+    }
+
+    /// Every format name, sorted: the order colours are given in, so a format keeps its colour
+    /// in every chart.
+    pub fn formats(&self) -> Vec<&str> {
+        let mut f: Vec<&str> = self.groups.iter().map(|g| g.format.as_str()).collect();
+        f.sort_unstable();
+        f.dedup();
+        f
+    }
+
+    /// Every input name, sorted.
+    pub fn inputs(&self) -> Vec<&str> {
+        let mut f: Vec<&str> = self.groups.iter().map(|g| g.input.as_str()).collect();
+        f.sort_unstable();
+        f.dedup();
+        f
+    }
+}
+
+/// Groups `runs` by (input file name, label, format) and reduces each group.
+pub fn summarize(runs: &Runs) -> Summary {
+    let mut by_key: BTreeMap<(&str, &str, &str), Vec<&RunRow>> = BTreeMap::new();
+    for r in &runs.rows {
+        by_key
+            .entry((&r.input_name, &r.label, &r.format))
+            .or_default()
+            .push(r);
+    }
+    let mut groups: Vec<Group> = by_key
+        .into_iter()
+        .map(|((input, label, format), rows)| {
+            let mut hosts: Vec<String> = rows.iter().map(|r| r.host.clone()).collect();
+            hosts.sort_unstable();
+            hosts.dedup();
+            let col =
+                |f: fn(&RunRow) -> f64| Stat::of(&rows.iter().map(|r| f(r)).collect::<Vec<_>>());
+            Group {
+                input: input.to_owned(),
+                label: label.to_owned(),
+                format: format.to_owned(),
+                runs: rows.len(),
+                hosts,
+                ser: SideStats::of(&rows, |r| &r.ser),
+                de: SideStats::of(&rows, |r| &r.de),
+                bytes_per_message: col(|r| r.bytes_per_message),
+                msgs_per_sec: col(|r| r.msgs_per_sec),
+                timer_overhead_ns: col(|r| r.timer_overhead_ns),
+                ratio_to_fastest: 1.0,
+            }
+        })
+        .collect();
+    rank(&mut groups);
+    let mut summary = Summary {
+        groups,
+        warnings: Vec::new(),
+        sources: runs.sources.clone(),
+    };
+    summary.warnings = warnings(&summary, runs);
+    summary
+}
+
+/// Sets each group's ratio to the fastest of its (input, label) and sorts fastest first.
+fn rank(groups: &mut [Group]) {
+    groups.sort_by(|a, b| {
+        (&a.input, &a.label)
+            .cmp(&(&b.input, &b.label))
+            .then(a.speed_key().total_cmp(&b.speed_key()))
+            .then(a.format.cmp(&b.format))
+    });
+    let mut start = 0;
+    while start < groups.len() {
+        let end = start
+            + groups[start..]
+                .iter()
+                .take_while(|g| g.input == groups[start].input && g.label == groups[start].label)
+                .count();
+        let fastest = groups[start].speed_key();
+        for g in &mut groups[start..end] {
+            let key = g.speed_key();
+            g.ratio_to_fastest = if fastest > 0.0 {
+                key / fastest
+            } else if key == 0.0 {
+                1.0
+            } else {
+                f64::INFINITY
+            };
+        }
+        start = end;
+    }
+}
+
+/// `input [label]` as shown in warnings.
+pub fn section_name(input: &str, label: &str) -> String {
+    if label.is_empty() {
+        input.to_owned()
+    } else {
+        format!("{input} [{label}]")
+    }
+}
+
+fn warnings(summary: &Summary, runs: &Runs) -> Vec<Warning> {
+    let mut out = Vec::new();
+    let mut warn = |kind, message| out.push(Warning { kind, message });
+    for g in &summary.groups {
+        let name = format!("{} {}", section_name(&g.input, &g.label), g.format);
+        if g.runs < MIN_RUNS {
+            warn(
+                WarningKind::FewRuns,
+                format!(
+                    "{name}: only {} run{}; at least {MIN_RUNS} are needed for a median and a spread worth reading",
+                    g.runs,
+                    if g.runs == 1 { "" } else { "s" }
+                ),
+            );
+        }
+        // Max is left out: it is a preemption on a shared machine more often than the format.
+        let noisy: Vec<String> = [("ser", &g.ser), ("de", &g.de)]
+            .iter()
+            .flat_map(|(side, s)| {
+                s.0.iter()
+                    .zip(PERCENTILES)
+                    .filter(|(stat, p)| *p != "max" && stat.cv_pct > MAX_CV_PCT)
+                    .map(move |(stat, p)| format!("{side} {p} {:.1}%", stat.cv_pct))
+            })
+            .collect();
+        if !noisy.is_empty() {
+            warn(
+                WarningKind::HighVariation,
+                format!(
+                    "{name}: run-to-run coefficient of variation above {MAX_CV_PCT}%: {}",
+                    noisy.join(", ")
+                ),
+            );
+        }
+    }
+    for (input, label, groups) in summary.sections() {
+        let overhead = groups
+            .iter()
+            .map(|g| g.timer_overhead_ns.max)
+            .fold(0.0, f64::max);
+        let (smallest, which) = groups
+            .iter()
+            .flat_map(|g| {
+                [
+                    (g.ser.p50().median, format!("{} ser", g.format)),
+                    (g.de.p50().median, format!("{} de", g.format)),
+                ]
+            })
+            .min_by(|a, b| a.0.total_cmp(&b.0))
+            .expect("a section has a group");
+        if overhead > MAX_OVERHEAD_SHARE * smallest {
+            warn(
+                WarningKind::TimerOverhead,
+                format!(
+                    "{}: timer overhead {} ns is {} of the smallest median p50 ({} ns, {which}); \
+                     differences that small are the clock's, not the format's",
+                    section_name(input, label),
+                    trim(overhead),
+                    if smallest > 0.0 {
+                        format!("{:.0}%", 100.0 * overhead / smallest)
+                    } else {
+                        "more than all".to_owned()
+                    },
+                    trim(smallest),
+                ),
+            );
+        }
+    }
+    for s in &runs.sources {
+        let csv = s.csv.display();
+        match &s.governor {
+            Governor::Performance => {}
+            Governor::Other(g) => warn(
+                WarningKind::Governor,
+                format!(
+                    "{csv}: CPU frequency governor was `{g}`, not `performance`: the clock speed may have changed during the runs"
+                ),
+            ),
+            Governor::Unknown => warn(
+                WarningKind::Governor,
+                format!(
+                    "{csv}: the CPU frequency governor could not be checked (environment.txt says it was unreadable)"
+                ),
+            ),
+            Governor::NoEnvironmentFile => warn(
+                WarningKind::Governor,
+                format!(
+                    "{csv}: the CPU frequency governor could not be checked (no environment.txt next to it)"
+                ),
+            ),
+        }
+        if s.duplicates > 0 {
+            warn(
+                WarningKind::Duplicates,
+                format!(
+                    "{csv}: {} row{} already read from an earlier file, counted once",
+                    s.duplicates,
+                    if s.duplicates == 1 { "" } else { "s" }
+                ),
+            );
+        }
+    }
+    out
+}
+
+/// `12`, `12.5`: a number without a trailing `.0`.
+pub fn trim(x: f64) -> String {
+    let s = format!("{x:.1}");
+    s.strip_suffix(".0").map(str::to_owned).unwrap_or(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_spread_and_cv() {
+        let s = Stat::of(&[30.0, 10.0, 20.0]);
+        assert_eq!((s.median, s.min, s.max), (20.0, 10.0, 30.0));
+        // mean 20, sample variance (100 + 0 + 100) / 2 = 100, stdev 10, CV 50%.
+        assert!((s.cv_pct - 50.0).abs() < 1e-9);
+        let s = Stat::of(&[4.0, 1.0, 3.0, 2.0]);
+        assert_eq!(s.median, 2.5);
+        assert_eq!(Stat::of(&[7.0]).cv_pct, 0.0);
+        assert_eq!(Stat::of(&[0.0, 0.0]).cv_pct, 0.0);
+    }
+}

@@ -1,0 +1,108 @@
+//! The tables of `summary.md` and `index.html`, built once as text cells so both show the same.
+
+use super::load::PERCENTILES;
+use super::stats::{trim, Group, SideStats, Stat};
+
+/// A table as text cells. The first column is left-aligned, the others are numbers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Table {
+    pub caption: String,
+    pub header: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+/// The two tables of one (input, label): the headline figures, then every percentile.
+pub fn section_tables(groups: &[&Group]) -> [Table; 2] {
+    let runs = runs_text(groups);
+    let headline = Table {
+        caption: format!(
+            "Median across {runs}, min–max in brackets; ns per packet. \
+             Ranked by median ser p50 + de p50."
+        ),
+        header: [
+            "format",
+            "runs",
+            "vs fastest",
+            "bytes/msg",
+            "msgs/s (ser+de)",
+            "ser p50",
+            "ser p99",
+            "ser p99.9",
+            "de p50",
+            "de p99",
+            "de p99.9",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: groups
+            .iter()
+            .map(|g| {
+                vec![
+                    g.format.clone(),
+                    g.runs.to_string(),
+                    format!("{:.2}x", g.ratio_to_fastest),
+                    format!("{:.1}", g.bytes_per_message.median),
+                    rate(g.msgs_per_sec.median),
+                    spread(g.ser.p50()),
+                    spread(g.ser.p99()),
+                    spread(g.ser.p999()),
+                    spread(g.de.p50()),
+                    spread(g.de.p99()),
+                    spread(g.de.p999()),
+                ]
+            })
+            .collect(),
+    };
+    let mut header = vec!["format".to_owned(), "side".to_owned()];
+    header.extend(PERCENTILES.iter().map(|p| p.to_string()));
+    let side_row = |g: &Group, side: &str, s: &SideStats| {
+        let mut row = vec![g.format.clone(), side.to_owned()];
+        row.extend(
+            s.0.iter()
+                .map(|st| format!("{} ({:.1}%)", trim(st.median), st.cv_pct)),
+        );
+        row
+    };
+    let all = Table {
+        caption: format!(
+            "Every percentile: median across {runs} in ns per packet, coefficient of variation \
+             (stdev/mean across runs) in brackets."
+        ),
+        header,
+        rows: groups
+            .iter()
+            .flat_map(|g| [side_row(g, "ser", &g.ser), side_row(g, "de", &g.de)])
+            .collect(),
+    };
+    [headline, all]
+}
+
+fn runs_text(groups: &[&Group]) -> String {
+    let min = groups.iter().map(|g| g.runs).min().unwrap_or(0);
+    let max = groups.iter().map(|g| g.runs).max().unwrap_or(0);
+    match (min, max) {
+        (1, 1) => "1 run".to_owned(),
+        (a, b) if a == b => format!("{a} runs"),
+        (a, b) => format!("{a}–{b} runs"),
+    }
+}
+
+/// `69 (60–80)`, or `69` when every run agreed.
+pub fn spread(s: &Stat) -> String {
+    if s.min == s.max {
+        trim(s.median)
+    } else {
+        format!("{} ({}–{})", trim(s.median), trim(s.min), trim(s.max))
+    }
+}
+
+/// `6.07M`, `950.0k`.
+pub fn rate(x: f64) -> String {
+    if x >= 1e6 {
+        format!("{:.2}M", x / 1e6)
+    } else if x >= 1e3 {
+        format!("{:.1}k", x / 1e3)
+    } else {
+        format!("{x:.0}")
+    }
+}

@@ -1,0 +1,622 @@
+//! `shootout report` on hand-written results CSVs: exact medians, spreads, CVs, ratios, run
+//! counts and warnings, and the files it writes (summary.csv, summary.md, SVG, index.html).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use md_shootout::report::{self, csv::COLUMNS, stats::Group, WarningKind};
+
+/// One fixture row: a run of one format. The other percentiles follow p50 by fixed factors
+/// (p90 = 2x, p99 = 4x, p99.9 = 8x, p99.99 = 16x, max = 100x, mean = 1.5x), so every percentile
+/// of a group has the CV of its p50 and medians scale the same way.
+struct Fixture {
+    run: &'static str,
+    input: &'static str,
+    label: &'static str,
+    format: &'static str,
+    host: &'static str,
+    bytes: f64,
+    ser_p50: u64,
+    de_p50: u64,
+    msgs_per_sec: u64,
+    overhead: f64,
+}
+
+fn values(f: &Fixture) -> HashMap<String, String> {
+    let mut v: HashMap<String, String> = HashMap::new();
+    let mut set = |k: &str, x: String| {
+        v.insert(k.to_owned(), x);
+    };
+    set("run_id", f.run.into());
+    set("started_at", "2026-11-21T06:00:00.000Z".into());
+    set("label", f.label.into());
+    set("input", f.input.into());
+    set("input_bytes", "3300000".into());
+    set("feed", "deep".into());
+    set("packets", "50000".into());
+    set("messages", "121655".into());
+    set("format", f.format.into());
+    set("encoded_bytes", format!("{}", (f.bytes * 121655.0) as u64));
+    set("bytes_per_message", f.bytes.to_string());
+    for (side, p50) in [("ser", f.ser_p50), ("de", f.de_p50)] {
+        for (col, k) in [
+            ("p50", 1),
+            ("p90", 2),
+            ("p99", 4),
+            ("p999", 8),
+            ("p9999", 16),
+            ("max", 100),
+        ] {
+            set(&format!("{side}_{col}_ns"), (p50 * k).to_string());
+        }
+        set(&format!("{side}_mean_ns"), (p50 as f64 * 1.5).to_string());
+        set(&format!("{side}_total_ns"), (p50 * 50000).to_string());
+    }
+    set("msgs_per_sec", f.msgs_per_sec.to_string());
+    set("timer_overhead_ns", f.overhead.to_string());
+    set("host", f.host.into());
+    set("cpu", "AMD EPYC, 2.6 GHz".into()); // a comma: the field must be quoted
+    set("rustc", "rustc 1.95.0".into());
+    set("git_rev", "abc123".into());
+    set("zstd_bytes", "123".into());
+    set("zlib_bytes", "456".into());
+    set("zstd_ns", "789".into());
+    v
+}
+
+fn write_csv(path: &Path, header: &[&str], rows: &[Fixture]) {
+    let mut w = csv::Writer::from_path(path).unwrap();
+    w.write_record(header).unwrap();
+    for f in rows {
+        let v = values(f);
+        w.write_record(header.iter().map(|h| v[*h].as_str()))
+            .unwrap();
+    }
+    w.flush().unwrap();
+}
+
+#[allow(clippy::too_many_arguments)]
+fn fx(
+    run: &'static str,
+    input: &'static str,
+    label: &'static str,
+    format: &'static str,
+    host: &'static str,
+    ser_p50: u64,
+    de_p50: u64,
+    msgs_per_sec: u64,
+    overhead: f64,
+) -> Fixture {
+    Fixture {
+        run,
+        input,
+        label,
+        format,
+        host,
+        bytes: if format == "sbe" { 50.3 } else { 41.4 },
+        ser_p50,
+        de_p50,
+        msgs_per_sec,
+        overhead,
+    }
+}
+
+/// Writes the fixtures:
+/// - `a/runs.csv` (host a, governor performance, the header `run` writes today): label
+///   `normal` runs 1 and 2 of sbe and capnp-packed;
+/// - `b/runs.csv` (host b, governor powersave, three extra trailing columns as newer builds
+///   write, input under another path): label `normal` run 3, and label `pinned` runs p1, p2.
+///
+/// Returns (dir, csv a, csv b).
+fn fixtures() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    std::fs::create_dir_all(&a).unwrap();
+    std::fs::create_dir_all(&b).unwrap();
+    let base: Vec<&str> = COLUMNS.split(',').collect();
+    let mut extended = base.clone();
+    extended.extend(["zstd_bytes", "zlib_bytes", "zstd_ns"]);
+    let day = "data/day1.pcapng.gz";
+    write_csv(
+        &a.join("runs.csv"),
+        &base,
+        &[
+            fx("r1", day, "normal", "sbe", "a", 40, 30, 10_000_000, 10.0),
+            fx(
+                "r1",
+                day,
+                "normal",
+                "capnp-packed",
+                "a",
+                100,
+                200,
+                3_000_000,
+                10.0,
+            ),
+            fx("r2", day, "normal", "sbe", "a", 44, 30, 12_000_000, 10.0),
+            fx(
+                "r2",
+                day,
+                "normal",
+                "capnp-packed",
+                "a",
+                160,
+                200,
+                3_500_000,
+                10.0,
+            ),
+        ],
+    );
+    std::fs::write(
+        a.join("environment.txt"),
+        "cores: 2\ngovernor: performance\n",
+    )
+    .unwrap();
+    let other = "/mnt/other/day1.pcapng.gz";
+    write_csv(
+        &b.join("runs.csv"),
+        &extended,
+        &[
+            fx("r3", other, "normal", "sbe", "b", 42, 30, 11_000_000, 10.0),
+            fx(
+                "r3",
+                other,
+                "normal",
+                "capnp-packed",
+                "b",
+                130,
+                200,
+                4_000_000,
+                10.0,
+            ),
+            fx("p1", other, "pinned", "sbe", "b", 100, 100, 9_000_000, 1.0),
+            fx(
+                "p1",
+                other,
+                "pinned",
+                "capnp-packed",
+                "b",
+                300,
+                300,
+                2_000_000,
+                1.0,
+            ),
+            fx("p2", other, "pinned", "sbe", "b", 100, 120, 9_000_000, 1.0),
+            fx(
+                "p2",
+                other,
+                "pinned",
+                "capnp-packed",
+                "b",
+                300,
+                300,
+                2_000_000,
+                1.0,
+            ),
+        ],
+    );
+    std::fs::write(b.join("environment.txt"), "governor: powersave\n").unwrap();
+    (dir, a.join("runs.csv"), b.join("runs.csv"))
+}
+
+fn group<'a>(s: &'a report::Summary, label: &str, format: &str) -> &'a Group {
+    s.groups
+        .iter()
+        .find(|g| g.label == label && g.format == format)
+        .unwrap_or_else(|| panic!("no group {label} {format}"))
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-9
+}
+
+#[test]
+fn medians_spreads_cv_and_ratios() {
+    let (_dir, a, b) = fixtures();
+    let runs = report::load(&[a, b]).unwrap();
+    assert_eq!(runs.rows.len(), 10);
+    let s = report::summarize(&runs);
+    assert_eq!(s.groups.len(), 4);
+    // Both paths of day1.pcapng.gz pool into one input.
+    assert!(s.groups.iter().all(|g| g.input == "day1.pcapng.gz"));
+
+    let sbe = group(&s, "normal", "sbe");
+    assert_eq!(sbe.runs, 3);
+    assert_eq!(sbe.hosts, ["a", "b"]);
+    // ser p50 40, 44, 42: median 42, spread 40–44, mean 42, sample variance (4+4+0)/2 = 4,
+    // stdev 2, CV 2/42 = 4.7619%.
+    let p50 = sbe.ser.p50();
+    assert_eq!((p50.median, p50.min, p50.max), (42.0, 40.0, 44.0));
+    assert!(close(p50.cv_pct, 200.0 / 42.0), "{}", p50.cv_pct);
+    // p99.9 = 8x p50: median 336, 320–352, same CV.
+    let p999 = sbe.ser.p999();
+    assert_eq!((p999.median, p999.min, p999.max), (336.0, 320.0, 352.0));
+    assert!(close(p999.cv_pct, 200.0 / 42.0));
+    // mean = 1.5x p50: 60, 63, 66 → median 63.
+    assert_eq!(sbe.ser.0[6].median, 63.0);
+    // de p50 30, 30, 30: no spread, CV 0.
+    assert_eq!(
+        (
+            sbe.de.p50().median,
+            sbe.de.p50().min,
+            sbe.de.p50().max,
+            sbe.de.p50().cv_pct
+        ),
+        (30.0, 30.0, 30.0, 0.0)
+    );
+    assert_eq!(sbe.bytes_per_message.median, 50.3);
+    assert_eq!(sbe.msgs_per_sec.median, 11_000_000.0);
+    assert_eq!(sbe.ratio_to_fastest, 1.0);
+
+    let capnp = group(&s, "normal", "capnp-packed");
+    assert_eq!(capnp.runs, 3);
+    // ser p50 100, 160, 130: median 130, spread 100–160, sample variance (900+900+0)/2 = 900,
+    // stdev 30, CV 30/130 = 23.077%.
+    let p50 = capnp.ser.p50();
+    assert_eq!((p50.median, p50.min, p50.max), (130.0, 100.0, 160.0));
+    assert!(close(p50.cv_pct, 3000.0 / 130.0));
+    // (130 + 200) / (42 + 30) = 330 / 72 = 4.58333x the fastest.
+    assert!(close(capnp.ratio_to_fastest, 330.0 / 72.0));
+
+    // pinned: 2 runs each. sbe de p50 100, 120: median (even count) 110, mean 110, sample
+    // variance (100+100)/1 = 200, stdev 14.142, CV 12.856%.
+    let pinned = group(&s, "pinned", "sbe");
+    assert_eq!(pinned.runs, 2);
+    assert_eq!(pinned.de.p50().median, 110.0);
+    assert!(close(pinned.de.p50().cv_pct, 100.0 * 200f64.sqrt() / 110.0));
+    // (300 + 300) / (100 + 110) = 2.857x.
+    assert!(close(
+        group(&s, "pinned", "capnp-packed").ratio_to_fastest,
+        600.0 / 210.0
+    ));
+    // Sorted by input, label, then fastest first.
+    let order: Vec<(&str, &str)> = s
+        .groups
+        .iter()
+        .map(|g| (g.label.as_str(), g.format.as_str()))
+        .collect();
+    assert_eq!(
+        order,
+        [
+            ("normal", "sbe"),
+            ("normal", "capnp-packed"),
+            ("pinned", "sbe"),
+            ("pinned", "capnp-packed")
+        ]
+    );
+}
+
+#[test]
+fn warnings_name_what_is_doubtful() {
+    let (_dir, a, b) = fixtures();
+    let s = report::summarize(&report::load(&[a, b.clone()]).unwrap());
+    let of = |kind| -> Vec<&str> {
+        s.warnings
+            .iter()
+            .filter(|w| w.kind == kind)
+            .map(|w| w.message.as_str())
+            .collect()
+    };
+    // Two runs under `pinned`, for each format.
+    let few = of(WarningKind::FewRuns);
+    assert_eq!(few.len(), 2, "{few:?}");
+    assert!(few
+        .iter()
+        .all(|m| m.contains("[pinned]") && m.contains("only 2 runs")));
+    // capnp-packed under `normal`: every ser percentile but max at 23.1%; pinned sbe de at 12.9%.
+    let cv = of(WarningKind::HighVariation);
+    assert_eq!(cv.len(), 2, "{cv:?}");
+    assert!(cv[0].contains("[normal] capnp-packed"));
+    assert!(cv[0].contains("ser p50 23.1%"));
+    assert!(cv[0].contains("ser p99.9 23.1%"));
+    assert!(!cv[0].contains("max"), "max is not checked: {}", cv[0]);
+    assert!(!cv[0].contains("de "), "de did not vary: {}", cv[0]);
+    assert!(cv[1].contains("[pinned] sbe") && cv[1].contains("de p50 12.9%"));
+    // normal: 10 ns overhead against sbe's de p50 of 30 ns (33%); pinned: 1 ns against 100.
+    let overhead = of(WarningKind::TimerOverhead);
+    assert_eq!(overhead.len(), 1, "{overhead:?}");
+    assert!(overhead[0].contains("[normal]") && overhead[0].contains("33%"));
+    assert!(overhead[0].contains("sbe de"));
+    // b's machine ran powersave; a's ran performance.
+    let gov = of(WarningKind::Governor);
+    assert_eq!(gov.len(), 1, "{gov:?}");
+    assert!(gov[0].contains(&b.display().to_string()) && gov[0].contains("powersave"));
+}
+
+#[test]
+fn governor_unknown_or_missing_is_said() {
+    let (_dir, a, b) = fixtures();
+    std::fs::write(
+        a.parent().unwrap().join("environment.txt"),
+        "governor: unreadable\n",
+    )
+    .unwrap();
+    std::fs::remove_file(b.parent().unwrap().join("environment.txt")).unwrap();
+    let s = report::summarize(&report::load(&[a, b]).unwrap());
+    let gov: Vec<&str> = s
+        .warnings
+        .iter()
+        .filter(|w| w.kind == WarningKind::Governor)
+        .map(|w| w.message.as_str())
+        .collect();
+    assert_eq!(gov.len(), 2);
+    assert!(gov.iter().all(|m| m.contains("could not be checked")));
+    assert!(gov[0].contains("unreadable") && gov[1].contains("no environment.txt"));
+}
+
+#[test]
+fn the_same_rows_twice_count_once() {
+    let (_dir, a, _b) = fixtures();
+    let runs = report::load(&[a.clone(), a]).unwrap();
+    assert_eq!(runs.rows.len(), 4);
+    let s = report::summarize(&runs);
+    assert_eq!(group(&s, "normal", "sbe").runs, 2);
+    assert!(s
+        .warnings
+        .iter()
+        .any(|w| w.kind == WarningKind::Duplicates && w.message.contains("4 rows")));
+}
+
+/// `.hgrm` files for `formats` × `runs` under `hist/day1.pcapng.gz/run<i>/`.
+fn write_histograms(hist: &Path, formats: &[&str], runs: usize) {
+    for run in 1..=runs {
+        let dir = hist.join("day1.pcapng.gz").join(format!("run{run}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (f, format) in formats.iter().enumerate() {
+            for side in ["ser", "de"] {
+                let mut h = hdrhistogram::Histogram::<u64>::new(3).unwrap();
+                for i in 0..10_000u64 {
+                    h.record(
+                        10 * (f as u64 + 1) * run as u64 + i % 97 + (i % 1000 == 0) as u64 * 5000,
+                    )
+                    .unwrap();
+                }
+                let mut text = Vec::new();
+                report::hgrm::write_distribution(&h, &mut text).unwrap();
+                std::fs::write(dir.join(format!("{format}.{side}.hgrm")), text).unwrap();
+            }
+        }
+    }
+}
+
+fn svg_texts(doc: &roxmltree::Document) -> Vec<String> {
+    doc.descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .map(|n| n.text().unwrap_or("").trim().to_owned())
+        .collect()
+}
+
+#[test]
+fn writes_csv_markdown_charts_and_html() {
+    let (dir, a, b) = fixtures();
+    let formats = ["capnp-packed", "sbe"];
+    write_histograms(&a.parent().unwrap().join("hist"), &formats, 3);
+    let s = report::summarize(&report::load(&[a, b]).unwrap());
+    let out = dir.path().join("report/nested");
+    let files = report::write_report(&s, &[], &out).unwrap();
+    assert!(files.index.ends_with("index.html"));
+
+    // summary.csv: documented header, one row per group, exact values.
+    let csv_text = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    let mut r = csv::Reader::from_reader(csv_text.as_bytes());
+    let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+    assert_eq!(header, report::summary_csv::columns());
+    assert_eq!(
+        &header[..6],
+        [
+            "input",
+            "label",
+            "format",
+            "runs",
+            "hosts",
+            "ratio_to_fastest"
+        ]
+    );
+    assert_eq!(header.len(), 6 + 17 * 4);
+    let rows: Vec<HashMap<String, String>> = r.deserialize().map(|x| x.unwrap()).collect();
+    assert_eq!(rows.len(), 4);
+    let capnp = &rows[1];
+    assert_eq!(capnp["format"], "capnp-packed");
+    assert_eq!(capnp["label"], "normal");
+    assert_eq!(capnp["runs"], "3");
+    assert_eq!(capnp["hosts"], "a;b");
+    assert_eq!(capnp["ratio_to_fastest"], "4.583");
+    assert_eq!(capnp["ser_p50_ns_median"], "130");
+    assert_eq!(capnp["ser_p50_ns_min"], "100");
+    assert_eq!(capnp["ser_p50_ns_max"], "160");
+    assert_eq!(capnp["ser_p50_ns_cv_pct"], "23.077");
+    assert_eq!(capnp["ser_p999_ns_median"], "1040");
+    assert_eq!(capnp["de_p50_ns_cv_pct"], "0");
+    assert_eq!(capnp["bytes_per_message_median"], "41.4");
+    assert_eq!(capnp["msgs_per_sec_median"], "3500000");
+    assert_eq!(capnp["timer_overhead_ns_median"], "10");
+    assert_eq!(rows[0]["ratio_to_fastest"], "1");
+    assert_eq!(rows[2]["de_p50_ns_median"], "110");
+
+    // summary.md: a table per input and label, the spreads, the warnings.
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(md.contains("## day1.pcapng.gz [normal]"));
+    assert!(md.contains("## day1.pcapng.gz [pinned]"));
+    assert!(
+        md.contains("| capnp-packed | 3 | 4.58x | 41.4 | 3.50M | 130 (100–160) |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| sbe | 3 | 1.00x | 50.3 | 11.00M | 42 (40–44) |"),
+        "{md}"
+    );
+    assert!(md.contains("| capnp-packed | ser | 130 (23.1%) |"), "{md}");
+    assert!(md.contains("only 2 runs") && md.contains("powersave"));
+
+    // Charts: every SVG parses and has a title; the distribution charts have one series per
+    // format (one legend entry, one bold line, the other runs faint).
+    let svgs: Vec<&PathBuf> = files
+        .files
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "svg"))
+        .collect();
+    // pct ser/de + bytes per (input, label) = 6, dist ser/de = 2.
+    assert_eq!(svgs.len(), 8, "{svgs:?}");
+    for path in &svgs {
+        let text = std::fs::read_to_string(path).unwrap();
+        let doc = roxmltree::Document::parse(&text)
+            .unwrap_or_else(|e| panic!("{}: not XML: {e}", path.display()));
+        assert_eq!(doc.root_element().tag_name().name(), "svg");
+        let texts = svg_texts(&doc);
+        assert!(
+            texts.iter().any(|t| t.contains("day1.pcapng.gz")),
+            "no title"
+        );
+        for format in formats {
+            assert!(texts.iter().any(|t| t.contains(format)), "{format} missing");
+        }
+    }
+    for side in ["ser", "de"] {
+        let text =
+            std::fs::read_to_string(out.join(format!("dist-day1.pcapng.gz-{side}.svg"))).unwrap();
+        let doc = roxmltree::Document::parse(&text).unwrap();
+        let texts = svg_texts(&doc);
+        assert!(
+            texts.iter().any(|t| t == "99.9%"),
+            "nines axis labels: {texts:?}"
+        );
+        assert!(texts.iter().any(|t| t.contains("(ns, log scale)")));
+        let lines: Vec<roxmltree::Node> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("polyline"))
+            .collect();
+        for format in formats {
+            let legend = format!("{format} (median of 3 runs by p50)");
+            assert_eq!(
+                texts.iter().filter(|t| **t == legend).count(),
+                1,
+                "{legend}"
+            );
+        }
+        // Bold: one data line and one legend swatch per format. Faint: the other 2 runs each.
+        let bold = lines
+            .iter()
+            .filter(|n| n.attribute("stroke-width") == Some("3"))
+            .count();
+        let faint = lines
+            .iter()
+            .filter(|n| n.attribute("opacity").is_some_and(|o| o != "1"))
+            .count();
+        assert_eq!((bold, faint), (2 * formats.len(), 2 * formats.len()));
+    }
+    let pct = std::fs::read_to_string(out.join("pct-day1.pcapng.gz-normal-ser.svg")).unwrap();
+    let texts = svg_texts(&roxmltree::Document::parse(&pct).unwrap());
+    for want in ["p50", "p99", "p99.9", "42", "130", "1040"] {
+        assert!(texts.iter().any(|t| t == want), "{want} not in {texts:?}");
+    }
+    assert!(texts.iter().any(|t| t.contains("ns per packet")));
+    let bytes = std::fs::read_to_string(out.join("bytes-day1.pcapng.gz-normal.svg")).unwrap();
+    let texts = svg_texts(&roxmltree::Document::parse(&bytes).unwrap());
+    assert!(texts.iter().any(|t| t == "41.4") && texts.iter().any(|t| t == "50.3"));
+    assert!(texts.iter().any(|t| t.contains("bytes per message")));
+
+    // index.html: self-contained, every chart, the tables and the warnings.
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    for path in &svgs {
+        let name = path.file_name().unwrap().to_str().unwrap();
+        assert!(
+            html.contains(&format!("<img src=\"{name}\"")),
+            "{name} not in index.html"
+        );
+    }
+    assert_eq!(html.matches("<table>").count(), 4);
+    assert!(html.contains("<td>capnp-packed</td>"));
+    assert!(html.contains("130<br><small>(100–160)</small>"));
+    assert!(html.contains("only 2 runs") && html.contains("powersave"));
+    for external in ["http:", "https:", "<script", "<link"] {
+        assert!(!html.contains(external), "index.html has {external}");
+    }
+}
+
+fn shootout() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_shootout"))
+}
+
+#[test]
+fn command_line_writes_the_report_and_prints_warnings() {
+    let (dir, a, b) = fixtures();
+    let out = dir.path().join("out");
+    let o = shootout()
+        .arg("report")
+        .arg(&a)
+        .arg(&b)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert!(o.status.success(), "{stderr}");
+    assert!(stdout.contains("index.html"), "{stdout}");
+    assert!(
+        stderr.contains("warning: ") && stderr.contains("only 2 runs"),
+        "{stderr}"
+    );
+    // No histograms next to the CSVs: said, not an error.
+    assert!(stderr.contains("no .hgrm files found"), "{stderr}");
+    for f in ["summary.csv", "summary.md", "index.html"] {
+        assert!(out.join(f).is_file(), "{f}");
+    }
+}
+
+#[test]
+fn bad_input_is_one_line_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.csv");
+    std::fs::write(&empty, "").unwrap();
+    let header_only = dir.path().join("header.csv");
+    std::fs::write(&header_only, format!("{COLUMNS}\n")).unwrap();
+    let wrong = dir.path().join("wrong.csv");
+    std::fs::write(&wrong, "symbol,trade_volume\nAAPL,100\n").unwrap();
+    let short = dir.path().join("short.csv");
+    std::fs::write(&short, format!("{COLUMNS}\nr1,2026,normal\n")).unwrap();
+    let missing = dir.path().join("missing.csv");
+    let out = dir.path().join("out");
+    for (file, says) in [
+        (&empty, "empty file"),
+        (&header_only, "no rows"),
+        (&wrong, "missing columns run_id"),
+        (&short, "line 2"),
+        (&missing, "no such file"),
+    ] {
+        let o = shootout()
+            .arg("report")
+            .arg(file)
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.starts_with(&format!("error: {}: ", file.display())) && stderr.contains(says),
+            "{stderr}"
+        );
+    }
+    assert!(!out.exists(), "nothing written for bad input");
+    let (_fixtures, good, _) = fixtures();
+    let nope = dir.path().join("nope");
+    let o = shootout()
+        .args(["report", "--out"])
+        .arg(&out)
+        .arg(&good)
+        .arg("--hist-dir")
+        .arg(&nope)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{}: no such histogram folder", nope.display())),
+        "{stderr}"
+    );
+}
