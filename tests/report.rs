@@ -358,10 +358,14 @@ fn the_same_rows_twice_count_once() {
         .any(|w| w.kind == WarningKind::Duplicates && w.message.contains("4 rows")));
 }
 
-/// `.hgrm` files for `formats` × `runs` under `hist/day1.pcapng.gz/run<i>/`.
+/// `.hgrm` files for `formats` × `runs` under `hist/day1.pcapng.gz/normal/run<i>/`, the layout
+/// `run_shootout.sh` writes (input, label, run); the `pinned` label gets none.
 fn write_histograms(hist: &Path, formats: &[&str], runs: usize) {
     for run in 1..=runs {
-        let dir = hist.join("day1.pcapng.gz").join(format!("run{run}"));
+        let dir = hist
+            .join("day1.pcapng.gz")
+            .join("normal")
+            .join(format!("run{run}"));
         std::fs::create_dir_all(&dir).unwrap();
         for (f, format) in formats.iter().enumerate() {
             for side in ["ser", "de"] {
@@ -456,8 +460,12 @@ fn writes_csv_markdown_charts_and_html() {
         .iter()
         .filter(|p| p.extension().is_some_and(|e| e == "svg"))
         .collect();
-    // pct ser/de + bytes per (input, label) = 6, dist ser/de = 2.
+    // pct ser/de + bytes per (input, label) = 6, dist ser/de for the label with histograms = 2.
     assert_eq!(svgs.len(), 8, "{svgs:?}");
+    assert!(
+        md.contains("day1.pcapng.gz [pinned]: no .hgrm files found"),
+        "{md}"
+    );
     for path in &svgs {
         let text = std::fs::read_to_string(path).unwrap();
         let doc = roxmltree::Document::parse(&text)
@@ -474,7 +482,8 @@ fn writes_csv_markdown_charts_and_html() {
     }
     for side in ["ser", "de"] {
         let text =
-            std::fs::read_to_string(out.join(format!("dist-day1.pcapng.gz-{side}.svg"))).unwrap();
+            std::fs::read_to_string(out.join(format!("dist-day1.pcapng.gz-normal-{side}.svg")))
+                .unwrap();
         let doc = roxmltree::Document::parse(&text).unwrap();
         let texts = svg_texts(&doc);
         assert!(

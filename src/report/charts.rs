@@ -98,32 +98,26 @@ pub fn write_all(
             label: Some(label.to_owned()),
         });
     }
-    for input in summary.inputs() {
-        let formats: Vec<&str> = summary
-            .groups
-            .iter()
-            .filter(|g| g.input == input)
-            .map(|g| g.format.as_str())
-            .collect::<Vec<_>>();
-        let mut seen = HashSet::new();
-        let formats: Vec<&str> = formats.into_iter().filter(|f| seen.insert(*f)).collect();
+    for (input, label, groups) in summary.sections() {
+        let section = section_name(input, label);
+        let formats: Vec<&str> = groups.iter().map(|g| g.format.as_str()).collect();
         let mut found_any = false;
         for (side, side_name) in [("ser", "serialize"), ("de", "deserialize")] {
-            let runs = dist::find(hist_dirs, input, side, &formats)?;
+            let runs = dist::find(hist_dirs, input, label, side, &formats)?;
             if runs.is_empty() {
                 continue;
             }
             found_any = true;
             let most = runs.iter().map(|r| r.runs.len()).max().unwrap_or(0);
             let title = format!(
-                "{input}: {side_name} latency distribution ({})",
+                "{section}: {side_name} latency distribution ({})",
                 if most == 1 {
                     "1 run".to_owned()
                 } else {
                     format!("median run bold, all {most} runs faint")
                 }
             );
-            let file = names.get(&format!("dist-{input}-{side}"));
+            let file = names.get(&format!("dist-{input}-{label}-{side}"));
             let svg = distribution(&title, &runs, &colours)
                 .map_err(|e| chart_error(out_dir, &file, e))?;
             save(out_dir, &file, &svg)?;
@@ -131,7 +125,7 @@ pub fn write_all(
                 file,
                 title,
                 input: input.to_owned(),
-                label: None,
+                label: Some(label.to_owned()),
             });
         }
         if !found_any {
@@ -142,7 +136,7 @@ pub fn write_all(
             warnings.push(Warning {
                 kind: WarningKind::NoHistograms,
                 message: format!(
-                    "{input}: no .hgrm files found (looked in {}); no distribution chart",
+                    "{section}: no .hgrm files found (looked in {}); no distribution chart",
                     if looked.is_empty() {
                         "no histogram folder: pass --hist-dir".to_owned()
                     } else {

@@ -1,10 +1,11 @@
 //! `shootout report`: finding and reading the `.hgrm` percentile distributions that `run
 //! --hist-dir` wrote, for the distribution charts.
 //!
-//! Layout (what `run_shootout.sh` writes): `HIST_DIR/<input file name>/<run folder>/<format>.<ser|de>.hgrm`.
-//! Every sub-folder of `HIST_DIR/<input file name>/` counts as one run, and `.hgrm` files
-//! directly in `HIST_DIR/<input file name>/` count as one more. The folders carry no label, so
-//! runs of one input under different labels are pooled here.
+//! Layout (what `run_shootout.sh` writes):
+//! `HIST_DIR/<input file name>/<label>/<run folder>/<format>.<ser|de>.hgrm`. Every sub-folder of
+//! the label's folder counts as one run, and `.hgrm` files directly in it count as one more.
+//! Without a folder for the label (histograms written by hand with `run --hist-dir`), the same
+//! rule applies to `HIST_DIR/<input file name>/` itself, and its runs are pooled for every label.
 
 use std::path::{Path, PathBuf};
 
@@ -79,12 +80,18 @@ pub fn parse(text: &str) -> Result<Vec<(f64, f64)>, String> {
 pub fn find(
     hist_dirs: &[PathBuf],
     input: &str,
+    label: &str,
     side: &str,
     formats: &[&str],
 ) -> Result<Vec<FormatRuns>, ReportError> {
     let mut folders = Vec::new();
     for dir in hist_dirs {
-        let base = dir.join(input);
+        let labelled = dir.join(input).join(label);
+        let base = if labelled.is_dir() {
+            labelled
+        } else {
+            dir.join(input)
+        };
         if !base.is_dir() {
             continue;
         }
