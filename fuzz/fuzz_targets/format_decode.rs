@@ -1,25 +1,31 @@
 //! Every format's decode entry points fed arbitrary bytes: the first byte picks the format from
 //! the registry (so a new format is fuzzed without a new target), the rest is its buffer. Both
 //! the measured path (into the aggregation) and the full decode used by `--verify` run; for
-//! zero-copy formats they go through the validating entry points, as the runners do.
+//! zero-copy formats they go through the validating entry points, as the runners do. Runners
+//! are built once and reused, as in a real run.
 #![no_main]
 
-use std::sync::OnceLock;
+use std::cell::RefCell;
 
 use libfuzzer_sys::fuzz_target;
-use md_shootout::formats::{registry, Aggregate};
+use md_shootout::formats::{registry, Aggregate, Runner};
 use md_shootout::measure::clock::Timer;
 
+thread_local! {
+    static STATE: RefCell<(Vec<Box<dyn Runner>>, Timer)> =
+        RefCell::new((registry(), Timer::calibrate()));
+}
+
 fuzz_target!(|data: &[u8]| {
-    static TIMER: OnceLock<Timer> = OnceLock::new();
-    let timer = TIMER.get_or_init(Timer::calibrate);
     let Some((&pick, bytes)) = data.split_first() else {
         return;
     };
-    let mut runners = registry();
-    let n = runners.len();
-    let runner = &mut runners[usize::from(pick) % n];
-    runner.load(bytes);
-    let _ = runner.decode_window(&mut Aggregate::new(), timer, &mut Vec::new());
-    let _ = runner.decode_packets(&mut Vec::new());
+    STATE.with(|state| {
+        let (runners, timer) = &mut *state.borrow_mut();
+        let n = runners.len();
+        let runner = &mut runners[usize::from(pick) % n];
+        runner.load(bytes);
+        let _ = runner.decode_window(&mut Aggregate::new(), timer, &mut Vec::new());
+        let _ = runner.decode_packets(&mut Vec::new());
+    });
 });

@@ -19,7 +19,7 @@ use std::ptr::NonNull;
 use ::capnp::message::{Allocator, HeapAllocator, ReaderOptions};
 use ::capnp::Word;
 
-use super::{DecodeError, Format, Sink};
+use super::{DecodeError, Format, Sink, MAX_MESSAGES_PER_PACKET, MAX_PACKET_BYTES};
 use crate::model::{
     AuctionInformation, Message, OfficialPrice, OperationalHalt, Packet, PriceLevelUpdate,
     QuoteUpdate, RetailLiquidity, SecurityDirectory, SecurityEvent, ShortSalePriceTest, Side,
@@ -34,12 +34,26 @@ pub mod marketdata_capnp {
 
 use marketdata_capnp::{message as msg, packet};
 
-/// Reader limits: far above what the largest UDP datagram's packet needs (~25k words), still a
-/// bound against amplification by hostile pointers.
+/// Reader limits: several times what the largest UDP datagram's packet needs (~14k words), and
+/// the bound that keeps hostile pointers (zero-sized list elements, repeated far pointers) from
+/// amplifying a small input into gigabytes of work.
 const READER_OPTIONS: ReaderOptions = ReaderOptions {
-    traversal_limit_in_words: Some(64 * 1024 * 1024),
+    traversal_limit_in_words: Some(MAX_PACKET_BYTES / 8),
     nesting_limit: 64,
 };
+
+/// The packet's message list, refused if it claims more messages than a datagram can carry.
+fn message_list(
+    root: packet::Reader<'_>,
+) -> Result<::capnp::struct_list::Reader<'_, msg::Owned>, DecodeError> {
+    let list = root.get_messages().map_err(err)?;
+    if list.len() as usize > MAX_MESSAGES_PER_PACKET {
+        return Err(DecodeError::Malformed(
+            "more messages than an IEX-TP packet can hold",
+        ));
+    }
+    Ok(list)
+}
 
 /// First segment size in words: a 64 KiB UDP payload of 38-byte trades (~1700 messages) needs
 /// about 12k words unpacked.
@@ -169,8 +183,9 @@ impl<const PACKED: bool> Capnp<PACKED> {
                     }
                     Err(e) if e.kind == ::capnp::ErrorKind::BufferNotLargeEnough => {
                         // Packed data expands at most ~1024x (a 2-byte tag stands for up to 256
-                        // zero words); beyond that the header lies.
-                        let cap = (bytes.len() * 1024 / 8 + 64).min(1 << 25);
+                        // zero words), and no real packet needs more than MAX_PACKET_BYTES;
+                        // beyond that the header lies.
+                        let cap = (bytes.len() * 1024 / 8 + 64).min(MAX_PACKET_BYTES / 8);
                         if self.unpacked.len() >= cap {
                             return Err(err(e));
                         }
@@ -222,7 +237,7 @@ impl<const PACKED: bool> Format for Capnp<PACKED> {
         use msg::Which;
         let ((), used) = self.with_root(bytes, |root| {
             sink.packet(root.get_seq());
-            for m in root.get_messages().map_err(err)?.iter() {
+            for m in message_list(root)?.iter() {
                 match m.which() {
                     Ok(Which::TradeReport(t)) => {
                         let t = t.map_err(err)?;
@@ -255,7 +270,7 @@ impl<const PACKED: bool> Format for Capnp<PACKED> {
 
     fn decode_packet(&mut self, bytes: &[u8]) -> Result<(Packet, usize), DecodeError> {
         self.with_root(bytes, |root| {
-            let list = root.get_messages().map_err(err)?;
+            let list = message_list(root)?;
             let mut messages = Vec::with_capacity(list.len() as usize);
             for m in list.iter() {
                 messages.push(read_message(m)?);

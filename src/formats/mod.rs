@@ -21,6 +21,14 @@ pub use aggregate::{Aggregate, SymbolStats};
 use crate::measure::clock::Timer;
 use crate::model::{Packet, Side};
 
+/// An IEX-TP header counts its messages in a `u16`, so no real packet holds more. Decoders refuse
+/// a packet claiming more, which bounds what hostile bytes can make them allocate or iterate.
+pub const MAX_MESSAGES_PER_PACKET: usize = u16::MAX as usize;
+
+/// The largest encoding of one packet any format produces from a 64 KiB datagram is about
+/// 110 KB (Cap'n Proto, a datagram full of auction messages); decoders need not accept more.
+pub const MAX_PACKET_BYTES: usize = 1 << 20;
+
 /// Why bytes could not be decoded. Decoding never panics on hostile input; it returns one of these.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DecodeError {

@@ -1,0 +1,82 @@
+//! Every input a fuzzer once broke us with, replayed through the same path as its fuzz target.
+//! Files are named `<target>-<what>.bin` in `tests/fuzz-regressions/`.
+
+use std::path::Path;
+
+use md_shootout::formats::{registry, Aggregate, DecodeError};
+use md_shootout::iex::Segment;
+use md_shootout::inspect::Tally;
+use md_shootout::measure::clock::Timer;
+
+/// What the `format_decode` target does, returning both decode results.
+fn format_decode(data: &[u8]) -> Option<(&'static str, bool, bool)> {
+    let (&pick, bytes) = data.split_first()?;
+    let mut runners = registry();
+    let n = runners.len();
+    let runner = &mut runners[usize::from(pick) % n];
+    runner.load(bytes);
+    let timer = Timer::calibrate();
+    let window = runner.decode_window(&mut Aggregate::new(), &timer, &mut Vec::new());
+    let packets = runner.decode_packets(&mut Vec::new());
+    Some((runner.name(), window.is_ok(), packets.is_ok()))
+}
+
+#[test]
+fn every_recorded_fuzz_finding_is_handled() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz-regressions");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let data = std::fs::read(&path).unwrap();
+        seen += 1;
+        match name.split('-').next().unwrap() {
+            "format_decode" => {
+                format_decode(&data);
+            }
+            "stream" => {
+                if let Some((&mode, file)) = data.split_first() {
+                    let _ = Tally::from_reader(file, mode & 1 == 1);
+                }
+            }
+            "iex_segment" => {
+                let _ = Segment::parse(&data).map(|s| s.map(|s| s.messages().count()));
+            }
+            "capture" => {
+                if let Ok(mut r) = md_shootout::capture::CaptureReader::new(&data[..]) {
+                    while let Ok(Some(_)) = r.next_frame() {}
+                }
+            }
+            other => panic!("{name}: unknown fuzz target {other}"),
+        }
+    }
+    assert!(seen >= 1);
+}
+
+/// A Cap'n Proto packet whose message list claims millions of zero-sized elements made
+/// `decode_packet` reserve gigabytes (fuzzer: out-of-memory, malloc of 2.8 GB). It must now be
+/// refused as malformed.
+#[test]
+fn capnp_list_claiming_millions_of_messages_is_refused() {
+    let data = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fuzz-regressions/format_decode-capnp-list-oom.bin"),
+    )
+    .unwrap();
+    let (name, _, packets_ok) = format_decode(&data).unwrap();
+    assert_eq!(name, "capnp-unpacked");
+    assert!(!packets_ok);
+    let mut runners = registry();
+    runners[0].load(&data[1..]);
+    let mut out = Vec::new();
+    let err = runners[0].decode_packets(&mut out).unwrap_err();
+    // Before the fix this decoded the first packet (reserving 2.8 GB) and failed only on the
+    // next one ("Too many or too few segments"). Now the first packet is refused: by the
+    // traversal limit, or by the message-count cap when the list is within it.
+    let refused_early = match &err {
+        DecodeError::Library { message, .. } => message.contains("Read limit exceeded"),
+        other => *other == DecodeError::Malformed("more messages than an IEX-TP packet can hold"),
+    };
+    assert!(refused_early, "{err:?}");
+    assert!(out.is_empty(), "no packet decoded before the refusal");
+}
