@@ -162,15 +162,26 @@ fn run_matches_an_independent_summary_and_writes_sound_csv() {
             COLUMNS
         );
         let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
-        assert_eq!(rows.len(), 8, "4 formats x 2 runs");
+        assert_eq!(rows.len(), 20, "10 formats x 2 runs");
         let col = |r: &csv::StringRecord, c: &str| -> String {
             r[COLUMNS.iter().position(|x| *x == c).unwrap()].to_owned()
         };
         let num = |r: &csv::StringRecord, c: &str| col(r, c).parse::<f64>().unwrap();
-        let formats: Vec<String> = rows[..4].iter().map(|r| col(r, "format")).collect();
+        let formats: Vec<String> = rows[..10].iter().map(|r| col(r, "format")).collect();
         assert_eq!(
             formats,
-            ["capnp-unpacked", "capnp-packed", "flatbuffers", "sbe"]
+            [
+                "capnp-unpacked",
+                "capnp-packed",
+                "flatbuffers",
+                "sbe",
+                "protobuf",
+                "rkyv",
+                "bitcode",
+                "postcard",
+                "json",
+                "raw"
+            ]
         );
         for r in &rows {
             assert_eq!(col(r, "feed"), name);
@@ -196,7 +207,7 @@ fn run_matches_an_independent_summary_and_writes_sound_csv() {
             assert!(num(r, "timer_overhead_ns") >= 0.0);
             assert!(!col(r, "git_rev").is_empty() && col(r, "rustc").starts_with("rustc "));
         }
-        assert_ne!(col(&rows[0], "run_id"), col(&rows[4], "run_id"));
+        assert_ne!(col(&rows[0], "run_id"), col(&rows[10], "run_id"));
 
         for f in &formats {
             for side in ["ser", "de"] {
@@ -232,10 +243,10 @@ fn formats_can_be_chosen_and_unknown_ones_are_refused() {
     assert!(table.contains("sbe") && table.contains("capnp-packed"));
     assert!(!table.contains("flatbuffers") && !table.contains("capnp-unpacked"));
 
-    let out = shootout(&["run", input.to_str().unwrap(), "--formats", "protobuf"]);
+    let out = shootout(&["run", input.to_str().unwrap(), "--formats", "bincode"]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("unknown format \"protobuf\""), "{err}");
+    assert!(err.contains("unknown format \"bincode\""), "{err}");
 }
 
 #[test]
