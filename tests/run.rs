@@ -15,7 +15,7 @@ fn shootout(args: &[&str]) -> Output {
         .expect("run shootout")
 }
 
-const COLUMNS: [&str; 33] = [
+const COLUMNS: [&str; 36] = [
     "run_id",
     "started_at",
     "label",
@@ -49,6 +49,9 @@ const COLUMNS: [&str; 33] = [
     "cpu",
     "rustc",
     "git_rev",
+    "zstd_bytes",
+    "zlib_bytes",
+    "zstd_ns",
 ];
 
 #[derive(Default)]
@@ -204,6 +207,14 @@ fn run_matches_an_independent_summary_and_writes_sound_csv() {
                 assert!(num(r, &format!("{side}_total_ns")) > 0.0);
             }
             assert!(num(r, "msgs_per_sec") > 0.0);
+            // Size as stored: compressed, smaller than encoded, timed.
+            for c in ["zstd_bytes", "zlib_bytes"] {
+                assert!(
+                    num(r, c) > 0.0 && num(r, c) < num(r, "encoded_bytes"),
+                    "{c}"
+                );
+            }
+            assert!(num(r, "zstd_ns") > 0.0);
             assert!(num(r, "timer_overhead_ns") >= 0.0);
             assert!(!col(r, "git_rev").is_empty() && col(r, "rustc").starts_with("rustc "));
         }

@@ -11,6 +11,7 @@ use crate::stream::IexReader;
 
 use super::clock::Timer;
 use super::stats::FormatResult;
+use super::stored::Compressors;
 use super::verify;
 use super::window::Window;
 
@@ -65,6 +66,8 @@ pub enum RunError {
     },
     #[error("{format}: {what}")]
     Disagree { format: &'static str, what: String },
+    #[error("compressing for size as stored: {0}")]
+    Compress(#[from] std::io::Error),
 }
 
 /// What a run measured.
@@ -85,6 +88,8 @@ pub struct Outcome {
     pub parse_ns: u64,
     /// Time inside the timed serialize and deserialize regions.
     pub timed_ns: u64,
+    /// Time spent compressing windows for the size as stored (zstd and zlib, untimed per packet).
+    pub compress_ns: u64,
 }
 
 impl Outcome {
@@ -133,6 +138,8 @@ pub fn run<R: Read>(
     let mut decoded: Vec<Packet> = Vec::new();
     let (mut packets, mut messages, mut parse_ns, mut timed_ns) = (0u64, 0u64, 0u64, 0u64);
     let mut rotation = 0;
+    let mut compressors = Compressors::new()?;
+    let mut compress_ns = 0u64;
 
     loop {
         let parse_start = Instant::now();
@@ -165,6 +172,13 @@ pub fn run<R: Read>(
             }
             timed_ns += stats.iter().map(|s| s.ns).sum::<u64>();
             result.encoded_bytes += runner.buffer().len() as u64;
+            // Size as stored: the whole window compressed, untimed (see measure::stored).
+            let compress_start = Instant::now();
+            let stored = compressors.measure(runner.buffer())?;
+            compress_ns += compress_start.elapsed().as_nanos() as u64;
+            result.zstd_bytes += stored.zstd_bytes;
+            result.zlib_bytes += stored.zlib_bytes;
+            result.zstd_ns += stored.zstd_ns;
             result.messages_encoded += window.messages;
             result.messages_recorded += recorded_messages;
 
@@ -221,6 +235,7 @@ pub fn run<R: Read>(
         wall_ns,
         parse_ns,
         timed_ns,
+        compress_ns,
     })
 }
 
