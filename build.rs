@@ -1,7 +1,9 @@
-//! Generates the Cap'n Proto, FlatBuffers and SBE codecs from `schemas/` into `OUT_DIR`.
+//! Generates the Cap'n Proto, FlatBuffers, SBE and Protocol Buffers codecs from `schemas/` into
+//! `OUT_DIR`.
 //!
-//! The generators are found through the environment (`CAPNP`, `FLATC`, `SBE_JAR`, `JAVA`) or in
-//! the places `scripts/bootstrap.sh` puts them (`tools/`, `capnp` and `java` on PATH). A missing
+//! The generators are found through the environment (`CAPNP`, `FLATC`, `SBE_JAR`, `JAVA`,
+//! `PROTOC`) or in the places `scripts/bootstrap.sh` puts them (`tools/`, `capnp` and `java` on
+//! PATH); `protoc` defaults to the one the `protoc-bin-vendored` build-dependency ships. A missing
 //! tool stops the build with one line telling how to get it. Nothing is written into `src/`.
 
 use std::env;
@@ -20,13 +22,14 @@ fn main() {
 
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=schemas");
-    for var in ["CAPNP", "FLATC", "SBE_JAR", "JAVA"] {
+    for var in ["CAPNP", "FLATC", "SBE_JAR", "JAVA", "PROTOC"] {
         println!("cargo:rerun-if-env-changed={var}");
     }
 
     capnp(&schemas, &out);
     flatbuffers(&schemas, &out, &tools);
     sbe(&schemas, &out, &tools);
+    protobuf(&schemas, &out);
     provenance(&root);
 }
 
@@ -214,4 +217,20 @@ fn sbe(schemas: &Path, out: &Path, tools: &Path) {
         }
     }
     fs::write(out.join("sbe").join("mod.rs"), wrapper).unwrap_or_else(|e| fail(&e.to_string()));
+}
+
+/// prost-build, with `protoc` from `PROTOC` or else the vendored binary (no system install).
+fn protobuf(schemas: &Path, out: &Path) {
+    let protoc = match env::var_os("PROTOC") {
+        Some(p) => PathBuf::from(p),
+        None => protoc_bin_vendored::protoc_bin_path()
+            .unwrap_or_else(|e| fail(&format!("no vendored protoc for this platform: {e}"))),
+    };
+    let result = prost_build::Config::new()
+        .protoc_executable(protoc)
+        .out_dir(out)
+        .compile_protos(&[schemas.join("marketdata.proto")], &[schemas]);
+    if let Err(e) = result {
+        fail(&format!("protobuf compile failed: {e}"));
+    }
 }

@@ -25,6 +25,7 @@ INPUT            capture files (pcap/pcapng, gzip'd or not), globs ('data/*.pcap
 --label T        same as --prefix T= (no command), the one prefix unless --prefix is given too
 --formats L      comma-separated formats (default: all; see `shootout run --help`)
 --verify         also decode every packet back and compare it field by field with the source
+--no-stored-size skip compressing every window for the size as stored (zstd, zlib): faster
 --warmup N       packets run through every format before times are recorded (default 1000)
 --quick          a small generated input (20000 packets) instead of INPUT, 1 run unless --runs
 --date DATE      `shootout fetch DATE` into data/ first (YYYYMMDD or YYYY-MM-DD), then run it
@@ -44,7 +45,7 @@ USAGE
 die() { echo "run_shootout.sh: $*" >&2; exit 2; }
 
 parse_args() {
-    runs="" formats="" verify="" warmup=1000 quick="" out="" resume="" date="" feed="deep"
+    runs="" formats="" verify="" stored="" warmup=1000 quick="" out="" resume="" date="" feed="deep"
     data_dir="data" hist_url=""
     inputs=() prefixes=()
     while (($#)); do
@@ -54,6 +55,7 @@ parse_args() {
             --runs) runs="$2"; shift 2 ;;
             --formats) formats="$2"; shift 2 ;;
             --verify) verify="--verify"; shift ;;
+            --no-stored-size) stored="--no-stored-size"; shift ;;
             --label) prefixes+=("$2="); shift 2 ;;
             --prefix) prefixes+=("$2"); shift 2 ;;
             --warmup) warmup="$2"; shift 2 ;;
@@ -198,6 +200,7 @@ trap 'echo "terminated; completed runs are in $out (continue: ./run_shootout.sh 
 args=(--csv "$out/runs.csv" --warmup "$warmup")
 [[ -n "$formats" ]] && args+=(--formats "$formats")
 [[ -n "$verify" ]] && args+=("$verify")
+[[ -n "$stored" ]] && args+=("$stored")
 
 is_done() { awk -F'\t' -v n="$1" -v l="$2" -v r="$3" '$1 == n && $2 == l && $3 == r { f = 1 } END { exit !f }' "$out/done.txt"; }
 

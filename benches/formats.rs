@@ -1,13 +1,18 @@
 //! Serialize and deserialize throughput per format over a realistic day's packets, without the
 //! shootout harness around it: a cross-check of `shootout run`'s per-packet figures, and the
-//! place to measure variants that are not in the registry (FlatBuffers without its verifier).
+//! place to measure variants that are not in the registry (FlatBuffers without its verifier, rkyv
+//! without bytecheck) and the `memcpy` floor under the `raw` baseline.
 
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use md_shootout::formats::capnp::{CapnpPacked, CapnpUnpacked};
 use md_shootout::formats::flatbuffers::{self as fb, generated::md_shootout::fbs, FlatBuffers};
+use md_shootout::formats::mirror::ArchivedMPacket;
 use md_shootout::formats::sbe::Sbe;
+use md_shootout::formats::{
+    bitcode::Bitcode, json::Json, postcard::Postcard, protobuf::Protobuf, raw::Raw, rkyv::Rkyv,
+};
 use md_shootout::formats::{Aggregate, Format};
 use md_shootout::gen::{self, GenOptions};
 use md_shootout::model::Packet;
@@ -84,6 +89,60 @@ fn bench_flatbuffers_unverified(c: &mut Criterion, packets: &[Packet]) {
     group.finish();
 }
 
+/// rkyv deserialize without bytecheck (`access_unchecked`): what validation costs. Only sound for
+/// bytes we encoded ourselves; the registry's runner always validates.
+fn bench_rkyv_unchecked(c: &mut Criterion, packets: &[Packet]) {
+    let mut group = c.benchmark_group("rkyv");
+    group.throughput(Throughput::Elements(packets.len() as u64));
+    let mut buf = Vec::new();
+    encode_all(&mut Rkyv::default(), packets, &mut buf);
+    assert_eq!(buf.as_ptr() as usize % md_shootout::formats::rkyv::ALIGN, 0);
+    group.bench_function(BenchmarkId::new("deserialize-unchecked", "packets"), |b| {
+        b.iter(|| {
+            let mut agg = Aggregate::new();
+            let mut bytes = black_box(&buf[..]);
+            while !bytes.is_empty() {
+                let (archive, used) = md_shootout::formats::rkyv::split(bytes).expect("own");
+                // SAFETY: `buf` holds records our own encoder just wrote, 16-byte aligned (checked
+                // above; every record is a multiple of 16 bytes), each a valid archived packet.
+                let root = unsafe { rkyv::access_unchecked::<ArchivedMPacket>(archive) };
+                md_shootout::formats::rkyv::visit(root, &mut agg);
+                bytes = &bytes[used..];
+            }
+            agg
+        })
+    });
+    group.finish();
+}
+
+/// The floor under the floor: copying the very bytes `raw` writes, packet by packet, into a
+/// reused buffer. `raw`'s serialize should be within 2x of this.
+fn bench_memcpy(c: &mut Criterion, packets: &[Packet]) {
+    let mut group = c.benchmark_group("memcpy");
+    group.throughput(Throughput::Elements(packets.len() as u64));
+    let mut src = Vec::new();
+    let mut ends = Vec::with_capacity(packets.len());
+    let mut raw = Raw;
+    for p in packets {
+        raw.encode(p, &mut src);
+        ends.push(src.len());
+    }
+    let mut out = Vec::with_capacity(src.len());
+    group.bench_function(BenchmarkId::new("raw-bytes", "packets"), |b| {
+        b.iter(|| {
+            out.clear();
+            let src = black_box(&src[..]);
+            let mut start = 0;
+            for &end in black_box(&ends[..]) {
+                out.extend_from_slice(&src[start..end]);
+                start = end;
+            }
+            black_box(&out);
+        })
+    });
+    group.finish();
+}
+
 fn formats(c: &mut Criterion) {
     let packets = packets();
     bench_format::<CapnpUnpacked>(c, &packets);
@@ -91,6 +150,14 @@ fn formats(c: &mut Criterion) {
     bench_format::<FlatBuffers>(c, &packets);
     bench_flatbuffers_unverified(c, &packets);
     bench_format::<Sbe>(c, &packets);
+    bench_format::<Protobuf>(c, &packets);
+    bench_format::<Rkyv>(c, &packets);
+    bench_rkyv_unchecked(c, &packets);
+    bench_format::<Bitcode>(c, &packets);
+    bench_format::<Postcard>(c, &packets);
+    bench_format::<Json>(c, &packets);
+    bench_format::<Raw>(c, &packets);
+    bench_memcpy(c, &packets);
 }
 
 criterion_group! {

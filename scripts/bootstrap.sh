@@ -74,5 +74,5 @@ fi
 
 if [ "$changed" -eq 1 ] || [ "${VERBOSE:-0}" = 1 ]; then
     say "ready; build.rs finds these in tools/ by default (or: source $env_file)"
-    cat "$env_file" | grep '^export' >&2
+    grep '^export' "$env_file" >&2
 fi

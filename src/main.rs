@@ -71,6 +71,10 @@ enum Command {
         /// Count and skip malformed frames and segments instead of stopping at the first.
         #[arg(long)]
         lenient: bool,
+        /// Skip compressing every window for the size as stored (zstd, zlib): the slowest part
+        /// of a run; the CSV's size columns stay empty.
+        #[arg(long)]
+        no_stored_size: bool,
     },
     /// Summarize results CSVs (any number, any days or machines) into tables, charts and warnings.
     Report {
@@ -173,12 +177,14 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             warmup,
             window,
             lenient,
+            no_stored_size,
         } => {
             let config = measure::Config {
                 formats,
                 verify,
                 warmup,
                 window,
+                stored_size: !no_stored_size,
             };
             // Refuse an unknown format before reading anything.
             measure::shootout::select(&config)?;

@@ -5,6 +5,9 @@ use md_shootout::formats::aggregate::visit_packet;
 use md_shootout::formats::capnp::{CapnpPacked, CapnpUnpacked};
 use md_shootout::formats::flatbuffers::FlatBuffers;
 use md_shootout::formats::sbe::Sbe;
+use md_shootout::formats::{
+    bitcode::Bitcode, json::Json, postcard::Postcard, protobuf::Protobuf, raw::Raw, rkyv::Rkyv,
+};
 use md_shootout::formats::{registry, Aggregate, DecodeError, Format, PacketStat, SymbolStats};
 use md_shootout::measure::clock::Timer;
 use md_shootout::model::*;
@@ -374,6 +377,12 @@ format_tests! {
     capnp_packed: CapnpPacked,
     flatbuffers: FlatBuffers,
     sbe: Sbe,
+    protobuf: Protobuf,
+    rkyv: Rkyv,
+    bitcode: Bitcode,
+    postcard: Postcard,
+    json: Json,
+    raw: Raw,
 }
 
 #[test]
@@ -381,7 +390,18 @@ fn registry_lists_every_format_once() {
     let names: Vec<_> = registry().iter().map(|r| r.name()).collect();
     assert_eq!(
         names,
-        ["capnp-unpacked", "capnp-packed", "flatbuffers", "sbe"]
+        [
+            "capnp-unpacked",
+            "capnp-packed",
+            "flatbuffers",
+            "sbe",
+            "protobuf",
+            "rkyv",
+            "bitcode",
+            "postcard",
+            "json",
+            "raw"
+        ]
     );
 }
 
@@ -432,4 +452,40 @@ fn decode_error_says_what() {
         available: 3,
     };
     assert_eq!(e.to_string(), "truncated: need 10 bytes, have 3");
+}
+
+#[test]
+fn rkyv_reads_a_misaligned_slice_through_its_scratch_copy() {
+    let p = every_type();
+    let mut f = Rkyv::default();
+    // One byte in front moves the record off its 16-byte alignment.
+    let mut buf = vec![0u8; 1];
+    f.encode(&p, &mut buf);
+    let (back, used) = f.decode_packet(&buf[1..]).unwrap();
+    assert_eq!((back, used), (p, buf.len() - 1));
+    let mut agg = Aggregate::new();
+    assert_eq!(f.decode(&buf[1..], &mut agg).unwrap(), buf.len() - 1);
+    assert_eq!(agg.messages, 17);
+}
+
+#[test]
+fn json_is_one_line_per_packet_with_string_symbols_and_integer_prices() {
+    let mut p = heartbeat();
+    p.messages.push(Message::TradeReport(Trade {
+        flags: 0,
+        timestamp: 5,
+        symbol: sym("A\"B\\C"),
+        size: 100,
+        price: 1_500_000,
+        trade_id: 9,
+    }));
+    let mut f = Json;
+    let bytes = encode(&mut f, &p);
+    let text = std::str::from_utf8(&bytes).unwrap();
+    assert_eq!(text.matches('\n').count(), 1);
+    assert!(text.ends_with('\n'));
+    assert!(text.contains(r#""symbol":"A\"B\\C""#), "{text}");
+    assert!(text.contains(r#""price":1500000"#), "{text}");
+    // An escaped symbol cannot be borrowed: it is decoded owned, and still round-trips.
+    assert_eq!(f.decode_packet(&bytes).unwrap(), (p, bytes.len()));
 }

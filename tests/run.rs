@@ -15,7 +15,7 @@ fn shootout(args: &[&str]) -> Output {
         .expect("run shootout")
 }
 
-const COLUMNS: [&str; 33] = [
+const COLUMNS: [&str; 36] = [
     "run_id",
     "started_at",
     "label",
@@ -49,6 +49,9 @@ const COLUMNS: [&str; 33] = [
     "cpu",
     "rustc",
     "git_rev",
+    "zstd_bytes",
+    "zlib_bytes",
+    "zstd_ns",
 ];
 
 #[derive(Default)]
@@ -162,15 +165,26 @@ fn run_matches_an_independent_summary_and_writes_sound_csv() {
             COLUMNS
         );
         let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
-        assert_eq!(rows.len(), 8, "4 formats x 2 runs");
+        assert_eq!(rows.len(), 20, "10 formats x 2 runs");
         let col = |r: &csv::StringRecord, c: &str| -> String {
             r[COLUMNS.iter().position(|x| *x == c).unwrap()].to_owned()
         };
         let num = |r: &csv::StringRecord, c: &str| col(r, c).parse::<f64>().unwrap();
-        let formats: Vec<String> = rows[..4].iter().map(|r| col(r, "format")).collect();
+        let formats: Vec<String> = rows[..10].iter().map(|r| col(r, "format")).collect();
         assert_eq!(
             formats,
-            ["capnp-unpacked", "capnp-packed", "flatbuffers", "sbe"]
+            [
+                "capnp-unpacked",
+                "capnp-packed",
+                "flatbuffers",
+                "sbe",
+                "protobuf",
+                "rkyv",
+                "bitcode",
+                "postcard",
+                "json",
+                "raw"
+            ]
         );
         for r in &rows {
             assert_eq!(col(r, "feed"), name);
@@ -193,10 +207,18 @@ fn run_matches_an_independent_summary_and_writes_sound_csv() {
                 assert!(num(r, &format!("{side}_total_ns")) > 0.0);
             }
             assert!(num(r, "msgs_per_sec") > 0.0);
+            // Size as stored: compressed, smaller than encoded, timed.
+            for c in ["zstd_bytes", "zlib_bytes"] {
+                assert!(
+                    num(r, c) > 0.0 && num(r, c) < num(r, "encoded_bytes"),
+                    "{c}"
+                );
+            }
+            assert!(num(r, "zstd_ns") > 0.0);
             assert!(num(r, "timer_overhead_ns") >= 0.0);
             assert!(!col(r, "git_rev").is_empty() && col(r, "rustc").starts_with("rustc "));
         }
-        assert_ne!(col(&rows[0], "run_id"), col(&rows[4], "run_id"));
+        assert_ne!(col(&rows[0], "run_id"), col(&rows[10], "run_id"));
 
         for f in &formats {
             for side in ["ser", "de"] {
@@ -232,10 +254,32 @@ fn formats_can_be_chosen_and_unknown_ones_are_refused() {
     assert!(table.contains("sbe") && table.contains("capnp-packed"));
     assert!(!table.contains("flatbuffers") && !table.contains("capnp-unpacked"));
 
-    let out = shootout(&["run", input.to_str().unwrap(), "--formats", "protobuf"]);
+    // Without the size as stored, the size columns are left empty rather than zero.
+    let csv_path = dir.path().join("latency-only.csv");
+    let out = shootout(&[
+        "run",
+        input.to_str().unwrap(),
+        "--formats",
+        "sbe",
+        "--no-stored-size",
+        "--csv",
+        csv_path.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let mut reader = csv::Reader::from_path(&csv_path).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    let row = reader.records().next().unwrap().unwrap();
+    for column in ["zstd_bytes", "zlib_bytes", "zstd_ns"] {
+        let i = headers.iter().position(|h| h == column).unwrap();
+        assert_eq!(&row[i], "", "{column}");
+    }
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(!table.contains("size as stored"), "{table}");
+
+    let out = shootout(&["run", input.to_str().unwrap(), "--formats", "bincode"]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("unknown format \"protobuf\""), "{err}");
+    assert!(err.contains("unknown format \"bincode\""), "{err}");
 }
 
 #[test]

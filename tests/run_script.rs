@@ -10,7 +10,10 @@ use std::time::{Duration, Instant};
 
 use md_shootout::report::csv::COLUMNS;
 
-const FORMATS: usize = 4;
+/// Every format in the registry runs in every run.
+fn formats() -> usize {
+    md_shootout::formats::registry().len()
+}
 
 fn script() -> Command {
     let mut cmd = Command::new(Path::new(env!("CARGO_MANIFEST_DIR")).join("run_shootout.sh"));
@@ -50,7 +53,7 @@ fn rows(out: &Path) -> Vec<csv::StringRecord> {
         .flexible(true)
         .from_reader(text.as_bytes());
     let width = reader.headers().unwrap().len();
-    assert_eq!(width, 33);
+    assert_eq!(width, md_shootout::report::csv::COLUMNS.split(',').count());
     let records: Vec<_> = reader.records().map(|r| r.unwrap()).collect();
     for (i, r) in records.iter().enumerate() {
         assert_eq!(r.len(), width, "row {} has {} fields", i + 2, r.len());
@@ -94,9 +97,9 @@ fn quick_runs_every_format_under_every_prefix_into_one_csv() {
     assert!(labels.is_subset(&["normal", "taskset", "nice"].map(String::from).into()));
 
     let records = rows(&out);
-    assert_eq!(records.len(), 2 * FORMATS * prefixes.len());
+    assert_eq!(records.len(), 2 * formats() * prefixes.len());
     let (by_label_format, by_run) = counts(&records);
-    assert_eq!(by_label_format.len(), FORMATS * prefixes.len());
+    assert_eq!(by_label_format.len(), formats() * prefixes.len());
     assert!(
         by_label_format.values().all(|&n| n == 2),
         "{by_label_format:?}"
@@ -104,7 +107,7 @@ fn quick_runs_every_format_under_every_prefix_into_one_csv() {
     let seen_labels: BTreeSet<String> = by_label_format.keys().map(|(l, _)| l.clone()).collect();
     assert_eq!(seen_labels, labels);
     assert_eq!(by_run.len(), 2 * prefixes.len());
-    assert!(by_run.values().all(|&n| n == FORMATS));
+    assert!(by_run.values().all(|&n| n == formats()));
     assert!(records
         .iter()
         .all(|r| r[3].ends_with("quick.pcapng") && r[6] == *"20000"));
@@ -118,7 +121,7 @@ fn quick_runs_every_format_under_every_prefix_into_one_csv() {
                 .unwrap_or_else(|e| panic!("{}: {e}", hist.display()))
                 .filter(|e| e.as_ref().unwrap().path().extension() == Some("hgrm".as_ref()))
                 .count();
-            assert_eq!(hgrm, 2 * FORMATS, "{}", hist.display());
+            assert_eq!(hgrm, 2 * formats(), "{}", hist.display());
             assert!(done
                 .iter()
                 .any(|d| d[..3] == [String::from("quick.pcapng"), label.clone(), run.into()]));
@@ -175,7 +178,7 @@ fn a_killed_run_keeps_whole_rows_and_resume_completes_it_once() {
     child.wait().unwrap();
 
     let prefixes = prefixes(&out).len();
-    let total = 2 * FORMATS * prefixes;
+    let total = 2 * formats() * prefixes;
     let before = rows(&out);
     let first_done = done(&out);
     assert!(
@@ -183,14 +186,14 @@ fn a_killed_run_keeps_whole_rows_and_resume_completes_it_once() {
         "{first_done:?} of {prefixes} prefixes"
     );
     assert!(
-        before.len() >= FORMATS && before.len() < total,
+        before.len() >= formats() && before.len() < total,
         "{}",
         before.len()
     );
     let first_run_id = first_done[0][3].clone();
     assert_eq!(
         before.iter().filter(|r| r[0] == *first_run_id).count(),
-        FORMATS
+        formats()
     );
     // What a run killed between two of its rows leaves: rows of a run_id done.txt never got.
     let mut csv = std::fs::read_to_string(out.join("runs.csv")).unwrap();
@@ -218,9 +221,10 @@ fn a_killed_run_keeps_whole_rows_and_resume_completes_it_once() {
         "{by_label_format:?}"
     );
     assert_eq!(by_run.len(), 2 * prefixes);
-    assert!(by_run.values().all(|&n| n == FORMATS), "{by_run:?}");
+    assert!(by_run.values().all(|&n| n == formats()), "{by_run:?}");
     assert_eq!(
-        by_run[&first_run_id], FORMATS,
+        by_run[&first_run_id],
+        formats(),
         "the completed run was kept, not redone"
     );
     let done = done(&out);

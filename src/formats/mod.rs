@@ -12,9 +12,17 @@
 //! timer reads, inlined, once before and once after each packet).
 
 pub mod aggregate;
+pub mod bitcode;
 pub mod capnp;
 pub mod flatbuffers;
+pub mod json;
+pub mod mirror;
+pub mod postcard;
+pub mod protobuf;
+pub mod raw;
+pub mod rkyv;
 pub mod sbe;
+pub mod serde_wire;
 
 pub use aggregate::{Aggregate, SymbolStats};
 
@@ -219,6 +227,12 @@ pub fn registry() -> Vec<Box<dyn Runner>> {
         runner::<capnp::CapnpPacked>(),
         runner::<flatbuffers::FlatBuffers>(),
         runner::<sbe::Sbe>(),
+        runner::<protobuf::Protobuf>(),
+        runner::<rkyv::Rkyv>(),
+        runner::<bitcode::Bitcode>(),
+        runner::<postcard::Postcard>(),
+        runner::<json::Json>(),
+        runner::<raw::Raw>(),
     ]
 }
 

@@ -4,6 +4,7 @@
 pub mod clock;
 pub mod shootout;
 pub mod stats;
+pub mod stored;
 pub mod verify;
 pub mod window;
 

@@ -78,6 +78,12 @@ pub struct FormatResult {
     pub messages_recorded: u64,
     /// What deserializing produced.
     pub aggregate: Aggregate,
+    /// Every window's encoded bytes compressed with zstd level 3, one frame per window, summed.
+    pub zstd_bytes: u64,
+    /// The same with zlib level 6.
+    pub zlib_bytes: u64,
+    /// Time zstd took for all windows (outside the timed per-packet regions).
+    pub zstd_ns: u64,
 }
 
 impl FormatResult {
@@ -90,6 +96,9 @@ impl FormatResult {
             messages_encoded: 0,
             messages_recorded: 0,
             aggregate: Aggregate::new(),
+            zstd_bytes: 0,
+            zlib_bytes: 0,
+            zstd_ns: 0,
         }
     }
 

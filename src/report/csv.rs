@@ -46,13 +46,17 @@ pub struct Row {
     pub cpu: String,
     pub rustc: String,
     pub git_rev: String,
+    /// Empty when the run skipped the size as stored (`--no-stored-size`).
+    pub zstd_bytes: Option<u64>,
+    pub zlib_bytes: Option<u64>,
+    pub zstd_ns: Option<u64>,
 }
 
 /// The header line, as written.
 pub const COLUMNS: &str = "run_id,started_at,label,input,input_bytes,feed,packets,messages,format,\
 encoded_bytes,bytes_per_message,ser_p50_ns,ser_p90_ns,ser_p99_ns,ser_p999_ns,ser_p9999_ns,\
 ser_max_ns,ser_mean_ns,ser_total_ns,de_p50_ns,de_p90_ns,de_p99_ns,de_p999_ns,de_p9999_ns,\
-de_max_ns,de_mean_ns,de_total_ns,msgs_per_sec,timer_overhead_ns,host,cpu,rustc,git_rev";
+de_max_ns,de_mean_ns,de_total_ns,msgs_per_sec,timer_overhead_ns,host,cpu,rustc,git_rev,zstd_bytes,zlib_bytes,zstd_ns";
 
 fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
@@ -96,6 +100,9 @@ impl Row {
             cpu: info.cpu.clone(),
             rustc: info.rustc.clone(),
             git_rev: info.git_rev.clone(),
+            zstd_bytes: o.stored_size.then_some(f.zstd_bytes),
+            zlib_bytes: o.stored_size.then_some(f.zlib_bytes),
+            zstd_ns: o.stored_size.then_some(f.zstd_ns),
         }
     }
 }

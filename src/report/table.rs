@@ -1,4 +1,8 @@
 //! The table printed on stdout after a run: one line per format, then how the time was spent.
+//!
+//! `zstd B/msg` and `zlib B/msg` are the size as stored (each window compressed whole); `x raw` is
+//! the format's p50 serialize + p50 deserialize over the `raw` baseline's (`-` when raw did not
+//! run).
 
 use std::fmt::Write;
 
@@ -29,10 +33,27 @@ pub fn render(report: &RunReport<'_>) -> String {
         "max",
         "total ms",
         "msgs/s",
+        "zstd B/msg",
+        "zlib B/msg",
+        "x raw",
     ];
+    // The floor: raw's p50 serialize + deserialize, when raw ran.
+    let raw = o
+        .formats
+        .iter()
+        .find(|f| f.name == "raw")
+        .map(|f| f.ser.summary().p50 + f.de.summary().p50)
+        .filter(|&ns| ns > 0);
     let mut rows: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
     for f in &o.formats {
         let (s, d) = (f.ser.summary(), f.de.summary());
+        let stored = |bytes: u64| {
+            if o.stored_size {
+                fmt_f(bytes as f64 / f.messages_encoded.max(1) as f64, 1)
+            } else {
+                "-".to_owned()
+            }
+        };
         rows.push(vec![
             f.name.to_owned(),
             fmt_f(f.bytes_per_message(), 1),
@@ -46,6 +67,11 @@ pub fn render(report: &RunReport<'_>) -> String {
             d.max.to_string(),
             fmt_f((s.total + d.total) as f64 / 1e6, 1),
             format!("{:.2}M", f.msgs_per_sec() / 1e6),
+            stored(f.zstd_bytes),
+            stored(f.zlib_bytes),
+            raw.map_or("-".to_owned(), |raw| {
+                fmt_f((s.p50 + d.p50) as f64 / raw as f64, 1)
+            }),
         ]);
     }
     let widths: Vec<usize> = (0..header.len())
@@ -65,16 +91,30 @@ pub fn render(report: &RunReport<'_>) -> String {
             .collect();
         let _ = writeln!(t, "{}", line.join("  ").trim_end());
     }
+    let measuring = o.wall_ns.saturating_sub(o.compress_ns).max(1) as f64;
     let _ = writeln!(
         t,
-        "timer overhead {} ns per sample; {:.1}% of {:.2} s wall time was parsing ({:.1}%) or \
-         timed serialize/deserialize ({:.1}%)",
+        "timer overhead {} ns per sample; {:.1}% of {:.2} s spent measuring latency was parsing \
+         ({:.1}%) or timed serialize/deserialize ({:.1}%)",
         fmt_f(o.timer_overhead_ns, 1),
         o.timed_share() * 100.0,
-        o.wall_ns as f64 / 1e9,
-        o.parse_ns as f64 * 100.0 / o.wall_ns.max(1) as f64,
-        o.timed_ns as f64 * 100.0 / o.wall_ns.max(1) as f64,
+        measuring / 1e9,
+        o.parse_ns as f64 * 100.0 / measuring,
+        o.timed_ns as f64 * 100.0 / measuring,
     );
+    if o.stored_size {
+        let zstd_ns: u64 = o.formats.iter().map(|f| f.zstd_ns).sum();
+        let _ = writeln!(
+            t,
+            "size as stored: each window compressed whole (zstd -3, zlib -6), untimed: {:.2} s \
+             more ({:.1}% of the {:.2} s wall time), of which zstd {:.2} s; \
+             --no-stored-size skips it",
+            o.compress_ns as f64 / 1e9,
+            o.compress_ns as f64 * 100.0 / o.wall_ns.max(1) as f64,
+            o.wall_ns as f64 / 1e9,
+            zstd_ns as f64 / 1e9,
+        );
+    }
     let _ = writeln!(
         t,
         "checked: all {} formats carried {} messages and match the source aggregation ({} symbols)",

@@ -1,0 +1,93 @@
+//! bitcode 0.6 (derive `Encode`/`Decode` on the local mirror, [`MPacket`]).
+//!
+//! bitcode is columnar: it writes each field of all messages together (all tags, then all
+//! timestamps, ...) and packs them, which makes it small but means a packet cannot be read message
+//! by message or in place. Each packet is a `u32` little-endian length followed by bitcode's bytes
+//! for the packet, so packets are self-delimiting.
+//!
+//! Encoding fills a reused mirror (one field-by-field copy per message) and encodes it with a
+//! reused `bitcode::Buffer` (no allocation once warm), then copies the result into the output
+//! buffer. Decoding is owned, not zero-copy: `Buffer::decode` rebuilds an `MPacket`, allocating its
+//! `messages` vector for every packet (bitcode has no decode-into-existing-value); the reused
+//! `Buffer` spares its internal column decoders' allocations. Hostile bytes give an error, not a
+//! panic (bitcode validates lengths and enum tags).
+
+use super::mirror::{MMessage, MPacket, MSide};
+use super::{DecodeError, Format, Sink};
+use crate::model::{Packet, Side};
+
+/// Bytes of the length prefix.
+const PREFIX: usize = 4;
+
+/// The bitcode runner: the mirror it encodes from and the library's reusable buffer.
+#[derive(Default)]
+pub struct Bitcode {
+    mirror: MPacket,
+    buffer: bitcode::Buffer,
+}
+
+impl Bitcode {
+    fn read(&mut self, bytes: &[u8]) -> Result<(MPacket, usize), DecodeError> {
+        DecodeError::check_len(bytes, PREFIX)?;
+        let len = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as usize;
+        let used = PREFIX + len;
+        DecodeError::check_len(bytes, used)?;
+        let packet = self
+            .buffer
+            .decode::<MPacket>(&bytes[PREFIX..used])
+            .map_err(|e| DecodeError::library("bitcode", e))?;
+        Ok((packet, used))
+    }
+}
+
+impl Format for Bitcode {
+    const NAME: &'static str = "bitcode";
+
+    fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) {
+        self.mirror.fill_from(packet);
+        let bytes = self.buffer.encode(&self.mirror);
+        let len = u32::try_from(bytes.len()).expect("one packet encodes to under 4 GiB");
+        out.extend_from_slice(&len.to_le_bytes());
+        out.extend_from_slice(bytes);
+    }
+
+    fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
+        let (packet, used) = self.read(bytes)?;
+        sink.packet(packet.seq);
+        for m in &packet.messages {
+            match m {
+                MMessage::TradeReport {
+                    symbol,
+                    size,
+                    price,
+                    ..
+                } => sink.trade(symbol, *size, *price),
+                MMessage::PriceLevelUpdate {
+                    side,
+                    symbol,
+                    price,
+                    ..
+                } => {
+                    let side = match side {
+                        MSide::Buy => Side::Buy,
+                        MSide::Sell => Side::Sell,
+                    };
+                    sink.price_level(side, symbol, *price)
+                }
+                MMessage::QuoteUpdate {
+                    symbol,
+                    bid_price,
+                    ask_price,
+                    ..
+                } => sink.quote(symbol, *bid_price, *ask_price),
+                _ => sink.other(),
+            }
+        }
+        Ok(used)
+    }
+
+    fn decode_packet(&mut self, bytes: &[u8]) -> Result<(Packet, usize), DecodeError> {
+        let (packet, used) = self.read(bytes)?;
+        Ok((packet.to_packet(), used))
+    }
+}

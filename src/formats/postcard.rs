@@ -1,0 +1,162 @@
+//! postcard 1.x (serde; varint integers, zigzag for signed ones), on the serde wire vocabulary
+//! ([`Wire`]).
+//!
+//! A packet is what postcard writes for `{ seq: u64, send_time: i64, messages: Vec<Wire> }`: the
+//! two varints, a varint message count, then each message (a varint variant index and its fields).
+//! postcard needs no length prefix: `take_from_bytes` returns the unread rest, so a packet is
+//! self-delimiting. Symbols are serde byte strings (`&[u8]`: a length byte, then the 8 bytes), so
+//! decoding borrows them from the buffer.
+//!
+//! Encoding serializes straight from the model into the output buffer (a small postcard flavor
+//! that appends to a `Vec`), building each message's [`Wire`] on the stack: no allocation, no
+//! intermediate copy of the packet. Decoding reads the header, then takes the messages one by one
+//! with `take_from_bytes` and hands them to the sink: no allocation, symbols borrowed, though
+//! every field of every message is decoded (varints cannot be skipped without being read).
+
+use serde::Serialize;
+
+use super::serde_wire::{WSide, Wire};
+use super::{DecodeError, Format, Sink};
+use crate::model::{Message, Packet, Side, Symbol};
+
+/// The postcard runner (stateless).
+#[derive(Debug, Default)]
+pub struct Postcard;
+
+/// A postcard flavor appending to a caller's `Vec`.
+struct Append<'a>(&'a mut Vec<u8>);
+
+impl postcard::ser_flavors::Flavor for Append<'_> {
+    type Output = ();
+
+    fn try_push(&mut self, data: u8) -> postcard::Result<()> {
+        self.0.push(data);
+        Ok(())
+    }
+
+    fn try_extend(&mut self, data: &[u8]) -> postcard::Result<()> {
+        self.0.extend_from_slice(data);
+        Ok(())
+    }
+
+    fn finalize(self) -> postcard::Result<()> {
+        Ok(())
+    }
+}
+
+/// The packet as serialized: the model's messages mapped to [`Wire`] on the fly.
+#[derive(Serialize)]
+struct PacketOut<'a> {
+    seq: u64,
+    send_time: i64,
+    #[serde(serialize_with = "messages_out")]
+    messages: &'a [Message],
+}
+
+fn messages_out<S: serde::Serializer>(messages: &&[Message], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(
+        messages
+            .iter()
+            .map(|m| Wire::from_model(m, |sym: &Symbol| &sym.0[..])),
+    )
+}
+
+fn err(e: postcard::Error) -> DecodeError {
+    match e {
+        postcard::Error::DeserializeUnexpectedEnd => DecodeError::Malformed("postcard: truncated"),
+        e => DecodeError::library("postcard", e),
+    }
+}
+
+fn symbol(s: &[u8]) -> Result<&[u8; 8], DecodeError> {
+    s.try_into()
+        .map_err(|_| DecodeError::Malformed("postcard: symbol is not 8 bytes"))
+}
+
+/// Reads the packet at the start of `bytes`, calling `f` for each message; returns
+/// (seq, send_time, bytes used).
+#[inline(always)]
+fn walk<'a>(
+    bytes: &'a [u8],
+    mut f: impl FnMut(u64, Wire<&'a [u8]>) -> Result<(), DecodeError>,
+) -> Result<(u64, i64, usize), DecodeError> {
+    let ((seq, send_time, count), mut rest) =
+        postcard::take_from_bytes::<(u64, i64, usize)>(bytes).map_err(err)?;
+    for _ in 0..count {
+        let (m, r) = postcard::take_from_bytes::<Wire<&'a [u8]>>(rest).map_err(err)?;
+        rest = r;
+        f(seq, m)?;
+    }
+    Ok((seq, send_time, bytes.len() - rest.len()))
+}
+
+impl Format for Postcard {
+    const NAME: &'static str = "postcard";
+
+    fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) {
+        let p = PacketOut {
+            seq: packet.seq,
+            send_time: packet.send_time,
+            messages: &packet.messages,
+        };
+        postcard::serialize_with_flavor(&p, Append(out)).expect("appending to a Vec cannot fail");
+    }
+
+    fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
+        let mut first = true;
+        let (seq, _, used) = walk(bytes, |seq, m| {
+            if first {
+                sink.packet(seq);
+                first = false;
+            }
+            match m {
+                Wire::TradeReport {
+                    symbol: s,
+                    size,
+                    price,
+                    ..
+                } => sink.trade(symbol(s)?, size, price),
+                Wire::PriceLevelUpdate {
+                    side,
+                    symbol: s,
+                    price,
+                    ..
+                } => {
+                    let side = match side {
+                        WSide::Buy => Side::Buy,
+                        WSide::Sell => Side::Sell,
+                    };
+                    sink.price_level(side, symbol(s)?, price)
+                }
+                Wire::QuoteUpdate {
+                    symbol: s,
+                    bid_price,
+                    ask_price,
+                    ..
+                } => sink.quote(symbol(s)?, bid_price, ask_price),
+                _ => sink.other(),
+            }
+            Ok(())
+        })?;
+        if first {
+            sink.packet(seq);
+        }
+        Ok(used)
+    }
+
+    fn decode_packet(&mut self, bytes: &[u8]) -> Result<(Packet, usize), DecodeError> {
+        let mut messages = Vec::new();
+        let (seq, send_time, used) = walk(bytes, |_, m| {
+            messages.push(m.into_model(|s| Ok(Symbol(*symbol(s)?)))?);
+            Ok(())
+        })?;
+        Ok((
+            Packet {
+                seq,
+                send_time,
+                messages,
+            },
+            used,
+        ))
+    }
+}

@@ -1,0 +1,189 @@
+//! rkyv 0.8: zero-copy archives of the local mirror ([`MPacket`](super::mirror::MPacket)),
+//! validated with bytecheck on every decode.
+//!
+//! **Framing.** Each packet is one record: a `u32` little-endian archive length `L`, 12 zero
+//! bytes, the `L` archive bytes, then zero padding to a multiple of 16. The archive is written
+//! through a writer whose positions count from the archive's first byte, so the bytes do not
+//! depend on where in the output buffer the record lands, and every record is a multiple of 16
+//! bytes: a window's records, back to back in a buffer whose start is 16-byte aligned, all have
+//! their archive 16-byte aligned, as rkyv's in-place access needs (the archived types contain
+//! 8-byte integers). Encoding serializes with a reused arena (`to_bytes_in_with_alloc`), so it
+//! allocates nothing once the buffers have grown; the conversion from the model into the mirror is
+//! one field-by-field copy per message, inside the timed region.
+//!
+//! **Alignment on read.** If the archive in the slice given to `decode` is not 16-byte aligned
+//! (a caller's slice at an arbitrary offset), it is first copied into an aligned scratch buffer
+//! owned by the runner. The shootout's own buffers are `Vec<u8>`s from the global allocator,
+//! which on the platforms we run hands out 16-byte aligned blocks of this size, so the measured
+//! path reads in place; the copy is the fallback that keeps any slice correct.
+//!
+//! **Validation.** `decode` and `decode_packet` use `rkyv::access`, which runs bytecheck over the
+//! whole archive (every enum tag, every relative pointer and length in bounds and aligned) before
+//! a field is read. That is the price of a safe `decode(&[u8])`: the trait takes any bytes, and
+//! `rkyv::access_unchecked` on corrupt or hostile bytes is undefined behaviour (a bad relative
+//! pointer or vector length reads out of bounds; an invalid enum tag is an invalid value), not
+//! an error. The window runner could skip validation soundly only for bytes it provably wrote
+//! itself in the same process, which the generic `Runner` does not express; the bench
+//! `rkyv/deserialize-unchecked` (benches/formats.rs) measures that unvalidated path on our own
+//! encoding, to show what bytecheck costs.
+
+use ::rkyv::rancor;
+use ::rkyv::ser::allocator::Arena;
+use ::rkyv::ser::{Positional, Writer};
+use ::rkyv::util::AlignedVec;
+
+use super::mirror::{ArchivedMMessage, ArchivedMPacket, ArchivedMSide, MPacket};
+use super::{DecodeError, Format, Sink};
+use crate::model::{Packet, Side};
+
+/// Bytes before the archive: the length and padding to the archive's alignment.
+pub const HEADER: usize = 16;
+/// Alignment of each archive and of each record's length.
+pub const ALIGN: usize = 16;
+
+/// The rkyv runner: the mirror it fills, the serializer's arena, and an aligned scratch buffer
+/// for slices that arrive misaligned.
+pub struct Rkyv {
+    mirror: MPacket,
+    arena: Arena,
+    scratch: AlignedVec<ALIGN>,
+}
+
+impl Default for Rkyv {
+    fn default() -> Self {
+        Rkyv {
+            mirror: MPacket::default(),
+            arena: Arena::new(),
+            scratch: AlignedVec::new(),
+        }
+    }
+}
+
+/// Appends to a `Vec` with positions counted from `start`.
+struct Tail<'a> {
+    out: &'a mut Vec<u8>,
+    start: usize,
+}
+
+impl Positional for Tail<'_> {
+    fn pos(&self) -> usize {
+        self.out.len() - self.start
+    }
+}
+
+impl<E> Writer<E> for Tail<'_> {
+    fn write(&mut self, bytes: &[u8]) -> Result<(), E> {
+        self.out.extend_from_slice(bytes);
+        Ok(())
+    }
+}
+
+fn err(e: rancor::Error) -> DecodeError {
+    DecodeError::library("rkyv", e)
+}
+
+/// The archive bytes of the record at the start of `bytes` and the record's whole length.
+pub fn split(bytes: &[u8]) -> Result<(&[u8], usize), DecodeError> {
+    DecodeError::check_len(bytes, HEADER)?;
+    let len = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as usize;
+    if bytes[4..HEADER].iter().any(|&b| b != 0) {
+        return Err(DecodeError::Malformed(
+            "rkyv: record header padding is not zero",
+        ));
+    }
+    let used = HEADER + len.next_multiple_of(ALIGN);
+    DecodeError::check_len(bytes, used)?;
+    Ok((&bytes[HEADER..HEADER + len], used))
+}
+
+/// Feeds an archived packet to `sink`, fields read in place, symbols borrowed.
+#[inline]
+pub fn visit<K: Sink>(p: &ArchivedMPacket, sink: &mut K) {
+    sink.packet(p.seq.to_native());
+    for m in p.messages.iter() {
+        match m {
+            ArchivedMMessage::TradeReport {
+                symbol,
+                size,
+                price,
+                ..
+            } => sink.trade(symbol, size.to_native(), price.to_native()),
+            ArchivedMMessage::PriceLevelUpdate {
+                side,
+                symbol,
+                price,
+                ..
+            } => {
+                let side = match side {
+                    ArchivedMSide::Buy => Side::Buy,
+                    ArchivedMSide::Sell => Side::Sell,
+                };
+                sink.price_level(side, symbol, price.to_native())
+            }
+            ArchivedMMessage::QuoteUpdate {
+                symbol,
+                bid_price,
+                ask_price,
+                ..
+            } => sink.quote(symbol, bid_price.to_native(), ask_price.to_native()),
+            _ => sink.other(),
+        }
+    }
+}
+
+impl Rkyv {
+    /// The validated archive of the record at the start of `bytes` (copied into the aligned
+    /// scratch buffer first if misaligned) and the record's length.
+    fn access<'a>(
+        &'a mut self,
+        bytes: &'a [u8],
+    ) -> Result<(&'a ArchivedMPacket, usize), DecodeError> {
+        let (archive, used) = split(bytes)?;
+        let archive = if (archive.as_ptr() as usize) % ALIGN == 0 {
+            archive
+        } else {
+            self.scratch.clear();
+            self.scratch.extend_from_slice(archive);
+            &self.scratch[..]
+        };
+        let packet = ::rkyv::access::<ArchivedMPacket, rancor::Error>(archive).map_err(err)?;
+        Ok((packet, used))
+    }
+}
+
+impl Format for Rkyv {
+    const NAME: &'static str = "rkyv";
+
+    fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) {
+        self.mirror.fill_from(packet);
+        let start = out.len();
+        out.extend_from_slice(&[0; HEADER]);
+        let tail = Tail {
+            out,
+            start: start + HEADER,
+        };
+        let tail = ::rkyv::api::high::to_bytes_in_with_alloc::<_, _, rancor::Error>(
+            &self.mirror,
+            tail,
+            self.arena.acquire(),
+        )
+        .expect("serializing into a Vec cannot fail");
+        let out = tail.out;
+        let len = out.len() - start - HEADER;
+        let len32 = u32::try_from(len).expect("an archive of one packet is under 4 GiB");
+        out[start..start + 4].copy_from_slice(&len32.to_le_bytes());
+        out.resize(start + HEADER + len.next_multiple_of(ALIGN), 0);
+    }
+
+    fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
+        let (packet, used) = self.access(bytes)?;
+        visit(packet, sink);
+        Ok(used)
+    }
+
+    fn decode_packet(&mut self, bytes: &[u8]) -> Result<(Packet, usize), DecodeError> {
+        let (packet, used) = self.access(bytes)?;
+        let mirror = ::rkyv::deserialize::<MPacket, rancor::Error>(packet).map_err(err)?;
+        Ok((mirror.to_packet(), used))
+    }
+}
