@@ -91,7 +91,7 @@ pub fn render(report: &RunReport<'_>) -> String {
             .collect();
         let _ = writeln!(t, "{}", line.join("  ").trim_end());
     }
-    let measuring = o.wall_ns.saturating_sub(o.compress_ns).max(1) as f64;
+    let measuring = o.measuring_ns().max(1) as f64;
     let _ = writeln!(
         t,
         "timer overhead {} ns per sample; {:.1}% of {:.2} s spent measuring latency was parsing \
@@ -102,6 +102,13 @@ pub fn render(report: &RunReport<'_>) -> String {
         o.parse_ns as f64 * 100.0 / measuring,
         o.timed_ns as f64 * 100.0 / measuring,
     );
+    if o.verify_ns > 0 {
+        let _ = writeln!(
+            t,
+            "verify: every packet decoded back and compared field by field, untimed: {:.2} s more",
+            o.verify_ns as f64 / 1e9
+        );
+    }
     if o.stored_size {
         let zstd_ns: u64 = o.formats.iter().map(|f| f.zstd_ns).sum();
         let _ = writeln!(
