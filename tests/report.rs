@@ -21,6 +21,11 @@ struct Fixture {
     de_p50: u64,
     msgs_per_sec: u64,
     overhead: f64,
+    messages: u64,
+    /// The size as stored, whole run: `None` writes an empty cell (`--no-stored-size`).
+    zstd: Option<u64>,
+    zlib: Option<u64>,
+    zstd_ns: Option<u64>,
 }
 
 fn values(f: &Fixture) -> HashMap<String, String> {
@@ -35,9 +40,12 @@ fn values(f: &Fixture) -> HashMap<String, String> {
     set("input_bytes", "3300000".into());
     set("feed", "deep".into());
     set("packets", "50000".into());
-    set("messages", "121655".into());
+    set("messages", f.messages.to_string());
     set("format", f.format.into());
-    set("encoded_bytes", format!("{}", (f.bytes * 121655.0) as u64));
+    set(
+        "encoded_bytes",
+        format!("{}", (f.bytes * f.messages as f64) as u64),
+    );
     set("bytes_per_message", f.bytes.to_string());
     for (side, p50) in [("ser", f.ser_p50), ("de", f.de_p50)] {
         for (col, k) in [
@@ -59,9 +67,10 @@ fn values(f: &Fixture) -> HashMap<String, String> {
     set("cpu", "AMD EPYC, 2.6 GHz".into()); // a comma: the field must be quoted
     set("rustc", "rustc 1.95.0".into());
     set("git_rev", "abc123".into());
-    set("zstd_bytes", "123".into());
-    set("zlib_bytes", "456".into());
-    set("zstd_ns", "789".into());
+    let cell = |x: Option<u64>| x.map_or(String::new(), |x| x.to_string());
+    set("zstd_bytes", cell(f.zstd));
+    set("zlib_bytes", cell(f.zlib));
+    set("zstd_ns", cell(f.zstd_ns));
     v
 }
 
@@ -99,14 +108,28 @@ fn fx(
         de_p50,
         msgs_per_sec,
         overhead,
+        messages: 121655,
+        zstd: None,
+        zlib: None,
+        zstd_ns: None,
     }
 }
 
+/// The header before the size as stored was added: the first 33 columns.
+fn old_columns() -> Vec<&'static str> {
+    let all: Vec<&str> = COLUMNS.split(',').collect();
+    assert_eq!(all[33..], ["zstd_bytes", "zlib_bytes", "zstd_ns"]);
+    all[..33].to_vec()
+}
+
 /// Writes the fixtures:
-/// - `a/runs.csv` (host a, governor performance, the header `run` writes today): label
-///   `normal` runs 1 and 2 of sbe and capnp-packed;
-/// - `b/runs.csv` (host b, governor powersave, three extra trailing columns as newer builds
-///   write, input under another path): label `normal` run 3, and label `pinned` runs p1, p2.
+/// - `a/runs.csv` (host a, governor performance, the old 33-column header, without the size as
+///   stored): label `normal` runs 1 and 2 of sbe and capnp-packed;
+/// - `b/runs.csv` (host b, governor powersave, the header `run` writes today with the size
+///   columns left empty as `--no-stored-size` does, input under another path): label `normal`
+///   run 3, and label `pinned` runs p1, p2.
+///
+/// No `raw` format in either.
 ///
 /// Returns (dir, csv a, csv b).
 fn fixtures() -> (tempfile::TempDir, PathBuf, PathBuf) {
@@ -114,13 +137,10 @@ fn fixtures() -> (tempfile::TempDir, PathBuf, PathBuf) {
     let (a, b) = (dir.path().join("a"), dir.path().join("b"));
     std::fs::create_dir_all(&a).unwrap();
     std::fs::create_dir_all(&b).unwrap();
-    let base: Vec<&str> = COLUMNS.split(',').collect();
-    let mut extended = base.clone();
-    extended.extend(["zstd_bytes", "zlib_bytes", "zstd_ns"]);
     let day = "data/day1.pcapng.gz";
     write_csv(
         &a.join("runs.csv"),
-        &base,
+        &old_columns(),
         &[
             fx("r1", day, "normal", "sbe", "a", 40, 30, 10_000_000, 10.0),
             fx(
@@ -156,7 +176,7 @@ fn fixtures() -> (tempfile::TempDir, PathBuf, PathBuf) {
     let other = "/mnt/other/day1.pcapng.gz";
     write_csv(
         &b.join("runs.csv"),
-        &extended,
+        &COLUMNS.split(',').collect::<Vec<_>>(),
         &[
             fx("r3", other, "normal", "sbe", "b", 42, 30, 11_000_000, 10.0),
             fx(
@@ -216,6 +236,12 @@ fn medians_spreads_cv_and_ratios() {
     let (_dir, a, b) = fixtures();
     let runs = report::load(&[a, b]).unwrap();
     assert_eq!(runs.rows.len(), 10);
+    // a's old 33-column header and b's empty size cells both read as not measured.
+    assert_eq!(runs.sources[0].rows, 4);
+    for r in &runs.rows {
+        assert_eq!((r.zstd_bytes, r.zlib_bytes, r.zstd_ns), (None, None, None));
+        assert_eq!(r.messages, 121655.0);
+    }
     let s = report::summarize(&runs);
     assert_eq!(s.groups.len(), 4);
     // Both paths of day1.pcapng.gz pool into one input.
@@ -248,6 +274,11 @@ fn medians_spreads_cv_and_ratios() {
     assert_eq!(sbe.bytes_per_message.median, 50.3);
     assert_eq!(sbe.msgs_per_sec.median, 11_000_000.0);
     assert_eq!(sbe.ratio_to_fastest, 1.0);
+    // No size as stored in any run, no raw format to compare with.
+    assert_eq!(sbe.zstd_bytes_per_message, None);
+    assert_eq!(sbe.zlib_bytes_per_message, None);
+    assert_eq!(sbe.zstd_ns, None);
+    assert!(s.groups.iter().all(|g| g.ratio_to_raw.is_none()));
 
     let capnp = group(&s, "normal", "capnp-packed");
     assert_eq!(capnp.runs, 3);
@@ -358,6 +389,202 @@ fn the_same_rows_twice_count_once() {
         .any(|w| w.kind == WarningKind::Duplicates && w.message.contains("4 rows")));
 }
 
+/// `c/runs.csv` (host c, governor performance, the header `run` writes today, every size as
+/// stored measured): input day2, label `normal`, runs s1, s2, s3 of raw, sbe and json. The runs
+/// carry 1000, 2000 and 4000 messages, so a size per message is each run's bytes over its own
+/// messages. zstd_ns is 10 ns per zstd byte.
+///
+/// | format | ser p50    | de p50 | zstd bytes           | zlib bytes           |
+/// |--------|------------|--------|----------------------|----------------------|
+/// | raw    | 10, 12, 11 | 5      | 20000, 42000, 76000  | 22000, 44000, 88000  |
+/// | sbe    | 40, 44, 42 | 30     | 15500, 31000, 62000  | 16000, 40000, 48000  |
+/// | json   | 300,320,310| 502    | 30000, 64000, 124000 | 28000, 56000, 112000 |
+///
+/// Latency CVs stay under 10% (raw ser 9.09%); sbe's zlib size varies 25% across runs.
+fn stored_fixture() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("c");
+    std::fs::create_dir_all(&c).unwrap();
+    let runs = [("s1", 1000), ("s2", 2000), ("s3", 4000)];
+    let table = [
+        (
+            "raw",
+            40.0,
+            [10, 12, 11],
+            5,
+            [20000, 42000, 76000],
+            [22000, 44000, 88000],
+        ),
+        (
+            "sbe",
+            50.3,
+            [40, 44, 42],
+            30,
+            [15500, 31000, 62000],
+            [16000, 40000, 48000],
+        ),
+        (
+            "json",
+            150.0,
+            [300, 320, 310],
+            502,
+            [30000, 64000, 124000],
+            [28000, 56000, 112000],
+        ),
+    ];
+    let mut rows = Vec::new();
+    for (i, (run, messages)) in runs.into_iter().enumerate() {
+        for (format, bytes, ser, de, zstd, zlib) in &table {
+            rows.push(Fixture {
+                run,
+                input: "data/day2.pcapng.gz",
+                label: "normal",
+                format,
+                host: "c",
+                bytes: *bytes,
+                ser_p50: ser[i],
+                de_p50: *de,
+                msgs_per_sec: 5_000_000,
+                overhead: 0.1,
+                messages,
+                zstd: Some(zstd[i]),
+                zlib: Some(zlib[i]),
+                zstd_ns: Some(zstd[i] * 10),
+            });
+        }
+    }
+    write_csv(
+        &c.join("runs.csv"),
+        &COLUMNS.split(',').collect::<Vec<_>>(),
+        &rows,
+    );
+    std::fs::write(c.join("environment.txt"), "governor: performance\n").unwrap();
+    (dir, c.join("runs.csv"))
+}
+
+#[test]
+fn size_as_stored_and_ratio_to_raw() {
+    let (dir, c) = stored_fixture();
+    let runs = report::load(&[c]).unwrap();
+    assert_eq!(runs.rows.len(), 9);
+    assert_eq!(runs.rows[0].zstd_bytes, Some(20000.0));
+    assert_eq!(runs.rows[0].zstd_bytes_per_message(), Some(20.0));
+    let s = report::summarize(&runs);
+    // Latency CVs under 10%, 3 runs, governor performance, overhead 0.1 ns against raw's de p50
+    // of 5 ns: nothing to warn about. In particular not sbe's zlib size, 25% apart across runs.
+    assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+
+    let raw = group(&s, "normal", "raw");
+    // zstd per message 20000/1000, 42000/2000, 76000/4000 = 20, 21, 19: median 20, 19–21,
+    // mean 20, sample variance (0+1+1)/2 = 1, CV 1/20 = 5%.
+    let z = raw.zstd_bytes_per_message.unwrap();
+    assert_eq!((z.median, z.min, z.max), (20.0, 19.0, 21.0));
+    assert!(close(z.cv_pct, 5.0), "{}", z.cv_pct);
+    // zlib 22, 22, 22.
+    let z = raw.zlib_bytes_per_message.unwrap();
+    assert_eq!((z.median, z.min, z.max, z.cv_pct), (22.0, 22.0, 22.0, 0.0));
+    // zstd_ns 200000, 420000, 760000: median 420000.
+    assert_eq!(raw.zstd_ns.unwrap().median, 420000.0);
+    // raw: ser p50 median 11 + de 5 = 16, its own floor.
+    assert_eq!(raw.ratio_to_raw, Some(1.0));
+
+    let sbe = group(&s, "normal", "sbe");
+    // zstd 15.5 every run; zlib 16, 20, 12: median 16, 12–20, mean 16, variance (0+16+16)/2 =
+    // 16, stdev 4, CV 25%.
+    assert_eq!(sbe.zstd_bytes_per_message.unwrap().median, 15.5);
+    let z = sbe.zlib_bytes_per_message.unwrap();
+    assert_eq!((z.median, z.min, z.max), (16.0, 12.0, 20.0));
+    assert!(close(z.cv_pct, 25.0));
+    // (42 + 30) / 16 = 4.5.
+    assert_eq!(sbe.ratio_to_raw, Some(4.5));
+
+    let json = group(&s, "normal", "json");
+    // zstd 30, 32, 31: median 31, CV 1/31 = 3.226%; zlib 28 every run.
+    let z = json.zstd_bytes_per_message.unwrap();
+    assert_eq!((z.median, z.min, z.max), (31.0, 30.0, 32.0));
+    assert!(close(z.cv_pct, 100.0 / 31.0));
+    assert_eq!(json.zlib_bytes_per_message.unwrap().median, 28.0);
+    // (310 + 502) / 16 = 50.75; raw is also the fastest here.
+    assert_eq!(json.ratio_to_raw, Some(50.75));
+    assert_eq!(json.ratio_to_fastest, 50.75);
+
+    let out = dir.path().join("report");
+    report::write_report(&s, &[], &out).unwrap();
+    let csv_text = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    let rows: Vec<HashMap<String, String>> = csv::Reader::from_reader(csv_text.as_bytes())
+        .deserialize()
+        .map(|x| x.unwrap())
+        .collect();
+    let formats: Vec<&str> = rows.iter().map(|r| r["format"].as_str()).collect();
+    assert_eq!(formats, ["raw", "sbe", "json"]);
+    let want = [
+        // zstd median, min, max, cv; zlib median, min, max, cv; zstd_ns median; x raw.
+        ["20", "19", "21", "5", "22", "22", "22", "0", "420000", "1"],
+        [
+            "15.5", "15.5", "15.5", "0", "16", "12", "20", "25", "310000", "4.5",
+        ],
+        [
+            "31", "30", "32", "3.226", "28", "28", "28", "0", "640000", "50.75",
+        ],
+    ];
+    for (row, want) in rows.iter().zip(want) {
+        let got: Vec<&str> = report::summary_csv::columns()[6 + 17 * 4..]
+            .iter()
+            .map(|c| row[c].as_str())
+            .collect();
+        assert_eq!(got, want, "{}", row["format"]);
+    }
+
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(
+        md.contains("| raw | 3 | 1.00x | 1.00x | 40.0 | 20.0 | 22.0 | 5.00M | 11 (10–12) |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| sbe | 3 | 4.50x | 4.50x | 50.3 | 15.5 | 16.0 | 5.00M |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| json | 3 | 50.75x | 50.75x | 150.0 | 31.0 | 28.0 | 5.00M |"),
+        "{md}"
+    );
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(
+        html.contains("<td>4.50x</td><td>4.50x</td><td>50.3</td><td>15.5</td><td>16.0</td>"),
+        "{html}"
+    );
+
+    // The bytes chart: three bars per format, a legend entry per kind, every median written.
+    let bytes = std::fs::read_to_string(out.join("bytes-day2.pcapng.gz-normal.svg")).unwrap();
+    let doc = roxmltree::Document::parse(&bytes).unwrap();
+    let texts = svg_texts(&doc);
+    for want in ["encoded", "zstd -3, as stored", "zlib -6, as stored"] {
+        assert_eq!(
+            texts.iter().filter(|t| *t == want).count(),
+            1,
+            "{want}: {texts:?}"
+        );
+    }
+    for want in [
+        "40.0", "20.0", "22.0", "50.3", "15.5", "16.0", "150.0", "31.0", "28.0",
+    ] {
+        assert!(texts.iter().any(|t| t == want), "{want} not in {texts:?}");
+    }
+    assert!(texts.iter().any(|t| t.contains("as stored")));
+    // 9 bars and 3 legend swatches, in three distinct fills (the background and legend box
+    // are white).
+    let fills: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("rect"))
+        .filter_map(|n| n.attribute("fill"))
+        .filter(|f| *f != "#FFFFFF" && *f != "none")
+        .collect();
+    let mut distinct = fills.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    assert_eq!((fills.len(), distinct.len()), (12, 3), "{fills:?}");
+}
+
 /// `.hgrm` files for `formats` × `runs` under `hist/day1.pcapng.gz/normal/run<i>/`, the layout
 /// `run_shootout.sh` writes (input, label, run); the `pinned` label gets none.
 fn write_histograms(hist: &Path, formats: &[&str], runs: usize) {
@@ -417,7 +644,23 @@ fn writes_csv_markdown_charts_and_html() {
             "ratio_to_fastest"
         ]
     );
-    assert_eq!(header.len(), 6 + 17 * 4);
+    // 17 measures and 2 sizes as stored, 4 columns each; zstd_ns_median, ratio_to_raw.
+    assert_eq!(header.len(), 6 + 17 * 4 + 2 * 4 + 2);
+    assert_eq!(
+        header[6 + 17 * 4..],
+        [
+            "zstd_bytes_per_message_median",
+            "zstd_bytes_per_message_min",
+            "zstd_bytes_per_message_max",
+            "zstd_bytes_per_message_cv_pct",
+            "zlib_bytes_per_message_median",
+            "zlib_bytes_per_message_min",
+            "zlib_bytes_per_message_max",
+            "zlib_bytes_per_message_cv_pct",
+            "zstd_ns_median",
+            "ratio_to_raw",
+        ]
+    );
     let rows: Vec<HashMap<String, String>> = r.deserialize().map(|x| x.unwrap()).collect();
     assert_eq!(rows.len(), 4);
     let capnp = &rows[1];
@@ -437,17 +680,26 @@ fn writes_csv_markdown_charts_and_html() {
     assert_eq!(capnp["timer_overhead_ns_median"], "10");
     assert_eq!(rows[0]["ratio_to_fastest"], "1");
     assert_eq!(rows[2]["de_p50_ns_median"], "110");
+    // Not measured (old header, empty cells) and no raw: empty cells, not zeros.
+    for row in &rows {
+        for c in &header[6 + 17 * 4..] {
+            assert_eq!(row[c], "", "{c} of {}", row["format"]);
+        }
+    }
 
     // summary.md: a table per input and label, the spreads, the warnings.
     let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(md.contains("## day1.pcapng.gz [normal]"));
     assert!(md.contains("## day1.pcapng.gz [pinned]"));
+    assert!(md.contains(
+        "| format | runs | vs fastest | x raw | bytes/msg | zstd B/msg | zlib B/msg | msgs/s (ser+de) |"
+    ), "{md}");
     assert!(
-        md.contains("| capnp-packed | 3 | 4.58x | 41.4 | 3.50M | 130 (100–160) |"),
+        md.contains("| capnp-packed | 3 | 4.58x | - | 41.4 | - | - | 3.50M | 130 (100–160) |"),
         "{md}"
     );
     assert!(
-        md.contains("| sbe | 3 | 1.00x | 50.3 | 11.00M | 42 (40–44) |"),
+        md.contains("| sbe | 3 | 1.00x | - | 50.3 | - | - | 11.00M | 42 (40–44) |"),
         "{md}"
     );
     assert!(md.contains("| capnp-packed | ser | 130 (23.1%) |"), "{md}");
@@ -524,6 +776,14 @@ fn writes_csv_markdown_charts_and_html() {
     let texts = svg_texts(&roxmltree::Document::parse(&bytes).unwrap());
     assert!(texts.iter().any(|t| t == "41.4") && texts.iter().any(|t| t == "50.3"));
     assert!(texts.iter().any(|t| t.contains("bytes per message")));
+    // Without the size as stored: one bar per format, as before, and no compressor legend.
+    assert!(
+        texts.iter().any(|t| t.ends_with("encoded size")),
+        "{texts:?}"
+    );
+    assert!(!texts
+        .iter()
+        .any(|t| t.contains("zstd") || t.contains("zlib")));
 
     // index.html: self-contained, every chart, the tables and the warnings.
     let html = std::fs::read_to_string(out.join("index.html")).unwrap();
@@ -536,6 +796,11 @@ fn writes_csv_markdown_charts_and_html() {
     }
     assert_eq!(html.matches("<table>").count(), 4);
     assert!(html.contains("<td>capnp-packed</td>"));
+    assert!(html.contains("<th>x raw</th><th>bytes/msg</th><th>zstd B/msg</th><th>zlib B/msg</th>"));
+    assert!(
+        html.contains("<td>4.58x</td><td>-</td><td>41.4</td><td>-</td><td>-</td>"),
+        "{html}"
+    );
     assert!(html.contains("130<br><small>(100–160)</small>"));
     assert!(html.contains("only 2 runs") && html.contains("powersave"));
     for external in ["http:", "https:", "<script", "<link"] {

@@ -13,7 +13,9 @@
 //!   the tail), which one chosen run alone would hide.
 //! - `pct-<input>-<label>-<side>.svg`: grouped bars of the median p50, p99 and p99.9 per format,
 //!   with a whisker for the min–max across runs and the median written above each bar.
-//! - `bytes-<input>-<label>.svg`: bytes per message per format.
+//! - `bytes-<input>-<label>.svg`: bytes per message per format. When the runs measured the size
+//!   as stored, three bars per format: encoded, zstd and zlib (each window compressed whole),
+//!   coloured by kind with a legend; otherwise one bar per format, in the format's colour.
 //!
 //! A format has the same colour in every chart.
 
@@ -43,6 +45,14 @@ const PALETTE: [RGBColor; 10] = [
     RGBColor(0xed, 0xc9, 0x48),
     RGBColor(0xff, 0x9d, 0xa7),
     RGBColor(0x79, 0x70, 0x6e),
+];
+
+/// Encoded, zstd and zlib in the bytes chart with the size as stored: coloured by kind, not by
+/// format (the x axis names the format); slate for the encoding itself, then teal and coral.
+const SIZE_COLOURS: [RGBColor; 3] = [
+    RGBColor(0x5b, 0x67, 0x70),
+    RGBColor(0x2a, 0x9d, 0x8f),
+    RGBColor(0xe7, 0x6f, 0x51),
 ];
 
 /// p50, p99, p99.9 in the grouped bars: light to dark, so higher percentiles read darker.
@@ -86,10 +96,21 @@ pub fn write_all(
                 label: Some(label.to_owned()),
             });
         }
-        let title = format!("{section}: encoded size");
+        let stored = groups
+            .iter()
+            .any(|g| g.zstd_bytes_per_message.is_some() || g.zlib_bytes_per_message.is_some());
+        let title = if stored {
+            format!("{section}: size per message, encoded and as stored")
+        } else {
+            format!("{section}: encoded size")
+        };
         let file = names.get(&format!("bytes-{input}-{label}"));
-        let svg =
-            bytes_bars(&title, &groups, &colours).map_err(|e| chart_error(out_dir, &file, e))?;
+        let svg = if stored {
+            stored_bytes_bars(&title, &groups)
+        } else {
+            bytes_bars(&title, &groups, &colours)
+        }
+        .map_err(|e| chart_error(out_dir, &file, e))?;
         save(out_dir, &file, &svg)?;
         out.push(ChartFile {
             file,
@@ -587,6 +608,103 @@ fn bytes_bars(title: &str, groups: &[&Group], colours: &Colours) -> DrawResult<S
                     value_style.clone(),
                 )])
                 .map_err(err)?;
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .label_font((FONT, 15))
+            .background_style(WHITE.mix(0.9))
+            .border_style(BLACK.mix(0.4))
+            .draw()
+            .map_err(err)?;
+        root.present().map_err(err)?;
+    }
+    Ok(svg)
+}
+
+/// Three bars per format: encoded, zstd and zlib bytes per message (medians). A format whose
+/// runs did not measure the size as stored gets its encoded bar only.
+fn stored_bytes_bars(title: &str, groups: &[&Group]) -> DrawResult<String> {
+    let n = groups.len();
+    let sizes = |g: &Group| -> [Option<f64>; 3] {
+        [
+            Some(g.bytes_per_message.median),
+            g.zstd_bytes_per_message.map(|s| s.median),
+            g.zlib_bytes_per_message.map(|s| s.median),
+        ]
+    };
+    let highest = groups
+        .iter()
+        .flat_map(|g| sizes(g).into_iter().flatten())
+        .fold(1.0, f64::max);
+    // The upper third for the legend and the values written above the bars.
+    let top = highest * 1.5;
+    let names: Vec<String> = groups.iter().map(|g| g.format.clone()).collect();
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        root.fill(&WHITE).map_err(err)?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, (FONT, 22))
+            .margin(16)
+            .margin_right(48)
+            .x_label_area_size(56)
+            .y_label_area_size(90)
+            .build_cartesian_2d(
+                Axis::linear(0.0, n as f64, (0..n).map(|i| i as f64 + 0.5).collect()),
+                Axis::linear(0.0, top, Axis::round_ticks(top, 8)),
+            )
+            .map_err(err)?;
+        let name_of = |x: &f64| names.get(x.floor() as usize).cloned().unwrap_or_default();
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_desc("format (fastest first)")
+            .y_desc("bytes per message (median across runs)")
+            .x_label_formatter(&name_of)
+            .y_label_formatter(&|y| thousands(*y))
+            .label_style((FONT, 15))
+            .axis_desc_style((FONT, 16))
+            .light_line_style(WHITE)
+            .bold_line_style(BLACK.mix(0.12))
+            .draw()
+            .map_err(err)?;
+        let width = 0.8 / 3.0;
+        // Written upwards from just above the bar: three labels side by side would not fit.
+        let value_style =
+            TextStyle::from((FONT, 13).into_font().transform(FontTransform::Rotate270))
+                .pos(Pos::new(HPos::Left, VPos::Center));
+        let kinds = ["encoded", "zstd -3, as stored", "zlib -6, as stored"];
+        for (j, kind) in kinds.iter().enumerate() {
+            let colour = SIZE_COLOURS[j];
+            let bars = groups.iter().enumerate().filter_map(|(i, g)| {
+                let b = sizes(g)[j]?;
+                let x0 = i as f64 + 0.1 + j as f64 * width;
+                Some(Rectangle::new(
+                    [(x0 + 0.01, 0.0), (x0 + width - 0.01, b)],
+                    colour.filled(),
+                ))
+            });
+            chart
+                .draw_series(bars)
+                .map_err(err)?
+                .label(*kind)
+                .legend(move |(x, y)| {
+                    Rectangle::new([(x, y - 6), (x + 14, y + 6)], colour.filled())
+                });
+        }
+        for (i, g) in groups.iter().enumerate() {
+            for (j, b) in sizes(g).into_iter().enumerate() {
+                let Some(b) = b else { continue };
+                let xc = i as f64 + 0.1 + (j as f64 + 0.5) * width;
+                chart
+                    .draw_series([Text::new(
+                        format!("{b:.1}"),
+                        (xc, b + top * 0.01),
+                        value_style.clone(),
+                    )])
+                    .map_err(err)?;
+            }
         }
         chart
             .configure_series_labels()

@@ -29,15 +29,16 @@ pub fn escape(s: &str) -> String {
 const STYLE: &str = "\
 body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;margin:2em auto;max-width:1500px;padding:0 1em;color:#222;line-height:1.4}
 h1{font-size:1.7em}h2{margin-top:2em;border-bottom:2px solid #ddd;padding-bottom:.2em}
-table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:.92em}
-th,td{border:1px solid #ccc;padding:.3em .6em;text-align:right;white-space:nowrap}
+table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:.88em}
+th,td{border:1px solid #ccc;padding:.3em .45em;text-align:right;white-space:nowrap}
+th{white-space:normal;vertical-align:bottom}
 th{background:#f0f3f7}td:first-child,th:first-child,td.side{text-align:left}
 tr:nth-child(even) td{background:#fafafa}
 caption{caption-side:top;text-align:left;color:#555;padding-bottom:.3em}
 .warnings{background:#fff6e0;border:1px solid #e8c15a;padding:.6em 1.2em;border-radius:4px}
 .ok{background:#eaf6ea;border:1px solid #8c8;padding:.6em 1.2em;border-radius:4px}
 figure{margin:1em 0}figure img{width:960px;max-width:100%;border:1px solid #ddd}
-.scroll{overflow-x:auto}td small{color:#777}
+.scroll{overflow-x:auto}td small{color:#777;white-space:normal}
 code{background:#f3f3f3;padding:0 .2em}
 ";
 
@@ -60,7 +61,8 @@ fn table(w: &mut dyn Write, t: &Table) -> io::Result<()> {
             } else {
                 ""
             };
-            // `911 (851–911)`: the spread in small grey type under the median.
+            // `911 (851–911)`: the spread in small grey type under the median, which may break
+            // after the dash when the table would be wider than the page.
             let cell = match c.split_once(" (") {
                 Some((median, rest)) => {
                     format!("{}<br><small>({}</small>", escape(median), escape(rest))

@@ -1,9 +1,10 @@
 //! `shootout report`, step 1: read any number of results CSVs (`run` writes them; other days,
 //! other machines) and the `environment.txt` that `run_shootout.sh` leaves next to each.
 //!
-//! Columns are read by header name. The columns in [`REQUIRED`] must be there; any other column
-//! (for example `zstd_bytes, zlib_bytes, zstd_ns`, appended by newer versions) is ignored, so
-//! files from older and newer builds can be pooled.
+//! Columns are read by header name. The columns in [`REQUIRED`] must be there. The size as stored,
+//! [`OPTIONAL`] (`zstd_bytes, zlib_bytes, zstd_ns`), is read when the header has it: files from
+//! before it was written still load, and an empty cell (a run with `--no-stored-size`) means not
+//! measured. Any other column is ignored, so files from older and newer builds can be pooled.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -49,6 +50,9 @@ pub const REQUIRED: &[&str] = &[
     "git_rev",
 ];
 
+/// Columns read when present: the size as stored, empty when the run skipped it.
+pub const OPTIONAL: &[&str] = &["zstd_bytes", "zlib_bytes", "zstd_ns"];
+
 /// The latency columns of one side, in this order: p50, p90, p99, p99.9, p99.99, max, mean.
 pub const PERCENTILES: [&str; 7] = ["p50", "p90", "p99", "p99.9", "p99.99", "max", "mean"];
 
@@ -62,6 +66,7 @@ struct CsvRow {
     label: String,
     input: String,
     format: String,
+    messages: f64,
     bytes_per_message: f64,
     ser_p50_ns: f64,
     ser_p90_ns: f64,
@@ -80,6 +85,13 @@ struct CsvRow {
     msgs_per_sec: f64,
     timer_overhead_ns: f64,
     host: String,
+    // Absent column or empty cell: None.
+    #[serde(default)]
+    zstd_bytes: Option<f64>,
+    #[serde(default)]
+    zlib_bytes: Option<f64>,
+    #[serde(default)]
+    zstd_ns: Option<f64>,
 }
 
 /// One format in one run.
@@ -101,6 +113,30 @@ pub struct RunRow {
     pub de: [f64; 7],
     pub msgs_per_sec: f64,
     pub timer_overhead_ns: f64,
+    /// The `messages` column: what the sizes as stored are divided by.
+    pub messages: f64,
+    /// The size as stored (whole windows compressed), in bytes; `None` when not measured (empty
+    /// cell, or a CSV from before the column existed).
+    pub zstd_bytes: Option<f64>,
+    pub zlib_bytes: Option<f64>,
+    /// Total time zstd took over the run, ns; `None` when not measured.
+    pub zstd_ns: Option<f64>,
+}
+
+impl RunRow {
+    /// `bytes` (a size as stored) per message of this run; `None` when not measured or the run
+    /// had no messages.
+    pub fn per_message(&self, bytes: Option<f64>) -> Option<f64> {
+        bytes
+            .filter(|_| self.messages > 0.0)
+            .map(|b| b / self.messages)
+    }
+    pub fn zstd_bytes_per_message(&self) -> Option<f64> {
+        self.per_message(self.zstd_bytes)
+    }
+    pub fn zlib_bytes_per_message(&self) -> Option<f64> {
+        self.per_message(self.zlib_bytes)
+    }
 }
 
 /// What `environment.txt` next to a CSV says about the CPU frequency governor.
@@ -231,6 +267,10 @@ fn read_csv(path: &Path, source: usize) -> Result<Vec<RunRow>, ReportError> {
             ],
             msgs_per_sec: r.msgs_per_sec,
             timer_overhead_ns: r.timer_overhead_ns,
+            messages: r.messages,
+            zstd_bytes: r.zstd_bytes,
+            zlib_bytes: r.zlib_bytes,
+            zstd_ns: r.zstd_ns,
         });
     }
     if rows.is_empty() {
@@ -302,7 +342,7 @@ mod tests {
     #[test]
     fn required_columns_are_columns_the_run_writes() {
         let written: Vec<&str> = crate::report::csv::COLUMNS.split(',').collect();
-        for c in REQUIRED {
+        for c in REQUIRED.iter().chain(OPTIONAL) {
             assert!(written.contains(c), "{c} is not written by `run`");
         }
     }

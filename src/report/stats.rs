@@ -1,6 +1,6 @@
 //! `shootout report`, step 2: group the rows by (input, label, format) and reduce each group's
-//! runs to a median, a min–max spread and a coefficient of variation; rank formats; warn about
-//! what makes the figures doubtful.
+//! runs to a median, a min–max spread and a coefficient of variation; rank formats; compare each
+//! with the `raw` floor; warn about what makes the figures doubtful.
 
 use std::collections::BTreeMap;
 
@@ -25,6 +25,12 @@ pub struct Stat {
 }
 
 impl Stat {
+    /// Reduces the values that are there; `None` when none is (a column no run measured).
+    pub fn of_some(values: impl IntoIterator<Item = Option<f64>>) -> Option<Stat> {
+        let v: Vec<f64> = values.into_iter().flatten().collect();
+        (!v.is_empty()).then(|| Stat::of(&v))
+    }
+
     /// Reduces `values` (at least one).
     pub fn of(values: &[f64]) -> Stat {
         assert!(!values.is_empty(), "a group has at least one run");
@@ -88,9 +94,18 @@ pub struct Group {
     pub bytes_per_message: Stat,
     pub msgs_per_sec: Stat,
     pub timer_overhead_ns: Stat,
+    /// The size as stored per message (`zstd_bytes` / `messages` of each run), over the runs
+    /// that measured it; `None` when none did (`--no-stored-size`, or CSVs from before).
+    pub zstd_bytes_per_message: Option<Stat>,
+    pub zlib_bytes_per_message: Option<Stat>,
+    /// Total zstd time per run, ns, over the runs that measured it.
+    pub zstd_ns: Option<Stat>,
     /// (median ser p50 + median de p50) over the same of the fastest format of this input and
     /// label: 1.0 for the fastest.
     pub ratio_to_fastest: f64,
+    /// The same over the `raw` format of this input and label (the floor: fixed-size records
+    /// copied in place); 1.0 for raw, `None` when raw did not run there.
+    pub ratio_to_raw: Option<f64>,
 }
 
 impl Group {
@@ -132,6 +147,9 @@ pub struct Summary {
     /// The CSVs read, for the report's header and the default histogram folders.
     pub sources: Vec<super::load::Source>,
 }
+
+/// The format every other is compared with in [`Group::ratio_to_raw`].
+pub const RAW: &str = <crate::formats::raw::Raw as crate::formats::Format>::NAME;
 
 impl Summary {
     /// The (input, label) pairs in order, each with its groups (fastest first).
@@ -192,7 +210,15 @@ pub fn summarize(runs: &Runs) -> Summary {
                 bytes_per_message: col(|r| r.bytes_per_message),
                 msgs_per_sec: col(|r| r.msgs_per_sec),
                 timer_overhead_ns: col(|r| r.timer_overhead_ns),
+                zstd_bytes_per_message: Stat::of_some(
+                    rows.iter().map(|r| r.zstd_bytes_per_message()),
+                ),
+                zlib_bytes_per_message: Stat::of_some(
+                    rows.iter().map(|r| r.zlib_bytes_per_message()),
+                ),
+                zstd_ns: Stat::of_some(rows.iter().map(|r| r.zstd_ns)),
                 ratio_to_fastest: 1.0,
+                ratio_to_raw: None,
             }
         })
         .collect();
@@ -206,7 +232,19 @@ pub fn summarize(runs: &Runs) -> Summary {
     summary
 }
 
-/// Sets each group's ratio to the fastest of its (input, label) and sorts fastest first.
+/// `key` over `base`: 1 when both are 0, infinite when only the base is.
+fn ratio(key: f64, base: f64) -> f64 {
+    if base > 0.0 {
+        key / base
+    } else if key == 0.0 {
+        1.0
+    } else {
+        f64::INFINITY
+    }
+}
+
+/// Sets each group's ratios to the fastest and to raw of its (input, label) and sorts fastest
+/// first.
 fn rank(groups: &mut [Group]) {
     groups.sort_by(|a, b| {
         (&a.input, &a.label)
@@ -222,15 +260,14 @@ fn rank(groups: &mut [Group]) {
                 .take_while(|g| g.input == groups[start].input && g.label == groups[start].label)
                 .count();
         let fastest = groups[start].speed_key();
+        let raw = groups[start..end]
+            .iter()
+            .find(|g| g.format == RAW)
+            .map(Group::speed_key);
         for g in &mut groups[start..end] {
             let key = g.speed_key();
-            g.ratio_to_fastest = if fastest > 0.0 {
-                key / fastest
-            } else if key == 0.0 {
-                1.0
-            } else {
-                f64::INFINITY
-            };
+            g.ratio_to_fastest = ratio(key, fastest);
+            g.ratio_to_raw = raw.map(|raw| ratio(key, raw));
         }
         start = end;
     }
@@ -261,6 +298,8 @@ fn warnings(summary: &Summary, runs: &Runs) -> Vec<Warning> {
             );
         }
         // Max is left out: it is a preemption on a shared machine more often than the format.
+        // Nor are the size-as-stored columns: a size is the input's, not the machine's, and
+        // zstd_ns is harness time, outside what is measured.
         let noisy: Vec<String> = [("ser", &g.ser), ("de", &g.de)]
             .iter()
             .flat_map(|(side, s)| {
@@ -370,5 +409,17 @@ mod tests {
         assert_eq!(s.median, 2.5);
         assert_eq!(Stat::of(&[7.0]).cv_pct, 0.0);
         assert_eq!(Stat::of(&[0.0, 0.0]).cv_pct, 0.0);
+        assert_eq!(Stat::of_some([None, None]), None);
+        assert_eq!(
+            Stat::of_some([Some(3.0), None, Some(1.0)]).map(|s| s.median),
+            Some(2.0)
+        );
+    }
+
+    #[test]
+    fn ratios() {
+        assert_eq!(ratio(30.0, 10.0), 3.0);
+        assert_eq!(ratio(0.0, 0.0), 1.0);
+        assert_eq!(ratio(5.0, 0.0), f64::INFINITY);
     }
 }

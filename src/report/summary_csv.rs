@@ -10,7 +10,14 @@
 //! - then, for each measure `M` of `bytes_per_message`, `msgs_per_sec`, `ser_p50_ns`,
 //!   `ser_p90_ns`, `ser_p99_ns`, `ser_p999_ns`, `ser_p9999_ns`, `ser_max_ns`, `ser_mean_ns`, the
 //!   same seven for `de_`, and `timer_overhead_ns`: four columns `M_median`, `M_min`, `M_max`
-//!   and `M_cv_pct` (sample standard deviation over mean across runs, in %, 0 for one run).
+//!   and `M_cv_pct` (sample standard deviation over mean across runs, in %, 0 for one run);
+//! - then the size as stored, appended after the columns above so that older readers keep their
+//!   positions: `zstd_bytes_per_message` and `zlib_bytes_per_message` (each run's `zstd_bytes` or
+//!   `zlib_bytes` over its `messages`), four columns each as above; `zstd_ns_median`, the total
+//!   time zstd took per run; `ratio_to_raw`, (median ser p50 + median de p50) over the same for
+//!   the `raw` format of the same input and label, 1 for raw. These are reduced over the runs
+//!   that measured them and are empty when none did (runs with `--no-stored-size`, CSVs written
+//!   before the columns existed) or, for `ratio_to_raw`, when raw did not run.
 //!
 //! Numbers are rounded to 3 decimals. Rows are sorted by input, label, then fastest first.
 
@@ -44,12 +51,23 @@ pub fn columns() -> Vec<String> {
     ]
     .map(String::from)
     .to_vec();
-    for m in measures() {
-        for s in ["median", "min", "max", "cv_pct"] {
+    for m in measures().iter().chain(&stored_measures()) {
+        for s in STAT_SUFFIXES {
             c.push(format!("{m}_{s}"));
         }
     }
+    c.extend(["zstd_ns_median", "ratio_to_raw"].map(String::from));
     c
+}
+
+const STAT_SUFFIXES: [&str; 4] = ["median", "min", "max", "cv_pct"];
+
+/// The size-as-stored measures, four columns each like [`measures`], empty when not measured.
+pub fn stored_measures() -> Vec<String> {
+    vec![
+        "zstd_bytes_per_message".to_owned(),
+        "zlib_bytes_per_message".to_owned(),
+    ]
 }
 
 fn stats(g: &Group) -> Vec<&Stat> {
@@ -85,6 +103,14 @@ impl Export for SummaryCsv {
             for s in stats(g) {
                 rec.extend([num(s.median), num(s.min), num(s.max), num(s.cv_pct)]);
             }
+            for s in [&g.zstd_bytes_per_message, &g.zlib_bytes_per_message] {
+                match s {
+                    Some(s) => rec.extend([num(s.median), num(s.min), num(s.max), num(s.cv_pct)]),
+                    None => rec.extend(STAT_SUFFIXES.map(|_| String::new())),
+                }
+            }
+            rec.push(g.zstd_ns.map_or(String::new(), |s| num(s.median)));
+            rec.push(g.ratio_to_raw.map_or(String::new(), num));
             out.write_record(rec)?;
         }
         out.flush()

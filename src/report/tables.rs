@@ -17,13 +17,18 @@ pub fn section_tables(groups: &[&Group]) -> [Table; 2] {
     let headline = Table {
         caption: format!(
             "Median across {runs}, min–max in brackets; ns per packet. \
-             Ranked by median ser p50 + de p50."
+             Ranked by median ser p50 + de p50; x raw is that sum over raw's. \
+             zstd and zlib B/msg: the size as stored (each window compressed whole). \
+             A dash marks what was not measured."
         ),
         header: [
             "format",
             "runs",
             "vs fastest",
+            "x raw",
             "bytes/msg",
+            "zstd B/msg",
+            "zlib B/msg",
             "msgs/s (ser+de)",
             "ser p50",
             "ser p99",
@@ -41,7 +46,11 @@ pub fn section_tables(groups: &[&Group]) -> [Table; 2] {
                     g.format.clone(),
                     g.runs.to_string(),
                     format!("{:.2}x", g.ratio_to_fastest),
+                    g.ratio_to_raw
+                        .map_or(NOT_MEASURED.to_owned(), |r| format!("{r:.2}x")),
                     format!("{:.1}", g.bytes_per_message.median),
+                    size(&g.zstd_bytes_per_message),
+                    size(&g.zlib_bytes_per_message),
                     rate(g.msgs_per_sec.median),
                     spread(g.ser.p50()),
                     spread(g.ser.p99()),
@@ -75,6 +84,14 @@ pub fn section_tables(groups: &[&Group]) -> [Table; 2] {
             .collect(),
     };
     [headline, all]
+}
+
+/// What a cell shows for a figure no run measured.
+pub const NOT_MEASURED: &str = "-";
+
+/// A median size per message, `-` when not measured.
+fn size(s: &Option<Stat>) -> String {
+    s.map_or(NOT_MEASURED.to_owned(), |s| format!("{:.1}", s.median))
 }
 
 fn runs_text(groups: &[&Group]) -> String {
