@@ -1,6 +1,9 @@
 //! One error type for the library: every variant says what went wrong and where (byte offset in
 //! the capture stream, and the packet number when there is one), so the command line can print a
 //! single useful line prefixed with the file name.
+//!
+//! Convention for every error type in this crate: a variant's message already includes its cause,
+//! so no variant also exposes it as `source()` (a chain printer would repeat it).
 
 use std::io;
 
@@ -31,7 +34,7 @@ pub enum Error {
     #[error("is a directory, not a capture file")]
     IsDirectory,
     #[error("cannot read: {0}")]
-    Io(#[source] io::Error),
+    Io(io::Error),
     #[error("empty file (0 bytes): not a pcap or pcapng capture")]
     Empty,
     #[error("not a pcap or pcapng capture: starts with bytes {0}")]
@@ -64,12 +67,8 @@ pub enum Error {
         len: u64,
         limit: u64,
     },
-    #[error("bad IEX-TP segment at {at}: {source}")]
-    Segment {
-        at: At,
-        #[source]
-        source: SegmentError,
-    },
+    #[error("bad IEX-TP segment at {at}: {cause}")]
+    Segment { at: At, cause: SegmentError },
 }
 
 /// Why an IEX-TP segment (one UDP payload) was rejected.
@@ -105,21 +104,20 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// An [`Error`] together with the file it happened in: what the command line prints.
 #[derive(Debug, thiserror::Error)]
-#[error("{path}{note}: {source}", note = if *.decompressed { " (gzip; byte offsets count decompressed bytes)" } else { "" })]
+#[error("{path}{note}: {error}", note = if *.decompressed { " (gzip; byte offsets count decompressed bytes)" } else { "" })]
 pub struct FileError {
     pub path: String,
     /// Offsets refer to the decompressed stream.
     pub decompressed: bool,
-    #[source]
-    pub source: Error,
+    pub error: Error,
 }
 
 impl FileError {
-    pub fn new(path: &std::path::Path, decompressed: bool, source: Error) -> Self {
+    pub fn new(path: &std::path::Path, decompressed: bool, error: Error) -> Self {
         FileError {
             path: path.display().to_string(),
             decompressed,
-            source,
+            error,
         }
     }
 }

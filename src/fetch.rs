@@ -74,12 +74,8 @@ pub enum FetchError {
         part: PathBuf,
         detail: String,
     },
-    #[error("{}: {source}", .path.display())]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: io::Error,
-    },
+    #[error("{}: {cause}", .path.display())]
+    Io { path: PathBuf, cause: io::Error },
 }
 
 fn nearest_note(nearest: &[String]) -> String {
@@ -324,7 +320,7 @@ pub fn fetch(
     let name = file.file_name(&opts.date);
     let io_err = |path: &Path| {
         let path = path.to_path_buf();
-        move |source| FetchError::Io { path, source }
+        move |cause| FetchError::Io { path, cause }
     };
     std::fs::create_dir_all(&opts.out_dir).map_err(io_err(&opts.out_dir))?;
     let path = opts.out_dir.join(&name);
@@ -389,9 +385,9 @@ fn download(
     size: Option<u64>,
     progress: &mut impl FnMut(u64, Option<u64>),
 ) -> Result<u64, FetchError> {
-    let io_err = |source| FetchError::Io {
+    let io_err = |cause| FetchError::Io {
         path: part.to_path_buf(),
-        source,
+        cause,
     };
     let mut attempts = 0;
     let (response, resumed_from) = loop {

@@ -126,7 +126,7 @@ impl<R: Read> IexReader<R> {
                 }
                 Ok(None) => self.skipped.non_iex += 1,
                 Err(_) if self.lenient => self.skipped.malformed_segments += 1,
-                Err(source) => return Err(Error::Segment { at, source }),
+                Err(cause) => return Err(Error::Segment { at, cause }),
             }
         };
         let seq = self.sequences.observe(&header);

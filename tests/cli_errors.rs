@@ -44,6 +44,12 @@ fn assert_fails_at(path: &Path, expect: &[&str]) {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
     assert!(stderr.starts_with("error: "), "{stderr}");
+    let parts: Vec<&str> = stderr.trim_end().split(": ").collect();
+    let mut seen = std::collections::HashSet::new();
+    assert!(
+        parts.iter().all(|p| seen.insert(*p)),
+        "repeats itself: {stderr}"
+    );
     assert!(
         stderr.contains(path.to_str().unwrap()),
         "names the file: {stderr}"

@@ -51,13 +51,12 @@ pub enum RunError {
     Input(#[from] Error),
     #[error("unknown format {name:?}; known: {known}")]
     UnknownFormat { name: String, known: String },
-    #[error("{format}: cannot decode packet {packet} (seq {seq}): {source}")]
+    #[error("{format}: cannot decode packet {packet} (seq {seq}): {cause}")]
     Decode {
         format: &'static str,
         packet: u64,
         seq: u64,
-        #[source]
-        source: DecodeError,
+        cause: DecodeError,
     },
     #[error("{format}: packet {packet} (seq {seq}) decodes differently from the source: {field} should be {expected}, is {got}")]
     Mismatch {
@@ -71,7 +70,13 @@ pub enum RunError {
     #[error("{format}: {what}")]
     Disagree { format: &'static str, what: String },
     #[error("compressing for size as stored: {0}")]
-    Compress(#[from] std::io::Error),
+    Compress(std::io::Error),
+}
+
+impl From<std::io::Error> for RunError {
+    fn from(e: std::io::Error) -> Self {
+        RunError::Compress(e)
+    }
 }
 
 /// What a run measured.
@@ -201,14 +206,14 @@ pub fn run<R: Read>(
             stats.clear();
             runner
                 .decode_window(&mut result.aggregate, &timer, &mut stats)
-                .map_err(|source| {
+                .map_err(|cause| {
                     // The packet that failed is the one after the last decoded.
                     let at = stats.len();
                     RunError::Decode {
                         format: result.name,
                         packet: first_packet + at as u64,
                         seq: window.packets().get(at).map_or(0, |p| p.seq),
-                        source,
+                        cause,
                     }
                 })?;
             for s in &stats[skip..] {
@@ -288,7 +293,7 @@ fn verify_window(
             format,
             packet: first_packet + decoded.len() as u64,
             seq: source.get(decoded.len()).map_or(0, |p| p.seq),
-            source: source_err,
+            cause: source_err,
         })?;
     if decoded.len() != source.len() {
         return Err(RunError::Disagree {
