@@ -4,7 +4,8 @@
 //! interrupted run leaves the old file (or none), never half of a new one. A destination that
 //! is not a regular file (`/dev/null`, a FIFO, a terminal) is written directly instead: renaming
 //! over it would replace the device node. A symbolic link is followed, so the link survives and
-//! its target is replaced.
+//! its target is replaced. A process killed outright (SIGKILL) cannot remove its temporary
+//! file; the next write of the same file removes temporaries whose writer no longer runs.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -21,6 +22,7 @@ pub fn write_atomically<T>(
         Err(e) if e.kind() == io::ErrorKind::NotFound => path.to_path_buf(),
         Err(e) => return Err(e),
     };
+    remove_stale_temps(&target);
     let tmp = temp_path(&target);
     let result = (|| {
         let mut w = BufWriter::new(File::create(&tmp)?);
@@ -44,6 +46,36 @@ fn write_directly<T>(
     let value = write(&mut w)?;
     w.flush()?;
     Ok(value)
+}
+
+/// Removes `.NAME.PID.tmp` files left beside `target` by writers that are no longer running
+/// (`/proc/PID` is gone). Best effort: what cannot be listed or removed is left alone.
+fn remove_stale_temps(target: &Path) {
+    let (Some(dir), Some(name)) = (target.parent(), target.file_name()) else {
+        return;
+    };
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let prefix = format!(".{}.", name.to_string_lossy());
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = file
+            .strip_prefix(&prefix)
+            .and_then(|rest| rest.strip_suffix(".tmp"))
+            .and_then(|pid| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// `.NAME.PID.tmp` in the destination's directory (same file system, so the rename is atomic).
@@ -80,6 +112,22 @@ mod tests {
             1,
             "no temp left"
         );
+    }
+
+    #[test]
+    fn removes_temporaries_of_dead_writers_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("summary.csv");
+        // PID 0x7fff_fff0 is above Linux's pid_max: never a running process.
+        let dead = dir.path().join(".summary.csv.2147483632.tmp");
+        let alive = dir.path().join(".summary.csv.1.tmp"); // init always runs
+        let other = dir.path().join(".other.csv.2147483632.tmp");
+        for f in [&dead, &alive, &other] {
+            std::fs::write(f, b"half").unwrap();
+        }
+        write_atomically(&path, |w| w.write_all(b"whole")).unwrap();
+        assert!(!dead.exists());
+        assert!(alive.exists() && other.exists());
     }
 
     #[test]

@@ -107,8 +107,8 @@ impl Row {
     }
 }
 
-/// Appends the run's rows to `path`, writing the header if the file is new or empty. Each row
-/// goes out in one write and is flushed, so a killed run leaves only whole rows. A file whose
+/// Appends the run's rows to `path`, writing the header if the file is new or empty. All rows
+/// go out in one write and are synced, so a killed run leaves all of them or none. A file whose
 /// header is not ours is refused rather than mixed.
 pub fn append(path: &Path, report: &RunReport<'_>) -> io::Result<()> {
     let existing_header = match std::fs::File::open(path) {
@@ -130,20 +130,24 @@ pub fn append(path: &Path, report: &RunReport<'_>) -> io::Result<()> {
             )))
         }
     };
-    let mut file = OpenOptions::new().create(true).append(true).open(path)?;
-    if needs_header {
-        file.write_all(format!("{COLUMNS}\n").as_bytes())?;
-    }
+    // The header (when new) and all of the run's rows go out in one append: a run is in the
+    // file whole or not at all, which is what `run_shootout.sh --resume` relies on.
+    let mut w = ::csv::WriterBuilder::new()
+        .has_headers(false)
+        .from_writer(Vec::new());
     for f in &report.outcome.formats {
-        let mut w = ::csv::WriterBuilder::new()
-            .has_headers(false)
-            .from_writer(Vec::new());
         w.serialize(Row::new(report, f)).map_err(io::Error::other)?;
-        let line = w
-            .into_inner()
-            .map_err(|e| io::Error::other(e.to_string()))?;
-        file.write_all(&line)?;
-        file.flush()?;
     }
+    let rows = w
+        .into_inner()
+        .map_err(|e| io::Error::other(e.to_string()))?;
+    let mut text = Vec::with_capacity(COLUMNS.len() + 1 + rows.len());
+    if needs_header {
+        text.extend_from_slice(COLUMNS.as_bytes());
+        text.push(b'\n');
+    }
+    text.extend_from_slice(&rows);
+    let mut file = OpenOptions::new().create(true).append(true).open(path)?;
+    file.write_all(&text)?;
     file.sync_data()
 }
