@@ -122,6 +122,9 @@ pub fn render(report: &RunReport<'_>) -> String {
             zstd_ns as f64 / 1e9,
         );
     }
+    for warning in warnings(o, &governor()) {
+        let _ = writeln!(t, "warning: {warning}");
+    }
     let _ = writeln!(
         t,
         "checked: all {} formats carried {} messages and match the source aggregation ({} symbols)",
@@ -132,6 +135,89 @@ pub fn render(report: &RunReport<'_>) -> String {
     t
 }
 
+/// The CPU frequency governor, if the kernel shows it.
+fn governor() -> Option<String> {
+    std::fs::read_to_string("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")
+        .ok()
+        .map(|s| s.trim().to_owned())
+}
+
+/// What a single run can tell about its own trustworthiness (the cross-run warnings, such as
+/// too few runs or a large spread, are `shootout report`'s).
+fn warnings(o: &crate::measure::Outcome, governor: &Option<String>) -> Vec<String> {
+    let mut out = Vec::new();
+    let smallest = o
+        .formats
+        .iter()
+        .flat_map(|f| [f.ser.summary().p50, f.de.summary().p50])
+        .filter(|&p| p > 0)
+        .min();
+    if let Some(smallest) = smallest {
+        if o.timer_overhead_ns > crate::report::stats::MAX_OVERHEAD_SHARE * smallest as f64 {
+            out.push(format!(
+                "the timer's own cost ({} ns) is {:.0}% of the smallest median ({smallest} ns): \
+                 differences that small are the clock's, not the format's",
+                fmt_f(o.timer_overhead_ns, 1),
+                100.0 * o.timer_overhead_ns / smallest as f64
+            ));
+        }
+    }
+    match governor.as_deref() {
+        Some("performance") => {}
+        Some(other) => out.push(format!(
+            "the CPU frequency governor is {other:?}, not \"performance\": clock speed may vary \
+             during the run"
+        )),
+        None => out.push(
+            "the CPU frequency governor is not readable here (a VM?): clock speed may vary".into(),
+        ),
+    }
+    out
+}
+
 fn fmt_f(x: f64, decimals: usize) -> String {
     format!("{x:.decimals$}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gen::{self, GenOptions};
+    use crate::measure::{self, Config};
+    use crate::stream::IexReader;
+
+    fn outcome() -> crate::measure::Outcome {
+        let mut bytes = Vec::new();
+        let opts = GenOptions {
+            packets: 300,
+            ..GenOptions::default()
+        };
+        gen::generate(&opts, &mut bytes).unwrap();
+        let config = Config {
+            formats: Some(vec!["sbe".into()]),
+            stored_size: false,
+            ..Config::default()
+        };
+        measure::run(IexReader::new(&bytes[..], false).unwrap(), &config, |_| {}).unwrap()
+    }
+
+    #[test]
+    fn warns_about_the_governor_and_a_costly_timer() {
+        let mut o = outcome();
+        o.timer_overhead_ns = 0.0;
+        assert!(warnings(&o, &Some("performance".into())).is_empty());
+        let w = warnings(&o, &Some("powersave".into()));
+        assert_eq!(w.len(), 1);
+        assert!(w[0].contains("\"powersave\""), "{w:?}");
+        assert!(warnings(&o, &None)[0].contains("not readable"));
+        o.timer_overhead_ns = 1e6;
+        let w = warnings(&o, &Some("performance".into()));
+        assert_eq!(w.len(), 1);
+        assert!(w[0].contains("timer's own cost"), "{w:?}");
+        assert!(render(&RunReport {
+            outcome: &o,
+            info: &crate::report::RunInfo::collect(std::path::Path::new("x"), "t"),
+        })
+        .contains("warning: the timer's own cost"));
+    }
 }
