@@ -549,8 +549,45 @@ fn percentile_bars(title: &str, groups: &[&Group], side: &str) -> DrawResult<Str
     Ok(svg)
 }
 
+/// The frame both bytes charts draw in: one slot per format on x (named), bytes on y.
+fn bytes_frame<'a, 'b>(
+    root: &'a DrawingArea<SVGBackend<'b>, plotters::coord::Shift>,
+    title: &str,
+    names: &[String],
+    top: f64,
+    y_desc: &str,
+) -> DrawResult<ChartContext<'a, SVGBackend<'b>, Cartesian2d<Axis, Axis>>> {
+    root.fill(&WHITE).map_err(err)?;
+    let n = names.len();
+    let mut chart = ChartBuilder::on(root)
+        .caption(title, (FONT, 22))
+        .margin(16)
+        .margin_right(48)
+        .x_label_area_size(56)
+        .y_label_area_size(90)
+        .build_cartesian_2d(
+            Axis::linear(0.0, n as f64, (0..n).map(|i| i as f64 + 0.5).collect()),
+            Axis::linear(0.0, top, Axis::round_ticks(top, 8)),
+        )
+        .map_err(err)?;
+    let name_of = |x: &f64| names.get(x.floor() as usize).cloned().unwrap_or_default();
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_desc("format (fastest first)")
+        .y_desc(y_desc)
+        .x_label_formatter(&name_of)
+        .y_label_formatter(&|y| thousands(*y))
+        .label_style((FONT, 15))
+        .axis_desc_style((FONT, 16))
+        .light_line_style(WHITE)
+        .bold_line_style(BLACK.mix(0.12))
+        .draw()
+        .map_err(err)?;
+    Ok(chart)
+}
+
 fn bytes_bars(title: &str, groups: &[&Group], colours: &Colours) -> DrawResult<String> {
-    let n = groups.len();
     let top = groups
         .iter()
         .map(|g| g.bytes_per_message.max)
@@ -560,32 +597,13 @@ fn bytes_bars(title: &str, groups: &[&Group], colours: &Colours) -> DrawResult<S
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        root.fill(&WHITE).map_err(err)?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(title, (FONT, 22))
-            .margin(16)
-            .margin_right(48)
-            .x_label_area_size(56)
-            .y_label_area_size(90)
-            .build_cartesian_2d(
-                Axis::linear(0.0, n as f64, (0..n).map(|i| i as f64 + 0.5).collect()),
-                Axis::linear(0.0, top, Axis::round_ticks(top, 8)),
-            )
-            .map_err(err)?;
-        let name_of = |x: &f64| names.get(x.floor() as usize).cloned().unwrap_or_default();
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .x_desc("format (fastest first)")
-            .y_desc("bytes per message (encoded, median across runs)")
-            .x_label_formatter(&name_of)
-            .y_label_formatter(&|y| thousands(*y))
-            .label_style((FONT, 15))
-            .axis_desc_style((FONT, 16))
-            .light_line_style(WHITE)
-            .bold_line_style(BLACK.mix(0.12))
-            .draw()
-            .map_err(err)?;
+        let mut chart = bytes_frame(
+            &root,
+            title,
+            &names,
+            top,
+            "bytes per message (encoded, median across runs)",
+        )?;
         let value_style =
             TextStyle::from((FONT, 14).into_font()).pos(Pos::new(HPos::Center, VPos::Bottom));
         for (i, g) in groups.iter().enumerate() {
@@ -625,7 +643,6 @@ fn bytes_bars(title: &str, groups: &[&Group], colours: &Colours) -> DrawResult<S
 /// Three bars per format: encoded, zstd and zlib bytes per message (medians). A format whose
 /// runs did not measure the size as stored gets its encoded bar only.
 fn stored_bytes_bars(title: &str, groups: &[&Group]) -> DrawResult<String> {
-    let n = groups.len();
     let sizes = |g: &Group| -> [Option<f64>; 3] {
         [
             Some(g.bytes_per_message.median),
@@ -643,32 +660,13 @@ fn stored_bytes_bars(title: &str, groups: &[&Group]) -> DrawResult<String> {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        root.fill(&WHITE).map_err(err)?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(title, (FONT, 22))
-            .margin(16)
-            .margin_right(48)
-            .x_label_area_size(56)
-            .y_label_area_size(90)
-            .build_cartesian_2d(
-                Axis::linear(0.0, n as f64, (0..n).map(|i| i as f64 + 0.5).collect()),
-                Axis::linear(0.0, top, Axis::round_ticks(top, 8)),
-            )
-            .map_err(err)?;
-        let name_of = |x: &f64| names.get(x.floor() as usize).cloned().unwrap_or_default();
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .x_desc("format (fastest first)")
-            .y_desc("bytes per message (median across runs)")
-            .x_label_formatter(&name_of)
-            .y_label_formatter(&|y| thousands(*y))
-            .label_style((FONT, 15))
-            .axis_desc_style((FONT, 16))
-            .light_line_style(WHITE)
-            .bold_line_style(BLACK.mix(0.12))
-            .draw()
-            .map_err(err)?;
+        let mut chart = bytes_frame(
+            &root,
+            title,
+            &names,
+            top,
+            "bytes per message (median across runs)",
+        )?;
         let width = 0.8 / 3.0;
         // Written upwards from just above the bar: three labels side by side would not fit.
         let value_style =
