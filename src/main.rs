@@ -10,13 +10,10 @@ use md_shootout::capture::CaptureKind;
 use md_shootout::fetch::{self, FetchOptions};
 use md_shootout::gen::{self, GenOptions};
 use md_shootout::inspect;
-use md_shootout::measure::{self, shootout::DEFAULT_WINDOW, RunError};
+use md_shootout::measure::{self, shootout::DEFAULT_WINDOW};
 use md_shootout::model::Feed;
 use md_shootout::output::Progress;
 use md_shootout::report::{self, RunInfo, RunReport};
-use md_shootout::source::{self, Compression};
-use md_shootout::stream::IexReader;
-use md_shootout::FileError;
 
 #[derive(Parser)]
 #[command(
@@ -186,20 +183,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 window,
                 stored_size: !no_stored_size,
             };
-            // Refuse an unknown format before reading anything.
-            measure::shootout::select(&config)?;
             let info = RunInfo::collect(&file, &label);
-            let src = source::open(&file).map_err(|e| FileError::new(&file, false, e))?;
-            let gz = src.compression == Compression::Gzip;
-            let in_file = |e| FileError::new(&file, gz, e);
-            let reader = IexReader::new(src.reader, lenient).map_err(in_file)?;
-            let progress = Progress::new((!gz).then_some(src.file_bytes));
-            let outcome = measure::run(reader, &config, |pos| progress.set(pos));
-            progress.finish();
-            let outcome = outcome.map_err(|e| match e {
-                RunError::Input(e) => anyhow::Error::new(in_file(e)),
-                other => anyhow::anyhow!("{}: {other}", file.display()),
-            })?;
+            let outcome = measure::run_file(&file, &config, lenient)?;
             let report = RunReport {
                 outcome: &outcome,
                 info: &info,

@@ -8,4 +8,4 @@ pub mod stored;
 pub mod verify;
 pub mod window;
 
-pub use shootout::{run, Config, Outcome, RunError};
+pub use shootout::{run, run_file, Config, Outcome, RunError, RunFileError};

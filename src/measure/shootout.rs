@@ -357,3 +357,43 @@ fn cross_check(
     }
     Ok(())
 }
+
+/// Why `run_file` failed: the input (with file and offset), or the shootout itself.
+#[derive(Debug, thiserror::Error)]
+pub enum RunFileError {
+    #[error(transparent)]
+    Input(#[from] crate::error::FileError),
+    #[error("{path}: {error}")]
+    Run { path: String, error: Box<RunError> },
+}
+
+/// Runs the shootout over a capture file, with a progress bar on a terminal: all of
+/// `shootout run` but writing the results.
+pub fn run_file(
+    path: &std::path::Path,
+    config: &Config,
+    lenient: bool,
+) -> Result<Outcome, RunFileError> {
+    use crate::error::FileError;
+    use crate::source::{self, Compression};
+
+    // Refuse an unknown format before reading anything.
+    select(config).map_err(|error| RunFileError::Run {
+        path: path.display().to_string(),
+        error: Box::new(error),
+    })?;
+    let src = source::open(path).map_err(|e| FileError::new(path, false, e))?;
+    let gz = src.compression == Compression::Gzip;
+    let in_file = |e| FileError::new(path, gz, e);
+    let reader = IexReader::new(src.reader, lenient).map_err(in_file)?;
+    let progress = crate::output::Progress::new((!gz).then_some(src.file_bytes));
+    let outcome = run(reader, config, |pos| progress.set(pos));
+    progress.finish();
+    outcome.map_err(|e| match e {
+        RunError::Input(e) => RunFileError::Input(in_file(e)),
+        error => RunFileError::Run {
+            path: path.display().to_string(),
+            error: Box::new(error),
+        },
+    })
+}
