@@ -10,9 +10,9 @@ use rustc_hash::FxHashSet;
 use crate::capture::CaptureKind;
 use crate::error::{FileError, Result};
 use crate::iex::{decode, DecodeError, SeqEvent};
-use crate::model::Feed;
-use crate::source::{self, Compression};
-use crate::stream::{IexReader, Item, Skipped};
+use crate::model::FeedsSeen;
+use crate::source::Compression;
+use crate::stream::{self, IexReader, Item, Skipped};
 
 /// Counts gathered from the segments, independent of where they came from.
 #[derive(Debug, Clone)]
@@ -28,8 +28,7 @@ pub struct Tally {
     pub symbols: FxHashSet<u64>,
     /// The previous message's symbol, already in `symbols`.
     last_symbol: Option<u64>,
-    pub tops: bool,
-    pub deep: bool,
+    pub feeds: FeedsSeen,
     pub first_send_time: Option<i64>,
     pub last_send_time: Option<i64>,
 }
@@ -47,8 +46,7 @@ impl Default for Tally {
             duplicates: 0,
             symbols: FxHashSet::default(),
             last_symbol: None,
-            tops: false,
-            deep: false,
+            feeds: FeedsSeen::default(),
             first_send_time: None,
             last_send_time: None,
         }
@@ -61,10 +59,7 @@ impl Tally {
         let header = &item.segment.header;
         self.packets += 1;
         self.heartbeats += u64::from(header.is_heartbeat());
-        match item.segment.feed {
-            Feed::Deep => self.deep = true,
-            Feed::Tops => self.tops = true,
-        }
+        self.feeds.add(item.segment.feed);
         self.first_send_time.get_or_insert(header.send_time);
         self.last_send_time = Some(header.send_time);
         match item.seq {
@@ -104,20 +99,21 @@ impl Tally {
     /// Streams every segment of `src` into a tally.
     pub fn from_reader<R: Read>(src: R, lenient: bool) -> Result<(Tally, IexReader<R>)> {
         let mut reader = IexReader::new(src, lenient)?;
+        let tally = Tally::from_stream(&mut reader)?;
+        Ok((tally, reader))
+    }
+
+    /// Tallies every remaining segment of `reader`.
+    pub fn from_stream<R: Read>(reader: &mut IexReader<R>) -> Result<Tally> {
         let mut tally = Tally::default();
         while let Some(item) = reader.next_segment()? {
             tally.add(&item);
         }
-        Ok((tally, reader))
+        Ok(tally)
     }
 
     pub fn feed(&self) -> Option<&'static str> {
-        match (self.deep, self.tops) {
-            (true, false) => Some("deep"),
-            (false, true) => Some("tops"),
-            (true, true) => Some("mixed"),
-            (false, false) => None,
-        }
+        self.feeds.name()
     }
 }
 
@@ -160,10 +156,9 @@ pub struct Inspection {
 /// Streams `path` and reports what is in it.
 pub fn inspect(path: &Path, lenient: bool) -> std::result::Result<Inspection, FileError> {
     let started = Instant::now();
-    let src = source::open(path).map_err(|e| FileError::new(path, false, e))?;
-    let gz = src.compression == Compression::Gzip;
-    let (tally, reader) =
-        Tally::from_reader(src.reader, lenient).map_err(|e| FileError::new(path, gz, e))?;
+    let mut opened = stream::open(path, lenient)?;
+    let tally = Tally::from_stream(&mut opened.reader).map_err(|e| opened.error(path, e))?;
+    let reader = &opened.reader;
     let seconds = started.elapsed().as_secs_f64();
     let capture_bytes = reader.position();
     let mut by_type = BTreeMap::new();
@@ -179,9 +174,9 @@ pub fn inspect(path: &Path, lenient: bool) -> std::result::Result<Inspection, Fi
     let per_s = |x: f64| if seconds > 0.0 { x / seconds } else { 0.0 };
     Ok(Inspection {
         file: path.display().to_string(),
-        compression: src.compression,
+        compression: opened.compression,
         capture: reader.capture_kind(),
-        bytes: src.file_bytes,
+        bytes: opened.file_bytes,
         capture_bytes,
         frames: reader.frames(),
         packets: tally.packets,

@@ -57,6 +57,33 @@ impl fmt::Display for Feed {
     }
 }
 
+/// Which feeds a capture turned out to hold: a file may mix them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FeedsSeen {
+    pub deep: bool,
+    pub tops: bool,
+}
+
+impl FeedsSeen {
+    #[inline]
+    pub fn add(&mut self, feed: Feed) {
+        match feed {
+            Feed::Deep => self.deep = true,
+            Feed::Tops => self.tops = true,
+        }
+    }
+
+    /// `deep`, `tops`, `mixed`, or `None` when no IEX-TP segment was seen.
+    pub fn name(self) -> Option<&'static str> {
+        match (self.deep, self.tops) {
+            (true, false) => Some("deep"),
+            (false, true) => Some("tops"),
+            (true, true) => Some("mixed"),
+            (false, false) => None,
+        }
+    }
+}
+
 /// A ticker: 8 ASCII bytes, right-padded with spaces, exactly as on the wire.
 ///
 /// `repr(transparent)` lets the decoder view the 8 wire bytes as `&Symbol` without copying.

@@ -5,12 +5,14 @@
 //! reader is lenient, in which case they are counted and skipped too.
 
 use std::io::Read;
+use std::path::Path;
 
 use crate::capture::{CaptureKind, CaptureReader};
-use crate::error::{At, Error, Result};
+use crate::error::{At, Error, FileError, Result};
 use crate::iex::segment::HEADER_LEN;
 use crate::iex::{Segment, SeqEvent, SequenceTracker};
 use crate::net::{self, Skip};
+use crate::source::{self, Compression};
 
 /// Frames and segments passed over, by reason.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
@@ -145,4 +147,31 @@ impl<R: Read> IexReader<R> {
             seq,
         }))
     }
+}
+
+/// A capture file opened for streaming, with what its errors need to say where they happened.
+pub struct Opened {
+    pub reader: IexReader<Box<dyn Read + Send>>,
+    pub compression: Compression,
+    /// Size of the file on disk.
+    pub file_bytes: u64,
+}
+
+impl Opened {
+    /// `e`, from reading this file, as the one line the command line prints.
+    pub fn error(&self, path: &Path, e: Error) -> FileError {
+        FileError::new(path, self.compression == Compression::Gzip, e)
+    }
+}
+
+/// Opens `path` (gzip'd or not) and reads its capture header.
+pub fn open(path: &Path, lenient: bool) -> Result<Opened, FileError> {
+    let src = source::open(path).map_err(|e| FileError::new(path, false, e))?;
+    let gz = src.compression == Compression::Gzip;
+    let reader = IexReader::new(src.reader, lenient).map_err(|e| FileError::new(path, gz, e))?;
+    Ok(Opened {
+        reader,
+        compression: src.compression,
+        file_bytes: src.file_bytes,
+    })
 }

@@ -254,12 +254,7 @@ pub fn run<R: Read>(
 
     let wall_ns = started.elapsed().as_nanos() as u64;
     cross_check(&results, &reference, messages)?;
-    let feed = match (window.deep, window.tops) {
-        (true, false) => Some("deep"),
-        (false, true) => Some("tops"),
-        (true, true) => Some("mixed"),
-        (false, false) => None,
-    };
+    let feed = window.feeds.name();
     Ok(Outcome {
         formats: results,
         reference,
@@ -374,23 +369,25 @@ pub fn run_file(
     config: &Config,
     lenient: bool,
 ) -> Result<Outcome, RunFileError> {
-    use crate::error::FileError;
-    use crate::source::{self, Compression};
+    use crate::source::Compression;
 
     // Refuse an unknown format before reading anything.
     select(config).map_err(|error| RunFileError::Run {
         path: path.display().to_string(),
         error: Box::new(error),
     })?;
-    let src = source::open(path).map_err(|e| FileError::new(path, false, e))?;
-    let gz = src.compression == Compression::Gzip;
-    let in_file = |e| FileError::new(path, gz, e);
-    let reader = IexReader::new(src.reader, lenient).map_err(in_file)?;
-    let progress = crate::output::Progress::new((!gz).then_some(src.file_bytes));
+    let crate::stream::Opened {
+        reader,
+        compression,
+        file_bytes,
+    } = crate::stream::open(path, lenient)?;
+    let progress =
+        crate::output::Progress::new((compression == Compression::None).then_some(file_bytes));
     let outcome = run(reader, config, |pos| progress.set(pos));
     progress.finish();
+    let gz = compression == Compression::Gzip;
     outcome.map_err(|e| match e {
-        RunError::Input(e) => RunFileError::Input(in_file(e)),
+        RunError::Input(e) => RunFileError::Input(crate::error::FileError::new(path, gz, e)),
         error => RunFileError::Run {
             path: path.display().to_string(),
             error: Box::new(error),

@@ -7,7 +7,7 @@ use std::io::Read;
 
 use crate::error::Result;
 use crate::iex::DecodeError;
-use crate::model::{Feed, Packet};
+use crate::model::{FeedsSeen, Packet};
 use crate::stream::IexReader;
 
 #[derive(Default)]
@@ -18,8 +18,7 @@ pub struct Window {
     pub messages: u64,
     /// Messages of unknown type skipped while filling (no format carries them).
     pub unknown: u64,
-    pub deep: bool,
-    pub tops: bool,
+    pub feeds: FeedsSeen,
 }
 
 impl Window {
@@ -31,10 +30,7 @@ impl Window {
             let Some(item) = reader.next_segment()? else {
                 break;
             };
-            match item.segment.feed {
-                Feed::Deep => self.deep = true,
-                Feed::Tops => self.tops = true,
-            }
+            self.feeds.add(item.segment.feed);
             if self.len == self.packets.len() {
                 self.packets.push(Packet::default());
             }
