@@ -418,14 +418,7 @@ fn distribution(title: &str, formats: &[FormatRuns], colours: &Colours) -> DrawR
                     PathElement::new(vec![(x, y), (x + 24, y)], colour.stroke_width(3))
                 });
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .label_font((FONT, 15))
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK.mix(0.4))
-            .draw()
-            .map_err(err)?;
+        legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
         root.present().map_err(err)?;
     }
     Ok(svg)
@@ -536,17 +529,29 @@ fn percentile_bars(title: &str, groups: &[&Group], side: &str) -> DrawResult<Str
                     PathElement::new(vec![(x + 7, y - 7), (x + 7, y + 7)], BLACK.stroke_width(1))
                 });
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .label_font((FONT, 15))
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK.mix(0.4))
-            .draw()
-            .map_err(err)?;
+        legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
         root.present().map_err(err)?;
     }
     Ok(svg)
+}
+
+/// The legend every chart draws: same font, background and border, placed where the data is not.
+fn legend<'a, DB, CT>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    position: SeriesLabelPosition,
+) -> DrawResult<()>
+where
+    DB: DrawingBackend + 'a,
+    CT: plotters::coord::CoordTranslate,
+{
+    chart
+        .configure_series_labels()
+        .position(position)
+        .label_font((FONT, 15))
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK.mix(0.4))
+        .draw()
+        .map_err(err)
 }
 
 /// The frame both bytes charts draw in: one slot per format on x (named), bytes on y.
@@ -627,14 +632,7 @@ fn bytes_bars(title: &str, groups: &[&Group], colours: &Colours) -> DrawResult<S
                 )])
                 .map_err(err)?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .label_font((FONT, 15))
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK.mix(0.4))
-            .draw()
-            .map_err(err)?;
+        legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         root.present().map_err(err)?;
     }
     Ok(svg)
@@ -704,14 +702,7 @@ fn stored_bytes_bars(title: &str, groups: &[&Group]) -> DrawResult<String> {
                     .map_err(err)?;
             }
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .label_font((FONT, 15))
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK.mix(0.4))
-            .draw()
-            .map_err(err)?;
+        legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         root.present().map_err(err)?;
     }
     Ok(svg)
