@@ -26,6 +26,8 @@ struct Fixture {
     zstd: Option<u64>,
     zlib: Option<u64>,
     zstd_ns: Option<u64>,
+    /// The run's memcpy floor (p50, mean); `None` writes empty cells.
+    floor: Option<(u64, f64)>,
 }
 
 fn values(f: &Fixture) -> HashMap<String, String> {
@@ -71,6 +73,11 @@ fn values(f: &Fixture) -> HashMap<String, String> {
     set("zstd_bytes", cell(f.zstd));
     set("zlib_bytes", cell(f.zlib));
     set("zstd_ns", cell(f.zstd_ns));
+    set("memcpy_p50_ns", cell(f.floor.map(|(p50, _)| p50)));
+    set(
+        "memcpy_mean_ns",
+        f.floor.map_or(String::new(), |(_, mean)| mean.to_string()),
+    );
     v
 }
 
@@ -112,13 +119,15 @@ fn fx(
         zstd: None,
         zlib: None,
         zstd_ns: None,
+        floor: None,
     }
 }
 
 /// The header before the size as stored was added: the first 33 columns.
 fn old_columns() -> Vec<&'static str> {
     let all: Vec<&str> = COLUMNS.split(',').collect();
-    assert_eq!(all[33..], ["zstd_bytes", "zlib_bytes", "zstd_ns"]);
+    assert_eq!(all[33..36], ["zstd_bytes", "zlib_bytes", "zstd_ns"]);
+    assert_eq!(all[36..], ["memcpy_p50_ns", "memcpy_mean_ns"]);
     all[..33].to_vec()
 }
 
@@ -450,6 +459,7 @@ fn stored_fixture() -> (tempfile::TempDir, PathBuf) {
                 zstd: Some(zstd[i]),
                 zlib: Some(zlib[i]),
                 zstd_ns: Some(zstd[i] * 10),
+                floor: Some((10, [11.5, 12.5, 12.0][i])),
             });
         }
     }
@@ -536,6 +546,13 @@ fn size_as_stored_and_ratio_to_raw() {
     }
 
     let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(
+        md.contains(
+            "The memcpy floor (raw's bytes copied packet by packet in the same timed loop): \
+             p50 10, mean 12 (11.5–12.5) ns."
+        ),
+        "{md}"
+    );
     assert!(
         md.contains("| raw | 3 | 1.00x | 1.00x | 40.0 | 20.0 | 22.0 | 5.00M | 11 (10–12) |"),
         "{md}"
@@ -892,5 +909,57 @@ fn bad_input_is_one_line_naming_the_file() {
     assert!(
         stderr.contains(&format!("{}: no such histogram folder", nope.display())),
         "{stderr}"
+    );
+}
+
+/// raw's medians against the memcpy floor of the same runs: above 2x is a warning naming the
+/// side, at or under 2x is not.
+#[test]
+fn warns_when_raw_is_far_above_the_memcpy_floor() {
+    let warned = |ser_p50: u64, de_p50: u64| {
+        let dir = tempfile::tempdir().unwrap();
+        let rows: Vec<Fixture> = ["s1", "s2", "s3"]
+            .into_iter()
+            .map(|run| Fixture {
+                floor: Some((10, 12.0)),
+                overhead: 0.1,
+                ..fx(
+                    run,
+                    "data/day3.pcapng.gz",
+                    "normal",
+                    "raw",
+                    "c",
+                    ser_p50,
+                    de_p50,
+                    40_000_000,
+                    0.1,
+                )
+            })
+            .collect();
+        let csv_path = dir.path().join("runs.csv");
+        write_csv(&csv_path, &COLUMNS.split(',').collect::<Vec<_>>(), &rows);
+        std::fs::write(
+            dir.path().join("environment.txt"),
+            "governor: performance\n",
+        )
+        .unwrap();
+        let s = report::summarize(&report::load(&[csv_path]).unwrap());
+        s.warnings
+            .into_iter()
+            .filter(|w| w.kind == WarningKind::AboveFloor)
+            .map(|w| w.message)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(warned(20, 20), Vec::<String>::new());
+    let w = warned(25, 20);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(
+        w[0].contains("day3.pcapng.gz [normal]: raw's ser p50 25 ns (2.5x) above 2x the memcpy floor of 10 ns"),
+        "{w:?}"
+    );
+    let w = warned(30, 40);
+    assert!(
+        w[0].contains("ser p50 30 ns (3.0x) and de p50 40 ns (4.0x)"),
+        "{w:?}"
     );
 }

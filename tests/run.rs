@@ -15,7 +15,7 @@ fn shootout(args: &[&str]) -> Output {
         .expect("run shootout")
 }
 
-const COLUMNS: [&str; 36] = [
+const COLUMNS: [&str; 38] = [
     "run_id",
     "started_at",
     "label",
@@ -52,6 +52,8 @@ const COLUMNS: [&str; 36] = [
     "zstd_bytes",
     "zlib_bytes",
     "zstd_ns",
+    "memcpy_p50_ns",
+    "memcpy_mean_ns",
 ];
 
 #[derive(Default)]
@@ -216,6 +218,15 @@ fn run_matches_an_independent_summary_and_writes_sound_csv() {
             }
             assert!(num(r, "zstd_ns") > 0.0);
             assert!(num(r, "timer_overhead_ns") >= 0.0);
+            // The memcpy floor: measured (the clock reads at least one step), one figure per run.
+            assert!(num(r, "memcpy_p50_ns") > 0.0 && num(r, "memcpy_mean_ns") > 0.0);
+            let first_of_run = rows
+                .iter()
+                .find(|x| col(x, "run_id") == col(r, "run_id"))
+                .unwrap();
+            for c in ["memcpy_p50_ns", "memcpy_mean_ns"] {
+                assert_eq!(col(r, c), col(first_of_run, c), "{c} differs within a run");
+            }
             assert!(!col(r, "git_rev").is_empty() && col(r, "rustc").starts_with("rustc "));
         }
         assert_ne!(col(&rows[0], "run_id"), col(&rows[10], "run_id"));

@@ -2,6 +2,7 @@
 //! cross-checks that make the numbers trustworthy.
 
 pub mod clock;
+pub mod floor;
 pub mod shootout;
 pub mod stats;
 pub mod stored;

@@ -10,7 +10,8 @@ use crate::model::Packet;
 use crate::stream::IexReader;
 
 use super::clock::Timer;
-use super::stats::FormatResult;
+use super::floor::MemcpyFloor;
+use super::stats::{FormatResult, SideStats};
 use super::stored::Compressors;
 use super::verify;
 use super::window::Window;
@@ -103,6 +104,9 @@ pub struct Outcome {
     pub stored_size: bool,
     /// Time spent decoding every packet back and comparing it (`--verify`), untimed.
     pub verify_ns: u64,
+    /// The memcpy floor: `raw`'s bytes copied packet by packet in the same timed loop
+    /// (see [`super::floor`]).
+    pub memcpy: SideStats,
 }
 
 impl Outcome {
@@ -168,6 +172,7 @@ pub fn run<R: Read>(
     let mut compressors = Compressors::new()?;
     let mut compress_ns = 0u64;
     let mut verify_ns = 0u64;
+    let mut floor = MemcpyFloor::default();
 
     loop {
         let parse_start = Instant::now();
@@ -187,10 +192,15 @@ pub fn run<R: Read>(
             visit_packet(p, &mut reference);
         }
 
-        // Rotate which format goes first so none always runs on a cold cache.
+        // Rotate which format goes first so none always runs on a cold cache; the memcpy floor
+        // takes its turn in the rotation as slot `count`.
         let count = runners.len();
-        for k in 0..count {
-            let i = (k + rotation) % count.max(1);
+        for k in 0..=count {
+            let i = (k + rotation) % (count + 1);
+            if i == count {
+                timed_ns += floor.measure(window.packets(), skip, &timer, &mut stats);
+                continue;
+            }
             let (runner, result) = (&mut runners[i], &mut results[i]);
 
             stats.clear();
@@ -270,6 +280,7 @@ pub fn run<R: Read>(
         compress_ns,
         stored_size: config.stored_size,
         verify_ns,
+        memcpy: floor.stats,
     })
 }
 

@@ -50,13 +50,17 @@ pub struct Row {
     pub zstd_bytes: Option<u64>,
     pub zlib_bytes: Option<u64>,
     pub zstd_ns: Option<u64>,
+    /// The memcpy floor of the run (see `measure::floor`): the same on every row of a run.
+    pub memcpy_p50_ns: u64,
+    pub memcpy_mean_ns: f64,
 }
 
 /// The header line, as written.
 pub const COLUMNS: &str = "run_id,started_at,label,input,input_bytes,feed,packets,messages,format,\
 encoded_bytes,bytes_per_message,ser_p50_ns,ser_p90_ns,ser_p99_ns,ser_p999_ns,ser_p9999_ns,\
 ser_max_ns,ser_mean_ns,ser_total_ns,de_p50_ns,de_p90_ns,de_p99_ns,de_p999_ns,de_p9999_ns,\
-de_max_ns,de_mean_ns,de_total_ns,msgs_per_sec,timer_overhead_ns,host,cpu,rustc,git_rev,zstd_bytes,zlib_bytes,zstd_ns";
+de_max_ns,de_mean_ns,de_total_ns,msgs_per_sec,timer_overhead_ns,host,cpu,rustc,git_rev,zstd_bytes,zlib_bytes,zstd_ns,\
+memcpy_p50_ns,memcpy_mean_ns";
 
 fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
@@ -65,7 +69,7 @@ fn round3(x: f64) -> f64 {
 impl Row {
     pub fn new(report: &RunReport<'_>, f: &FormatResult) -> Row {
         let (o, info) = (report.outcome, report.info);
-        let (ser, de) = (f.ser.summary(), f.de.summary());
+        let (ser, de, floor) = (f.ser.summary(), f.de.summary(), o.memcpy.summary());
         Row {
             run_id: info.run_id.clone(),
             started_at: info.started_at.clone(),
@@ -103,6 +107,8 @@ impl Row {
             zstd_bytes: o.stored_size.then_some(f.zstd_bytes),
             zlib_bytes: o.stored_size.then_some(f.zlib_bytes),
             zstd_ns: o.stored_size.then_some(f.zstd_ns),
+            memcpy_p50_ns: floor.p50,
+            memcpy_mean_ns: round3(floor.mean),
         }
     }
 }

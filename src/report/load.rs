@@ -1,10 +1,10 @@
 //! `shootout report`, step 1: read any number of results CSVs (`run` writes them; other days,
 //! other machines) and the `environment.txt` that `run_shootout.sh` leaves next to each.
 //!
-//! Columns are read by header name. The columns in [`REQUIRED`] must be there. The size as stored,
-//! [`OPTIONAL`] (`zstd_bytes, zlib_bytes, zstd_ns`), is read when the header has it: files from
-//! before it was written still load, and an empty cell (a run with `--no-stored-size`) means not
-//! measured. Any other column is ignored, so files from older and newer builds can be pooled.
+//! Columns are read by header name. The columns in [`REQUIRED`] must be there. The size as stored
+//! and the memcpy floor, [`OPTIONAL`] (`zstd_bytes, zlib_bytes, zstd_ns, memcpy_p50_ns,
+//! memcpy_mean_ns`), are read when the header has them: files from before they were written
+//! still load, and an empty cell (a run with `--no-stored-size`) means not measured. Any other column is ignored, so files from older and newer builds can be pooled.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -50,8 +50,15 @@ pub const REQUIRED: &[&str] = &[
     "git_rev",
 ];
 
-/// Columns read when present: the size as stored, empty when the run skipped it.
-pub const OPTIONAL: &[&str] = &["zstd_bytes", "zlib_bytes", "zstd_ns"];
+/// Columns read when present: the size as stored (empty when the run skipped it) and the memcpy
+/// floor.
+pub const OPTIONAL: &[&str] = &[
+    "zstd_bytes",
+    "zlib_bytes",
+    "zstd_ns",
+    "memcpy_p50_ns",
+    "memcpy_mean_ns",
+];
 
 /// The latency columns of one side, in this order: p50, p90, p99, p99.9, p99.99, max, mean.
 pub const PERCENTILES: [&str; 7] = ["p50", "p90", "p99", "p99.9", "p99.99", "max", "mean"];
@@ -92,6 +99,10 @@ struct CsvRow {
     zlib_bytes: Option<f64>,
     #[serde(default)]
     zstd_ns: Option<f64>,
+    #[serde(default)]
+    memcpy_p50_ns: Option<f64>,
+    #[serde(default)]
+    memcpy_mean_ns: Option<f64>,
 }
 
 /// One format in one run.
@@ -121,6 +132,9 @@ pub struct RunRow {
     pub zlib_bytes: Option<f64>,
     /// Total time zstd took over the run, ns; `None` when not measured.
     pub zstd_ns: Option<f64>,
+    /// The run's memcpy floor (`measure::floor`), ns per packet; `None` in CSVs from before it.
+    pub memcpy_p50_ns: Option<f64>,
+    pub memcpy_mean_ns: Option<f64>,
 }
 
 impl RunRow {
@@ -271,6 +285,8 @@ fn read_csv(path: &Path, source: usize) -> Result<Vec<RunRow>, ReportError> {
             zstd_bytes: r.zstd_bytes,
             zlib_bytes: r.zlib_bytes,
             zstd_ns: r.zstd_ns,
+            memcpy_p50_ns: r.memcpy_p50_ns,
+            memcpy_mean_ns: r.memcpy_mean_ns,
         });
     }
     if rows.is_empty() {

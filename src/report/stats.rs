@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::load::{Governor, RunRow, Runs, PERCENTILES};
+use crate::measure::floor::MAX_RAW_OVER_FLOOR;
 
 /// Runs below this count get a warning: a median of fewer says little about the spread.
 pub const MIN_RUNS: usize = 3;
@@ -100,6 +101,10 @@ pub struct Group {
     pub zlib_bytes_per_message: Option<Stat>,
     /// Total zstd time per run, ns, over the runs that measured it.
     pub zstd_ns: Option<Stat>,
+    /// The memcpy floor of the runs (`raw`'s bytes copied per packet in the same timed loop),
+    /// ns per packet; `None` for CSVs from before it was measured.
+    pub memcpy_p50_ns: Option<Stat>,
+    pub memcpy_mean_ns: Option<Stat>,
     /// (median ser p50 + median de p50) over the same of the fastest format of this input and
     /// label: 1.0 for the fastest.
     pub ratio_to_fastest: f64,
@@ -121,6 +126,7 @@ pub enum WarningKind {
     FewRuns,
     HighVariation,
     TimerOverhead,
+    AboveFloor,
     Governor,
     Duplicates,
     NoHistograms,
@@ -217,6 +223,8 @@ pub fn summarize(runs: &Runs) -> Summary {
                     rows.iter().map(|r| r.zlib_bytes_per_message()),
                 ),
                 zstd_ns: Stat::of_some(rows.iter().map(|r| r.zstd_ns)),
+                memcpy_p50_ns: Stat::of_some(rows.iter().map(|r| r.memcpy_p50_ns)),
+                memcpy_mean_ns: Stat::of_some(rows.iter().map(|r| r.memcpy_mean_ns)),
                 ratio_to_fastest: 1.0,
                 ratio_to_raw: None,
             }
@@ -348,6 +356,31 @@ fn warnings(summary: &Summary, runs: &Runs) -> Vec<Warning> {
                         "more than all".to_owned()
                     },
                     trim(smallest),
+                ),
+            );
+        }
+    }
+    for (input, label, groups) in summary.sections() {
+        let Some(raw) = groups.iter().find(|g| g.format == RAW) else {
+            continue;
+        };
+        let Some(floor) = raw.memcpy_p50_ns.map(|s| s.median).filter(|&f| f > 0.0) else {
+            continue;
+        };
+        let over: Vec<String> = [("ser", raw.ser.p50().median), ("de", raw.de.p50().median)]
+            .iter()
+            .filter(|(_, p50)| *p50 > MAX_RAW_OVER_FLOOR * floor)
+            .map(|(side, p50)| format!("{side} p50 {} ns ({:.1}x)", trim(*p50), p50 / floor))
+            .collect();
+        if !over.is_empty() {
+            warn(
+                WarningKind::AboveFloor,
+                format!(
+                    "{}: raw's {} above {MAX_RAW_OVER_FLOOR}x the memcpy floor of {} ns: the \
+                     measuring loop, or raw's own work, costs more than the copy it stands for",
+                    section_name(input, label),
+                    over.join(" and "),
+                    trim(floor),
                 ),
             );
         }

@@ -7,6 +7,7 @@
 use std::fmt::Write;
 
 use super::RunReport;
+use crate::measure::floor::MAX_RAW_OVER_FLOOR;
 
 /// Renders the results table.
 pub fn render(report: &RunReport<'_>) -> String {
@@ -102,6 +103,23 @@ pub fn render(report: &RunReport<'_>) -> String {
         o.parse_ns as f64 * 100.0 / measuring,
         o.timed_ns as f64 * 100.0 / measuring,
     );
+    let floor = o.memcpy.summary();
+    if floor.count > 0 {
+        let vs_raw = raw_over_floor(o).map_or(String::new(), |(ser, de)| {
+            format!(
+                "; raw's ser p50 is {}x it, de p50 {}x",
+                fmt_f(ser, 1),
+                fmt_f(de, 1)
+            )
+        });
+        let _ = writeln!(
+            t,
+            "memcpy floor (raw's bytes copied packet by packet in the same timed loop): p50 {} ns, \
+             mean {} ns{vs_raw}",
+            floor.p50,
+            fmt_f(floor.mean, 1),
+        );
+    }
     if o.verify_ns > 0 {
         let _ = writeln!(
             t,
@@ -135,6 +153,19 @@ pub fn render(report: &RunReport<'_>) -> String {
     t
 }
 
+/// `raw`'s serialize and deserialize p50 over the memcpy floor's p50, when raw ran and the floor
+/// measured something.
+fn raw_over_floor(o: &crate::measure::Outcome) -> Option<(f64, f64)> {
+    let floor = o.memcpy.summary().p50;
+    let raw = o.formats.iter().find(|f| f.name == "raw")?;
+    (floor > 0).then(|| {
+        (
+            raw.ser.summary().p50 as f64 / floor as f64,
+            raw.de.summary().p50 as f64 / floor as f64,
+        )
+    })
+}
+
 /// The CPU frequency governor, if the kernel shows it.
 fn governor() -> Option<String> {
     std::fs::read_to_string("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")
@@ -159,6 +190,20 @@ fn warnings(o: &crate::measure::Outcome, governor: &Option<String>) -> Vec<Strin
                  differences that small are the clock's, not the format's",
                 fmt_f(o.timer_overhead_ns, 1),
                 100.0 * o.timer_overhead_ns / smallest as f64
+            ));
+        }
+    }
+    if let Some((ser, de)) = raw_over_floor(o) {
+        let over: Vec<String> = [("ser", ser), ("de", de)]
+            .iter()
+            .filter(|(_, x)| *x > MAX_RAW_OVER_FLOOR)
+            .map(|(side, x)| format!("{side} p50 {}x", fmt_f(*x, 1)))
+            .collect();
+        if !over.is_empty() {
+            out.push(format!(
+                "raw's {} the memcpy floor, above {MAX_RAW_OVER_FLOOR}x: the measuring loop, or \
+                 raw's own work, costs more than the copy it stands for",
+                over.join(" and ")
             ));
         }
     }
@@ -187,6 +232,10 @@ mod tests {
     use crate::stream::IexReader;
 
     fn outcome() -> crate::measure::Outcome {
+        outcome_of("sbe")
+    }
+
+    fn outcome_of(format: &str) -> crate::measure::Outcome {
         let mut bytes = Vec::new();
         let opts = GenOptions {
             packets: 300,
@@ -194,7 +243,7 @@ mod tests {
         };
         gen::generate(&opts, &mut bytes).unwrap();
         let config = Config {
-            formats: Some(vec!["sbe".into()]),
+            formats: Some(vec![format.into()]),
             stored_size: false,
             ..Config::default()
         };
@@ -219,5 +268,41 @@ mod tests {
             info: &crate::report::RunInfo::collect(std::path::Path::new("x"), "t"),
         })
         .contains("warning: the timer's own cost"));
+    }
+
+    #[test]
+    fn compares_raw_with_the_memcpy_floor_and_warns_above_twice() {
+        use crate::measure::stats::SideStats;
+        let mut o = outcome_of("raw");
+        // The floor was measured on every recorded packet, like raw.
+        assert_eq!(o.memcpy.hist.len(), o.formats[0].ser.hist.len());
+        let times = |ns: u64| {
+            let mut s = SideStats::default();
+            (0..100).for_each(|_| s.record(ns));
+            s
+        };
+        o.timer_overhead_ns = 0.0;
+        o.memcpy = times(10);
+        o.formats[0].ser = times(20);
+        o.formats[0].de = times(20);
+        assert!(warnings(&o, &Some("performance".into())).is_empty());
+        o.formats[0].ser = times(30);
+        let w = warnings(&o, &Some("performance".into()));
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].starts_with("raw's ser p50 3.0x the memcpy floor, above 2x"),
+            "{w:?}"
+        );
+        let table = render(&RunReport {
+            outcome: &o,
+            info: &crate::report::RunInfo::collect(std::path::Path::new("x"), "t"),
+        });
+        assert!(
+            table.contains(
+                "memcpy floor (raw's bytes copied packet by packet in the same timed loop): \
+                 p50 10 ns, mean 10.0 ns; raw's ser p50 is 3.0x it, de p50 2.0x"
+            ),
+            "{table}"
+        );
     }
 }

@@ -19,7 +19,8 @@ pub fn section_tables(groups: &[&Group]) -> [Table; 2] {
             "Median across {runs}, min–max in brackets; ns per packet. \
              Ranked by median ser p50 + de p50; x raw is that sum over raw's. \
              zstd and zlib B/msg: the size as stored (each window compressed whole). \
-             A dash marks what was not measured."
+             A dash marks what was not measured.{}",
+            floor_text(groups)
         ),
         header: [
             "format",
@@ -84,6 +85,21 @@ pub fn section_tables(groups: &[&Group]) -> [Table; 2] {
             .collect(),
     };
     [headline, all]
+}
+
+/// The memcpy floor of the section's runs, as a sentence for the caption; empty for CSVs from
+/// before it was measured.
+fn floor_text(groups: &[&Group]) -> String {
+    let Some(g) = groups.iter().find(|g| g.memcpy_p50_ns.is_some()) else {
+        return String::new();
+    };
+    let (p50, mean) = (g.memcpy_p50_ns.unwrap_or_default(), g.memcpy_mean_ns);
+    format!(
+        " The memcpy floor (raw's bytes copied packet by packet in the same timed loop): \
+         p50 {}{} ns.",
+        spread(&p50),
+        mean.map_or(String::new(), |m| format!(", mean {}", spread(&m)))
+    )
 }
 
 /// What a cell shows for a figure no run measured.

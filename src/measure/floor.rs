@@ -1,0 +1,104 @@
+//! The memcpy floor: the bytes `raw` writes for a window, copied packet by packet into a reused
+//! buffer, timed by the same clock in the same loop as every format.
+//!
+//! Why: every per-packet time includes the loop around the work (two clock reads, a bounds
+//! check, a push of the result). If that loop cost too much, it would show as `raw`, the
+//! cheapest format, sitting far above a plain copy of its own bytes measured the same way. So
+//! every run measures the copy too, reports it next to the formats (`memcpy_p50_ns`,
+//! `memcpy_mean_ns`) and warns when `raw`'s medians are more than [`MAX_RAW_OVER_FLOOR`] times it.
+
+use super::clock::Timer;
+use super::stats::SideStats;
+use crate::formats::raw::Raw;
+use crate::formats::{FormatRunner, PacketStat, Runner};
+use crate::model::Packet;
+
+/// `raw`'s median may be this many times the floor's before a run warns about it.
+pub const MAX_RAW_OVER_FLOOR: f64 = 2.0;
+
+/// The copy loop and what it measured.
+#[derive(Default)]
+pub struct MemcpyFloor {
+    /// Produces the bytes to copy (untimed here: its own times are `raw`'s row).
+    raw: FormatRunner<Raw>,
+    ends: Vec<PacketStat>,
+    copy: Vec<u8>,
+    /// One value per packet after the warm-up.
+    pub stats: SideStats,
+}
+
+impl MemcpyFloor {
+    /// Encodes `window` with `raw` (untimed), then copies each packet's bytes into the reused
+    /// buffer, timing each copy exactly as [`Runner::encode_window`] times an encode: the clock
+    /// read right before and after, a [`PacketStat`] pushed onto `stats`. Records the packets
+    /// after the first `skip` and returns the nanoseconds inside the timed regions.
+    pub fn measure(
+        &mut self,
+        window: &[Packet],
+        skip: usize,
+        timer: &Timer,
+        stats: &mut Vec<PacketStat>,
+    ) -> u64 {
+        self.ends.clear();
+        self.raw.encode_window(window, timer, &mut self.ends);
+        let src = self.raw.buffer();
+        self.copy.clear();
+        stats.clear();
+        let mut start = 0;
+        for end in self.ends.iter().map(|s| s.end) {
+            let t = timer.start();
+            self.copy.extend_from_slice(&src[start..end]);
+            let ns = timer.elapsed_ns(t);
+            stats.push(PacketStat {
+                end: self.copy.len(),
+                ns,
+            });
+            start = end;
+        }
+        // The copy is only ever compared in tests; keep the optimizer from dropping it.
+        std::hint::black_box(&self.copy);
+        for s in stats.iter().skip(skip) {
+            self.stats.record(s.ns);
+        }
+        stats.iter().map(|s| s.ns).sum()
+    }
+
+    /// The bytes copied for the last window.
+    pub fn copied(&self) -> &[u8] {
+        &self.copy
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::Format;
+    use crate::gen::{self, GenOptions};
+
+    #[test]
+    fn copies_raws_bytes_packet_by_packet_and_records_after_the_warm_up() {
+        let opts = GenOptions {
+            packets: 500,
+            ..GenOptions::default()
+        };
+        let packets: Vec<Packet> = gen::packets(&opts).unwrap().collect();
+        let mut expected = Vec::new();
+        let mut ends = Vec::new();
+        for p in &packets {
+            Raw.encode(p, &mut expected);
+            ends.push(expected.len());
+        }
+        let timer = Timer::calibrate();
+        let mut floor = MemcpyFloor::default();
+        let mut stats = Vec::new();
+        let timed = floor.measure(&packets, 100, &timer, &mut stats);
+        assert_eq!(floor.copied(), &expected[..]);
+        assert_eq!(stats.iter().map(|s| s.end).collect::<Vec<_>>(), ends);
+        assert_eq!(floor.stats.hist.len(), 400);
+        assert_eq!(timed, stats.iter().map(|s| s.ns).sum::<u64>());
+        // A second window replaces the copy and adds to the histogram.
+        floor.measure(&packets[..10], 0, &timer, &mut stats);
+        assert_eq!(floor.copied(), &expected[..ends[9]]);
+        assert_eq!(floor.stats.hist.len(), 410);
+    }
+}
