@@ -104,6 +104,24 @@ pub fn parse_date(text: &str) -> Result<String, FetchError> {
     }
 }
 
+/// The feed versions the IEX parser implements (`iex-feed.md`): DEEP 1.0 and TOPS 1.6.
+pub const SPEC_VERSIONS: [(Feed, &str); 2] = [(Feed::Deep, "1.0"), (Feed::Tops, "1.6")];
+
+/// How much a file of `feed` in `version` is wanted: the implemented version first, then by
+/// version number (`1.10` above `1.6`; an unparsable or missing version lowest).
+fn preference(feed: Feed, version: &str) -> (bool, Vec<u32>) {
+    let version = version.trim();
+    let implemented = SPEC_VERSIONS
+        .iter()
+        .any(|(f, v)| *f == feed && *v == version);
+    let number = version
+        .split('.')
+        .map(str::parse::<u32>)
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap_or_default();
+    (implemented, number)
+}
+
 /// One file of the HIST index.
 #[derive(Debug, Clone, Deserialize)]
 pub struct HistFile {
@@ -232,7 +250,9 @@ impl HistIndex {
         })
     }
 
-    /// The file for `date` and `feed`, or an error naming what is there instead.
+    /// The file for `date` and `feed`, or an error naming what is there instead. When the day
+    /// lists the feed in several versions (TOPS 1.5 and 1.6 overlap for a while), the version
+    /// the parser implements wins ([`SPEC_VERSIONS`]), then the newest, then the first listed.
     pub fn find(&self, date: &str, feed: Feed) -> Result<HistFile, FetchError> {
         let files = self.files(date)?;
         if files.is_empty() {
@@ -243,7 +263,10 @@ impl HistIndex {
         }
         files
             .iter()
-            .find(|f| f.feed.eq_ignore_ascii_case(feed.name()))
+            .filter(|f| f.feed.eq_ignore_ascii_case(feed.name()))
+            // Reversed: on a tie `max_by_key` keeps the last, which is then the first listed.
+            .rev()
+            .max_by_key(|f| preference(feed, &f.version))
             .cloned()
             .ok_or_else(|| FetchError::NoFeed {
                 date: date.to_string(),
@@ -536,5 +559,31 @@ mod tests {
         );
         let err = index.find("20190904", Feed::Deep).unwrap_err().to_string();
         assert!(err.contains("no file for 20190904"), "{err}");
+    }
+
+    #[test]
+    fn several_versions_of_a_feed_prefer_the_implemented_one_then_the_newest() {
+        let json = br#"{
+            "20170830": [{"link": "t15", "feed": "TOPS", "version": "1.5", "size": 1},
+                         {"link": "t16", "feed": "TOPS", "version": "1.6", "size": 2},
+                         {"link": "t17", "feed": "TOPS", "version": "1.7", "size": 3},
+                         {"link": "d", "feed": "DEEP", "version": "1.0", "size": 4},
+                         {"link": "d-again", "feed": "DEEP", "version": "1.0", "size": 4}],
+            "20170831": [{"link": "x", "feed": "TOPS", "size": 1},
+                         {"link": "t19", "feed": "TOPS", "version": "1.9", "size": 2},
+                         {"link": "t110", "feed": "TOPS", "version": "1.10", "size": 3},
+                         {"link": "d2", "feed": "DEEP", "version": "2.0", "size": 4},
+                         {"link": "d1", "feed": "deep", "version": "1.0", "size": 5}]
+        }"#;
+        let index = HistIndex::parse("u", json).unwrap();
+        let link = |date, feed| index.find(date, feed).unwrap().link;
+        // 1.6 is what the parser implements, though 1.7 is newer.
+        assert_eq!(link("20170830", Feed::Tops), "t16");
+        // A tie: the first listed.
+        assert_eq!(link("20170830", Feed::Deep), "d");
+        // No 1.6: the newest, compared as numbers (1.10 > 1.9), not as text.
+        assert_eq!(link("20170831", Feed::Tops), "t110");
+        // DEEP 1.0 over 2.0; the feed name's case does not matter.
+        assert_eq!(link("20170831", Feed::Deep), "d1");
     }
 }
