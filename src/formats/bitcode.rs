@@ -1,4 +1,4 @@
-//! bitcode 0.6 (derive `Encode`/`Decode` on the local mirror, [`MPacket`]).
+//! bitcode 0.6 (derive `Encode`/`Decode` on the wire vocabulary, [`MPacket`]).
 //!
 //! bitcode is columnar: it writes each field of all messages together (all tags, then all
 //! timestamps, ...) and packs them, which makes it small but means a packet cannot be read message
@@ -12,7 +12,8 @@
 //! `Buffer` spares its internal column decoders' allocations. Hostile bytes give an error, not a
 //! panic (bitcode validates lengths and enum tags).
 
-use super::mirror::{MMessage, MPacket, MSide};
+use super::mirror::MPacket;
+use super::wire::{WSide, Wire};
 use super::{DecodeError, Format, Sink};
 use crate::model::{Packet, Side};
 
@@ -56,25 +57,25 @@ impl Format for Bitcode {
         sink.packet(packet.seq);
         for m in &packet.messages {
             match m {
-                MMessage::TradeReport {
+                Wire::TradeReport {
                     symbol,
                     size,
                     price,
                     ..
                 } => sink.trade(symbol, *size, *price),
-                MMessage::PriceLevelUpdate {
+                Wire::PriceLevelUpdate {
                     side,
                     symbol,
                     price,
                     ..
                 } => {
                     let side = match side {
-                        MSide::Buy => Side::Buy,
-                        MSide::Sell => Side::Sell,
+                        WSide::Buy => Side::Buy,
+                        WSide::Sell => Side::Sell,
                     };
                     sink.price_level(side, symbol, *price)
                 }
-                MMessage::QuoteUpdate {
+                Wire::QuoteUpdate {
                     symbol,
                     bid_price,
                     ask_price,

@@ -18,7 +18,7 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
-use super::serde_wire::{WSide, Wire};
+use super::wire::{WSide, Wire};
 use super::{DecodeError, Format, Sink};
 use crate::model::{Message, Packet, Side, Symbol};
 

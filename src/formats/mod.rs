@@ -22,7 +22,7 @@ pub mod protobuf;
 pub mod raw;
 pub mod rkyv;
 pub mod sbe;
-pub mod serde_wire;
+pub mod wire;
 
 pub use aggregate::{Aggregate, SymbolStats};
 

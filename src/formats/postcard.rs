@@ -15,7 +15,7 @@
 
 use serde::Serialize;
 
-use super::serde_wire::{WSide, Wire};
+use super::wire::{WSide, Wire};
 use super::{DecodeError, Format, Sink};
 use crate::model::{Message, Packet, Side, Symbol};
 

@@ -1,4 +1,5 @@
-//! rkyv 0.8: zero-copy archives of the local mirror ([`MPacket`](super::mirror::MPacket)),
+//! rkyv 0.8: zero-copy archives of the model in the wire vocabulary
+//! ([`MPacket`](super::mirror::MPacket)),
 //! validated with bytecheck on every decode.
 //!
 //! **Framing.** Each packet is one record: a `u32` little-endian archive length `L`, 12 zero
@@ -32,7 +33,8 @@ use ::rkyv::ser::allocator::Arena;
 use ::rkyv::ser::{Positional, Writer};
 use ::rkyv::util::AlignedVec;
 
-use super::mirror::{ArchivedMMessage, ArchivedMPacket, ArchivedMSide, MPacket};
+use super::mirror::{ArchivedMPacket, MPacket};
+use super::wire::{ArchivedWSide, ArchivedWire};
 use super::{DecodeError, Format, Sink};
 use crate::model::{Packet, Side};
 
@@ -102,25 +104,25 @@ pub fn visit<K: Sink>(p: &ArchivedMPacket, sink: &mut K) {
     sink.packet(p.seq.to_native());
     for m in p.messages.iter() {
         match m {
-            ArchivedMMessage::TradeReport {
+            ArchivedWire::TradeReport {
                 symbol,
                 size,
                 price,
                 ..
             } => sink.trade(symbol, size.to_native(), price.to_native()),
-            ArchivedMMessage::PriceLevelUpdate {
+            ArchivedWire::PriceLevelUpdate {
                 side,
                 symbol,
                 price,
                 ..
             } => {
                 let side = match side {
-                    ArchivedMSide::Buy => Side::Buy,
-                    ArchivedMSide::Sell => Side::Sell,
+                    ArchivedWSide::Buy => Side::Buy,
+                    ArchivedWSide::Sell => Side::Sell,
                 };
                 sink.price_level(side, symbol, price.to_native())
             }
-            ArchivedMMessage::QuoteUpdate {
+            ArchivedWire::QuoteUpdate {
                 symbol,
                 bid_price,
                 ask_price,

@@ -1,6 +1,8 @@
-//! The wire vocabulary of the serde formats (postcard, JSON): the model flattened into one
-//! externally tagged enum, generic over how the symbol is carried (borrowed bytes for postcard,
-//! a trimmed string for JSON). Conversions copy fields; none allocates.
+//! The wire vocabulary of the derive-driven formats (rkyv, bitcode, postcard, JSON): the model
+//! flattened into one enum with struct variants, generic over how the symbol is carried (its 8
+//! bytes for rkyv and bitcode, borrowed bytes for postcard, a trimmed string for JSON). The
+//! derives live here, so `model.rs` stays free of format attributes, and every one of those
+//! formats converts through the same two functions. Conversions copy fields; none allocates.
 
 use serde::{Deserialize, Serialize};
 
@@ -12,7 +14,20 @@ use crate::model::{
 };
 
 /// [`Side`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    rkyv::Archive,
+    rkyv::Serialize,
+    rkyv::Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum WSide {
     Buy,
@@ -20,7 +35,20 @@ pub enum WSide {
 }
 
 /// One message; variant and field names are the model's (snake_case in JSON).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    rkyv::Archive,
+    rkyv::Serialize,
+    rkyv::Deserialize,
+    bitcode::Encode,
+    bitcode::Decode,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Wire<S> {
     SystemEvent {
