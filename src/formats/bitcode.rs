@@ -13,9 +13,8 @@
 //! panic (bitcode validates lengths and enum tags).
 
 use super::mirror::MPacket;
-use super::wire::{WSide, Wire};
 use super::{DecodeError, Format, Sink};
-use crate::model::{Packet, Side};
+use crate::model::Packet;
 
 /// Bytes of the length prefix.
 const PREFIX: usize = 4;
@@ -56,33 +55,7 @@ impl Format for Bitcode {
         let (packet, used) = self.read(bytes)?;
         sink.packet(packet.seq);
         for m in &packet.messages {
-            match m {
-                Wire::TradeReport {
-                    symbol,
-                    size,
-                    price,
-                    ..
-                } => sink.trade(symbol, *size, *price),
-                Wire::PriceLevelUpdate {
-                    side,
-                    symbol,
-                    price,
-                    ..
-                } => {
-                    let side = match side {
-                        WSide::Buy => Side::Buy,
-                        WSide::Sell => Side::Sell,
-                    };
-                    sink.price_level(side, symbol, *price)
-                }
-                Wire::QuoteUpdate {
-                    symbol,
-                    bid_price,
-                    ask_price,
-                    ..
-                } => sink.quote(symbol, *bid_price, *ask_price),
-                _ => sink.other(),
-            }
+            m.visit(sink, |s| Ok(*s))?;
         }
         Ok(used)
     }

@@ -18,9 +18,9 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
-use super::wire::{WSide, Wire};
+use super::wire::Wire;
 use super::{DecodeError, Format, Sink};
-use crate::model::{Message, Packet, Side, Symbol};
+use crate::model::{Message, Packet, Symbol};
 
 /// The JSON runner (stateless).
 #[derive(Debug, Default)]
@@ -101,33 +101,7 @@ impl Format for Json {
         let (packet, used) = read(bytes)?;
         sink.packet(packet.seq);
         for m in &packet.messages {
-            match m {
-                Wire::TradeReport {
-                    symbol,
-                    size,
-                    price,
-                    ..
-                } => sink.trade(&symbol.symbol()?.0, *size, *price),
-                Wire::PriceLevelUpdate {
-                    side,
-                    symbol,
-                    price,
-                    ..
-                } => {
-                    let side = match side {
-                        WSide::Buy => Side::Buy,
-                        WSide::Sell => Side::Sell,
-                    };
-                    sink.price_level(side, &symbol.symbol()?.0, *price)
-                }
-                Wire::QuoteUpdate {
-                    symbol,
-                    bid_price,
-                    ask_price,
-                    ..
-                } => sink.quote(&symbol.symbol()?.0, *bid_price, *ask_price),
-                _ => sink.other(),
-            }
+            m.visit(sink, |s| Ok(s.symbol()?.0))?;
         }
         Ok(used)
     }

@@ -15,9 +15,9 @@
 
 use serde::Serialize;
 
-use super::wire::{WSide, Wire};
+use super::wire::Wire;
 use super::{DecodeError, Format, Sink};
-use crate::model::{Message, Packet, Side, Symbol};
+use crate::model::{Message, Packet, Symbol};
 
 /// The postcard runner (stateless).
 #[derive(Debug, Default)]
@@ -109,33 +109,7 @@ impl Format for Postcard {
                 sink.packet(seq);
                 first = false;
             }
-            match m {
-                Wire::TradeReport {
-                    symbol: s,
-                    size,
-                    price,
-                    ..
-                } => sink.trade(symbol(s)?, size, price),
-                Wire::PriceLevelUpdate {
-                    side,
-                    symbol: s,
-                    price,
-                    ..
-                } => {
-                    let side = match side {
-                        WSide::Buy => Side::Buy,
-                        WSide::Sell => Side::Sell,
-                    };
-                    sink.price_level(side, symbol(s)?, price)
-                }
-                Wire::QuoteUpdate {
-                    symbol: s,
-                    bid_price,
-                    ask_price,
-                    ..
-                } => sink.quote(symbol(s)?, bid_price, ask_price),
-                _ => sink.other(),
-            }
+            m.visit(sink, |s| symbol(s).copied())?;
             Ok(())
         })?;
         if first {

@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::DecodeError;
+use super::{DecodeError, Sink};
 use crate::model::{
     AuctionInformation, Message, OfficialPrice, OperationalHalt, PriceLevelUpdate, QuoteUpdate,
     RetailLiquidity, SecurityDirectory, SecurityEvent, ShortSalePriceTest, Side, Symbol,
@@ -147,7 +147,57 @@ pub enum Wire<S> {
     },
 }
 
+impl From<Side> for WSide {
+    fn from(side: Side) -> WSide {
+        match side {
+            Side::Buy => WSide::Buy,
+            Side::Sell => WSide::Sell,
+        }
+    }
+}
+
+impl From<WSide> for Side {
+    fn from(side: WSide) -> Side {
+        match side {
+            WSide::Buy => Side::Buy,
+            WSide::Sell => Side::Sell,
+        }
+    }
+}
+
 impl<S> Wire<S> {
+    /// Hands the message to `sink`: the three types the aggregation reads, with the symbol's 8
+    /// bytes from `sym` (which may refuse it), every other type as [`Sink::other`].
+    #[inline(always)]
+    pub fn visit<K: Sink>(
+        &self,
+        sink: &mut K,
+        sym: impl FnOnce(&S) -> Result<[u8; 8], DecodeError>,
+    ) -> Result<(), DecodeError> {
+        match self {
+            Wire::TradeReport {
+                symbol,
+                size,
+                price,
+                ..
+            } => sink.trade(&sym(symbol)?, *size, *price),
+            Wire::PriceLevelUpdate {
+                side,
+                symbol,
+                price,
+                ..
+            } => sink.price_level((*side).into(), &sym(symbol)?, *price),
+            Wire::QuoteUpdate {
+                symbol,
+                bid_price,
+                ask_price,
+                ..
+            } => sink.quote(&sym(symbol)?, *bid_price, *ask_price),
+            _ => sink.other(),
+        }
+        Ok(())
+    }
+
     /// The wire form of `m`, its symbol converted by `sym`.
     #[inline]
     pub fn from_model<'a>(m: &'a Message, sym: impl FnOnce(&'a Symbol) -> S) -> Wire<S> {
@@ -192,10 +242,7 @@ impl<S> Wire<S> {
                 symbol: sym(&m.symbol),
             },
             Message::PriceLevelUpdate(m) => Wire::PriceLevelUpdate {
-                side: match m.side {
-                    Side::Buy => WSide::Buy,
-                    Side::Sell => WSide::Sell,
-                },
+                side: m.side.into(),
                 flags: m.flags,
                 timestamp: m.timestamp,
                 symbol: sym(&m.symbol),
@@ -332,10 +379,7 @@ impl<S> Wire<S> {
                 size,
                 price,
             } => Message::PriceLevelUpdate(PriceLevelUpdate {
-                side: match side {
-                    WSide::Buy => Side::Buy,
-                    WSide::Sell => Side::Sell,
-                },
+                side: side.into(),
                 flags,
                 timestamp,
                 symbol: sym(symbol)?,
