@@ -16,6 +16,19 @@ use crate::model::Packet;
 /// `raw`'s median may be this many times the floor's before a run warns about it.
 pub const MAX_RAW_OVER_FLOOR: f64 = 2.0;
 
+/// The sides (`"ser"`, `"de"`) whose p50 is above [`MAX_RAW_OVER_FLOOR`] times `floor`, each with
+/// its ratio to the floor; empty when the floor is 0 (nothing measured).
+pub fn sides_above(ser_p50: f64, de_p50: f64, floor: f64) -> Vec<(&'static str, f64)> {
+    if floor <= 0.0 {
+        return Vec::new();
+    }
+    [("ser", ser_p50), ("de", de_p50)]
+        .into_iter()
+        .map(|(side, p50)| (side, p50 / floor))
+        .filter(|&(_, ratio)| ratio > MAX_RAW_OVER_FLOOR)
+        .collect()
+}
+
 /// The copy loop and what it measured.
 #[derive(Default)]
 pub struct MemcpyFloor {
@@ -74,6 +87,14 @@ mod tests {
     use super::*;
     use crate::formats::Format;
     use crate::gen::{self, GenOptions};
+
+    #[test]
+    fn sides_above_twice_the_floor() {
+        assert_eq!(sides_above(20.0, 20.0, 10.0), []);
+        assert_eq!(sides_above(30.0, 20.0, 10.0), [("ser", 3.0)]);
+        assert_eq!(sides_above(25.0, 40.0, 10.0), [("ser", 2.5), ("de", 4.0)]);
+        assert_eq!(sides_above(30.0, 40.0, 0.0), []);
+    }
 
     #[test]
     fn copies_raws_bytes_packet_by_packet_and_records_after_the_warm_up() {

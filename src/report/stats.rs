@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::load::{Governor, RunRow, Runs, PERCENTILES};
-use crate::measure::floor::MAX_RAW_OVER_FLOOR;
+use crate::measure::floor::{self, MAX_RAW_OVER_FLOOR};
 
 /// Runs below this count get a warning: a median of fewer says little about the spread.
 pub const MIN_RUNS: usize = 3;
@@ -364,13 +364,13 @@ fn warnings(summary: &Summary, runs: &Runs) -> Vec<Warning> {
         let Some(raw) = groups.iter().find(|g| g.format == RAW) else {
             continue;
         };
-        let Some(floor) = raw.memcpy_p50_ns.map(|s| s.median).filter(|&f| f > 0.0) else {
+        let Some(floor) = raw.memcpy_p50_ns.map(|s| s.median) else {
             continue;
         };
-        let over: Vec<String> = [("ser", raw.ser.p50().median), ("de", raw.de.p50().median)]
-            .iter()
-            .filter(|(_, p50)| *p50 > MAX_RAW_OVER_FLOOR * floor)
-            .map(|(side, p50)| format!("{side} p50 {} ns ({:.1}x)", trim(*p50), p50 / floor))
+        let (ser, de) = (raw.ser.p50().median, raw.de.p50().median);
+        let over: Vec<String> = floor::sides_above(ser, de, floor)
+            .into_iter()
+            .map(|(side, ratio)| format!("{side} p50 {} ns ({ratio:.1}x)", trim(ratio * floor)))
             .collect();
         if !over.is_empty() {
             warn(

@@ -6,8 +6,9 @@
 
 use std::fmt::Write;
 
+use super::stats::RAW;
 use super::RunReport;
-use crate::measure::floor::MAX_RAW_OVER_FLOOR;
+use crate::measure::floor::{self, MAX_RAW_OVER_FLOOR};
 
 /// Renders the results table.
 pub fn render(report: &RunReport<'_>) -> String {
@@ -42,7 +43,7 @@ pub fn render(report: &RunReport<'_>) -> String {
     let raw = o
         .formats
         .iter()
-        .find(|f| f.name == "raw")
+        .find(|f| f.name == RAW)
         .map(|f| f.ser.summary().p50 + f.de.summary().p50)
         .filter(|&ns| ns > 0);
     let mut rows: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
@@ -157,7 +158,7 @@ pub fn render(report: &RunReport<'_>) -> String {
 /// measured something.
 fn raw_over_floor(o: &crate::measure::Outcome) -> Option<(f64, f64)> {
     let floor = o.memcpy.summary().p50;
-    let raw = o.formats.iter().find(|f| f.name == "raw")?;
+    let raw = o.formats.iter().find(|f| f.name == RAW)?;
     (floor > 0).then(|| {
         (
             raw.ser.summary().p50 as f64 / floor as f64,
@@ -194,10 +195,10 @@ fn warnings(o: &crate::measure::Outcome, governor: &Option<String>) -> Vec<Strin
         }
     }
     if let Some((ser, de)) = raw_over_floor(o) {
-        let over: Vec<String> = [("ser", ser), ("de", de)]
-            .iter()
-            .filter(|(_, x)| *x > MAX_RAW_OVER_FLOOR)
-            .map(|(side, x)| format!("{side} p50 {}x", fmt_f(*x, 1)))
+        // Already ratios: a floor of 1.
+        let over: Vec<String> = floor::sides_above(ser, de, 1.0)
+            .into_iter()
+            .map(|(side, ratio)| format!("{side} p50 {}x", fmt_f(ratio, 1)))
             .collect();
         if !over.is_empty() {
             out.push(format!(
