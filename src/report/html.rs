@@ -4,7 +4,7 @@
 
 use std::io::{self, Write};
 
-use super::stats::section_name;
+use super::stats::{section_hosts, section_name};
 use super::tables::{section_tables, Table};
 use super::{ChartFile, Export, ReportData};
 
@@ -130,13 +130,7 @@ impl Export for Html {
         for input in s.inputs() {
             for (_, label, groups) in sections.iter().filter(|(i, _, _)| *i == input) {
                 writeln!(w, "<h2>{}</h2>", escape(&section_name(input, label)))?;
-                let mut hosts: Vec<&str> = groups
-                    .iter()
-                    .flat_map(|g| g.hosts.iter().map(String::as_str))
-                    .collect();
-                hosts.sort_unstable();
-                hosts.dedup();
-                writeln!(w, "<p>Hosts: {}</p>", escape(&hosts.join(", ")))?;
+                writeln!(w, "<p>Hosts: {}</p>", escape(&section_hosts(groups)))?;
                 for t in section_tables(groups) {
                     table(w, &t)?;
                 }

@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use super::stats::section_name;
+use super::stats::{section_hosts, section_name};
 use super::tables::{section_tables, Table};
 use super::{Export, ReportData};
 
@@ -68,13 +68,7 @@ impl Export for Markdown {
         for input in s.inputs() {
             for (_, label, groups) in sections.iter().filter(|(i, _, _)| *i == input) {
                 writeln!(w, "## {}\n", cell(&section_name(input, label)))?;
-                let mut hosts: Vec<&str> = groups
-                    .iter()
-                    .flat_map(|g| g.hosts.iter().map(String::as_str))
-                    .collect();
-                hosts.sort_unstable();
-                hosts.dedup();
-                writeln!(w, "Hosts: {}\n", cell(&hosts.join(", ")))?;
+                writeln!(w, "Hosts: {}\n", cell(&section_hosts(groups)))?;
                 for t in section_tables(groups) {
                     table(w, &t)?;
                 }

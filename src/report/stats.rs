@@ -281,6 +281,17 @@ fn rank(groups: &mut [Group]) {
     }
 }
 
+/// The distinct hosts a section's runs came from, sorted and joined with `, `.
+pub fn section_hosts(groups: &[&Group]) -> String {
+    let mut hosts: Vec<&str> = groups
+        .iter()
+        .flat_map(|g| g.hosts.iter().map(String::as_str))
+        .collect();
+    hosts.sort_unstable();
+    hosts.dedup();
+    hosts.join(", ")
+}
+
 /// `input [label]` as shown in warnings.
 pub fn section_name(input: &str, label: &str) -> String {
     if label.is_empty() {
