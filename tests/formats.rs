@@ -202,13 +202,15 @@ fn sink_gives_expected_aggregate<F: Format>() {
     assert_eq!(f.decode(&bytes, &mut agg).unwrap(), bytes.len());
 
     assert_eq!(agg.packets, 1);
+    assert_eq!(agg.seq_sum, p.seq, "the packet's sequence number is read");
     assert_eq!(agg.messages, p.messages.len() as u64);
     assert_eq!(agg.messages, 17);
     assert_eq!(agg.symbol_count(), 2, "{agg:?}"); // AAPL and SPY; QQQ had no prices
     assert_eq!(
         agg.get(&sym("AAPL")),
         Some(&SymbolStats {
-            trade_volume: 150, // the break is not counted
+            trade_volume: 150,                                // the break is not counted
+            trade_notional: 100 * 1_500_000 + 50 * 1_501_000, // size x price, from the spec's fixed point
             bid_high: Some(1_495_000),
             bid_low: Some(1_490_000),
             ask_high: Some(1_510_000),
@@ -219,6 +221,7 @@ fn sink_gives_expected_aggregate<F: Format>() {
         agg.get(&sym("SPY")),
         Some(&SymbolStats {
             trade_volume: 0,
+            trade_notional: 0,
             bid_high: Some(4_300_000),
             bid_low: Some(4_300_000),
             ask_high: None,

@@ -13,6 +13,9 @@ use crate::model::{Side, Symbol};
 pub struct SymbolStats {
     /// Sum of trade report sizes (breaks not subtracted, not counted).
     pub trade_volume: u64,
+    /// Sum of trade report size x price (raw fixed point): makes the selective decode read every
+    /// trade's price, so no format can skip that load.
+    pub trade_notional: i128,
     pub bid_high: Option<i64>,
     pub bid_low: Option<i64>,
     pub ask_high: Option<i64>,
@@ -31,15 +34,19 @@ impl SymbolStats {
     }
 }
 
-/// Per symbol trade volume and bid / ask high and low; packet and message counts.
+/// Per symbol trade volume and notional and bid / ask high and low; packet and message counts and
+/// a sum of packet sequence numbers.
 ///
 /// Bid side: buy price level updates (DEEP `8`) and non-zero quote bid prices (TOPS `Q`). Ask side:
 /// sell price level updates (`5`) and non-zero quote ask prices. Two aggregates are equal when
-/// every count and every symbol's figures are.
+/// every count and every symbol's figures are. Every value a decoder hands over is used, so the
+/// compiler cannot drop a load for one format and keep it for another.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Aggregate {
     pub packets: u64,
     pub messages: u64,
+    /// Wrapping sum of the packets' sequence numbers.
+    pub seq_sum: u64,
     symbols: FxHashMap<[u8; 8], SymbolStats>,
 }
 
@@ -56,6 +63,12 @@ impl Aggregate {
     /// Number of symbols with figures.
     pub fn symbol_count(&self) -> usize {
         self.symbols.len()
+    }
+
+    /// Makes room for `symbols` in all, so that the map does not grow in a timed pass.
+    pub fn reserve(&mut self, symbols: usize) {
+        self.symbols
+            .reserve(symbols.saturating_sub(self.symbols.len()));
     }
 
     /// The symbols and their figures, sorted by symbol.
@@ -89,14 +102,17 @@ impl Aggregate {
 
 impl Sink for Aggregate {
     #[inline]
-    fn packet(&mut self, _seq: u64) {
+    fn packet(&mut self, seq: u64) {
         self.packets += 1;
+        self.seq_sum = self.seq_sum.wrapping_add(seq);
     }
 
     #[inline]
-    fn trade(&mut self, symbol: &[u8; 8], size: u32, _price: i64) {
+    fn trade(&mut self, symbol: &[u8; 8], size: u32, price: i64) {
         self.messages += 1;
-        self.entry(symbol).trade_volume += u64::from(size);
+        let e = self.entry(symbol);
+        e.trade_volume += u64::from(size);
+        e.trade_notional += i128::from(size) * i128::from(price);
     }
 
     #[inline]

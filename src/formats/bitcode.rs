@@ -13,8 +13,8 @@
 //! panic (bitcode validates lengths and enum tags).
 
 use super::mirror::MPacket;
-use super::{DecodeError, Format, Sink};
-use crate::model::Packet;
+use super::{DecodeError, Format, Sink, Visitor};
+use crate::model::{Packet, Symbol};
 
 /// Bytes of the length prefix.
 const PREFIX: usize = 4;
@@ -43,12 +43,13 @@ impl Bitcode {
 impl Format for Bitcode {
     const NAME: &'static str = "bitcode";
 
-    fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) {
+    fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
         self.mirror.fill_from(packet);
         let bytes = self.buffer.encode(&self.mirror);
         let len = u32::try_from(bytes.len()).expect("one packet encodes to under 4 GiB");
         out.extend_from_slice(&len.to_le_bytes());
         out.extend_from_slice(bytes);
+        self.mirror.messages.len()
     }
 
     fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
@@ -60,8 +61,16 @@ impl Format for Bitcode {
         Ok(used)
     }
 
-    fn decode_packet(&mut self, bytes: &[u8]) -> Result<(Packet, usize), DecodeError> {
+    fn decode_all<V: Visitor>(
+        &mut self,
+        bytes: &[u8],
+        visitor: &mut V,
+    ) -> Result<usize, DecodeError> {
         let (packet, used) = self.read(bytes)?;
-        Ok((packet.to_packet(), used))
+        visitor.packet(packet.seq, packet.send_time);
+        for m in packet.messages {
+            visitor.message(m.into_model(|s| Ok(Symbol(s)))?);
+        }
+        Ok(used)
     }
 }

@@ -19,7 +19,7 @@ use std::ptr::NonNull;
 use ::capnp::message::{Allocator, HeapAllocator, ReaderOptions};
 use ::capnp::Word;
 
-use super::{DecodeError, Format, Sink, MAX_MESSAGES_PER_PACKET, MAX_PACKET_BYTES};
+use super::{DecodeError, Format, Sink, Visitor, MAX_MESSAGES_PER_PACKET, MAX_PACKET_BYTES};
 use crate::model::{
     AuctionInformation, Message, OfficialPrice, OperationalHalt, Packet, PriceLevelUpdate,
     QuoteUpdate, RetailLiquidity, SecurityDirectory, SecurityEvent, ShortSalePriceTest, Side,
@@ -212,14 +212,14 @@ impl<const PACKED: bool> Capnp<PACKED> {
 impl<const PACKED: bool> Format for Capnp<PACKED> {
     const NAME: &'static str = Self::NAME_;
 
-    fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) {
+    fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
         self.scratch.prepare();
         let mut message = ::capnp::message::Builder::new(&mut self.scratch);
+        let len = u32::try_from(packet.messages.len()).expect("fewer than 2^32 messages");
         {
             let mut root = message.init_root::<packet::Builder>();
             root.set_seq(packet.seq);
             root.set_send_time(packet.send_time);
-            let len = u32::try_from(packet.messages.len()).expect("fewer than 2^32 messages");
             let mut list = root.init_messages(len);
             for (i, m) in packet.messages.iter().enumerate() {
                 build_message(list.reborrow().get(i as u32), m);
@@ -231,6 +231,7 @@ impl<const PACKED: bool> Format for Capnp<PACKED> {
             ::capnp::serialize::write_message(&mut *out, &message)
         };
         written.expect("writing to a Vec cannot fail");
+        len as usize
     }
 
     fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
@@ -268,19 +269,19 @@ impl<const PACKED: bool> Format for Capnp<PACKED> {
         Ok(used)
     }
 
-    fn decode_packet(&mut self, bytes: &[u8]) -> Result<(Packet, usize), DecodeError> {
-        self.with_root(bytes, |root| {
-            let list = message_list(root)?;
-            let mut messages = Vec::with_capacity(list.len() as usize);
-            for m in list.iter() {
-                messages.push(read_message(m)?);
+    fn decode_all<V: Visitor>(
+        &mut self,
+        bytes: &[u8],
+        visitor: &mut V,
+    ) -> Result<usize, DecodeError> {
+        let ((), used) = self.with_root(bytes, |root| {
+            visitor.packet(root.get_seq(), root.get_send_time());
+            for m in message_list(root)?.iter() {
+                visitor.message(read_message(m)?);
             }
-            Ok(Packet {
-                seq: root.get_seq(),
-                send_time: root.get_send_time(),
-                messages,
-            })
-        })
+            Ok(())
+        })?;
+        Ok(used)
     }
 }
 

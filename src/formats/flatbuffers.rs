@@ -13,7 +13,7 @@
 
 use ::flatbuffers::{FlatBufferBuilder, VerifierOptions, WIPOffset};
 
-use super::{DecodeError, Format, Sink};
+use super::{DecodeError, Format, Sink, Visitor};
 use crate::model::{
     AuctionInformation, Message, OfficialPrice, OperationalHalt, Packet, PriceLevelUpdate,
     QuoteUpdate, RetailLiquidity, SecurityDirectory, SecurityEvent, ShortSalePriceTest, Side,
@@ -85,7 +85,7 @@ impl FlatBuffers {
 impl Format for FlatBuffers {
     const NAME: &'static str = "flatbuffers";
 
-    fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) {
+    fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
         let fbb = &mut self.fbb;
         fbb.reset();
         self.offsets.clear();
@@ -110,6 +110,7 @@ impl Format for FlatBuffers {
         );
         fbs::finish_size_prefixed_packet_buffer(fbb, root);
         out.extend_from_slice(fbb.finished_data());
+        self.offsets.len()
     }
 
     fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
@@ -118,21 +119,17 @@ impl Format for FlatBuffers {
         Ok(used)
     }
 
-    fn decode_packet(&mut self, bytes: &[u8]) -> Result<(Packet, usize), DecodeError> {
+    fn decode_all<V: Visitor>(
+        &mut self,
+        bytes: &[u8],
+        visitor: &mut V,
+    ) -> Result<usize, DecodeError> {
         let (root, used) = self.root(bytes)?;
-        let list = root.messages();
-        let mut messages = Vec::with_capacity(list.len());
-        for m in list {
-            messages.push(read_message(m)?);
+        visitor.packet(root.seq(), root.send_time());
+        for m in root.messages() {
+            visitor.message(read_message(m)?);
         }
-        Ok((
-            Packet {
-                seq: root.seq(),
-                send_time: root.send_time(),
-                messages,
-            },
-            used,
-        ))
+        Ok(used)
     }
 }
 

@@ -19,7 +19,7 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 
 use super::wire::Wire;
-use super::{DecodeError, Format, Sink};
+use super::{DecodeError, Format, Sink, Visitor};
 use crate::model::{Message, Packet, Symbol};
 
 /// The JSON runner (stateless).
@@ -87,7 +87,7 @@ fn read(bytes: &[u8]) -> Result<(PacketIn<'_>, usize), DecodeError> {
 impl Format for Json {
     const NAME: &'static str = "json";
 
-    fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) {
+    fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
         let p = PacketOut {
             seq: packet.seq,
             send_time: packet.send_time,
@@ -95,6 +95,7 @@ impl Format for Json {
         };
         serde_json::to_writer(&mut *out, &p).expect("writing JSON to a Vec cannot fail");
         out.push(b'\n');
+        p.messages.len()
     }
 
     fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
@@ -106,20 +107,16 @@ impl Format for Json {
         Ok(used)
     }
 
-    fn decode_packet(&mut self, bytes: &[u8]) -> Result<(Packet, usize), DecodeError> {
+    fn decode_all<V: Visitor>(
+        &mut self,
+        bytes: &[u8],
+        visitor: &mut V,
+    ) -> Result<usize, DecodeError> {
         let (packet, used) = read(bytes)?;
-        let messages = packet
-            .messages
-            .into_iter()
-            .map(|m| m.into_model(|s| s.symbol()))
-            .collect::<Result<_, _>>()?;
-        Ok((
-            Packet {
-                seq: packet.seq,
-                send_time: packet.send_time,
-                messages,
-            },
-            used,
-        ))
+        visitor.packet(packet.seq, packet.send_time);
+        for m in packet.messages {
+            visitor.message(m.into_model(|s| s.symbol())?);
+        }
+        Ok(used)
     }
 }

@@ -16,7 +16,7 @@
 use serde::Serialize;
 
 use super::wire::Wire;
-use super::{DecodeError, Format, Sink};
+use super::{DecodeError, Format, Sink, Visitor};
 use crate::model::{Message, Packet, Symbol};
 
 /// The postcard runner (stateless).
@@ -73,64 +73,61 @@ fn symbol(s: &[u8]) -> Result<&[u8; 8], DecodeError> {
         .map_err(|_| DecodeError::Malformed("postcard: symbol is not 8 bytes"))
 }
 
-/// Reads the packet at the start of `bytes`, calling `f` for each message; returns
-/// (seq, send_time, bytes used).
+/// Reads the packet at the start of `bytes`: calls `header(seq, send_time)`, then `f` for each
+/// message; returns the bytes used.
 #[inline(always)]
-fn walk<'a>(
+fn walk<'a, C>(
     bytes: &'a [u8],
-    mut f: impl FnMut(u64, Wire<&'a [u8]>) -> Result<(), DecodeError>,
-) -> Result<(u64, i64, usize), DecodeError> {
+    ctx: &mut C,
+    header: impl FnOnce(&mut C, u64, i64),
+    mut f: impl FnMut(&mut C, Wire<&'a [u8]>) -> Result<(), DecodeError>,
+) -> Result<usize, DecodeError> {
     let ((seq, send_time, count), mut rest) =
         postcard::take_from_bytes::<(u64, i64, usize)>(bytes).map_err(err)?;
+    header(ctx, seq, send_time);
     for _ in 0..count {
         let (m, r) = postcard::take_from_bytes::<Wire<&'a [u8]>>(rest).map_err(err)?;
         rest = r;
-        f(seq, m)?;
+        f(ctx, m)?;
     }
-    Ok((seq, send_time, bytes.len() - rest.len()))
+    Ok(bytes.len() - rest.len())
 }
 
 impl Format for Postcard {
     const NAME: &'static str = "postcard";
 
-    fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) {
+    fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
         let p = PacketOut {
             seq: packet.seq,
             send_time: packet.send_time,
             messages: &packet.messages,
         };
         postcard::serialize_with_flavor(&p, Append(out)).expect("appending to a Vec cannot fail");
+        p.messages.len()
     }
 
     fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
-        let mut first = true;
-        let (seq, _, used) = walk(bytes, |seq, m| {
-            if first {
-                sink.packet(seq);
-                first = false;
-            }
-            m.visit(sink, |s| symbol(s).copied())?;
-            Ok(())
-        })?;
-        if first {
-            sink.packet(seq);
-        }
-        Ok(used)
+        walk(
+            bytes,
+            sink,
+            |sink, seq, _| sink.packet(seq),
+            |sink, m| m.visit(sink, |s| symbol(s).copied()),
+        )
     }
 
-    fn decode_packet(&mut self, bytes: &[u8]) -> Result<(Packet, usize), DecodeError> {
-        let mut messages = Vec::new();
-        let (seq, send_time, used) = walk(bytes, |_, m| {
-            messages.push(m.into_model(|s| Ok(Symbol(*symbol(s)?)))?);
-            Ok(())
-        })?;
-        Ok((
-            Packet {
-                seq,
-                send_time,
-                messages,
+    fn decode_all<V: Visitor>(
+        &mut self,
+        bytes: &[u8],
+        visitor: &mut V,
+    ) -> Result<usize, DecodeError> {
+        walk(
+            bytes,
+            visitor,
+            |v, seq, send_time| v.packet(seq, send_time),
+            |v, m| {
+                v.message(m.into_model(|s| Ok(Symbol(*symbol(s)?)))?);
+                Ok(())
             },
-            used,
-        ))
+        )
     }
 }

@@ -16,7 +16,7 @@
 
 use prost::Message as _;
 
-use super::{DecodeError, Format, Sink};
+use super::{DecodeError, Format, Sink, Visitor};
 use crate::model::{
     AuctionInformation, Message, OfficialPrice, OperationalHalt, Packet, PriceLevelUpdate,
     QuoteUpdate, RetailLiquidity, SecurityDirectory, SecurityEvent, ShortSalePriceTest, Side,
@@ -273,7 +273,7 @@ impl Protobuf {
 impl Format for Protobuf {
     const NAME: &'static str = "protobuf";
 
-    fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) {
+    fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
         let p = &mut self.packet;
         p.seq = packet.seq;
         p.send_time = packet.send_time;
@@ -281,6 +281,7 @@ impl Format for Protobuf {
         p.messages.extend(packet.messages.iter().map(to_pb));
         p.encode_length_delimited(out)
             .expect("a Vec grows to fit the message");
+        p.messages.len()
     }
 
     fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
@@ -302,19 +303,16 @@ impl Format for Protobuf {
         Ok(used)
     }
 
-    fn decode_packet(&mut self, bytes: &[u8]) -> Result<(Packet, usize), DecodeError> {
+    fn decode_all<V: Visitor>(
+        &mut self,
+        bytes: &[u8],
+        visitor: &mut V,
+    ) -> Result<usize, DecodeError> {
         let used = self.merge(bytes)?;
-        let messages = self
-            .packet
-            .messages
-            .iter()
-            .map(from_pb)
-            .collect::<Result<_, _>>()?;
-        let packet = Packet {
-            seq: self.packet.seq,
-            send_time: self.packet.send_time,
-            messages,
-        };
-        Ok((packet, used))
+        visitor.packet(self.packet.seq, self.packet.send_time);
+        for m in &self.packet.messages {
+            visitor.message(from_pb(m)?);
+        }
+        Ok(used)
     }
 }

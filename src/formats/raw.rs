@@ -17,7 +17,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::{DecodeError, Format, Sink};
+use super::{DecodeError, Format, Sink, Visitor};
 use crate::model::{
     kind, AuctionInformation, Message, OfficialPrice, OperationalHalt, Packet, PriceLevelUpdate,
     QuoteUpdate, RetailLiquidity, SecurityDirectory, SecurityEvent, ShortSalePriceTest, Side,
@@ -422,7 +422,7 @@ fn to_message(k: u8, r: &[u8]) -> Message {
 impl Format for Raw {
     const NAME: &'static str = "raw";
 
-    fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) {
+    fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
         let start = out.len();
         put(
             out,
@@ -432,11 +432,14 @@ impl Format for Raw {
                 send_time: packet.send_time,
             },
         );
+        let mut written = 0;
         for m in &packet.messages {
             put_message(out, m);
+            written += 1;
         }
         let body = u32::try_from(out.len() - start - HEADER).expect("a packet under 4 GiB");
         out[start..start + 4].copy_from_slice(&body.to_ne_bytes());
+        written
     }
 
     fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
@@ -468,20 +471,17 @@ impl Format for Raw {
         Ok(used)
     }
 
-    fn decode_packet(&mut self, bytes: &[u8]) -> Result<(Packet, usize), DecodeError> {
+    fn decode_all<V: Visitor>(
+        &mut self,
+        bytes: &[u8],
+        visitor: &mut V,
+    ) -> Result<usize, DecodeError> {
         let (header, body, used) = split(bytes)?;
-        let mut messages = Vec::new();
+        visitor.packet(header.seq, header.send_time);
         walk(body, |k, r| {
-            messages.push(to_message(k, r));
+            visitor.message(to_message(k, r));
             Ok(())
         })?;
-        Ok((
-            Packet {
-                seq: header.seq,
-                send_time: header.send_time,
-                messages,
-            },
-            used,
-        ))
+        Ok(used)
     }
 }

@@ -27,15 +27,15 @@
 //! `rkyv/deserialize-unchecked` (benches/formats.rs) measures that unvalidated path on our own
 //! encoding, to show what bytecheck costs.
 
-use ::rkyv::rancor;
+use ::rkyv::rancor::{self, Strategy};
 use ::rkyv::ser::allocator::Arena;
 use ::rkyv::ser::{Positional, Writer};
 use ::rkyv::util::AlignedVec;
 
-use super::mirror::{ArchivedMPacket, MPacket};
+use super::mirror::{ArchivedMPacket, MMessage, MPacket};
 use super::wire::{ArchivedWSide, ArchivedWire};
-use super::{DecodeError, Format, Sink};
-use crate::model::{Packet, Side};
+use super::{DecodeError, Format, Sink, Visitor};
+use crate::model::{Packet, Side, Symbol};
 
 /// Bytes before the archive: the length and padding to the archive's alignment.
 pub const HEADER: usize = 16;
@@ -155,7 +155,7 @@ impl Rkyv {
 impl Format for Rkyv {
     const NAME: &'static str = "rkyv";
 
-    fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) {
+    fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
         self.mirror.fill_from(packet);
         let start = out.len();
         out.extend_from_slice(&[0; HEADER]);
@@ -174,6 +174,7 @@ impl Format for Rkyv {
         let len32 = u32::try_from(len).expect("an archive of one packet is under 4 GiB");
         out[start..start + 4].copy_from_slice(&len32.to_le_bytes());
         out.resize(start + HEADER + len.next_multiple_of(ALIGN), 0);
+        self.mirror.messages.len()
     }
 
     fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
@@ -182,9 +183,21 @@ impl Format for Rkyv {
         Ok(used)
     }
 
-    fn decode_packet(&mut self, bytes: &[u8]) -> Result<(Packet, usize), DecodeError> {
+    fn decode_all<V: Visitor>(
+        &mut self,
+        bytes: &[u8],
+        visitor: &mut V,
+    ) -> Result<usize, DecodeError> {
         let (packet, used) = self.access(bytes)?;
-        let mirror = ::rkyv::deserialize::<MPacket, rancor::Error>(packet).map_err(err)?;
-        Ok((mirror.to_packet(), used))
+        visitor.packet(packet.seq.to_native(), packet.send_time.to_native());
+        for m in packet.messages.iter() {
+            // rkyv's own field-by-field deserializer, message by message: no shared pointers
+            // here, so no pool and no allocation.
+            let m: MMessage =
+                ::rkyv::Deserialize::deserialize(m, Strategy::<(), rancor::Error>::wrap(&mut ()))
+                    .map_err(err)?;
+            visitor.message(m.into_model(|s| Ok(Symbol(s)))?);
+        }
+        Ok(used)
     }
 }

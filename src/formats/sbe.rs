@@ -11,7 +11,7 @@
 //! message's header and whole block are bounds-checked here before a generated decoder touches
 //! them, and schema id, template id and block length are validated.
 
-use super::{DecodeError, Format, Sink};
+use super::{DecodeError, Format, Sink, Visitor};
 use crate::model::{
     AuctionInformation, Message, OfficialPrice, OperationalHalt, Packet, PriceLevelUpdate,
     QuoteUpdate, RetailLiquidity, SecurityDirectory, SecurityEvent, ShortSalePriceTest, Side,
@@ -304,7 +304,7 @@ fn walk<'a>(
 impl Format for Sbe {
     const NAME: &'static str = "sbe";
 
-    fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) {
+    fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
         let size = HEADER
             + usize::from(packet_header_codec::SBE_BLOCK_LENGTH)
             + packet.messages.iter().map(encoded_len).sum::<usize>();
@@ -323,10 +323,13 @@ impl Format for Sbe {
                 );
             }
         );
+        let mut written = 0;
         for m in &packet.messages {
             off += put_message(&mut *buf, off, m);
+            written += 1;
         }
         debug_assert_eq!(off, size);
+        written
     }
 
     fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
@@ -360,27 +363,22 @@ impl Format for Sbe {
         })
     }
 
-    fn decode_packet(&mut self, bytes: &[u8]) -> Result<(Packet, usize), DecodeError> {
+    fn decode_all<V: Visitor>(
+        &mut self,
+        bytes: &[u8],
+        visitor: &mut V,
+    ) -> Result<usize, DecodeError> {
         let (seq, send_time, count, pos) = packet_header(bytes)?;
-        // Cap the reservation by what the bytes could hold, whatever the header claims.
-        let mut messages = Vec::with_capacity((count as usize).min(bytes.len() / HEADER));
-        let used = walk(bytes, pos, count, |template, header, pos| {
+        visitor.packet(seq, send_time);
+        walk(bytes, pos, count, |template, header, pos| {
             let Some(template) = template else {
                 return Err(DecodeError::Malformed(
                     "SBE template unknown to this schema",
                 ));
             };
-            messages.push(read_message(template, header, pos)?);
+            visitor.message(read_message(template, header, pos)?);
             Ok(())
-        })?;
-        Ok((
-            Packet {
-                seq,
-                send_time,
-                messages,
-            },
-            used,
-        ))
+        })
     }
 }
 

@@ -2,30 +2,40 @@
 //! cycles to read, no system call), the OS monotonic clock otherwise.
 //!
 //! Its own cost is measured at start-up ([`Timer::calibrate`]) and reported with every result
-//! rather than subtracted: a reader can subtract it, but cannot add back what was hidden.
+//! rather than subtracted: a reader can subtract it, but cannot add back what was hidden. It is
+//! the *mean* of back-to-back reads: on a clock that moves in steps (10 ns on some VMs) each
+//! delta is 0 or one step, so the median is one of the two and biased, while the mean converges
+//! on the true cost.
 
 /// Back-to-back reads taken to estimate the cost of one timing.
 const CALIBRATION_SAMPLES: usize = 200_001;
 
 pub struct Timer {
     clock: quanta::Clock,
-    /// Median cost of an empty timed region (two reads), in nanoseconds.
+    /// Mean cost of an empty timed region (two reads), in nanoseconds.
     pub overhead_ns: f64,
+    /// Which clock quanta chose: `tsc` (x86's invariant TSC), `cntvct` (the Arm system counter)
+    /// or `monotonic` (the OS clock, a fallback with a system call or vDSO read per timing).
+    pub source: &'static str,
 }
 
 impl Timer {
     /// Creates the clock and measures the cost of an empty timed region.
     pub fn calibrate() -> Timer {
         let clock = quanta::Clock::new();
-        let mut deltas: Vec<u64> = (0..CALIBRATION_SAMPLES)
+        let total: u64 = (0..CALIBRATION_SAMPLES)
             .map(|_| {
                 let start = clock.raw();
                 clock.delta_as_nanos(start, clock.raw())
             })
-            .collect();
-        deltas.sort_unstable();
-        let overhead_ns = deltas[deltas.len() / 2] as f64;
-        Timer { clock, overhead_ns }
+            .sum();
+        let overhead_ns = total as f64 / CALIBRATION_SAMPLES as f64;
+        let source = source_of(&clock);
+        Timer {
+            clock,
+            overhead_ns,
+            source,
+        }
     }
 
     /// A raw reading; only meaningful to [`Timer::elapsed_ns`].
@@ -42,6 +52,19 @@ impl Timer {
     }
 }
 
+/// quanta does not say which source it picked except in its `Debug` form
+/// (`Clock { inner: Counter(..) }` or `Monotonic(..)`), which is what this reads.
+fn source_of(clock: &quanta::Clock) -> &'static str {
+    let debug = format!("{clock:?}");
+    if !debug.contains("Counter(") {
+        "monotonic"
+    } else if cfg!(target_arch = "aarch64") {
+        "cntvct"
+    } else {
+        "tsc"
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -55,5 +78,14 @@ mod tests {
         assert!((19_000_000..2_000_000_000).contains(&ns), "{ns} ns");
         // Even the OS clock fallback costs well under a microsecond.
         assert!(t.overhead_ns < 1_000.0, "{}", t.overhead_ns);
+        assert!(["tsc", "cntvct", "monotonic"].contains(&t.source));
+        // This CPU's choice, as quanta's own detection makes it.
+        if cfg!(target_arch = "x86_64")
+            && std::fs::read_to_string("/proc/cpuinfo").is_ok_and(|c| {
+                c.contains(" constant_tsc") && c.contains(" nonstop_tsc") && c.contains(" rdtscp")
+            })
+        {
+            assert_eq!(t.source, "tsc");
+        }
     }
 }

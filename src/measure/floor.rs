@@ -5,26 +5,27 @@
 //! check, a push of the result). If that loop cost too much, it would show as `raw`, the
 //! cheapest format, sitting far above a plain copy of its own bytes measured the same way. So
 //! every run measures the copy too, reports it next to the formats (`memcpy_p50_ns`,
-//! `memcpy_mean_ns`) and warns when `raw`'s medians are more than [`MAX_RAW_OVER_FLOOR`] times it.
+//! `memcpy_mean_ns`, and `memcpy_batch_ns` timed per window like the formats' batch figures) and
+//! warns when `raw`'s batch figures are more than [`MAX_RAW_OVER_FLOOR`] times it.
 
 use super::clock::Timer;
-use super::stats::SideStats;
+use super::stats::{BatchStats, SideStats};
 use crate::formats::raw::Raw;
 use crate::formats::{FormatRunner, PacketStat, Runner};
 use crate::model::Packet;
 
-/// `raw`'s median may be this many times the floor's before a run warns about it.
+/// `raw`'s batch time may be this many times the floor's before a run warns about it.
 pub const MAX_RAW_OVER_FLOOR: f64 = 2.0;
 
-/// The sides (`"ser"`, `"de"`) whose p50 is above [`MAX_RAW_OVER_FLOOR`] times `floor`, each with
-/// its ratio to the floor; empty when the floor is 0 (nothing measured).
-pub fn sides_above(ser_p50: f64, de_p50: f64, floor: f64) -> Vec<(&'static str, f64)> {
+/// The sides (`"ser"`, `"de"`) whose time is above [`MAX_RAW_OVER_FLOOR`] times `floor`, each
+/// with its ratio to the floor; empty when the floor is 0 (nothing measured).
+pub fn sides_above(ser: f64, de: f64, floor: f64) -> Vec<(&'static str, f64)> {
     if floor <= 0.0 {
         return Vec::new();
     }
-    [("ser", ser_p50), ("de", de_p50)]
+    [("ser", ser), ("de", de)]
         .into_iter()
-        .map(|(side, p50)| (side, p50 / floor))
+        .map(|(side, ns)| (side, ns / floor))
         .filter(|&(_, ratio)| ratio > MAX_RAW_OVER_FLOOR)
         .collect()
 }
@@ -36,15 +37,19 @@ pub struct MemcpyFloor {
     raw: FormatRunner<Raw>,
     ends: Vec<PacketStat>,
     copy: Vec<u8>,
+    batch_copy: Vec<u8>,
     /// One value per packet after the warm-up.
     pub stats: SideStats,
+    /// The packets after the warm-up copied with one clock pair around each window.
+    pub batch: BatchStats,
 }
 
 impl MemcpyFloor {
     /// Encodes `window` with `raw` (untimed), then copies each packet's bytes into the reused
     /// buffer, timing each copy exactly as [`Runner::encode_window`] times an encode: the clock
     /// read right before and after, a [`PacketStat`] pushed onto `stats`. Records the packets
-    /// after the first `skip` and returns the nanoseconds inside the timed regions.
+    /// after the first `skip`; then copies those again with one clock pair around them all, as
+    /// [`Runner::encode_batch`] is timed. Returns the nanoseconds inside the timed regions.
     pub fn measure(
         &mut self,
         window: &[Packet],
@@ -55,6 +60,10 @@ impl MemcpyFloor {
         self.ends.clear();
         self.raw.encode_window(window, timer, &mut self.ends);
         let src = self.raw.buffer();
+        let (need, have) = (src.len(), self.copy.capacity());
+        self.copy.reserve(need.saturating_sub(have));
+        self.batch_copy
+            .reserve(need.saturating_sub(self.batch_copy.capacity()));
         self.copy.clear();
         stats.clear();
         let mut start = 0;
@@ -65,6 +74,7 @@ impl MemcpyFloor {
             stats.push(PacketStat {
                 end: self.copy.len(),
                 ns,
+                check: 0,
             });
             start = end;
         }
@@ -73,7 +83,24 @@ impl MemcpyFloor {
         for s in stats.iter().skip(skip) {
             self.stats.record(s.ns);
         }
-        stats.iter().map(|s| s.ns).sum()
+        let per_packet: u64 = stats.iter().map(|s| s.ns).sum();
+
+        let first = if skip == 0 {
+            0
+        } else {
+            self.ends[skip - 1].end
+        };
+        self.batch_copy.clear();
+        let t = timer.start();
+        let mut start = first;
+        for end in self.ends[skip..].iter().map(|s| s.end) {
+            self.batch_copy.extend_from_slice(&src[start..end]);
+            start = end;
+        }
+        let batch_ns = timer.elapsed_ns(t);
+        std::hint::black_box(&self.batch_copy);
+        self.batch.add(batch_ns, window.len() - skip);
+        per_packet + batch_ns
     }
 
     /// The bytes copied for the last window.
@@ -116,10 +143,16 @@ mod tests {
         assert_eq!(floor.copied(), &expected[..]);
         assert_eq!(stats.iter().map(|s| s.end).collect::<Vec<_>>(), ends);
         assert_eq!(floor.stats.hist.len(), 400);
-        assert_eq!(timed, stats.iter().map(|s| s.ns).sum::<u64>());
+        assert_eq!(
+            timed,
+            stats.iter().map(|s| s.ns).sum::<u64>() + floor.batch.ns
+        );
+        assert_eq!(floor.batch.packets, 400);
+        assert_eq!(floor.batch_copy, expected[ends[99]..]);
         // A second window replaces the copy and adds to the histogram.
         floor.measure(&packets[..10], 0, &timer, &mut stats);
         assert_eq!(floor.copied(), &expected[..ends[9]]);
         assert_eq!(floor.stats.hist.len(), 410);
+        assert_eq!(floor.batch.packets, 410);
     }
 }

@@ -5,20 +5,27 @@ use std::io::Read;
 use std::time::Instant;
 
 use crate::error::Error;
-use crate::formats::{self, aggregate::visit_packet, Aggregate, DecodeError, PacketStat, Runner};
+use crate::formats::{
+    self, aggregate::visit_packet, Aggregate, Checksum, DecodeError, PacketStat, Runner,
+};
 use crate::model::Packet;
 use crate::stream::IexReader;
 
 use super::clock::Timer;
 use super::floor::MemcpyFloor;
-use super::stats::{FormatResult, SideStats};
+use super::stats::{BatchStats, FormatResult, SideStats};
 use super::stored::Compressors;
 use super::verify;
 use super::window::Window;
 
 /// Packets per window: large enough that switching formats is rare, small enough that every
-/// format's buffer stays in a few hundred KB whatever the file size.
+/// format's buffers stay in a few hundred KB whatever the file size (see docs/BENCHMARKS.md,
+/// "Window size").
 pub const DEFAULT_WINDOW: usize = 4096;
+
+/// The largest `--window`: a million packets already hold every format's buffers at hundreds of
+/// MB; beyond that a window only costs memory.
+pub const MAX_WINDOW: usize = 1 << 20;
 
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -46,10 +53,31 @@ impl Default for Config {
     }
 }
 
+impl Config {
+    /// Refuses settings under which a run would measure nothing or could not allocate its
+    /// window, before anything is read.
+    pub fn check(&self) -> Result<(), RunError> {
+        if self.window == 0 || self.window > MAX_WINDOW {
+            return Err(RunError::Config(format!(
+                "--window {} is out of range: a window holds 1 to {MAX_WINDOW} packets",
+                self.window
+            )));
+        }
+        if self.formats.as_ref().is_some_and(|f| f.is_empty()) {
+            return Err(RunError::Config(
+                "--formats names no format: nothing would be measured".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
     #[error(transparent)]
     Input(#[from] Error),
+    #[error("{0}")]
+    Config(String),
     #[error("unknown format {name:?}; known: {known}")]
     UnknownFormat { name: String, known: String },
     #[error("{format}: cannot decode packet {packet} (seq {seq}): {cause}")]
@@ -87,16 +115,20 @@ pub struct Outcome {
     pub reference: Aggregate,
     pub packets: u64,
     pub messages: u64,
+    /// Packets whose times were recorded (after the warm-up).
+    pub packets_recorded: u64,
     /// Messages of unknown type in the input (carried by no format).
     pub unknown: u64,
     pub feed: Option<&'static str>,
     pub timer_overhead_ns: f64,
+    /// The clock behind every timing (`tsc`, `cntvct` or `monotonic`; see [`Timer`]).
+    pub clock: &'static str,
     /// Capture bytes parsed.
     pub capture_bytes: u64,
     pub wall_ns: u64,
     /// Time spent reading and parsing the input into windows.
     pub parse_ns: u64,
-    /// Time inside the timed serialize and deserialize regions.
+    /// Time inside the timed regions (per packet and per window).
     pub timed_ns: u64,
     /// Time spent compressing windows for the size as stored (zstd and zlib, untimed per packet).
     pub compress_ns: u64,
@@ -107,12 +139,13 @@ pub struct Outcome {
     /// The memcpy floor: `raw`'s bytes copied packet by packet in the same timed loop
     /// (see [`super::floor`]).
     pub memcpy: SideStats,
+    /// The same copy timed per window, like the formats' batch figures.
+    pub memcpy_batch: BatchStats,
 }
 
 impl Outcome {
-    /// Share of the wall time spent parsing or inside timed regions: the rest is the harness.
-    /// Wall time spent measuring latency: without the compression for the size as stored and
-    /// the `--verify` comparisons, which are measurements and checks of their own (reported
+    /// Wall time spent measuring: without the compression for the size as stored and the
+    /// `--verify` comparisons, which are measurements and checks of their own (reported
     /// separately), not harness overhead.
     pub fn measuring_ns(&self) -> u64 {
         self.wall_ns
@@ -120,8 +153,8 @@ impl Outcome {
             .saturating_sub(self.verify_ns)
     }
 
-    /// Share of the latency-measuring time spent parsing or inside timed regions: the rest is
-    /// the harness.
+    /// Share of the measuring time spent parsing or inside timed regions: the rest is the
+    /// harness and the checks.
     pub fn timed_share(&self) -> f64 {
         super::stats::ratio(
             (self.parse_ns + self.timed_ns) as f64,
@@ -132,6 +165,7 @@ impl Outcome {
 
 /// Picks the runners named in `config`, in registry order.
 pub fn select(config: &Config) -> Result<Vec<Box<dyn Runner>>, RunError> {
+    config.check()?;
     let all = formats::registry();
     let Some(wanted) = &config.formats else {
         return Ok(all);
@@ -149,139 +183,452 @@ pub fn select(config: &Config) -> Result<Vec<Box<dyn Runner>>, RunError> {
         .collect())
 }
 
-/// Runs the shootout over every packet `reader` yields. `progress` is called after each window
-/// with the capture bytes consumed so far.
+/// Runs the shootout over every packet `reader` yields with the formats `config` names.
+/// `progress` is called after each window with the capture bytes consumed so far.
 pub fn run<R: Read>(
+    reader: IexReader<R>,
+    config: &Config,
+    progress: impl FnMut(u64),
+) -> Result<Outcome, RunError> {
+    let runners = select(config)?;
+    run_with(reader, config, runners, progress)
+}
+
+/// [`run`] with the runners given (tests use it to run formats that are not in the registry,
+/// such as deliberately broken ones). `config.formats` is ignored.
+pub fn run_with<R: Read>(
     mut reader: IexReader<R>,
     config: &Config,
+    runners: Vec<Box<dyn Runner>>,
     mut progress: impl FnMut(u64),
 ) -> Result<Outcome, RunError> {
-    let mut runners = select(config)?;
-    let timer = Timer::calibrate();
+    config.check()?;
+    let mut shootout = Shootout::new(runners, config)?;
     let started = Instant::now();
-    let mut results: Vec<FormatResult> = runners
-        .iter()
-        .map(|r| FormatResult::new(r.name()))
-        .collect();
-    let mut reference = Aggregate::new();
     let mut window = Window::default();
-    let mut stats: Vec<PacketStat> = Vec::with_capacity(config.window);
-    let mut decoded: Vec<Packet> = Vec::new();
-    let (mut packets, mut messages, mut parse_ns, mut timed_ns) = (0u64, 0u64, 0u64, 0u64);
-    let mut rotation = 0;
-    let mut compressors = Compressors::new()?;
-    let mut compress_ns = 0u64;
-    let mut verify_ns = 0u64;
-    let mut floor = MemcpyFloor::default();
-
     loop {
         let parse_start = Instant::now();
-        let n = window.fill(&mut reader, config.window.max(1))?;
-        parse_ns += parse_start.elapsed().as_nanos() as u64;
+        let n = window.fill(&mut reader, config.window)?;
+        shootout.parse_ns += parse_start.elapsed().as_nanos() as u64;
         if n == 0 {
             break;
         }
-        let first_packet = packets + 1;
-        // Packets of this window whose times count (the rest are warm-up).
-        let skip = config.warmup.saturating_sub(packets).min(n as u64) as usize;
-        let recorded_messages: u64 = window.packets()[skip..]
+        shootout.step(&window)?;
+        progress(reader.position());
+    }
+    let wall_ns = started.elapsed().as_nanos() as u64;
+    shootout.finish(&window, reader.position(), wall_ns)
+}
+
+/// Where each format's encoding of one packet may need room: the most bytes per message and per
+/// packet it has written so far, so its buffers can be sized before a window is timed.
+#[derive(Debug, Clone, Copy, Default)]
+struct Footprint {
+    per_message: f64,
+    per_packet: f64,
+}
+
+impl Footprint {
+    fn learn(&mut self, bytes: usize, packets: usize, messages: u64) {
+        self.per_message = self.per_message.max(bytes as f64 / messages.max(1) as f64);
+        self.per_packet = self.per_packet.max(bytes as f64 / packets.max(1) as f64);
+    }
+
+    /// Room for a window of `packets` and `messages`, with headroom for an unusual window.
+    fn room(&self, packets: usize, messages: u64) -> usize {
+        let need = (self.per_message * messages as f64).max(self.per_packet * packets as f64);
+        (need * 1.5) as usize + 64 * 1024
+    }
+}
+
+/// The reference a window is checked against: computed straight from the parsed packets.
+#[derive(Default)]
+struct Expected {
+    /// The complete-decode checksum's running value after each packet of the window.
+    checks: Vec<u64>,
+    /// The checksum of the packets after the warm-up (what a batch complete decode must give).
+    batch_check: u64,
+    /// Messages after the warm-up.
+    batch_messages: u64,
+}
+
+/// The state of one run between windows: the formats, what they measured, the references.
+struct Shootout<'c> {
+    config: &'c Config,
+    runners: Vec<Box<dyn Runner>>,
+    results: Vec<FormatResult>,
+    footprints: Vec<Footprint>,
+    timer: Timer,
+    /// Aggregation of every packet, and of the packets after the warm-up only.
+    reference: Aggregate,
+    reference_recorded: Aggregate,
+    expected: Expected,
+    checksum: Checksum,
+    stats: Vec<PacketStat>,
+    decoded: Vec<Packet>,
+    compressors: Compressors,
+    floor: MemcpyFloor,
+    rotation: usize,
+    packets: u64,
+    messages: u64,
+    parse_ns: u64,
+    timed_ns: u64,
+    compress_ns: u64,
+    verify_ns: u64,
+}
+
+impl<'c> Shootout<'c> {
+    fn new(runners: Vec<Box<dyn Runner>>, config: &'c Config) -> Result<Self, RunError> {
+        let results = runners
             .iter()
-            .map(|p| p.messages.len() as u64)
-            .sum();
-        for p in window.packets() {
-            visit_packet(p, &mut reference);
-        }
+            .map(|r| FormatResult::new(r.name()))
+            .collect();
+        Ok(Shootout {
+            config,
+            footprints: vec![Footprint::default(); runners.len()],
+            runners,
+            results,
+            timer: Timer::calibrate(),
+            reference: Aggregate::new(),
+            reference_recorded: Aggregate::new(),
+            expected: Expected::default(),
+            checksum: Checksum::default(),
+            stats: Vec::with_capacity(config.window),
+            decoded: Vec::new(),
+            compressors: Compressors::new()?,
+            floor: MemcpyFloor::default(),
+            rotation: 0,
+            packets: 0,
+            messages: 0,
+            parse_ns: 0,
+            timed_ns: 0,
+            compress_ns: 0,
+            verify_ns: 0,
+        })
+    }
+
+    /// One window: the references, then every format's timed passes in rotation, then the
+    /// untimed work (size as stored, `--verify`).
+    fn step(&mut self, window: &Window) -> Result<(), RunError> {
+        let packets = window.packets();
+        let n = packets.len();
+        let first_packet = self.packets + 1;
+        // Packets of this window whose times count (the rest are warm-up).
+        let skip = self
+            .config
+            .warmup
+            .saturating_sub(self.packets)
+            .min(n as u64) as usize;
+        self.prepare(window, skip);
 
         // Rotate which format goes first so none always runs on a cold cache; the memcpy floor
         // takes its turn in the rotation as slot `count`.
-        let count = runners.len();
+        let count = self.runners.len();
         for k in 0..=count {
-            let i = (k + rotation) % (count + 1);
+            let i = (k + self.rotation) % (count + 1);
             if i == count {
-                timed_ns += floor.measure(window.packets(), skip, &timer, &mut stats);
-                continue;
+                self.timed_ns += self
+                    .floor
+                    .measure(packets, skip, &self.timer, &mut self.stats);
+            } else {
+                self.measure_format(i, packets, skip, first_packet)?;
             }
-            let (runner, result) = (&mut runners[i], &mut results[i]);
-
-            stats.clear();
-            runner.encode_window(window.packets(), &timer, &mut stats);
-            for s in &stats[skip..] {
-                result.ser.record(s.ns);
-            }
-            timed_ns += stats.iter().map(|s| s.ns).sum::<u64>();
-            result.encoded_bytes += runner.buffer().len() as u64;
-            result.messages_encoded += window.messages;
-            result.messages_recorded += recorded_messages;
-
-            stats.clear();
-            runner
-                .decode_window(&mut result.aggregate, &timer, &mut stats)
-                .map_err(|cause| {
-                    // The packet that failed is the one after the last decoded.
-                    let at = stats.len();
-                    RunError::Decode {
-                        format: result.name,
-                        packet: first_packet + at as u64,
-                        seq: window.packets().get(at).map_or(0, |p| p.seq),
-                        cause,
-                    }
-                })?;
-            for s in &stats[skip..] {
-                result.de.record(s.ns);
-            }
-            timed_ns += stats.iter().map(|s| s.ns).sum::<u64>();
         }
 
         // Untimed work on every format's window comes after all the timed work: between two
         // timed regions it would evict their caches (compression between SBE's encode and decode
         // tripled its serialize p50). Each runner still holds this window's encoding.
-        for (runner, result) in runners.iter_mut().zip(results.iter_mut()) {
-            if config.stored_size {
-                // Size as stored: the whole window compressed (see measure::stored).
-                let compress_start = Instant::now();
-                let stored = compressors.measure(runner.buffer())?;
-                compress_ns += compress_start.elapsed().as_nanos() as u64;
-                result.zstd_bytes += stored.zstd_bytes;
-                result.zlib_bytes += stored.zlib_bytes;
-                result.zstd_ns += stored.zstd_ns;
-            }
-            if config.verify {
-                let verify_start = Instant::now();
-                verify_window(
-                    runner.as_mut(),
-                    window.packets(),
-                    first_packet,
-                    &mut decoded,
-                )?;
-                verify_ns += verify_start.elapsed().as_nanos() as u64;
-            }
+        for i in 0..count {
+            self.after_window(i, packets, skip, first_packet)?;
         }
-        rotation += 1;
-        packets += n as u64;
-        messages += window.messages;
-        progress(reader.position());
+        self.rotation += 1;
+        self.packets += n as u64;
+        self.messages += window.messages;
+        Ok(())
     }
 
-    let wall_ns = started.elapsed().as_nanos() as u64;
-    cross_check(&results, &reference, messages)?;
-    let feed = window.feeds.name();
-    Ok(Outcome {
-        formats: results,
-        reference,
-        packets,
-        messages,
-        unknown: window.unknown,
-        feed,
-        timer_overhead_ns: timer.overhead_ns,
-        capture_bytes: reader.position(),
-        wall_ns,
-        parse_ns,
-        timed_ns,
-        compress_ns,
-        stored_size: config.stored_size,
-        verify_ns,
-        memcpy: floor.stats,
-    })
+    /// The references for this window, and every buffer and map sized so that no timed pass
+    /// grows one.
+    fn prepare(&mut self, window: &Window, skip: usize) {
+        let packets = window.packets();
+        for p in packets {
+            visit_packet(p, &mut self.reference);
+        }
+        for p in &packets[skip..] {
+            visit_packet(p, &mut self.reference_recorded);
+        }
+        let e = &mut self.expected;
+        e.checks.clear();
+        let mut c = Checksum::default();
+        for p in packets {
+            c.visit(p);
+            e.checks.push(c.value());
+        }
+        e.batch_check = if skip == 0 {
+            c.value()
+        } else {
+            Checksum::of(&packets[skip..]).value()
+        };
+        e.batch_messages = packets[skip..]
+            .iter()
+            .map(|p| p.messages.len() as u64)
+            .sum();
+
+        let symbols = self.reference.symbol_count();
+        for (i, runner) in self.runners.iter_mut().enumerate() {
+            if self.footprints[i].per_packet == 0.0 {
+                // First window: one untimed encode to learn how much room this format needs.
+                runner.encode_batch(packets, &self.timer);
+                self.footprints[i].learn(
+                    runner.batch_buffer().len(),
+                    packets.len(),
+                    window.messages,
+                );
+            }
+            runner.reserve(self.footprints[i].room(packets.len(), window.messages));
+            self.results[i].aggregate.reserve(symbols);
+            self.results[i].batch_aggregate.reserve(symbols);
+        }
+        self.stats.reserve(packets.len());
+    }
+
+    /// Format `i`'s six timed passes over the window: encode, selective decode and complete
+    /// decode, first per packet (latency), then per window (throughput), each checked.
+    fn measure_format(
+        &mut self,
+        i: usize,
+        packets: &[Packet],
+        skip: usize,
+        first_packet: u64,
+    ) -> Result<(), RunError> {
+        let (runner, result) = (&mut self.runners[i], &mut self.results[i]);
+        let (timer, stats) = (&self.timer, &mut self.stats);
+        let name = result.name;
+        let decode_error = |stats: &[PacketStat], cause| {
+            // The packet that failed is the one after the last decoded.
+            let at = stats.len();
+            RunError::Decode {
+                format: name,
+                packet: first_packet + at as u64,
+                seq: packets.get(at).map_or(0, |p| p.seq),
+                cause,
+            }
+        };
+
+        stats.clear();
+        runner.encode_window(packets, timer, stats);
+        for s in &stats[skip..] {
+            result.ser.record(s.ns);
+        }
+        self.timed_ns += stats.iter().map(|s| s.ns).sum::<u64>();
+        result.encoded_bytes += runner.buffer().len() as u64;
+        result.messages_encoded += stats.iter().map(|s| s.check).sum::<u64>();
+        // Where the packets after the warm-up start in the buffer.
+        let from = if skip == 0 { 0 } else { stats[skip - 1].end };
+
+        stats.clear();
+        runner
+            .decode_window(&mut result.aggregate, timer, stats)
+            .map_err(|cause| decode_error(stats, cause))?;
+        for s in &stats[skip..] {
+            result.de.record(s.ns);
+        }
+        self.timed_ns += stats.iter().map(|s| s.ns).sum::<u64>();
+
+        stats.clear();
+        self.checksum.reset();
+        runner
+            .decode_all_window(&mut self.checksum, timer, stats)
+            .map_err(|cause| decode_error(stats, cause))?;
+        for s in &stats[skip..] {
+            result.de_all.record(s.ns);
+        }
+        self.timed_ns += stats.iter().map(|s| s.ns).sum::<u64>();
+        if let Some(at) = stats
+            .iter()
+            .zip(&self.expected.checks)
+            .position(|(s, e)| s.check != *e)
+        {
+            let start = if at == 0 { 0 } else { stats[at - 1].end };
+            return Err(checksum_mismatch(
+                runner.as_mut(),
+                start,
+                &packets[at],
+                first_packet + at as u64,
+            ));
+        }
+
+        let recorded = &packets[skip..];
+        let batch = runner.encode_batch(recorded, timer);
+        result.ser_batch.add(batch.ns, batch.packets);
+        self.timed_ns += batch.ns;
+        let messages = self.expected.batch_messages;
+        let window_error = |what: String| RunError::Disagree {
+            format: name,
+            what: format!("window starting at packet {first_packet}: {what}"),
+        };
+        if batch.messages != messages {
+            return Err(window_error(format!(
+                "the batch encode wrote {} messages, the packets hold {messages}",
+                batch.messages
+            )));
+        }
+
+        let batch = runner
+            .decode_batch(from, &mut result.batch_aggregate, timer)
+            .map_err(|e| window_error(format!("the batch decode failed: {e}")))?;
+        result.de_batch.add(batch.ns, batch.packets);
+        self.timed_ns += batch.ns;
+
+        self.checksum.reset();
+        let batch = runner
+            .decode_all_batch(from, &mut self.checksum, timer)
+            .map_err(|e| window_error(format!("the batch complete decode failed: {e}")))?;
+        result.de_all_batch.add(batch.ns, batch.packets);
+        self.timed_ns += batch.ns;
+        if self.checksum.value() != self.expected.batch_check || batch.messages != messages {
+            return Err(window_error(format!(
+                "the batch complete decode read {} messages with checksum {:#018x}; the source \
+                 has {messages} with {:#018x}",
+                batch.messages,
+                self.checksum.value(),
+                self.expected.batch_check
+            )));
+        }
+        Ok(())
+    }
+
+    /// Format `i`'s untimed work on the window it still holds: the batch encode must have
+    /// written the same bytes as the per-packet one, then the size as stored and `--verify`.
+    fn after_window(
+        &mut self,
+        i: usize,
+        packets: &[Packet],
+        skip: usize,
+        first_packet: u64,
+    ) -> Result<(), RunError> {
+        let (runner, result) = (&mut self.runners[i], &mut self.results[i]);
+        let whole = runner.buffer();
+        let batch = runner.batch_buffer();
+        if batch.len() > whole.len() || whole[whole.len() - batch.len()..] != *batch {
+            return Err(RunError::Disagree {
+                format: result.name,
+                what: format!(
+                    "window starting at packet {first_packet}: the batch encode of packets \
+                     {} to {} wrote other bytes than the per-packet encode ({} bytes, not {})",
+                    first_packet + skip as u64,
+                    first_packet + packets.len() as u64 - 1,
+                    batch.len(),
+                    whole.len()
+                ),
+            });
+        }
+        self.footprints[i].learn(
+            whole.len(),
+            packets.len(),
+            packets.iter().map(|p| p.messages.len() as u64).sum(),
+        );
+        if self.config.stored_size {
+            // Size as stored: the whole window compressed (see measure::stored).
+            let compress_start = Instant::now();
+            let stored = self.compressors.measure(runner.buffer())?;
+            self.compress_ns += compress_start.elapsed().as_nanos() as u64;
+            result.zstd_bytes += stored.zstd_bytes;
+            result.zlib_bytes += stored.zlib_bytes;
+            result.zstd_ns += stored.zstd_ns;
+        }
+        if self.config.verify {
+            let verify_start = Instant::now();
+            verify_window(runner.as_mut(), packets, first_packet, &mut self.decoded)?;
+            self.verify_ns += verify_start.elapsed().as_nanos() as u64;
+        }
+        result.messages_recorded += self.expected.batch_messages;
+        Ok(())
+    }
+
+    /// The run's closing checks and figures.
+    fn finish(
+        self,
+        window: &Window,
+        capture_bytes: u64,
+        wall_ns: u64,
+    ) -> Result<Outcome, RunError> {
+        let packets_recorded = self.floor.batch.packets;
+        if self.packets == 0 {
+            return Err(RunError::Config(
+                "the input holds no IEX-TP packet: there is nothing to measure".into(),
+            ));
+        }
+        if packets_recorded == 0 {
+            return Err(RunError::Config(format!(
+                "--warmup {} leaves nothing to record: the input has {} packets",
+                self.config.warmup, self.packets
+            )));
+        }
+        cross_check(
+            &self.results,
+            &self.reference,
+            &self.reference_recorded,
+            self.messages,
+        )?;
+        Ok(Outcome {
+            formats: self.results,
+            reference: self.reference,
+            packets: self.packets,
+            messages: self.messages,
+            packets_recorded,
+            unknown: window.unknown,
+            feed: window.feeds.name(),
+            timer_overhead_ns: self.timer.overhead_ns,
+            clock: self.timer.source,
+            capture_bytes,
+            wall_ns,
+            parse_ns: self.parse_ns,
+            timed_ns: self.timed_ns,
+            compress_ns: self.compress_ns,
+            stored_size: self.config.stored_size,
+            verify_ns: self.verify_ns,
+            memcpy: self.floor.stats,
+            memcpy_batch: self.floor.batch,
+        })
+    }
+}
+
+/// The error for a packet whose complete decode does not give the source's checksum: decoded
+/// back into the model and compared field by field, so the message names the field.
+fn checksum_mismatch(
+    runner: &mut dyn Runner,
+    start: usize,
+    expected: &Packet,
+    packet: u64,
+) -> RunError {
+    let format = runner.name();
+    match runner.decode_packet_at(start) {
+        Ok(got) => match verify::compare(expected, &got) {
+            Some(m) => RunError::Mismatch {
+                format,
+                packet,
+                seq: expected.seq,
+                field: m.field,
+                expected: m.expected,
+                got: m.got,
+            },
+            None => RunError::Disagree {
+                format,
+                what: format!(
+                    "packet {packet} (seq {}): the complete decode's checksum differs from the \
+                     source's, yet the packet decodes back equal",
+                    expected.seq
+                ),
+            },
+        },
+        Err(cause) => RunError::Decode {
+            format,
+            packet,
+            seq: expected.seq,
+            cause,
+        },
+    }
 }
 
 /// Decodes the runner's buffer back into packets and compares each with its source.
@@ -326,10 +673,12 @@ fn verify_window(
     Ok(())
 }
 
-/// Every format must have carried every message and produced the reference aggregation.
+/// Every format must have carried every message and produced the reference aggregation, in the
+/// per-packet pass and in the batch pass.
 fn cross_check(
     results: &[FormatResult],
     reference: &Aggregate,
+    reference_recorded: &Aggregate,
     messages: u64,
 ) -> Result<(), RunError> {
     for r in results {
@@ -349,16 +698,21 @@ fn cross_check(
                 r.aggregate.messages
             )));
         }
-        if r.aggregate != *reference {
-            let differing = reference
-                .sorted()
-                .into_iter()
-                .find(|(s, v)| r.aggregate.get(s) != Some(v))
-                .map(|(s, v)| format!("symbol {s}: expected {v:?}, got {:?}", r.aggregate.get(&s)))
-                .unwrap_or_else(|| "symbols or packet counts differ".to_owned());
-            return Err(disagree(format!(
-                "aggregate differs from the source: {differing}"
-            )));
+        for (pass, got, want) in [
+            ("", &r.aggregate, reference),
+            ("batch ", &r.batch_aggregate, reference_recorded),
+        ] {
+            if got != want {
+                let differing = want
+                    .sorted()
+                    .into_iter()
+                    .find(|(s, v)| got.get(s) != Some(v))
+                    .map(|(s, v)| format!("symbol {s}: expected {v:?}, got {:?}", got.get(&s)))
+                    .unwrap_or_else(|| "symbols, packets or sequence numbers differ".to_owned());
+                return Err(disagree(format!(
+                    "{pass}aggregate differs from the source: {differing}"
+                )));
+            }
         }
     }
     Ok(())

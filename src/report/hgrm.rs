@@ -8,11 +8,12 @@ use hdrhistogram::Histogram;
 
 use super::{write_atomically, RunReport};
 
-/// Writes `FORMAT.ser.hgrm` and `FORMAT.de.hgrm` for every format into `dir`.
+/// Writes `FORMAT.ser.hgrm`, `FORMAT.de.hgrm` and `FORMAT.de_all.hgrm` for every format into
+/// `dir`.
 pub fn write_all(dir: &Path, report: &RunReport<'_>) -> io::Result<()> {
     std::fs::create_dir_all(dir)?;
     for f in &report.outcome.formats {
-        for (side, stats) in [("ser", &f.ser), ("de", &f.de)] {
+        for (side, stats) in [("ser", &f.ser), ("de", &f.de), ("de_all", &f.de_all)] {
             let path = dir.join(format!("{}.{side}.hgrm", f.name));
             write_atomically(&path, |w| write_distribution(&stats.hist, w))?;
         }

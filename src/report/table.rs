@@ -1,54 +1,63 @@
-//! The table printed on stdout after a run: one line per format, then how the time was spent.
+//! The tables printed on stdout after a run, then how the time was spent and what was checked.
 //!
-//! `zstd B/msg` and `zlib B/msg` are the size as stored (each window compressed whole); `x raw` is
-//! the format's p50 serialize + p50 deserialize over the `raw` baseline's (`-` when raw did not
-//! run).
+//! The first table is throughput and size, ranked by the batch figures (each window timed whole
+//! with one clock pair: `ser`, `de`, `de_all` in ns per packet); `x raw` is ser + de over raw's
+//! (`-` when raw did not run). The second is the per-packet latency distribution of the same
+//! three, with each mean less the timer's own cost.
 
 use std::fmt::Write;
 
 use super::stats::RAW;
 use super::RunReport;
 use crate::measure::floor::{self, MAX_RAW_OVER_FLOOR};
+use crate::measure::stats::FormatResult;
 
-/// Renders the results table.
+/// What each workload does, as the table's footer says it.
+pub const WORKLOADS: &str = "ser builds the format's representation of each packet; de \
+    (selective) reads the fields the aggregation needs (seq; trade symbol, size, price; price \
+    level side, symbol, price; quote symbol, bid and ask price); de_all (complete) reads every \
+    field of every message and folds it into a checksum";
+
+/// Renders the results tables.
 pub fn render(report: &RunReport<'_>) -> String {
     let o = report.outcome;
     let mut t = String::new();
     let _ = writeln!(
         t,
-        "{} packets, {} messages ({}), {} per packet on average; times per packet in ns",
+        "{} packets, {} messages ({}), {} per packet on average; {} packets recorded",
         o.packets,
         o.messages,
         o.feed.unwrap_or("no IEX data"),
         fmt_f(o.messages as f64 / o.packets.max(1) as f64, 2),
+        o.packets_recorded,
     );
-    let header = [
-        "format",
-        "bytes/msg",
-        "ser p50",
-        "p99",
-        "p99.9",
-        "max",
-        "de p50",
-        "p99",
-        "p99.9",
-        "max",
-        "total ms",
-        "msgs/s",
-        "zstd B/msg",
-        "zlib B/msg",
-        "x raw",
-    ];
-    // The floor: raw's p50 serialize + deserialize, when raw ran.
+    let mut ranked: Vec<&FormatResult> = o.formats.iter().collect();
+    ranked.sort_by(|a, b| a.batch_ns().total_cmp(&b.batch_ns()));
     let raw = o
         .formats
         .iter()
         .find(|f| f.name == RAW)
-        .map(|f| f.ser.summary().p50 + f.de.summary().p50)
-        .filter(|&ns| ns > 0);
-    let mut rows: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
-    for f in &o.formats {
-        let (s, d) = (f.ser.summary(), f.de.summary());
+        .map(FormatResult::batch_ns)
+        .filter(|&ns| ns > 0.0);
+
+    let _ = writeln!(
+        t,
+        "\nthroughput, ns per packet from whole windows timed at once (ranked by ser + de):"
+    );
+    let mut rows: Vec<Vec<String>> = vec![[
+        "format",
+        "bytes/msg",
+        "zstd B/msg",
+        "zlib B/msg",
+        "ser",
+        "de",
+        "de_all",
+        "msgs/s",
+        "x raw",
+    ]
+    .map(String::from)
+    .to_vec()];
+    for f in &ranked {
         let stored = |bytes: u64| {
             if o.stored_size {
                 fmt_f(bytes as f64 / f.messages_encoded.max(1) as f64, 1)
@@ -59,45 +68,52 @@ pub fn render(report: &RunReport<'_>) -> String {
         rows.push(vec![
             f.name.to_owned(),
             fmt_f(f.bytes_per_message(), 1),
-            s.p50.to_string(),
-            s.p99.to_string(),
-            s.p999.to_string(),
-            s.max.to_string(),
-            d.p50.to_string(),
-            d.p99.to_string(),
-            d.p999.to_string(),
-            d.max.to_string(),
-            fmt_f((s.total + d.total) as f64 / 1e6, 1),
-            format!("{:.2}M", f.msgs_per_sec() / 1e6),
             stored(f.zstd_bytes),
             stored(f.zlib_bytes),
-            raw.map_or("-".to_owned(), |raw| {
-                fmt_f((s.p50 + d.p50) as f64 / raw as f64, 1)
-            }),
+            fmt_f(f.ser_batch.ns_per_packet(), 1),
+            fmt_f(f.de_batch.ns_per_packet(), 1),
+            fmt_f(f.de_all_batch.ns_per_packet(), 1),
+            format!("{:.2}M", f.msgs_per_sec() / 1e6),
+            raw.map_or("-".to_owned(), |raw| fmt_f(f.batch_ns() / raw, 1)),
         ]);
     }
-    let widths: Vec<usize> = (0..header.len())
-        .map(|c| rows.iter().map(|r| r[c].len()).max().unwrap_or(0))
-        .collect();
-    for row in &rows {
-        let line: Vec<String> = row
-            .iter()
-            .enumerate()
-            .map(|(c, cell)| {
-                if c == 0 {
-                    format!("{cell:<w$}", w = widths[c])
-                } else {
-                    format!("{cell:>w$}", w = widths[c])
-                }
-            })
-            .collect();
-        let _ = writeln!(t, "{}", line.join("  ").trim_end());
+    write_rows(&mut t, &rows);
+
+    let _ = writeln!(
+        t,
+        "\nlatency per packet in ns (clock read before and after each packet; mean-t is the \
+         mean less the timer's {} ns):",
+        fmt_f(o.timer_overhead_ns, 1)
+    );
+    let mut rows: Vec<Vec<String>> = vec![["format"]
+        .into_iter()
+        .chain(["ser p50", "p99", "p99.9", "mean-t"])
+        .chain(["de p50", "p99", "p99.9", "mean-t"])
+        .chain(["de_all p50", "p99", "p99.9", "mean-t"])
+        .map(String::from)
+        .collect()];
+    for f in &ranked {
+        let mut row = vec![f.name.to_owned()];
+        for side in [&f.ser, &f.de, &f.de_all] {
+            let s = side.summary();
+            row.extend([
+                s.p50.to_string(),
+                s.p99.to_string(),
+                s.p999.to_string(),
+                fmt_f((s.mean - o.timer_overhead_ns).max(0.0), 1),
+            ]);
+        }
+        rows.push(row);
     }
+    write_rows(&mut t, &rows);
+
+    let _ = writeln!(t, "\nworkloads: {WORKLOADS}");
     let measuring = o.measuring_ns().max(1) as f64;
     let _ = writeln!(
         t,
-        "timer overhead {} ns per sample; {:.1}% of {:.2} s spent measuring latency was parsing \
-         ({:.1}%) or timed serialize/deserialize ({:.1}%)",
+        "clock: {}, {} ns per read pair (mean of back-to-back reads); {:.1}% of {:.2} s spent \
+         measuring was parsing ({:.1}%) or timed work ({:.1}%)",
+        o.clock,
         fmt_f(o.timer_overhead_ns, 1),
         o.timed_share() * 100.0,
         measuring / 1e9,
@@ -107,18 +123,14 @@ pub fn render(report: &RunReport<'_>) -> String {
     let floor = o.memcpy.summary();
     if floor.count > 0 {
         let vs_raw = raw_over_floor(o).map_or(String::new(), |(ser, de)| {
-            format!(
-                "; raw's ser p50 is {}x it, de p50 {}x",
-                fmt_f(ser, 1),
-                fmt_f(de, 1)
-            )
+            format!("; raw's ser is {}x it, de {}x", fmt_f(ser, 1), fmt_f(de, 1))
         });
         let _ = writeln!(
             t,
-            "memcpy floor (raw's bytes copied packet by packet in the same timed loop): p50 {} ns, \
-             mean {} ns{vs_raw}",
+            "memcpy floor (raw's bytes copied packet by packet in the same loop): {} ns per \
+             packet timed by window, p50 {} ns timed per packet{vs_raw}",
+            fmt_f(o.memcpy_batch.ns_per_packet(), 1),
             floor.p50,
-            fmt_f(floor.mean, 1),
         );
     }
     if o.verify_ns > 0 {
@@ -146,7 +158,9 @@ pub fn render(report: &RunReport<'_>) -> String {
     }
     let _ = writeln!(
         t,
-        "checked: all {} formats carried {} messages and match the source aggregation ({} symbols)",
+        "checked: every field of every message of all {} formats (the complete decode's checksum \
+         equals the source's for every packet and every window), {} messages each way, and the \
+         selective decode's aggregation matches the source ({} symbols)",
         o.formats.len(),
         o.messages,
         o.reference.symbol_count()
@@ -154,15 +168,37 @@ pub fn render(report: &RunReport<'_>) -> String {
     t
 }
 
-/// `raw`'s serialize and deserialize p50 over the memcpy floor's p50, when raw ran and the floor
-/// measured something.
+/// Writes `rows` (the first is the header) with right-aligned numbers.
+fn write_rows(t: &mut String, rows: &[Vec<String>]) {
+    let columns = rows.first().map_or(0, Vec::len);
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| rows.iter().map(|r| r[c].len()).max().unwrap_or(0))
+        .collect();
+    for row in rows {
+        let line: Vec<String> = row
+            .iter()
+            .enumerate()
+            .map(|(c, cell)| {
+                if c == 0 {
+                    format!("{cell:<w$}", w = widths[c])
+                } else {
+                    format!("{cell:>w$}", w = widths[c])
+                }
+            })
+            .collect();
+        let _ = writeln!(t, "{}", line.join("  ").trim_end());
+    }
+}
+
+/// `raw`'s batch serialize and selective deserialize over the memcpy floor's batch figure, when
+/// raw ran and the floor measured something.
 fn raw_over_floor(o: &crate::measure::Outcome) -> Option<(f64, f64)> {
-    let floor = o.memcpy.summary().p50;
+    let floor = o.memcpy_batch.ns_per_packet();
     let raw = o.formats.iter().find(|f| f.name == RAW)?;
-    (floor > 0).then(|| {
+    (floor > 0.0).then(|| {
         (
-            raw.ser.summary().p50 as f64 / floor as f64,
-            raw.de.summary().p50 as f64 / floor as f64,
+            raw.ser_batch.ns_per_packet() / floor,
+            raw.de_batch.ns_per_packet() / floor,
         )
     })
 }
@@ -181,14 +217,21 @@ fn warnings(o: &crate::measure::Outcome, governor: &Option<String>) -> Vec<Strin
     let smallest = o
         .formats
         .iter()
-        .flat_map(|f| [f.ser.summary().p50, f.de.summary().p50])
+        .flat_map(|f| {
+            [
+                f.ser.summary().p50,
+                f.de.summary().p50,
+                f.de_all.summary().p50,
+            ]
+        })
         .filter(|&p| p > 0)
         .min();
     if let Some(smallest) = smallest {
         if o.timer_overhead_ns > crate::report::stats::MAX_OVERHEAD_SHARE * smallest as f64 {
             out.push(format!(
                 "the timer's own cost ({} ns) is {:.0}% of the smallest median ({smallest} ns): \
-                 differences that small are the clock's, not the format's",
+                 per-packet differences that small are the clock's, not the format's (the \
+                 batch figures do not carry it)",
                 fmt_f(o.timer_overhead_ns, 1),
                 100.0 * o.timer_overhead_ns / smallest as f64
             ));
@@ -198,12 +241,12 @@ fn warnings(o: &crate::measure::Outcome, governor: &Option<String>) -> Vec<Strin
         // Already ratios: a floor of 1.
         let over: Vec<String> = floor::sides_above(ser, de, 1.0)
             .into_iter()
-            .map(|(side, ratio)| format!("{side} p50 {}x", fmt_f(ratio, 1)))
+            .map(|(side, ratio)| format!("{side} {}x", fmt_f(ratio, 1)))
             .collect();
         if !over.is_empty() {
             out.push(format!(
-                "raw's {} the memcpy floor, above {MAX_RAW_OVER_FLOOR}x: the measuring loop, or \
-                 raw's own work, costs more than the copy it stands for",
+                "raw's batch {} the memcpy floor, above {MAX_RAW_OVER_FLOOR}x: raw's own work \
+                 costs more than the copy it stands for",
                 over.join(" and ")
             ));
         }
@@ -273,25 +316,34 @@ mod tests {
 
     #[test]
     fn compares_raw_with_the_memcpy_floor_and_warns_above_twice() {
-        use crate::measure::stats::SideStats;
+        use crate::measure::stats::{BatchStats, SideStats};
         let mut o = outcome_of("raw");
         // The floor was measured on every recorded packet, like raw.
         assert_eq!(o.memcpy.hist.len(), o.formats[0].ser.hist.len());
+        assert_eq!(o.memcpy_batch.packets, o.formats[0].ser_batch.packets);
         let times = |ns: u64| {
             let mut s = SideStats::default();
             (0..100).for_each(|_| s.record(ns));
             s
         };
+        let batch = |ns: u64| BatchStats {
+            ns: ns * 100,
+            packets: 100,
+        };
         o.timer_overhead_ns = 0.0;
         o.memcpy = times(10);
-        o.formats[0].ser = times(20);
-        o.formats[0].de = times(20);
+        o.memcpy_batch = batch(10);
+        // Equal medians, but the batch figures decide.
+        o.formats[0].ser = times(10);
+        o.formats[0].de = times(10);
+        o.formats[0].ser_batch = batch(20);
+        o.formats[0].de_batch = batch(20);
         assert!(warnings(&o, &Some("performance".into())).is_empty());
-        o.formats[0].ser = times(30);
+        o.formats[0].ser_batch = batch(30);
         let w = warnings(&o, &Some("performance".into()));
         assert_eq!(w.len(), 1, "{w:?}");
         assert!(
-            w[0].starts_with("raw's ser p50 3.0x the memcpy floor, above 2x"),
+            w[0].starts_with("raw's batch ser 3.0x the memcpy floor, above 2x"),
             "{w:?}"
         );
         let table = render(&RunReport {
@@ -300,8 +352,9 @@ mod tests {
         });
         assert!(
             table.contains(
-                "memcpy floor (raw's bytes copied packet by packet in the same timed loop): \
-                 p50 10 ns, mean 10.0 ns; raw's ser p50 is 3.0x it, de p50 2.0x"
+                "memcpy floor (raw's bytes copied packet by packet in the same loop): 10.0 ns \
+                 per packet timed by window, p50 10 ns timed per packet; raw's ser is 3.0x it, \
+                 de 2.0x"
             ),
             "{table}"
         );
