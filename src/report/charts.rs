@@ -77,7 +77,7 @@ impl Colours {
 /// The timed sides, as in file names and as in titles.
 const SIDES: [(&str, &str); 3] = [
     ("ser", "serialize"),
-    ("de", "deserialize"),
+    ("de", "selective decode"),
     ("de_all", "complete decode"),
 ];
 
