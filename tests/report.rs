@@ -5,7 +5,13 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use md_shootout::report::{self, csv::COLUMNS, stats::Group, WarningKind};
+use md_shootout::report::{
+    self,
+    csv::COLUMNS,
+    load::BATCH_COLUMNS,
+    stats::{Basis, Group},
+    WarningKind,
+};
 
 /// One fixture row: a run of one format. The other percentiles follow p50 by fixed factors
 /// (p90 = 2x, p99 = 4x, p99.9 = 8x, p99.99 = 16x, max = 100x, mean = 1.5x), so every percentile
@@ -28,6 +34,14 @@ struct Fixture {
     zstd_ns: Option<u64>,
     /// The run's memcpy floor (p50, mean); `None` writes empty cells.
     floor: Option<(u64, f64)>,
+    /// The complete decode's p50 (the other percentiles follow it like ser's and de's); `None`
+    /// writes empty cells, as a row from before it was measured.
+    de_all_p50: Option<u64>,
+    /// ser batch, de batch, de_all batch (ns per packet); `None` writes empty cells.
+    batch: Option<(f64, f64, f64)>,
+    /// The memcpy floor timed the batch way; `None` writes an empty cell.
+    memcpy_batch: Option<f64>,
+    clock: Option<&'static str>,
 }
 
 fn values(f: &Fixture) -> HashMap<String, String> {
@@ -78,7 +92,44 @@ fn values(f: &Fixture) -> HashMap<String, String> {
         "memcpy_mean_ns",
         f.floor.map_or(String::new(), |(_, mean)| mean.to_string()),
     );
+    for (col, k) in [
+        ("p50", 1),
+        ("p90", 2),
+        ("p99", 4),
+        ("p999", 8),
+        ("p9999", 16),
+        ("max", 100),
+        ("total", 50000),
+    ] {
+        set(
+            &format!("de_all_{col}_ns"),
+            cell(f.de_all_p50.map(|p| p * k)),
+        );
+    }
+    set(
+        "de_all_mean_ns",
+        f.de_all_p50
+            .map_or(String::new(), |p| (p as f64 * 1.5).to_string()),
+    );
+    let float = |x: Option<f64>| x.map_or(String::new(), |x| x.to_string());
+    set("ser_batch_ns", float(f.batch.map(|b| b.0)));
+    set("de_batch_ns", float(f.batch.map(|b| b.1)));
+    set("de_all_batch_ns", float(f.batch.map(|b| b.2)));
+    set("clock", f.clock.unwrap_or("").into());
+    set("memcpy_batch_ns", float(f.memcpy_batch));
     v
+}
+
+/// The header `run` writes, with the complete decode and batch columns appended when this
+/// build's writer does not write them yet (they come from another branch): the same header
+/// before and after that merge.
+fn columns_now() -> Vec<&'static str> {
+    let mut c: Vec<&str> = COLUMNS.split(',').collect();
+    if !c.contains(&BATCH_COLUMNS[0]) {
+        c.extend(BATCH_COLUMNS);
+    }
+    assert!(BATCH_COLUMNS.iter().all(|b| c.contains(b)));
+    c
 }
 
 fn write_csv(path: &Path, header: &[&str], rows: &[Fixture]) {
@@ -120,6 +171,10 @@ fn fx(
         zlib: None,
         zstd_ns: None,
         floor: None,
+        de_all_p50: None,
+        batch: None,
+        memcpy_batch: None,
+        clock: None,
     }
 }
 
@@ -127,7 +182,7 @@ fn fx(
 fn old_columns() -> Vec<&'static str> {
     let all: Vec<&str> = COLUMNS.split(',').collect();
     assert_eq!(all[33..36], ["zstd_bytes", "zlib_bytes", "zstd_ns"]);
-    assert_eq!(all[36..], ["memcpy_p50_ns", "memcpy_mean_ns"]);
+    assert_eq!(all[36..38], ["memcpy_p50_ns", "memcpy_mean_ns"]);
     all[..33].to_vec()
 }
 
@@ -185,7 +240,7 @@ fn fixtures() -> (tempfile::TempDir, PathBuf, PathBuf) {
     let other = "/mnt/other/day1.pcapng.gz";
     write_csv(
         &b.join("runs.csv"),
-        &COLUMNS.split(',').collect::<Vec<_>>(),
+        &columns_now(),
         &[
             fx("r3", other, "normal", "sbe", "b", 42, 30, 11_000_000, 10.0),
             fx(
@@ -460,14 +515,11 @@ fn stored_fixture() -> (tempfile::TempDir, PathBuf) {
                 zlib: Some(zlib[i]),
                 zstd_ns: Some(zstd[i] * 10),
                 floor: Some((10, [11.5, 12.5, 12.0][i])),
+                ..fx(run, "", "", "", "", 0, 0, 0, 0.0)
             });
         }
     }
-    write_csv(
-        &c.join("runs.csv"),
-        &COLUMNS.split(',').collect::<Vec<_>>(),
-        &rows,
-    );
+    write_csv(&c.join("runs.csv"), &columns_now(), &rows);
     std::fs::write(c.join("environment.txt"), "governor: performance\n").unwrap();
     (dir, c.join("runs.csv"))
 }
@@ -538,7 +590,7 @@ fn size_as_stored_and_ratio_to_raw() {
         ],
     ];
     for (row, want) in rows.iter().zip(want) {
-        let got: Vec<&str> = report::summary_csv::columns()[6 + 17 * 4..]
+        let got: Vec<&str> = report::summary_csv::columns()[6 + 17 * 4..6 + 17 * 4 + 10]
             .iter()
             .map(|c| row[c].as_str())
             .collect();
@@ -661,10 +713,12 @@ fn writes_csv_markdown_charts_and_html() {
             "ratio_to_fastest"
         ]
     );
-    // 17 measures and 2 sizes as stored, 4 columns each; zstd_ns_median, ratio_to_raw.
-    assert_eq!(header.len(), 6 + 17 * 4 + 2 * 4 + 2);
+    // 17 measures and 2 sizes as stored, 4 columns each; zstd_ns_median, ratio_to_raw; then 7
+    // de_all percentiles and 4 batch timings, 4 columns each; ratio_all_to_raw, ranked_by,
+    // clocks.
+    assert_eq!(header.len(), 6 + 17 * 4 + 2 * 4 + 2 + 11 * 4 + 3);
     assert_eq!(
-        header[6 + 17 * 4..],
+        header[6 + 17 * 4..6 + 17 * 4 + 10],
         [
             "zstd_bytes_per_message_median",
             "zstd_bytes_per_message_min",
@@ -697,11 +751,13 @@ fn writes_csv_markdown_charts_and_html() {
     assert_eq!(capnp["timer_overhead_ns_median"], "10");
     assert_eq!(rows[0]["ratio_to_fastest"], "1");
     assert_eq!(rows[2]["de_p50_ns_median"], "110");
-    // Not measured (old header, empty cells) and no raw: empty cells, not zeros.
+    // Not measured (old header, empty cells) and no raw: empty cells, not zeros. Without batch
+    // figures the ranking is by p50.
     for row in &rows {
-        for c in &header[6 + 17 * 4..] {
+        for c in header[6 + 17 * 4..].iter().filter(|c| *c != "ranked_by") {
             assert_eq!(row[c], "", "{c} of {}", row["format"]);
         }
+        assert_eq!(row["ranked_by"], "p50");
     }
 
     // summary.md: a table per input and label, the spreads, the warnings.
@@ -937,7 +993,7 @@ fn warns_when_raw_is_far_above_the_memcpy_floor() {
             })
             .collect();
         let csv_path = dir.path().join("runs.csv");
-        write_csv(&csv_path, &COLUMNS.split(',').collect::<Vec<_>>(), &rows);
+        write_csv(&csv_path, &columns_now(), &rows);
         std::fs::write(
             dir.path().join("environment.txt"),
             "governor: performance\n",
@@ -960,6 +1016,414 @@ fn warns_when_raw_is_far_above_the_memcpy_floor() {
     let w = warned(30, 40);
     assert!(
         w[0].contains("ser p50 30 ns (3.0x) and de p50 40 ns (4.0x)"),
+        "{w:?}"
+    );
+}
+
+/// `d/runs.csv` (host d, governor performance, every column measured, clock tsc): input day4,
+/// label `normal`, runs t1, t2, t3 of raw, sbe and capnp. The per-packet p50s and the batch
+/// figures disagree on sbe against capnp:
+///
+/// | format | ser p50 | de p50 | ser batch        | de batch         | de_all batch | de_all p50 |
+/// |--------|---------|--------|------------------|------------------|--------------|------------|
+/// | raw    | 10      | 10     | 4                | 3                | 5            | 12         |
+/// | sbe    | 20      | 20     | 17.5, 18, 18.5   | 16               | 30           | 40, 44, 42 |
+/// | capnp  | 30      | 30     | 10               | 13.5, 14, 14.5   | 50           | 70         |
+///
+/// By p50: raw 20, sbe 40, capnp 60. By batch: raw 7, capnp 24, sbe 34. The memcpy floor: p50
+/// 10, batch 3 (raw at 1.33x and 1x of it). Every CV stays under 10%.
+fn batch_fixture() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("d");
+    std::fs::create_dir_all(&d).unwrap();
+    // format, ser and de p50, ser batch, de batch, de_all batch, de_all p50.
+    type Row = (&'static str, u64, [f64; 3], [f64; 3], f64, [u64; 3]);
+    let table: [Row; 3] = [
+        ("raw", 10, [4.0; 3], [3.0; 3], 5.0, [12; 3]),
+        ("sbe", 20, [17.5, 18.0, 18.5], [16.0; 3], 30.0, [40, 44, 42]),
+        ("capnp", 30, [10.0; 3], [13.5, 14.0, 14.5], 50.0, [70; 3]),
+    ];
+    let mut rows = Vec::new();
+    for (i, run) in ["t1", "t2", "t3"].into_iter().enumerate() {
+        for (format, p50, ser_b, de_b, all_b, all_p50) in &table {
+            rows.push(Fixture {
+                floor: Some((10, 11.0)),
+                de_all_p50: Some(all_p50[i]),
+                batch: Some((ser_b[i], de_b[i], *all_b)),
+                memcpy_batch: Some(3.0),
+                clock: Some("tsc"),
+                ..fx(
+                    run,
+                    "data/day4.pcapng.gz",
+                    "normal",
+                    format,
+                    "d",
+                    *p50,
+                    *p50,
+                    5_000_000,
+                    0.1,
+                )
+            });
+        }
+    }
+    write_csv(&d.join("runs.csv"), &columns_now(), &rows);
+    std::fs::write(d.join("environment.txt"), "governor: performance\n").unwrap();
+    (dir, d.join("runs.csv"))
+}
+
+/// `.hgrm` files for `formats` × `sides` × `runs` under `hist/<input>/<label>/run<i>/`.
+fn write_side_histograms(
+    hist: &Path,
+    input: &str,
+    label: &str,
+    formats: &[&str],
+    sides: &[&str],
+    runs: usize,
+) {
+    for run in 1..=runs {
+        let dir = hist.join(input).join(label).join(format!("run{run}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (f, format) in formats.iter().enumerate() {
+            for side in sides {
+                let mut h = hdrhistogram::Histogram::<u64>::new(3).unwrap();
+                for i in 0..1000u64 {
+                    h.record(10 * (f as u64 + 1) * run as u64 + i % 97).unwrap();
+                }
+                let mut text = Vec::new();
+                report::hgrm::write_distribution(&h, &mut text).unwrap();
+                std::fs::write(dir.join(format!("{format}.{side}.hgrm")), text).unwrap();
+            }
+        }
+    }
+}
+
+#[test]
+fn ranks_by_batch_figures_when_every_format_has_them() {
+    let (dir, d) = batch_fixture();
+    let runs = report::load(&[d]).unwrap();
+    assert_eq!(runs.rows.len(), 9);
+    let r = &runs.rows[1];
+    assert_eq!(r.format, "sbe");
+    assert_eq!(
+        (r.ser_batch_ns, r.de_batch_ns, r.de_all_batch_ns),
+        (Some(17.5), Some(16.0), Some(30.0))
+    );
+    assert_eq!(r.memcpy_batch_ns, Some(3.0));
+    assert_eq!(r.clock.as_deref(), Some("tsc"));
+    assert_eq!(
+        r.de_all,
+        Some([40.0, 80.0, 160.0, 320.0, 640.0, 4000.0, 60.0])
+    );
+    let s = report::summarize(&runs);
+    assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+    let order: Vec<&str> = s.groups.iter().map(|g| g.format.as_str()).collect();
+    // By p50 it would be raw, sbe, capnp.
+    assert_eq!(order, ["raw", "capnp", "sbe"]);
+    assert!(s.groups.iter().all(|g| g.basis == Basis::Batch));
+    let capnp = group(&s, "normal", "capnp");
+    let sbe = group(&s, "normal", "sbe");
+    let raw = group(&s, "normal", "raw");
+    assert_eq!(capnp.speed_key(), 24.0);
+    assert_eq!(capnp.p50_key(), 60.0);
+    // 24 / 7 and 34 / 7: the fastest is raw.
+    assert!(close(capnp.ratio_to_fastest, 24.0 / 7.0));
+    assert!(close(sbe.ratio_to_fastest, 34.0 / 7.0));
+    assert_eq!(sbe.ratio_to_raw, Some(sbe.ratio_to_fastest));
+    // (ser batch + de_all batch) over raw's 4 + 5 = 9.
+    assert_eq!(raw.ratio_all_to_raw, Some(1.0));
+    assert!(close(sbe.ratio_all_to_raw.unwrap(), 48.0 / 9.0));
+    assert!(close(capnp.ratio_all_to_raw.unwrap(), 60.0 / 9.0));
+    let sb = sbe.ser_batch.unwrap();
+    assert_eq!((sb.median, sb.min, sb.max), (18.0, 17.5, 18.5));
+    assert_eq!(capnp.de_batch.unwrap().median, 14.0);
+    // de_all p50 40, 44, 42: median 42, 40–44, CV 2/42.
+    let all = sbe.de_all.as_ref().unwrap();
+    assert_eq!(
+        (all.p50().median, all.p50().min, all.p50().max),
+        (42.0, 40.0, 44.0)
+    );
+    assert!(close(all.p50().cv_pct, 200.0 / 42.0));
+    assert_eq!(all.p999().median, 336.0);
+    assert_eq!(sbe.clocks, ["tsc"]);
+
+    let hist = dir.path().join("d/hist");
+    write_side_histograms(
+        &hist,
+        "day4.pcapng.gz",
+        "normal",
+        &["raw", "sbe", "capnp"],
+        &["ser", "de", "de_all"],
+        2,
+    );
+    let out = dir.path().join("report");
+    let files = report::write_report(&s, &[], &out).unwrap();
+
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(
+        md.contains("Ranked by median ser batch + de batch (batch: one clock pair around each whole window, ns per packet"),
+        "{md}"
+    );
+    assert!(!md.contains("Ranked by median ser p50"), "{md}");
+    assert!(md.contains("de_all the complete decode"), "{md}");
+    assert!(md.contains("Clock: tsc."), "{md}");
+    assert!(md.contains("p50 10, mean 11, batch 3 ns."), "{md}");
+    assert!(md.contains(
+        "| de p99.9 | ser batch | de batch | de_all batch | x raw (de_all) | de_all p50 | de_all p99 | de_all p99.9 |"
+    ), "{md}");
+    // capnp second: 3.43x; the batch columns, then de_all p50 70, p99 280, p99.9 560.
+    assert!(md.contains("| capnp | 3 | 3.43x | 3.43x |"), "{md}");
+    assert!(
+        md.contains("| 10 | 14 (13.5–14.5) | 50 | 6.67x | 70 | 280 | 560 |"),
+        "{md}"
+    );
+    assert!(
+        md.contains(
+            "| 18 (17.5–18.5) | 16 | 30 | 5.33x | 42 (40–44) | 168 (160–176) | 336 (320–352) |"
+        ),
+        "{md}"
+    );
+    // The percentile table: a de_all row per format.
+    assert!(md.contains("| sbe | de_all | 42 (4.8%) |"), "{md}");
+    assert!(md.contains("| raw | de_all | 12 (0.0%) |"), "{md}");
+
+    let csv_text = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    let rows: Vec<HashMap<String, String>> = csv::Reader::from_reader(csv_text.as_bytes())
+        .deserialize()
+        .map(|x| x.unwrap())
+        .collect();
+    let formats: Vec<&str> = rows.iter().map(|r| r["format"].as_str()).collect();
+    assert_eq!(formats, ["raw", "capnp", "sbe"]);
+    let sbe = &rows[2];
+    for (col, want) in [
+        ("ratio_to_fastest", "4.857"),
+        ("ratio_to_raw", "4.857"),
+        ("ranked_by", "batch"),
+        ("ratio_all_to_raw", "5.333"),
+        ("clocks", "tsc"),
+        ("de_all_p50_ns_median", "42"),
+        ("de_all_p50_ns_min", "40"),
+        ("de_all_p50_ns_max", "44"),
+        ("de_all_p50_ns_cv_pct", "4.762"),
+        ("de_all_p999_ns_median", "336"),
+        ("de_all_mean_ns_median", "63"),
+        ("ser_batch_ns_median", "18"),
+        ("ser_batch_ns_min", "17.5"),
+        ("ser_batch_ns_max", "18.5"),
+        ("de_batch_ns_median", "16"),
+        ("de_all_batch_ns_median", "30"),
+        ("memcpy_batch_ns_median", "3"),
+    ] {
+        assert_eq!(sbe[col], want, "{col}");
+    }
+
+    // Distribution charts for the three sides, percentile bars for de_all too.
+    for side in ["ser", "de", "de_all"] {
+        for kind in ["dist", "pct"] {
+            let name = format!("{kind}-day4.pcapng.gz-normal-{side}.svg");
+            assert!(
+                files.files.contains(&out.join(&name)),
+                "{name} in {:?}",
+                files.files
+            );
+        }
+    }
+    let text = std::fs::read_to_string(out.join("dist-day4.pcapng.gz-normal-de_all.svg")).unwrap();
+    let texts = svg_texts(&roxmltree::Document::parse(&text).unwrap());
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.contains("complete decode latency distribution")),
+        "{texts:?}"
+    );
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(html.contains("<th>de_all batch</th>"));
+    assert!(html.contains("<img src=\"dist-day4.pcapng.gz-normal-de_all.svg\""));
+}
+
+#[test]
+fn falls_back_to_p50_without_batch_figures() {
+    // The day1 fixtures are old CSVs: no batch figure anywhere.
+    let (dir, a, b) = fixtures();
+    let s = report::summarize(&report::load(&[a, b]).unwrap());
+    assert!(s.groups.iter().all(|g| g.basis == Basis::P50));
+    assert!(s
+        .groups
+        .iter()
+        .all(|g| g.de_all.is_none() && g.ser_batch.is_none() && g.ratio_all_to_raw.is_none()));
+    let out = dir.path().join("report");
+    report::write_report(&s, &[], &out).unwrap();
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(
+        md.contains(
+            "Ranked by median ser p50 + de p50, as not every format here has batch figures"
+        ),
+        "{md}"
+    );
+    assert!(!md.contains("Ranked by median ser batch"), "{md}");
+    // The new columns are dashes, and no de_all row in the percentile table.
+    assert!(
+        md.contains("| 30 | 120 | 240 | - | - | - | - | - | - | - |\n"),
+        "{md}"
+    );
+    assert!(!md.contains("| de_all |"), "{md}");
+
+    // One format without batch figures in a section that otherwise has them: p50 for all of it.
+    let (dir, d) = batch_fixture();
+    let text = std::fs::read_to_string(&d).unwrap();
+    let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
+    let at = |c: &str| header.iter().position(|h| *h == c).unwrap();
+    let mut rows: Vec<Vec<String>> = csv::Reader::from_path(&d)
+        .unwrap()
+        .records()
+        .map(|r| r.unwrap().iter().map(String::from).collect())
+        .collect();
+    for row in rows.iter_mut().filter(|r| r[at("format")] == "capnp") {
+        row[at("ser_batch_ns")].clear();
+        row[at("de_batch_ns")].clear();
+    }
+    let e = dir.path().join("e.csv");
+    let mut w = csv::Writer::from_path(&e).unwrap();
+    w.write_record(&header).unwrap();
+    for r in &rows {
+        w.write_record(r).unwrap();
+    }
+    w.flush().unwrap();
+    let s = report::summarize(&report::load(&[e]).unwrap());
+    let order: Vec<&str> = s.groups.iter().map(|g| g.format.as_str()).collect();
+    assert_eq!(order, ["raw", "sbe", "capnp"]);
+    assert!(s.groups.iter().all(|g| g.basis == Basis::P50));
+    // 60 / 20 by p50.
+    assert_eq!(group(&s, "normal", "capnp").ratio_to_fastest, 3.0);
+    assert_eq!(group(&s, "normal", "sbe").ratio_all_to_raw, None);
+}
+
+#[test]
+fn old_and_new_rows_pool_in_one_csv() {
+    // The same file gets rows from before (empty de_all and batch cells) and after.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("runs.csv");
+    let new = |run, ser_b: f64| Fixture {
+        floor: Some((10, 11.0)),
+        de_all_p50: Some(50),
+        batch: Some((ser_b, 20.0, 40.0)),
+        memcpy_batch: Some(3.0),
+        clock: Some("tsc"),
+        ..fx(run, "day5.pcap", "x", "sbe", "h", 40, 30, 1_000_000, 0.1)
+    };
+    let old = |run| Fixture {
+        floor: Some((10, 11.0)),
+        ..fx(run, "day5.pcap", "x", "sbe", "h", 44, 30, 1_000_000, 0.1)
+    };
+    write_csv(
+        &path,
+        &columns_now(),
+        &[old("o1"), new("n1", 20.0), old("o2"), new("n2", 24.0)],
+    );
+    let runs = report::load(std::slice::from_ref(&path)).unwrap();
+    assert_eq!(runs.rows.len(), 4);
+    assert_eq!(runs.rows[0].de_all, None);
+    assert_eq!(runs.rows[0].ser_batch_ns, None);
+    assert_eq!(runs.rows[0].clock, None);
+    assert_eq!(runs.rows[1].de_all.map(|a| a[0]), Some(50.0));
+    assert_eq!(runs.rows[1].clock.as_deref(), Some("tsc"));
+    let s = report::summarize(&runs);
+    let g = &s.groups[0];
+    assert_eq!((g.runs, g.batch_runs), (4, 2));
+    // Over the two runs that measured them.
+    assert_eq!(g.ser_batch.unwrap().median, 22.0);
+    assert_eq!(g.de_all.as_ref().unwrap().p50().median, 50.0);
+    // ser p50 over all four: 44, 40, 44, 40.
+    assert_eq!(g.ser.p50().median, 42.0);
+    assert_eq!(g.basis, Basis::Batch);
+    let out = dir.path().join("report");
+    report::write_report(&s, &[], &out).unwrap();
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(
+        md.contains("Batch figures are over the runs that measured them."),
+        "{md}"
+    );
+
+    // Some de_all cells empty and others not on one line: an error naming the line.
+    let text = std::fs::read_to_string(&path).unwrap();
+    let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
+    let p99 = header.iter().position(|h| *h == "de_all_p99_ns").unwrap();
+    let mut rows: Vec<Vec<String>> = csv::Reader::from_path(&path)
+        .unwrap()
+        .records()
+        .map(|r| r.unwrap().iter().map(String::from).collect())
+        .collect();
+    rows[1][p99].clear();
+    let broken = dir.path().join("broken.csv");
+    let mut w = csv::Writer::from_path(&broken).unwrap();
+    w.write_record(&header).unwrap();
+    for r in &rows {
+        w.write_record(r).unwrap();
+    }
+    w.flush().unwrap();
+    let e = report::load(&[broken]).unwrap_err();
+    assert!(
+        e.message.contains("line 3") && e.message.contains("de_all"),
+        "{e}"
+    );
+}
+
+/// raw's batch figures against the memcpy floor timed the batch way: they decide the warning
+/// when present, whatever the p50s say.
+#[test]
+fn above_floor_warning_uses_batch_figures() {
+    let warned = |p50: u64, ser_b: f64, de_b: f64| {
+        let dir = tempfile::tempdir().unwrap();
+        let rows: Vec<Fixture> = ["s1", "s2", "s3"]
+            .into_iter()
+            .map(|run| Fixture {
+                floor: Some((10, 12.0)),
+                batch: Some((ser_b, de_b, de_b)),
+                memcpy_batch: Some(4.0),
+                ..fx(
+                    run,
+                    "data/day6.pcapng.gz",
+                    "normal",
+                    "raw",
+                    "c",
+                    p50,
+                    p50,
+                    40_000_000,
+                    0.1,
+                )
+            })
+            .collect();
+        let csv_path = dir.path().join("runs.csv");
+        write_csv(&csv_path, &columns_now(), &rows);
+        std::fs::write(
+            dir.path().join("environment.txt"),
+            "governor: performance\n",
+        )
+        .unwrap();
+        let s = report::summarize(&report::load(&[csv_path]).unwrap());
+        s.warnings
+            .into_iter()
+            .filter(|w| w.kind == WarningKind::AboveFloor)
+            .map(|w| w.message)
+            .collect::<Vec<_>>()
+    };
+    // p50s equal to the floor's p50 (1x), ser batch 2.5x the batch floor: warned.
+    let w = warned(10, 10.0, 8.0);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(
+        w[0].contains(
+            "day6.pcapng.gz [normal]: raw's ser batch 10 ns (2.5x) above 2x the memcpy floor (batch) of 4 ns"
+        ),
+        "{w:?}"
+    );
+    assert!(!w[0].contains("de batch"), "{w:?}");
+    // Both at 2x: silent.
+    assert_eq!(warned(10, 8.0, 8.0), Vec::<String>::new());
+    // p50s at 4x the p50 floor, batch at 2x: the batch figures decide, silent.
+    assert_eq!(warned(40, 8.0, 8.0), Vec::<String>::new());
+    // Both sides above.
+    let w = warned(10, 12.0, 16.0);
+    assert!(
+        w[0].contains("ser batch 12 ns (3.0x) and de batch 16 ns (4.0x)"),
         "{w:?}"
     );
 }

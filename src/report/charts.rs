@@ -11,8 +11,11 @@
 //!   The bold line is a run that happened: a pointwise median of several curves is not a
 //!   distribution any run had, and the faint lines show how much the runs disagree (mostly in
 //!   the tail), which one chosen run alone would hide.
+//!   Sides: `ser`, `de` (selective decode) and, where the runs wrote `<format>.de_all.hgrm`,
+//!   `de_all` (complete decode: every field read and checksummed).
 //! - `pct-<input>-<label>-<side>.svg`: grouped bars of the median p50, p99 and p99.9 per format,
-//!   with a whisker for the min–max across runs and the median written above each bar.
+//!   with a whisker for the min–max across runs and the median written above each bar; `de_all`
+//!   too when every format of the input and label measured it.
 //! - `bytes-<input>-<label>.svg`: bytes per message per format. When the runs measured the size
 //!   as stored, three bars per format: encoded, zstd and zlib (each window compressed whole),
 //!   coloured by kind with a legend; otherwise one bar per format, in the format's colour.
@@ -71,6 +74,13 @@ impl Colours {
     }
 }
 
+/// The timed sides, as in file names and as in titles.
+const SIDES: [(&str, &str); 3] = [
+    ("ser", "serialize"),
+    ("de", "selective decode"),
+    ("de_all", "complete decode"),
+];
+
 /// Draws every chart into `out_dir`; adds a warning for an input without histograms.
 pub fn write_all(
     summary: &Summary,
@@ -83,7 +93,10 @@ pub fn write_all(
     let mut out = Vec::new();
     for (input, label, groups) in summary.sections() {
         let section = section_name(input, label);
-        for (side, side_name) in [("ser", "serialize"), ("de", "deserialize")] {
+        for (side, side_name) in SIDES {
+            if side == "de_all" && !groups.iter().all(|g| g.de_all.is_some()) {
+                continue;
+            }
             let title = format!("{section}: {side_name} latency per packet");
             let file = names.get(&format!("pct-{input}-{label}-{side}"));
             let svg = percentile_bars(&title, &groups, side)
@@ -123,7 +136,7 @@ pub fn write_all(
         let section = section_name(input, label);
         let formats: Vec<&str> = groups.iter().map(|g| g.format.as_str()).collect();
         let mut found_any = false;
-        for (side, side_name) in [("ser", "serialize"), ("de", "deserialize")] {
+        for (side, side_name) in SIDES {
             let runs = dist::find(hist_dirs, input, label, side, &formats)?;
             if runs.is_empty() {
                 continue;
@@ -424,9 +437,16 @@ fn distribution(title: &str, formats: &[FormatRuns], colours: &Colours) -> DrawR
     Ok(svg)
 }
 
-/// The side's p50, p99 and p99.9.
+/// The side's p50, p99 and p99.9 (`de_all` only for groups that have it: see [`write_all`]).
 fn side_stats<'a>(g: &'a Group, side: &str) -> [&'a Stat; 3] {
-    let s = if side == "ser" { &g.ser } else { &g.de };
+    let s = match side {
+        "ser" => &g.ser,
+        "de_all" => g
+            .de_all
+            .as_ref()
+            .expect("de_all charts only where measured"),
+        _ => &g.de,
+    };
     [s.p50(), s.p99(), s.p999()]
 }
 

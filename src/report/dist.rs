@@ -2,7 +2,8 @@
 //! --hist-dir` wrote, for the distribution charts.
 //!
 //! Layout (what `run_shootout.sh` writes):
-//! `HIST_DIR/<input file name>/<label>/<run folder>/<format>.<ser|de>.hgrm`. Every sub-folder of
+//! `HIST_DIR/<input file name>/<label>/<run folder>/<format>.<ser|de|de_all>.hgrm` (`de_all`, the
+//! complete decode, only from runs that measured it: a missing file is no error). Every sub-folder of
 //! the label's folder counts as one run, and `.hgrm` files directly in it count as one more.
 //! Without a folder for the label (histograms written by hand with `run --hist-dir`), the same
 //! rule applies to `HIST_DIR/<input file name>/` itself, and its runs are pooled for every label.

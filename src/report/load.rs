@@ -2,9 +2,11 @@
 //! other machines) and the `environment.txt` that `run_shootout.sh` leaves next to each.
 //!
 //! Columns are read by header name. The columns in [`REQUIRED`] must be there. The size as stored
-//! and the memcpy floor, [`OPTIONAL`] (`zstd_bytes, zlib_bytes, zstd_ns, memcpy_p50_ns,
-//! memcpy_mean_ns`), are read when the header has them: files from before they were written
-//! still load, and an empty cell (a run with `--no-stored-size`) means not measured. Any other column is ignored, so files from older and newer builds can be pooled.
+//! and the memcpy floor (`zstd_bytes, zlib_bytes, zstd_ns, memcpy_p50_ns, memcpy_mean_ns`), then
+//! the complete decode and the batch timings ([`BATCH_COLUMNS`]), together [`OPTIONAL`], are read
+//! when the header has them: files from before they were written still load, and an empty cell (a
+//! run with `--no-stored-size`, or a row from an older build in a pooled file) means not
+//! measured. Any other column is ignored, so files from older and newer builds can be pooled.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -50,14 +52,46 @@ pub const REQUIRED: &[&str] = &[
     "git_rev",
 ];
 
-/// Columns read when present: the size as stored (empty when the run skipped it) and the memcpy
-/// floor.
+/// Columns read when present: the size as stored (empty when the run skipped it), the memcpy
+/// floor, then [`BATCH_COLUMNS`].
 pub const OPTIONAL: &[&str] = &[
     "zstd_bytes",
     "zlib_bytes",
     "zstd_ns",
     "memcpy_p50_ns",
     "memcpy_mean_ns",
+    "de_all_p50_ns",
+    "de_all_p90_ns",
+    "de_all_p99_ns",
+    "de_all_p999_ns",
+    "de_all_p9999_ns",
+    "de_all_max_ns",
+    "de_all_mean_ns",
+    "de_all_total_ns",
+    "ser_batch_ns",
+    "de_batch_ns",
+    "de_all_batch_ns",
+    "clock",
+    "memcpy_batch_ns",
+];
+
+/// The columns written after `memcpy_mean_ns` since runs time a complete decode (`de_all_*`:
+/// every field of every message read and checksummed) and each whole window with one clock pair
+/// (`*_batch_ns`, ns per packet), in the order they are written. The tail of [`OPTIONAL`].
+pub const BATCH_COLUMNS: &[&str] = &[
+    "de_all_p50_ns",
+    "de_all_p90_ns",
+    "de_all_p99_ns",
+    "de_all_p999_ns",
+    "de_all_p9999_ns",
+    "de_all_max_ns",
+    "de_all_mean_ns",
+    "de_all_total_ns",
+    "ser_batch_ns",
+    "de_batch_ns",
+    "de_all_batch_ns",
+    "clock",
+    "memcpy_batch_ns",
 ];
 
 /// The latency columns of one side, in this order: p50, p90, p99, p99.9, p99.99, max, mean.
@@ -103,6 +137,30 @@ struct CsvRow {
     memcpy_p50_ns: Option<f64>,
     #[serde(default)]
     memcpy_mean_ns: Option<f64>,
+    #[serde(default)]
+    de_all_p50_ns: Option<f64>,
+    #[serde(default)]
+    de_all_p90_ns: Option<f64>,
+    #[serde(default)]
+    de_all_p99_ns: Option<f64>,
+    #[serde(default)]
+    de_all_p999_ns: Option<f64>,
+    #[serde(default)]
+    de_all_p9999_ns: Option<f64>,
+    #[serde(default)]
+    de_all_max_ns: Option<f64>,
+    #[serde(default)]
+    de_all_mean_ns: Option<f64>,
+    #[serde(default)]
+    ser_batch_ns: Option<f64>,
+    #[serde(default)]
+    de_batch_ns: Option<f64>,
+    #[serde(default)]
+    de_all_batch_ns: Option<f64>,
+    #[serde(default)]
+    clock: Option<String>,
+    #[serde(default)]
+    memcpy_batch_ns: Option<f64>,
 }
 
 /// One format in one run.
@@ -135,6 +193,19 @@ pub struct RunRow {
     /// The run's memcpy floor (`measure::floor`), ns per packet; `None` in CSVs from before it.
     pub memcpy_p50_ns: Option<f64>,
     pub memcpy_mean_ns: Option<f64>,
+    /// The complete decode (every field of every message read through the format's accessors
+    /// and checksummed), ns per packet in [`PERCENTILES`] order; `None` in rows from before it.
+    /// `de` is the selective decode: only the fields the aggregation needs.
+    pub de_all: Option<[f64; 7]>,
+    /// ns per packet from timing each whole window with one clock pair (no per-packet clock
+    /// reads), mean over the run; `None` in rows from before they were measured.
+    pub ser_batch_ns: Option<f64>,
+    pub de_batch_ns: Option<f64>,
+    pub de_all_batch_ns: Option<f64>,
+    /// The memcpy floor timed the same batch way, ns per packet.
+    pub memcpy_batch_ns: Option<f64>,
+    /// The clock the run timed with (`tsc`, or the fallback's name).
+    pub clock: Option<String>,
 }
 
 impl RunRow {
@@ -252,6 +323,25 @@ fn read_csv(path: &Path, source: usize) -> Result<Vec<RunRow>, ReportError> {
     let mut rows = Vec::new();
     for (i, record) in reader.deserialize::<CsvRow>().enumerate() {
         let r = record.map_err(|e| err(format!("line {}: {}", i + 2, csv_message(&e))))?;
+        let de_all = [
+            r.de_all_p50_ns,
+            r.de_all_p90_ns,
+            r.de_all_p99_ns,
+            r.de_all_p999_ns,
+            r.de_all_p9999_ns,
+            r.de_all_max_ns,
+            r.de_all_mean_ns,
+        ];
+        let de_all = match de_all.iter().filter(|x| x.is_some()).count() {
+            0 => None,
+            7 => Some(de_all.map(Option::unwrap_or_default)),
+            _ => {
+                return Err(err(format!(
+                    "line {}: some de_all_* cells are empty and others are not",
+                    i + 2
+                )))
+            }
+        };
         rows.push(RunRow {
             source,
             input_name: input_name(&r.input),
@@ -287,6 +377,12 @@ fn read_csv(path: &Path, source: usize) -> Result<Vec<RunRow>, ReportError> {
             zstd_ns: r.zstd_ns,
             memcpy_p50_ns: r.memcpy_p50_ns,
             memcpy_mean_ns: r.memcpy_mean_ns,
+            de_all,
+            ser_batch_ns: r.ser_batch_ns,
+            de_batch_ns: r.de_batch_ns,
+            de_all_batch_ns: r.de_all_batch_ns,
+            memcpy_batch_ns: r.memcpy_batch_ns,
+            clock: r.clock.filter(|c| !c.is_empty()),
         });
     }
     if rows.is_empty() {
@@ -358,9 +454,19 @@ mod tests {
     #[test]
     fn required_columns_are_columns_the_run_writes() {
         let written: Vec<&str> = crate::report::csv::COLUMNS.split(',').collect();
-        for c in REQUIRED.iter().chain(OPTIONAL) {
+        let older = OPTIONAL.len() - BATCH_COLUMNS.len();
+        assert_eq!(OPTIONAL[older..], *BATCH_COLUMNS);
+        for c in REQUIRED.iter().chain(&OPTIONAL[..older]) {
             assert!(written.contains(c), "{c} is not written by `run`");
         }
+        // The batch columns come with the writer that measures them: all of them, right after
+        // memcpy_mean_ns, or (before that writer) none.
+        let at = written.iter().position(|c| *c == "memcpy_mean_ns").unwrap();
+        let after = &written[at + 1..];
+        assert!(
+            after.is_empty() || after.starts_with(BATCH_COLUMNS),
+            "after memcpy_mean_ns `run` writes {after:?}, not {BATCH_COLUMNS:?}"
+        );
     }
 
     #[test]

@@ -69,6 +69,11 @@ impl SideStats {
             Stat::of(&rows.iter().map(|r| side(r)[i]).collect::<Vec<_>>())
         }))
     }
+    /// Over the rows that have the side; `None` when none does.
+    fn of_some(rows: &[&RunRow], side: impl Fn(&RunRow) -> Option<&[f64; 7]>) -> Option<SideStats> {
+        let have: Vec<&RunRow> = rows.iter().copied().filter(|r| side(r).is_some()).collect();
+        (!have.is_empty()).then(|| SideStats::of(&have, |r| side(r).expect("filtered")))
+    }
     pub fn p50(&self) -> &Stat {
         &self.0[0]
     }
@@ -105,17 +110,63 @@ pub struct Group {
     /// ns per packet; `None` for CSVs from before it was measured.
     pub memcpy_p50_ns: Option<Stat>,
     pub memcpy_mean_ns: Option<Stat>,
-    /// (median ser p50 + median de p50) over the same of the fastest format of this input and
-    /// label: 1.0 for the fastest.
+    /// The complete decode (every field read and checksummed), over the runs that measured it;
+    /// `None` for CSVs from before. [`Group::de`] is the selective decode.
+    pub de_all: Option<SideStats>,
+    /// ns per packet with one clock pair around each whole window, over the runs that measured
+    /// them; `None` for CSVs from before.
+    pub ser_batch: Option<Stat>,
+    pub de_batch: Option<Stat>,
+    pub de_all_batch: Option<Stat>,
+    /// The memcpy floor timed the same batch way, ns per packet.
+    pub memcpy_batch: Option<Stat>,
+    /// How many runs have both ser batch and de batch (at most [`Group::runs`]).
+    pub batch_runs: usize,
+    /// Distinct `clock` values of the runs, sorted; empty for CSVs from before.
+    pub clocks: Vec<String>,
+    /// What the section of this group is ranked by (the same for every group of an input and
+    /// label).
+    pub basis: Basis,
+    /// [`Group::speed_key`] over the same of the fastest format of this input and label: 1.0 for
+    /// the fastest.
     pub ratio_to_fastest: f64,
     /// The same over the `raw` format of this input and label (the floor: fixed-size records
     /// copied in place); 1.0 for raw, `None` when raw did not run there.
     pub ratio_to_raw: Option<f64>,
+    /// (median ser batch + median de_all batch) over the same of raw: the cost of a complete
+    /// decode against raw's; `None` unless both have the batch figures.
+    pub ratio_all_to_raw: Option<f64>,
+}
+
+/// What formats are ranked by, and their ratios computed from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Basis {
+    /// Median ser batch + median de batch: every group of the section has them.
+    Batch,
+    /// Median ser p50 + median de p50: some group lacks the batch figures (CSVs from before).
+    #[default]
+    P50,
 }
 
 impl Group {
-    /// What formats are ranked by: median ser p50 + median de p50, ns per packet.
+    /// What formats are ranked by, ns per packet: median ser batch + median de batch when
+    /// [`Group::basis`] is [`Basis::Batch`], else median ser p50 + median de p50.
     pub fn speed_key(&self) -> f64 {
+        match (self.basis, self.batch_key()) {
+            (Basis::Batch, Some(key)) => key,
+            _ => self.p50_key(),
+        }
+    }
+    /// Median ser batch + median de batch, when measured.
+    pub fn batch_key(&self) -> Option<f64> {
+        Some(self.ser_batch?.median + self.de_batch?.median)
+    }
+    /// Median ser batch + median de_all batch, when measured.
+    pub fn batch_all_key(&self) -> Option<f64> {
+        Some(self.ser_batch?.median + self.de_all_batch?.median)
+    }
+    /// Median ser p50 + median de p50.
+    pub fn p50_key(&self) -> f64 {
         self.ser.p50().median + self.de.p50().median
     }
 }
@@ -225,8 +276,25 @@ pub fn summarize(runs: &Runs) -> Summary {
                 zstd_ns: Stat::of_some(rows.iter().map(|r| r.zstd_ns)),
                 memcpy_p50_ns: Stat::of_some(rows.iter().map(|r| r.memcpy_p50_ns)),
                 memcpy_mean_ns: Stat::of_some(rows.iter().map(|r| r.memcpy_mean_ns)),
+                de_all: SideStats::of_some(&rows, |r| r.de_all.as_ref()),
+                ser_batch: Stat::of_some(rows.iter().map(|r| r.ser_batch_ns)),
+                de_batch: Stat::of_some(rows.iter().map(|r| r.de_batch_ns)),
+                de_all_batch: Stat::of_some(rows.iter().map(|r| r.de_all_batch_ns)),
+                memcpy_batch: Stat::of_some(rows.iter().map(|r| r.memcpy_batch_ns)),
+                batch_runs: rows
+                    .iter()
+                    .filter(|r| r.ser_batch_ns.is_some() && r.de_batch_ns.is_some())
+                    .count(),
+                clocks: {
+                    let mut c: Vec<String> = rows.iter().filter_map(|r| r.clock.clone()).collect();
+                    c.sort_unstable();
+                    c.dedup();
+                    c
+                },
+                basis: Basis::P50,
                 ratio_to_fastest: 1.0,
                 ratio_to_raw: None,
+                ratio_all_to_raw: None,
             }
         })
         .collect();
@@ -251,15 +319,10 @@ fn ratio(key: f64, base: f64) -> f64 {
     }
 }
 
-/// Sets each group's ratios to the fastest and to raw of its (input, label) and sorts fastest
-/// first.
+/// Chooses each (input, label)'s [`Basis`] (batch when every group has the batch figures), sets
+/// each group's ratios to the fastest and to raw of its (input, label) and sorts fastest first.
 fn rank(groups: &mut [Group]) {
-    groups.sort_by(|a, b| {
-        (&a.input, &a.label)
-            .cmp(&(&b.input, &b.label))
-            .then(a.speed_key().total_cmp(&b.speed_key()))
-            .then(a.format.cmp(&b.format))
-    });
+    groups.sort_by(|a, b| (&a.input, &a.label).cmp(&(&b.input, &b.label)));
     let mut start = 0;
     while start < groups.len() {
         let end = start
@@ -267,15 +330,34 @@ fn rank(groups: &mut [Group]) {
                 .iter()
                 .take_while(|g| g.input == groups[start].input && g.label == groups[start].label)
                 .count();
-        let fastest = groups[start].speed_key();
-        let raw = groups[start..end]
-            .iter()
-            .find(|g| g.format == RAW)
-            .map(Group::speed_key);
-        for g in &mut groups[start..end] {
+        let section = &mut groups[start..end];
+        let basis = if section.iter().all(|g| g.batch_key().is_some()) {
+            Basis::Batch
+        } else {
+            Basis::P50
+        };
+        for g in section.iter_mut() {
+            g.basis = basis;
+        }
+        section.sort_by(|a, b| {
+            a.speed_key()
+                .total_cmp(&b.speed_key())
+                .then(a.format.cmp(&b.format))
+        });
+        let fastest = section[0].speed_key();
+        let raw = section.iter().find(|g| g.format == RAW);
+        let (raw_key, raw_all) = (
+            raw.map(Group::speed_key),
+            raw.and_then(Group::batch_all_key),
+        );
+        for g in section.iter_mut() {
             let key = g.speed_key();
             g.ratio_to_fastest = ratio(key, fastest);
-            g.ratio_to_raw = raw.map(|raw| ratio(key, raw));
+            g.ratio_to_raw = raw_key.map(|raw| ratio(key, raw));
+            g.ratio_all_to_raw = match (basis, g.batch_all_key(), raw_all) {
+                (Basis::Batch, Some(all), Some(raw)) => Some(ratio(all, raw)),
+                _ => None,
+            };
         }
         start = end;
     }
@@ -319,15 +401,31 @@ fn warnings(summary: &Summary, runs: &Runs) -> Vec<Warning> {
         // Max is left out: it is a preemption on a shared machine more often than the format.
         // Nor are the size-as-stored columns: a size is the input's, not the machine's, and
         // zstd_ns is harness time, outside what is measured.
-        let noisy: Vec<String> = [("ser", &g.ser), ("de", &g.de)]
-            .iter()
-            .flat_map(|(side, s)| {
-                s.0.iter()
-                    .zip(PERCENTILES)
-                    .filter(|(stat, p)| *p != "max" && stat.cv_pct > MAX_CV_PCT)
-                    .map(move |(stat, p)| format!("{side} {p} {:.1}%", stat.cv_pct))
-            })
-            .collect();
+        let mut noisy: Vec<String> = [
+            ("ser", Some(&g.ser)),
+            ("de", Some(&g.de)),
+            ("de_all", g.de_all.as_ref()),
+        ]
+        .into_iter()
+        .filter_map(|(side, s)| Some((side, s?)))
+        .flat_map(|(side, s)| {
+            s.0.iter()
+                .zip(PERCENTILES)
+                .filter(|(stat, p)| *p != "max" && stat.cv_pct > MAX_CV_PCT)
+                .map(move |(stat, p)| format!("{side} {p} {:.1}%", stat.cv_pct))
+        })
+        .collect();
+        noisy.extend(
+            [
+                ("ser batch", g.ser_batch),
+                ("de batch", g.de_batch),
+                ("de_all batch", g.de_all_batch),
+            ]
+            .into_iter()
+            .filter_map(|(what, s)| Some((what, s?)))
+            .filter(|(_, s)| s.cv_pct > MAX_CV_PCT)
+            .map(|(what, s)| format!("{what} {:.1}%", s.cv_pct)),
+        );
         if !noisy.is_empty() {
             warn(
                 WarningKind::HighVariation,
@@ -375,20 +473,35 @@ fn warnings(summary: &Summary, runs: &Runs) -> Vec<Warning> {
         let Some(raw) = groups.iter().find(|g| g.format == RAW) else {
             continue;
         };
-        let Some(floor) = raw.memcpy_p50_ns.map(|s| s.median) else {
-            continue;
+        // The batch figures when raw has them and the floor was timed the same way: they carry
+        // neither the clock's steps nor its cost. Else the per-packet p50s, as runs before
+        // the batch timing wrote.
+        let batch = match (raw.ser_batch, raw.de_batch, raw.memcpy_batch) {
+            (Some(ser), Some(de), Some(floor)) => Some((ser.median, de.median, floor.median)),
+            _ => None,
         };
-        let (ser, de) = (raw.ser.p50().median, raw.de.p50().median);
+        let (ser, de, floor, what, floor_what) = match (batch, raw.memcpy_p50_ns) {
+            (Some((ser, de, floor)), _) => (ser, de, floor, "batch", " (batch)"),
+            (None, Some(floor)) => (
+                raw.ser.p50().median,
+                raw.de.p50().median,
+                floor.median,
+                "p50",
+                "",
+            ),
+            (None, None) => continue,
+        };
         let over: Vec<String> = floor::sides_above(ser, de, floor)
             .into_iter()
-            .map(|(side, ratio)| format!("{side} p50 {} ns ({ratio:.1}x)", trim(ratio * floor)))
+            .map(|(side, ratio)| format!("{side} {what} {} ns ({ratio:.1}x)", trim(ratio * floor)))
             .collect();
         if !over.is_empty() {
             warn(
                 WarningKind::AboveFloor,
                 format!(
-                    "{}: raw's {} above {MAX_RAW_OVER_FLOOR}x the memcpy floor of {} ns: the \
-                     measuring loop, or raw's own work, costs more than the copy it stands for",
+                    "{}: raw's {} above {MAX_RAW_OVER_FLOOR}x the memcpy floor{floor_what} of {} \
+                     ns: the measuring loop, or raw's own work, costs more than the copy it \
+                     stands for",
                     section_name(input, label),
                     over.join(" and "),
                     trim(floor),

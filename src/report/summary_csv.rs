@@ -5,8 +5,10 @@
 //! - `label`, `format`;
 //! - `runs`: how many runs the group has (one CSV row each);
 //! - `hosts`: the distinct `host` values, `;`-separated;
-//! - `ratio_to_fastest`: (median ser p50 + median de p50) over the same for the fastest format of
-//!   the same input and label; 1 for the fastest;
+//! - `ratio_to_fastest`: the group's speed key over the fastest format's of the same input and
+//!   label, 1 for the fastest; the key is median ser batch + median de batch when every format
+//!   of the input and label has them, else median ser p50 + median de p50 (`ranked_by` says
+//!   which);
 //! - then, for each measure `M` of `bytes_per_message`, `msgs_per_sec`, `ser_p50_ns`,
 //!   `ser_p90_ns`, `ser_p99_ns`, `ser_p999_ns`, `ser_p9999_ns`, `ser_max_ns`, `ser_mean_ns`, the
 //!   same seven for `de_`, and `timer_overhead_ns`: four columns `M_median`, `M_min`, `M_max`
@@ -14,17 +16,25 @@
 //! - then the size as stored, appended after the columns above so that older readers keep their
 //!   positions: `zstd_bytes_per_message` and `zlib_bytes_per_message` (each run's `zstd_bytes` or
 //!   `zlib_bytes` over its `messages`), four columns each as above; `zstd_ns_median`, the total
-//!   time zstd took per run; `ratio_to_raw`, (median ser p50 + median de p50) over the same for
-//!   the `raw` format of the same input and label, 1 for raw. These are reduced over the runs
-//!   that measured them and are empty when none did (runs with `--no-stored-size`, CSVs written
-//!   before the columns existed) or, for `ratio_to_raw`, when raw did not run.
+//!   time zstd took per run; `ratio_to_raw`, the speed key over the same for the `raw` format of
+//!   the same input and label, 1 for raw. These are reduced over the runs that measured them and
+//!   are empty when none did (runs with `--no-stored-size`, CSVs written before the columns
+//!   existed) or, for `ratio_to_raw`, when raw did not run;
+//! - then the complete decode and the batch timings, appended likewise: four columns each (as
+//!   above) for `de_all_p50_ns` ... `de_all_mean_ns` (the complete decode: every field of every
+//!   message read and checksummed; `de_` is the selective decode), `ser_batch_ns`,
+//!   `de_batch_ns`, `de_all_batch_ns` and `memcpy_batch_ns` (one clock pair around each whole
+//!   window, ns per packet); `ratio_all_to_raw`, (median ser batch + median de_all batch) over
+//!   raw's; `ranked_by`, `batch` or `p50`, what `ratio_to_fastest` and `ratio_to_raw` come
+//!   from; `clocks`, the distinct `clock` values, `;`-separated. Empty when not measured (CSVs
+//!   written before the columns existed).
 //!
 //! Numbers are rounded to 3 decimals. Rows are sorted by input, label, then fastest first.
 
 use std::io::{self, Write};
 
 use super::load::PERCENTILE_COLUMNS;
-use super::stats::{Group, Stat};
+use super::stats::{Basis, Group, Stat};
 use super::{Export, ReportData};
 
 pub struct SummaryCsv;
@@ -57,7 +67,53 @@ pub fn columns() -> Vec<String> {
         }
     }
     c.extend(["zstd_ns_median", "ratio_to_raw"].map(String::from));
+    for m in batch_measures() {
+        for s in STAT_SUFFIXES {
+            c.push(format!("{m}_{s}"));
+        }
+    }
+    c.extend(["ratio_all_to_raw", "ranked_by", "clocks"].map(String::from));
     c
+}
+
+/// The complete decode's percentiles and the batch timings, four columns each like
+/// [`measures`], empty when not measured.
+pub fn batch_measures() -> Vec<String> {
+    let mut m: Vec<String> = PERCENTILE_COLUMNS
+        .iter()
+        .map(|p| format!("de_all_{p}_ns"))
+        .collect();
+    m.extend(
+        [
+            "ser_batch_ns",
+            "de_batch_ns",
+            "de_all_batch_ns",
+            "memcpy_batch_ns",
+        ]
+        .map(String::from),
+    );
+    m
+}
+
+fn batch_stats(g: &Group) -> Vec<Option<&Stat>> {
+    let mut s: Vec<Option<&Stat>> = match &g.de_all {
+        Some(all) => all.0.iter().map(Some).collect(),
+        None => vec![None; 7],
+    };
+    s.extend([
+        g.ser_batch.as_ref(),
+        g.de_batch.as_ref(),
+        g.de_all_batch.as_ref(),
+        g.memcpy_batch.as_ref(),
+    ]);
+    s
+}
+
+fn four(s: Option<&Stat>) -> [String; 4] {
+    match s {
+        Some(s) => [num(s.median), num(s.min), num(s.max), num(s.cv_pct)],
+        None => STAT_SUFFIXES.map(|_| String::new()),
+    }
 }
 
 const STAT_SUFFIXES: [&str; 4] = ["median", "min", "max", "cv_pct"];
@@ -104,13 +160,22 @@ impl Export for SummaryCsv {
                 rec.extend([num(s.median), num(s.min), num(s.max), num(s.cv_pct)]);
             }
             for s in [&g.zstd_bytes_per_message, &g.zlib_bytes_per_message] {
-                match s {
-                    Some(s) => rec.extend([num(s.median), num(s.min), num(s.max), num(s.cv_pct)]),
-                    None => rec.extend(STAT_SUFFIXES.map(|_| String::new())),
-                }
+                rec.extend(four(s.as_ref()));
             }
             rec.push(g.zstd_ns.map_or(String::new(), |s| num(s.median)));
             rec.push(g.ratio_to_raw.map_or(String::new(), num));
+            for s in batch_stats(g) {
+                rec.extend(four(s));
+            }
+            rec.push(g.ratio_all_to_raw.map_or(String::new(), num));
+            rec.push(
+                match g.basis {
+                    Basis::Batch => "batch",
+                    Basis::P50 => "p50",
+                }
+                .to_owned(),
+            );
+            rec.push(g.clocks.join(";"));
             out.write_record(rec)?;
         }
         out.flush()

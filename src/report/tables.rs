@@ -1,7 +1,7 @@
 //! The tables of `summary.md` and `index.html`, built once as text cells so both show the same.
 
 use super::load::PERCENTILES;
-use super::stats::{trim, Group, SideStats, Stat};
+use super::stats::{trim, Basis, Group, SideStats, Stat};
 
 /// A table as text cells. The first column is left-aligned, the others are numbers.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,11 +16,16 @@ pub fn section_tables(groups: &[&Group]) -> [Table; 2] {
     let runs = runs_text(groups);
     let headline = Table {
         caption: format!(
-            "Median across {runs}, min–max in brackets; ns per packet. \
-             Ranked by median ser p50 + de p50; x raw is that sum over raw's. \
+            "Median across {runs}, min–max in brackets; ns per packet. {} \
+             de is the selective decode (only the fields the aggregation needs); de_all the \
+             complete decode (every field of every message read and folded into a checksum). \
+             msgs/s: messages over ser + de time, from the batch timing in runs that have \
+             it, from the per-packet totals in older ones. \
              zstd and zlib B/msg: the size as stored (each window compressed whole). \
-             A dash marks what was not measured.{}",
-            floor_text(groups)
+             A dash marks what was not measured.{}{}",
+            basis_text(groups),
+            floor_text(groups),
+            clock_text(groups),
         ),
         header: [
             "format",
@@ -37,6 +42,13 @@ pub fn section_tables(groups: &[&Group]) -> [Table; 2] {
             "de p50",
             "de p99",
             "de p99.9",
+            "ser batch",
+            "de batch",
+            "de_all batch",
+            "x raw (de_all)",
+            "de_all p50",
+            "de_all p99",
+            "de_all p99.9",
         ]
         .map(String::from)
         .to_vec(),
@@ -59,6 +71,14 @@ pub fn section_tables(groups: &[&Group]) -> [Table; 2] {
                     spread(g.de.p50()),
                     spread(g.de.p99()),
                     spread(g.de.p999()),
+                    maybe_spread(&g.ser_batch),
+                    maybe_spread(&g.de_batch),
+                    maybe_spread(&g.de_all_batch),
+                    g.ratio_all_to_raw
+                        .map_or(NOT_MEASURED.to_owned(), |r| format!("{r:.2}x")),
+                    maybe_spread(&g.de_all.as_ref().map(|s| *s.p50())),
+                    maybe_spread(&g.de_all.as_ref().map(|s| *s.p99())),
+                    maybe_spread(&g.de_all.as_ref().map(|s| *s.p999())),
                 ]
             })
             .collect(),
@@ -76,15 +96,62 @@ pub fn section_tables(groups: &[&Group]) -> [Table; 2] {
     let all = Table {
         caption: format!(
             "Every percentile: median across {runs} in ns per packet, coefficient of variation \
-             (stdev/mean across runs) in brackets."
+             (stdev/mean across runs) in brackets. Each packet timed on its own (a clock pair \
+             per packet). de: selective decode; de_all: complete decode, where measured."
         ),
         header,
         rows: groups
             .iter()
-            .flat_map(|g| [side_row(g, "ser", &g.ser), side_row(g, "de", &g.de)])
+            .flat_map(|g| {
+                let mut rows = vec![side_row(g, "ser", &g.ser), side_row(g, "de", &g.de)];
+                if let Some(all) = &g.de_all {
+                    rows.push(side_row(g, "de_all", all));
+                }
+                rows
+            })
             .collect(),
     };
     [headline, all]
+}
+
+/// What the section is ranked by, as sentences for the caption.
+fn basis_text(groups: &[&Group]) -> String {
+    let basis = groups.first().map_or(Basis::P50, |g| g.basis);
+    let partial = groups
+        .iter()
+        .any(|g| g.batch_runs > 0 && g.batch_runs < g.runs);
+    match basis {
+        Basis::Batch => format!(
+            "Ranked by median ser batch + de batch (batch: one clock pair around each whole \
+             window, ns per packet, mean over the run; not quantized by the clock's steps and \
+             without the timer's own cost); vs fastest and x raw are that sum over the \
+             fastest's and raw's, x raw (de_all) the same with de_all batch. p50, p99 and \
+             p99.9 time each packet on its own.{}",
+            if partial {
+                " Batch figures are over the runs that measured them."
+            } else {
+                ""
+            }
+        ),
+        Basis::P50 => "Ranked by median ser p50 + de p50, as not every format here has batch \
+             figures (CSVs from before they were measured); x raw is that sum over raw's."
+            .to_owned(),
+    }
+}
+
+/// The clocks the section's runs timed with, as a sentence; empty for CSVs from before.
+fn clock_text(groups: &[&Group]) -> String {
+    let mut clocks: Vec<&str> = groups
+        .iter()
+        .flat_map(|g| g.clocks.iter().map(String::as_str))
+        .collect();
+    clocks.sort_unstable();
+    clocks.dedup();
+    if clocks.is_empty() {
+        String::new()
+    } else {
+        format!(" Clock: {}.", clocks.join(", "))
+    }
 }
 
 /// The memcpy floor of the section's runs, as a sentence for the caption; empty for CSVs from
@@ -94,11 +161,13 @@ fn floor_text(groups: &[&Group]) -> String {
         return String::new();
     };
     let (p50, mean) = (g.memcpy_p50_ns.unwrap_or_default(), g.memcpy_mean_ns);
+    let batch = groups.iter().find_map(|g| g.memcpy_batch);
     format!(
         " The memcpy floor (raw's bytes copied packet by packet in the same timed loop): \
-         p50 {}{} ns.",
+         p50 {}{}{} ns.",
         spread(&p50),
-        mean.map_or(String::new(), |m| format!(", mean {}", spread(&m)))
+        mean.map_or(String::new(), |m| format!(", mean {}", spread(&m))),
+        batch.map_or(String::new(), |b| format!(", batch {}", spread(&b)))
     )
 }
 
@@ -118,6 +187,11 @@ fn runs_text(groups: &[&Group]) -> String {
         (a, b) if a == b => format!("{a} runs"),
         (a, b) => format!("{a}–{b} runs"),
     }
+}
+
+/// [`spread`], or `-` when not measured.
+fn maybe_spread(s: &Option<Stat>) -> String {
+    s.as_ref().map_or(NOT_MEASURED.to_owned(), spread)
 }
 
 /// `69 (60–80)`, or `69` when every run agreed.
