@@ -183,6 +183,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 window,
                 stored_size: !no_stored_size,
             };
+            // Settings that would measure nothing are refused before the file is opened.
+            config.check()?;
             let info = RunInfo::collect(&file, &label);
             let outcome = measure::run_file(&file, &config, lenient)?;
             let report = RunReport {

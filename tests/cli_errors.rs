@@ -185,3 +185,53 @@ fn gaps_are_reported() {
     assert_eq!(v["gaps"], 1);
     assert_eq!(v["missing_messages"], 3);
 }
+
+/// Options under which `run` would measure nothing: one line, exit 1, and no CSV written.
+#[test]
+fn run_refuses_settings_that_measure_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.pcapng");
+    std::fs::write(&input, good_file()).unwrap();
+    let csv = dir.path().join("out.csv");
+    let packets = deep_segments().len();
+    let too_big = (1usize << 20) + 1;
+    let cases: [(Vec<String>, String); 4] = [
+        (
+            vec!["--window".into(), "0".into()],
+            "error: --window 0 is out of range: a window holds 1 to 1048576 packets".into(),
+        ),
+        (
+            vec!["--window".into(), too_big.to_string()],
+            format!("error: --window {too_big} is out of range"),
+        ),
+        (
+            vec!["--warmup".into(), packets.to_string()],
+            format!("--warmup {packets} leaves nothing to record: the input has {packets} packets"),
+        ),
+        (
+            vec!["--formats".into(), "".into()],
+            "unknown format \"\"; known: capnp-unpacked,".into(),
+        ),
+    ];
+    for (args, expect) in cases {
+        let mut all = vec![
+            "run".to_owned(),
+            input.to_str().unwrap().to_owned(),
+            "--csv".to_owned(),
+            csv.to_str().unwrap().to_owned(),
+            "--no-stored-size".to_owned(),
+        ];
+        all.extend(args.iter().cloned());
+        let all: Vec<&str> = all.iter().map(String::as_str).collect();
+        let out = shootout(&all);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
+        assert!(
+            stderr.contains(&expect),
+            "{args:?}: {expect:?} missing in {stderr}"
+        );
+        assert!(!csv.exists(), "{args:?} left a results file");
+    }
+}

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use md_shootout::formats::{registry, Aggregate, DecodeError};
+use md_shootout::formats::{registry, Aggregate, Checksum, DecodeError};
 use md_shootout::iex::Segment;
 use md_shootout::inspect::Tally;
 use md_shootout::measure::clock::Timer;
@@ -17,7 +17,14 @@ fn format_decode(data: &[u8]) -> Option<(&'static str, bool, bool)> {
     runner.load(bytes);
     let timer = Timer::calibrate();
     let window = runner.decode_window(&mut Aggregate::new(), &timer, &mut Vec::new());
+    let all = runner.decode_all_window(&mut Checksum::default(), &timer, &mut Vec::new());
+    // The batch passes walk the same bytes and must agree with the per-packet ones.
+    let batch = runner.decode_batch(0, &mut Aggregate::new(), &timer);
+    let all_batch = runner.decode_all_batch(0, &mut Checksum::default(), &timer);
+    assert_eq!(window.is_ok(), batch.is_ok(), "{}", runner.name());
+    assert_eq!(all.is_ok(), all_batch.is_ok(), "{}", runner.name());
     let packets = runner.decode_packets(&mut Vec::new());
+    assert_eq!(all.is_ok(), packets.is_ok(), "{}", runner.name());
     Some((runner.name(), window.is_ok(), packets.is_ok()))
 }
 

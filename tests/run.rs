@@ -15,7 +15,7 @@ fn shootout(args: &[&str]) -> Output {
         .expect("run shootout")
 }
 
-const COLUMNS: [&str; 38] = [
+const COLUMNS: [&str; 51] = [
     "run_id",
     "started_at",
     "label",
@@ -54,6 +54,19 @@ const COLUMNS: [&str; 38] = [
     "zstd_ns",
     "memcpy_p50_ns",
     "memcpy_mean_ns",
+    "de_all_p50_ns",
+    "de_all_p90_ns",
+    "de_all_p99_ns",
+    "de_all_p999_ns",
+    "de_all_p9999_ns",
+    "de_all_max_ns",
+    "de_all_mean_ns",
+    "de_all_total_ns",
+    "ser_batch_ns",
+    "de_batch_ns",
+    "de_all_batch_ns",
+    "clock",
+    "memcpy_batch_ns",
 ];
 
 #[derive(Default)]
@@ -152,6 +165,15 @@ fn run_matches_an_independent_summary_and_writes_sound_csv() {
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
+        let table = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            table.contains(&format!(
+                "checked: every field of every message of all 10 formats (the complete decode's \
+                 checksum equals the source's for every packet and every window), {messages} \
+                 messages each way"
+            )),
+            "{table}"
+        );
         assert_eq!(
             std::fs::read_to_string(&summary).unwrap(),
             expected,
@@ -196,7 +218,7 @@ fn run_matches_an_independent_summary_and_writes_sound_csv() {
             assert!(num(r, "encoded_bytes") > 0.0);
             let bpm = num(r, "encoded_bytes") / num(r, "messages");
             assert!((num(r, "bytes_per_message") - bpm).abs() < 0.01);
-            for side in ["ser", "de"] {
+            for side in ["ser", "de", "de_all"] {
                 let p: Vec<f64> = ["p50", "p90", "p99", "p999", "p9999", "max"]
                     .iter()
                     .map(|q| num(r, &format!("{side}_{q}_ns")))
@@ -209,6 +231,24 @@ fn run_matches_an_independent_summary_and_writes_sound_csv() {
                 assert!(num(r, &format!("{side}_total_ns")) > 0.0);
             }
             assert!(num(r, "msgs_per_sec") > 0.0);
+            // Throughput: whole windows timed, ns per packet; msgs/s is ser + de from them.
+            for c in [
+                "ser_batch_ns",
+                "de_batch_ns",
+                "de_all_batch_ns",
+                "memcpy_batch_ns",
+            ] {
+                assert!(num(r, c) > 0.0, "{c}");
+            }
+            let per_packet = num(r, "messages") / num(r, "packets");
+            let from_batch = 1e9 * per_packet / (num(r, "ser_batch_ns") + num(r, "de_batch_ns"));
+            // Warm-up packets hold a few more messages than the average; within 5%.
+            assert!(
+                (num(r, "msgs_per_sec") / from_batch - 1.0).abs() < 0.05,
+                "msgs_per_sec {} vs {from_batch} from the batch figures",
+                num(r, "msgs_per_sec")
+            );
+            assert!(["tsc", "cntvct", "monotonic"].contains(&col(r, "clock").as_str()));
             // Size as stored: compressed, smaller than encoded, timed.
             for c in ["zstd_bytes", "zlib_bytes"] {
                 assert!(
@@ -224,7 +264,12 @@ fn run_matches_an_independent_summary_and_writes_sound_csv() {
                 .iter()
                 .find(|x| col(x, "run_id") == col(r, "run_id"))
                 .unwrap();
-            for c in ["memcpy_p50_ns", "memcpy_mean_ns"] {
+            for c in [
+                "memcpy_p50_ns",
+                "memcpy_mean_ns",
+                "memcpy_batch_ns",
+                "clock",
+            ] {
                 assert_eq!(col(r, c), col(first_of_run, c), "{c} differs within a run");
             }
             assert!(!col(r, "git_rev").is_empty() && col(r, "rustc").starts_with("rustc "));
@@ -232,7 +277,7 @@ fn run_matches_an_independent_summary_and_writes_sound_csv() {
         assert_ne!(col(&rows[0], "run_id"), col(&rows[10], "run_id"));
 
         for f in &formats {
-            for side in ["ser", "de"] {
+            for side in ["ser", "de", "de_all"] {
                 let text = std::fs::read_to_string(hist.join(format!("{f}.{side}.hgrm"))).unwrap();
                 assert!(text.starts_with("       Value     Percentile TotalCount"));
                 // Warm-up packets are run but not recorded.

@@ -1,6 +1,7 @@
 //! Every format's decode entry points fed arbitrary bytes: the first byte picks the format from
-//! the registry (so a new format is fuzzed without a new target), the rest is its buffer. Both
-//! the measured path (into the aggregation) and the full decode used by `--verify` run; for
+//! the registry (so a new format is fuzzed without a new target), the rest is its buffer. The
+//! measured paths (selective into the aggregation, complete into the checksum, per packet and
+//! per window) and the decode into packets used by `--verify` all run; for
 //! zero-copy formats they go through the validating entry points, as the runners do. Runners
 //! are built once and reused, as in a real run.
 #![no_main]
@@ -8,7 +9,7 @@
 use std::cell::RefCell;
 
 use libfuzzer_sys::fuzz_target;
-use md_shootout::formats::{registry, Aggregate, Runner};
+use md_shootout::formats::{registry, Aggregate, Checksum, Runner};
 use md_shootout::measure::clock::Timer;
 
 thread_local! {
@@ -26,6 +27,9 @@ fuzz_target!(|data: &[u8]| {
         let runner = &mut runners[usize::from(pick) % n];
         runner.load(bytes);
         let _ = runner.decode_window(&mut Aggregate::new(), timer, &mut Vec::new());
+        let _ = runner.decode_all_window(&mut Checksum::default(), timer, &mut Vec::new());
+        let _ = runner.decode_batch(0, &mut Aggregate::new(), timer);
+        let _ = runner.decode_all_batch(0, &mut Checksum::default(), timer);
         let _ = runner.decode_packets(&mut Vec::new());
     });
 });

@@ -215,7 +215,11 @@ mod tests {
         let base = packet(vec![trade(1_000, 1), trade(2_000, 2)]);
         let c = Checksum::of(std::slice::from_ref(&base));
         assert_eq!(c.messages(), 2);
-        assert_eq!(c, Checksum::of(&[base.clone()]), "deterministic");
+        assert_eq!(
+            c,
+            Checksum::of(std::slice::from_ref(&base)),
+            "deterministic"
+        );
         let mut variants = vec![
             packet(vec![trade(1_001, 1), trade(2_000, 2)]),
             packet(vec![trade(1_000, 3), trade(2_000, 2)]),
@@ -238,7 +242,11 @@ mod tests {
         }));
         variants.push(admin);
         for v in variants {
-            assert_ne!(Checksum::of(&[v.clone()]).value(), c.value(), "{v:?}");
+            assert_ne!(
+                Checksum::of(std::slice::from_ref(&v)).value(),
+                c.value(),
+                "{v:?}"
+            );
         }
     }
 

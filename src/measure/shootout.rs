@@ -759,3 +759,227 @@ pub fn run_file(
         },
     })
 }
+
+#[cfg(test)]
+mod tests {
+    //! Formats broken on purpose: each must make a default run (no `--verify`) fail with an
+    //! error that says what is wrong, so the checks are shown to be able to fail.
+
+    use super::*;
+    use crate::formats::{raw::Raw, Format, FormatRunner, Sink, Visitor};
+    use crate::gen::{self, GenOptions};
+    use crate::model::{Message, Packet};
+
+    /// What a broken format does to a packet before encoding it with `raw`.
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    enum Fault {
+        /// (a) Leaves out the last message of every packet with two or more.
+        DropMessage,
+        /// (b) Adds 1 to the price of every trade report (a tick inside the day's range).
+        TradePrice,
+        /// (c) Swaps the first two messages of every packet with two or more.
+        SwapMessages,
+        /// (d) Adds 1 ns to the timestamp of every price level update.
+        Timestamp,
+        /// (e) Changes the round lot size of every security directory message.
+        AdminField,
+        /// None: the control, which must pass.
+        Nothing,
+    }
+
+    fn apply(fault: Fault, p: &mut Packet) {
+        let n = p.messages.len();
+        match fault {
+            Fault::DropMessage if n >= 2 => {
+                p.messages.pop();
+            }
+            Fault::SwapMessages if n >= 2 => p.messages.swap(0, 1),
+            _ => {}
+        }
+        for m in &mut p.messages {
+            match (fault, m) {
+                (Fault::TradePrice, Message::TradeReport(t)) => t.price += 1,
+                (Fault::Timestamp, Message::PriceLevelUpdate(u)) => u.timestamp += 1,
+                (Fault::AdminField, Message::SecurityDirectory(d)) => d.round_lot_size += 1,
+                _ => {}
+            }
+        }
+    }
+
+    /// `raw`, with `FAULT` (a [`Fault`] as a number) applied to every packet it encodes.
+    #[derive(Default)]
+    struct Broken<const FAULT: u8> {
+        raw: Raw,
+        scratch: Packet,
+    }
+
+    impl<const FAULT: u8> Broken<FAULT> {
+        const FAULTS: [Fault; 6] = [
+            Fault::DropMessage,
+            Fault::TradePrice,
+            Fault::SwapMessages,
+            Fault::Timestamp,
+            Fault::AdminField,
+            Fault::Nothing,
+        ];
+    }
+
+    impl<const FAULT: u8> Format for Broken<FAULT> {
+        const NAME: &'static str = "broken";
+
+        fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
+            self.scratch.clone_from(packet);
+            apply(Self::FAULTS[FAULT as usize], &mut self.scratch);
+            self.raw.encode(&self.scratch, out)
+        }
+
+        fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
+            self.raw.decode(bytes, sink)
+        }
+
+        fn decode_all<V: Visitor>(
+            &mut self,
+            bytes: &[u8],
+            visitor: &mut V,
+        ) -> Result<usize, DecodeError> {
+            self.raw.decode_all(bytes, visitor)
+        }
+    }
+
+    /// A default run (no `--verify`) of `raw` and the broken format over a synthetic day's start.
+    fn run_broken<const FAULT: u8>() -> Result<Outcome, RunError> {
+        let mut bytes = Vec::new();
+        let opts = GenOptions {
+            packets: 3_000,
+            ..GenOptions::default()
+        };
+        gen::generate(&opts, &mut bytes).unwrap();
+        let config = Config {
+            stored_size: false,
+            window: 512,
+            ..Config::default()
+        };
+        assert!(!config.verify);
+        let runners: Vec<Box<dyn Runner>> = vec![
+            Box::new(FormatRunner::<Raw>::default()),
+            Box::new(FormatRunner::<Broken<FAULT>>::default()),
+        ];
+        let reader = IexReader::new(&bytes[..], false).unwrap();
+        run_with(reader, &config, runners, |_| {})
+    }
+
+    fn failure<const FAULT: u8>() -> String {
+        match run_broken::<FAULT>() {
+            Ok(_) => panic!("a broken format passed the run's checks"),
+            Err(e) => {
+                eprintln!("{e}");
+                e.to_string()
+            }
+        }
+    }
+
+    #[test]
+    fn the_control_passes() {
+        let o = run_broken::<5>().unwrap();
+        assert_eq!(o.formats.len(), 2);
+        assert_eq!(o.formats[1].messages_encoded, o.messages);
+    }
+
+    #[test]
+    fn a_dropped_message_fails_the_run() {
+        let e = failure::<0>();
+        assert!(
+            e.starts_with("broken: packet ") && e.contains("messages.len() should be "),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_price_changed_within_the_range_fails_the_run() {
+        let e = failure::<1>();
+        assert!(e.contains("].TradeReport.price should be "), "{e}");
+    }
+
+    #[test]
+    fn swapped_messages_fail_the_run() {
+        let e = failure::<2>();
+        assert!(e.contains(": messages[0]."), "{e}");
+    }
+
+    #[test]
+    fn an_altered_timestamp_fails_the_run() {
+        let e = failure::<3>();
+        assert!(e.contains("].PriceLevelUpdate.timestamp should be "), "{e}");
+    }
+
+    #[test]
+    fn an_altered_administrative_field_fails_the_run() {
+        let e = failure::<4>();
+        assert!(
+            e.contains("].SecurityDirectory.round_lot_size should be "),
+            "{e}"
+        );
+    }
+
+    /// An encoder that writes every message but one, and says so, is caught by the count even
+    /// before the checksums are compared.
+    #[test]
+    fn the_encoders_count_is_checked() {
+        let mut o = run_broken::<5>().unwrap();
+        o.formats[1].messages_encoded -= 1;
+        let e = cross_check(&o.formats, &o.reference, &o.reference, o.messages)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("broken: serialized "), "{e}");
+    }
+
+    #[test]
+    fn settings_that_measure_nothing_are_refused() {
+        let refuse = |config: Config| config.check().unwrap_err().to_string();
+        for window in [0, MAX_WINDOW + 1] {
+            let e = refuse(Config {
+                window,
+                ..Config::default()
+            });
+            assert!(
+                e.starts_with(&format!("--window {window} is out of range")),
+                "{e}"
+            );
+        }
+        let e = refuse(Config {
+            formats: Some(vec![]),
+            ..Config::default()
+        });
+        assert!(e.contains("names no format"), "{e}");
+        assert!(Config {
+            window: MAX_WINDOW,
+            ..Config::default()
+        }
+        .check()
+        .is_ok());
+
+        let mut bytes = Vec::new();
+        gen::generate(
+            &GenOptions {
+                packets: 300,
+                ..GenOptions::default()
+            },
+            &mut bytes,
+        )
+        .unwrap();
+        let config = Config {
+            formats: Some(vec!["raw".into()]),
+            warmup: 1_000,
+            stored_size: false,
+            ..Config::default()
+        };
+        let e = run(IexReader::new(&bytes[..], false).unwrap(), &config, |_| {})
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.starts_with("--warmup 1000 leaves nothing to record: the input has "),
+            "{e}"
+        );
+    }
+}
