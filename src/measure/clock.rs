@@ -5,10 +5,15 @@
 //! rather than subtracted: a reader can subtract it, but cannot add back what was hidden. It is
 //! the *mean* of back-to-back reads: on a clock that moves in steps (10 ns on some VMs) each
 //! delta is 0 or one step, so the median is one of the two and biased, while the mean converges
-//! on the true cost.
+//! on the true cost. Pairs the machine interrupted (over [`INTERRUPTED_NS`]) are left out: one
+//! preemption of a few milliseconds among 200,001 pairs would add tens of ns to the mean.
 
 /// Back-to-back reads taken to estimate the cost of one timing.
 const CALIBRATION_SAMPLES: usize = 200_001;
+
+/// A read pair slower than this was interrupted (a preemption, an interrupt), not timing: even
+/// the OS clock fallback reads in well under a microsecond.
+pub const INTERRUPTED_NS: u64 = 1_000;
 
 pub struct Timer {
     clock: quanta::Clock,
@@ -23,13 +28,16 @@ impl Timer {
     /// Creates the clock and measures the cost of an empty timed region.
     pub fn calibrate() -> Timer {
         let clock = quanta::Clock::new();
-        let total: u64 = (0..CALIBRATION_SAMPLES)
-            .map(|_| {
-                let start = clock.raw();
-                clock.delta_as_nanos(start, clock.raw())
-            })
-            .sum();
-        let overhead_ns = total as f64 / CALIBRATION_SAMPLES as f64;
+        let (mut total, mut kept) = (0u64, 0u64);
+        for _ in 0..CALIBRATION_SAMPLES {
+            let start = clock.raw();
+            let ns = clock.delta_as_nanos(start, clock.raw());
+            if ns <= INTERRUPTED_NS {
+                total += ns;
+                kept += 1;
+            }
+        }
+        let overhead_ns = total as f64 / kept.max(1) as f64;
         let source = source_of(&clock);
         Timer {
             clock,
