@@ -1,5 +1,7 @@
 //! Generates the Cap'n Proto, FlatBuffers, SBE and Protocol Buffers codecs from `schemas/` into
-//! `OUT_DIR`.
+//! `OUT_DIR`, and from `schemas/iex-messages.txt` (the one description of the IEX messages) the
+//! model's message types, the derive-driven formats' wire vocabulary and raw's records
+//! (`build/messages.rs`).
 //!
 //! The generators are found through the environment (`CAPNP`, `FLATC`, `SBE_JAR`, `JAVA`,
 //! `PROTOC`) or in the places `scripts/bootstrap.sh` puts them (`tools/`, `capnp` and `java` on
@@ -11,6 +13,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{self, Command};
 
+#[path = "build/messages.rs"]
+mod messages;
+
 const FLATC_VERSION: &str = "25.12.19";
 const SBE_VERSION: &str = "1.34.0";
 
@@ -21,11 +26,13 @@ fn main() {
     let tools = root.join("tools");
 
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=build");
     println!("cargo:rerun-if-changed=schemas");
     for var in ["CAPNP", "FLATC", "SBE_JAR", "JAVA", "PROTOC"] {
         println!("cargo:rerun-if-env-changed={var}");
     }
 
+    messages::generate(&schemas, &out);
     capnp(&schemas, &out);
     flatbuffers(&schemas, &out, &tools);
     sbe(&schemas, &out, &tools);

@@ -1,6 +1,7 @@
 //! The complete-decode workload's [`Visitor`]: every field of every message folded into one
 //! running 64-bit value, in one canonical order (the packet's `seq` and `send_time`, then each
-//! message's type byte and its fields in the order of the model's structs).
+//! message's type byte and its fields in the order of `schemas/iex-messages.txt`, through
+//! [`Message::visit_fields`]).
 //!
 //! Why a checksum and not a comparison: it is the same cheap work for every format (one
 //! multiply per field, no allocation), it makes every field's value really used (no load can be
@@ -11,7 +12,7 @@
 //! that differs.
 
 use super::Visitor;
-use crate::model::{Message, Packet, Symbol, Timestamp};
+use crate::model::{Field, FieldVisitor, Message, Packet, Timestamp};
 
 /// FxHash's multiplier: odd, with well-spread bits.
 const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
@@ -72,124 +73,35 @@ impl Checksum {
     fn mix(&mut self, v: u64) {
         self.state = (self.state.rotate_left(5) ^ v).wrapping_mul(K);
     }
-
-    #[inline(always)]
-    fn mix_i(&mut self, v: i64) {
-        self.mix(v as u64);
-    }
-
-    #[inline(always)]
-    fn mix_symbol(&mut self, s: &Symbol) {
-        self.mix(s.as_u64());
-    }
 }
 
 impl Visitor for Checksum {
     #[inline]
     fn packet(&mut self, seq: u64, send_time: Timestamp) {
         self.mix(seq);
-        self.mix_i(send_time);
+        self.mix(send_time as u64);
     }
 
     #[inline]
     fn message(&mut self, message: Message) {
         self.messages += 1;
         self.mix(u64::from(message.kind()));
-        match message {
-            Message::SystemEvent(m) => {
-                self.mix(u64::from(m.event));
-                self.mix_i(m.timestamp);
-            }
-            Message::SecurityDirectory(m) => {
-                self.mix(u64::from(m.flags));
-                self.mix_i(m.timestamp);
-                self.mix_symbol(&m.symbol);
-                self.mix(u64::from(m.round_lot_size));
-                self.mix_i(m.adjusted_poc_price);
-                self.mix(u64::from(m.luld_tier));
-            }
-            Message::TradingStatus(m) => {
-                self.mix(u64::from(m.status));
-                self.mix_i(m.timestamp);
-                self.mix_symbol(&m.symbol);
-                self.mix(u64::from(u32::from_le_bytes(m.reason)));
-            }
-            Message::OperationalHalt(m) => {
-                self.mix(u64::from(m.status));
-                self.mix_i(m.timestamp);
-                self.mix_symbol(&m.symbol);
-            }
-            Message::ShortSalePriceTest(m) => {
-                self.mix(u64::from(m.status));
-                self.mix_i(m.timestamp);
-                self.mix_symbol(&m.symbol);
-                self.mix(u64::from(m.detail));
-            }
-            Message::SecurityEvent(m) => {
-                self.mix(u64::from(m.event));
-                self.mix_i(m.timestamp);
-                self.mix_symbol(&m.symbol);
-            }
-            Message::RetailLiquidity(m) => {
-                self.mix(u64::from(m.indicator));
-                self.mix_i(m.timestamp);
-                self.mix_symbol(&m.symbol);
-            }
-            Message::PriceLevelUpdate(m) => {
-                // The side is the type byte, already folded.
-                self.mix(u64::from(m.flags));
-                self.mix_i(m.timestamp);
-                self.mix_symbol(&m.symbol);
-                self.mix(u64::from(m.size));
-                self.mix_i(m.price);
-            }
-            Message::TradeReport(m) | Message::TradeBreak(m) => {
-                self.mix(u64::from(m.flags));
-                self.mix_i(m.timestamp);
-                self.mix_symbol(&m.symbol);
-                self.mix(u64::from(m.size));
-                self.mix_i(m.price);
-                self.mix_i(m.trade_id);
-            }
-            Message::OfficialPrice(m) => {
-                self.mix(u64::from(m.price_type));
-                self.mix_i(m.timestamp);
-                self.mix_symbol(&m.symbol);
-                self.mix_i(m.price);
-            }
-            Message::AuctionInformation(m) => {
-                self.mix(u64::from(m.auction_type));
-                self.mix_i(m.timestamp);
-                self.mix_symbol(&m.symbol);
-                self.mix(u64::from(m.paired_shares));
-                self.mix_i(m.reference_price);
-                self.mix_i(m.indicative_clearing_price);
-                self.mix(u64::from(m.imbalance_shares));
-                self.mix(u64::from(m.imbalance_side));
-                self.mix(u64::from(m.extension_number));
-                self.mix(u64::from(m.scheduled_auction_time));
-                self.mix_i(m.auction_book_clearing_price);
-                self.mix_i(m.collar_reference_price);
-                self.mix_i(m.lower_auction_collar);
-                self.mix_i(m.upper_auction_collar);
-            }
-            Message::QuoteUpdate(m) => {
-                self.mix(u64::from(m.flags));
-                self.mix_i(m.timestamp);
-                self.mix_symbol(&m.symbol);
-                self.mix(u64::from(m.bid_size));
-                self.mix_i(m.bid_price);
-                self.mix_i(m.ask_price);
-                self.mix(u64::from(m.ask_size));
-            }
-        }
+        message.visit_fields(self);
+    }
+}
+
+/// Every field in the table's order (see `schemas/iex-messages.txt`).
+impl FieldVisitor for Checksum {
+    #[inline(always)]
+    fn field<T: Field>(&mut self, _name: &'static str, value: T) {
+        self.mix(value.bits());
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{SystemEvent, Trade};
+    use crate::model::{Symbol, SystemEvent, Trade};
 
     fn trade(price: i64, ts: i64) -> Message {
         Message::TradeReport(Trade {

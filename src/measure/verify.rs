@@ -1,9 +1,9 @@
 //! `--verify`: every packet a format decodes must equal the parsed source, field by field.
 //!
-//! On a mismatch the error names the packet and the first field that differs, so a broken
-//! encoder is found from the message alone.
+//! On a mismatch the error names the packet and the first field that differs (by its name in
+//! `schemas/iex-messages.txt`), so a broken encoder is found from the message alone.
 
-use crate::model::Packet;
+use crate::model::{Field, FieldVisitor, Message, Packet};
 
 /// Where a decoded packet first differs from its source.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,32 +43,34 @@ pub fn compare(expected: &Packet, got: &Packet) -> Option<Mismatch> {
         .zip(&got.messages)
         .enumerate()
         .find(|(_, (e, g))| e != g)?;
-    Some(message_field(i, &format!("{e:?}"), &format!("{g:?}")))
+    Some(message_field(i, e, g))
 }
 
-/// Names the first differing `name: value` pair of two messages' `Debug` forms, e.g.
-/// `TradeReport(Trade { flags: 0, timestamp: 1, ... })`; the variant if the variants differ.
-fn message_field(index: usize, expected: &str, got: &str) -> Mismatch {
-    let variant = |s: &str| s.split('(').next().unwrap_or_default().to_owned();
-    let (ve, vg) = (variant(expected), variant(got));
+/// Each field's name and printed value, in the table's order.
+#[derive(Default)]
+struct Printed(Vec<(&'static str, String)>);
+
+impl FieldVisitor for Printed {
+    fn field<T: Field>(&mut self, name: &'static str, value: T) {
+        self.0.push((name, format!("{value:?}")));
+    }
+}
+
+/// Names the first field in which two messages differ, from the message table's field names;
+/// the type if the types differ.
+fn message_field(index: usize, expected: &Message, got: &Message) -> Mismatch {
+    let (ve, vg) = (expected.name(), got.name());
     if ve != vg {
         return Mismatch {
             field: format!("messages[{index}].type"),
-            expected: ve,
-            got: vg,
+            expected: ve.to_owned(),
+            got: vg.to_owned(),
         };
     }
-    let pairs = |s: &str| -> Vec<(String, String)> {
-        let body = s.split_once('{').map_or(s, |(_, b)| b);
-        body.trim_end_matches([')', '}', ' '])
-            .split(", ")
-            .filter_map(|kv| kv.split_once(": "))
-            .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
-            .collect()
-    };
-    let (pe, pg) = (pairs(expected), pairs(got));
-    let first = pe.iter().zip(&pg).find(|(a, b)| a != b);
-    match first {
+    let (mut pe, mut pg) = (Printed::default(), Printed::default());
+    expected.visit_fields(&mut pe);
+    got.visit_fields(&mut pg);
+    match pe.0.iter().zip(&pg.0).find(|(a, b)| a != b) {
         Some(((name, e), (_, g))) => Mismatch {
             field: format!("messages[{index}].{ve}.{name}"),
             expected: e.clone(),
@@ -76,8 +78,8 @@ fn message_field(index: usize, expected: &str, got: &str) -> Mismatch {
         },
         None => Mismatch {
             field: format!("messages[{index}]"),
-            expected: expected.to_owned(),
-            got: got.to_owned(),
+            expected: format!("{expected:?}"),
+            got: format!("{got:?}"),
         },
     }
 }

@@ -1,0 +1,524 @@
+//! The one description of the IEX messages (`schemas/iex-messages.txt`) turned into Rust: the
+//! model (`iex_model.rs`), the wire vocabulary of the derive-driven formats (`iex_wire.rs`) and
+//! raw's records (`iex_raw.rs`), all in `OUT_DIR`. Written as plain text so a reader can open the
+//! generated files and see exactly what the table produced.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// A field's type, as the table names it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ty {
+    U8,
+    U32,
+    I64,
+    Timestamp,
+    Price,
+    Symbol,
+    Bytes4,
+    /// Not on the wire: implied by the type byte.
+    Side,
+}
+
+impl Ty {
+    fn parse(s: &str) -> Ty {
+        match s {
+            "u8" => Ty::U8,
+            "u32" => Ty::U32,
+            "i64" => Ty::I64,
+            "Timestamp" => Ty::Timestamp,
+            "Price" => Ty::Price,
+            "Symbol" => Ty::Symbol,
+            "Bytes4" => Ty::Bytes4,
+            "Side" => Ty::Side,
+            other => panic!("iex-messages.txt: unknown field type {other:?}"),
+        }
+    }
+
+    /// The type in the model (`S` for the symbol).
+    fn model(self) -> &'static str {
+        match self {
+            Ty::U8 => "u8",
+            Ty::U32 => "u32",
+            Ty::I64 => "i64",
+            Ty::Timestamp => "Timestamp",
+            Ty::Price => "Price",
+            Ty::Symbol => "S",
+            Ty::Bytes4 => "[u8; 4]",
+            Ty::Side => "Side",
+        }
+    }
+
+    /// The type in raw's packed record; `None` when not on the wire.
+    fn raw(self) -> Option<&'static str> {
+        match self {
+            Ty::Symbol => Some("[u8; 8]"),
+            Ty::Side => None,
+            Ty::Timestamp | Ty::Price | Ty::I64 => Some("i64"),
+            other => Some(other.model()),
+        }
+    }
+
+    /// Bytes on the wire.
+    fn wire_len(self) -> usize {
+        match self {
+            Ty::U8 => 1,
+            Ty::U32 | Ty::Bytes4 => 4,
+            Ty::I64 | Ty::Timestamp | Ty::Price | Ty::Symbol => 8,
+            Ty::Side => 0,
+        }
+    }
+}
+
+struct Field {
+    name: String,
+    ty: Ty,
+    doc: String,
+}
+
+struct Variant {
+    name: String,
+    byte: char,
+    constant: String,
+    /// `Buy` or `Sell` for a type whose byte gives the side.
+    side: Option<String>,
+}
+
+struct Struct {
+    name: String,
+    doc: String,
+    variants: Vec<Variant>,
+    len: usize,
+    fields: Vec<Field>,
+}
+
+impl Struct {
+    fn has_symbol(&self) -> bool {
+        self.fields.iter().any(|f| f.ty == Ty::Symbol)
+    }
+
+    /// `Name<S>` or `Name`.
+    fn generic(&self, s: &str) -> String {
+        if self.has_symbol() {
+            format!("{}<{s}>", self.name)
+        } else {
+            self.name.clone()
+        }
+    }
+}
+
+/// The text after the first `"` up to the last one.
+fn quoted(line: &str) -> String {
+    match (line.find('"'), line.rfind('"')) {
+        (Some(a), Some(b)) if b > a => line[a + 1..b].to_owned(),
+        _ => String::new(),
+    }
+}
+
+fn bad(n: usize, line: &str) -> ! {
+    panic!("iex-messages.txt line {}: cannot read {line:?}", n + 1)
+}
+
+fn parse(text: &str) -> Vec<Struct> {
+    let mut out: Vec<Struct> = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if words[0] == "struct" {
+            let Some(name) = words.get(1) else {
+                bad(n, line)
+            };
+            out.push(Struct {
+                name: name.to_string(),
+                doc: quoted(line),
+                variants: Vec::new(),
+                len: 0,
+                fields: Vec::new(),
+            });
+            continue;
+        }
+        let Some(current) = out.last_mut() else {
+            bad(n, line)
+        };
+        match words.as_slice() {
+            ["variant", name, byte, constant, rest @ ..] => {
+                let side = match rest {
+                    [] => None,
+                    [s] => match s.strip_prefix("side=") {
+                        Some(side) => Some(side.to_owned()),
+                        None => bad(n, line),
+                    },
+                    _ => bad(n, line),
+                };
+                let Some(byte) = byte.chars().next() else {
+                    bad(n, line)
+                };
+                current.variants.push(Variant {
+                    name: name.to_string(),
+                    byte,
+                    constant: constant.to_string(),
+                    side,
+                });
+            }
+            ["len", len] => match len.parse() {
+                Ok(len) => current.len = len,
+                Err(_) => bad(n, line),
+            },
+            ["field", name, ty, ..] => current.fields.push(Field {
+                name: name.to_string(),
+                ty: Ty::parse(ty),
+                doc: quoted(line),
+            }),
+            _ => bad(n, line),
+        }
+    }
+    for s in &out {
+        let wire: usize = 1 + s.fields.iter().map(|f| f.ty.wire_len()).sum::<usize>();
+        assert_eq!(
+            wire, s.len,
+            "iex-messages.txt: {}'s fields take {wire} bytes with the type byte, not len {}",
+            s.name, s.len
+        );
+        assert!(!s.variants.is_empty(), "{} has no variant", s.name);
+        assert!(
+            s.fields.iter().any(|f| f.name == "timestamp"),
+            "{} has no timestamp",
+            s.name
+        );
+    }
+    out
+}
+
+/// Every variant, in table order, with its struct.
+fn variants(structs: &[Struct]) -> Vec<(&Struct, &Variant)> {
+    structs
+        .iter()
+        .flat_map(|s| s.variants.iter().map(move |v| (s, v)))
+        .collect()
+}
+
+/// The distinct `Message` variants, in table order, with their struct and every type byte.
+fn message_variants(structs: &[Struct]) -> Vec<(&Struct, &str, Vec<&Variant>)> {
+    let mut out: Vec<(&Struct, &str, Vec<&Variant>)> = Vec::new();
+    for (s, v) in variants(structs) {
+        match out.iter_mut().find(|(_, name, _)| *name == v.name) {
+            Some((_, _, vs)) => vs.push(v),
+            None => out.push((s, &v.name, vec![v])),
+        }
+    }
+    out
+}
+
+fn doc(out: &mut String, indent: &str, text: &str) {
+    if !text.is_empty() {
+        let _ = writeln!(out, "{indent}/// {text}");
+    }
+}
+
+fn model(structs: &[Struct]) -> String {
+    let mut o = String::from("// Generated by build.rs from schemas/iex-messages.txt.\n\n");
+    for s in structs {
+        doc(&mut o, "", &s.doc);
+        let _ = writeln!(o, "#[derive(Debug, Clone, Copy, PartialEq, Eq)]");
+        let _ = writeln!(o, "pub struct {} {{", s.generic("S = Symbol"));
+        for f in &s.fields {
+            doc(&mut o, "    ", &f.doc);
+            let _ = writeln!(o, "    pub {}: {},", f.name, f.ty.model());
+        }
+        let _ = writeln!(o, "}}\n");
+    }
+
+    let mvs = message_variants(structs);
+    o.push_str("/// One IEX message of any known type.\n");
+    o.push_str("#[derive(Debug, Clone, Copy, PartialEq, Eq)]\npub enum Message<S = Symbol> {\n");
+    for (s, name, _) in &mvs {
+        let _ = writeln!(o, "    {name}({}),", s.generic("S"));
+    }
+    o.push_str("}\n\n");
+
+    o.push_str("/// The message type bytes, as on the wire.\npub mod kind {\n");
+    let all = variants(structs);
+    for (_, v) in &all {
+        let _ = writeln!(o, "    pub const {}: u8 = b'{}';", v.constant, v.byte);
+    }
+    let _ = writeln!(
+        o,
+        "\n    /// Every known type byte, in the order of the table.\n    pub const ALL: [u8; {}] = [{}];\n",
+        all.len(),
+        all.iter().map(|(_, v)| v.constant.as_str()).collect::<Vec<_>>().join(", ")
+    );
+    o.push_str(
+        "    /// Wire length of a message of this type (type byte included), `None` for an \
+         unknown type.\n    pub const fn wire_len(kind: u8) -> Option<usize> {\n        \
+         Some(match kind {\n",
+    );
+    for (s, v) in &all {
+        let _ = writeln!(o, "            {} => {},", v.constant, s.len);
+    }
+    o.push_str("            _ => return None,\n        })\n    }\n}\n\n");
+
+    // Accessors.
+    o.push_str("impl<S> Message<S> {\n");
+    o.push_str(
+        "    /// The type byte this message has on the wire.\n    pub fn kind(&self) -> u8 {\n        match self {\n",
+    );
+    for (_, name, vs) in &mvs {
+        if vs.len() == 1 {
+            let _ = writeln!(
+                o,
+                "            Message::{name}(_) => kind::{},",
+                vs[0].constant
+            );
+        } else {
+            let _ = writeln!(o, "            Message::{name}(m) => match m.side {{");
+            for v in vs {
+                let side = v
+                    .side
+                    .as_deref()
+                    .expect("several bytes for one variant need side=");
+                let _ = writeln!(o, "                Side::{side} => kind::{},", v.constant);
+            }
+            o.push_str("            },\n");
+        }
+    }
+    o.push_str("        }\n    }\n\n");
+
+    o.push_str("    /// The message's own timestamp.\n    pub fn timestamp(&self) -> Timestamp {\n        match self {\n");
+    for (_, name, _) in &mvs {
+        let _ = writeln!(o, "            Message::{name}(m) => m.timestamp,");
+    }
+    o.push_str("        }\n    }\n\n");
+
+    o.push_str("    /// The symbol, for every type that has one.\n    pub fn symbol(&self) -> Option<&S> {\n        match self {\n");
+    for (s, name, _) in &mvs {
+        if s.has_symbol() {
+            let _ = writeln!(o, "            Message::{name}(m) => Some(&m.symbol),");
+        } else {
+            let _ = writeln!(o, "            Message::{name}(_) => None,");
+        }
+    }
+    o.push_str("        }\n    }\n\n");
+
+    o.push_str(
+        "    /// The same message with its symbol converted by `f` (e.g. borrowed to owned).\n    \
+         pub fn map_symbol<T>(self, f: impl FnOnce(S) -> T) -> Message<T> {\n        match self {\n",
+    );
+    for (s, name, _) in &mvs {
+        if s.has_symbol() {
+            let fields: Vec<String> = s
+                .fields
+                .iter()
+                .map(|f| {
+                    if f.ty == Ty::Symbol {
+                        format!("{}: f(m.{})", f.name, f.name)
+                    } else {
+                        format!("{}: m.{}", f.name, f.name)
+                    }
+                })
+                .collect();
+            let _ = writeln!(
+                o,
+                "            Message::{name}(m) => Message::{name}({} {{ {} }}),",
+                s.name,
+                fields.join(", ")
+            );
+        } else {
+            let _ = writeln!(o, "            Message::{name}(m) => Message::{name}(m),");
+        }
+    }
+    o.push_str("        }\n    }\n");
+
+    o.push_str(
+        "\n    /// Hands every field to `visitor`, named, in the table's order (the canonical order \
+         of the complete-decode checksum).\n    pub fn visit_fields<V: FieldVisitor>(&self, visitor: &mut V)\n    where\n        S: Field,\n    {\n        match self {\n",
+    );
+    for (s, name, _) in &mvs {
+        let _ = writeln!(o, "            Message::{name}(m) => {{");
+        for f in &s.fields {
+            let _ = writeln!(o, "                visitor.field(\"{0}\", m.{0});", f.name);
+        }
+        o.push_str("            }\n");
+    }
+    o.push_str("        }\n    }\n\n");
+
+    o.push_str("    /// The variant's name, as in `Message::` and in `--verify`'s messages.\n    pub fn name(&self) -> &'static str {\n        match self {\n");
+    for (_, name, _) in &mvs {
+        let _ = writeln!(o, "            Message::{name}(_) => \"{name}\",");
+    }
+    o.push_str("        }\n    }\n}\n");
+    o
+}
+
+fn wire(structs: &[Struct]) -> String {
+    let mvs = message_variants(structs);
+    let mut o = String::from("// Generated by build.rs from schemas/iex-messages.txt.\n\n");
+    o.push_str(
+        "/// One message; variant and field names are the model's (snake_case in JSON).\n\
+         #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, rkyv::Archive, \
+         rkyv::Serialize, rkyv::Deserialize, bitcode::Encode, bitcode::Decode)]\n\
+         #[serde(rename_all = \"snake_case\")]\npub enum Wire<S> {\n",
+    );
+    let wire_ty = |t: Ty| match t {
+        Ty::Side => "WSide",
+        Ty::Timestamp | Ty::Price => "i64",
+        other => other.model(),
+    };
+    for (s, name, _) in &mvs {
+        let _ = writeln!(o, "    {name} {{");
+        for f in &s.fields {
+            let _ = writeln!(o, "        {}: {},", f.name, wire_ty(f.ty));
+        }
+        o.push_str("    },\n");
+    }
+    o.push_str("}\n\nimpl<S> Wire<S> {\n");
+    o.push_str(
+        "    /// The wire form of a model message, the symbol converted by `sym`.\n    \
+         pub fn from_model<'a>(m: &'a Message, sym: impl FnOnce(&'a Symbol) -> S) -> Wire<S> {\n        \
+         match m {\n",
+    );
+    for (s, name, _) in &mvs {
+        let fields: Vec<String> = s
+            .fields
+            .iter()
+            .map(|f| match f.ty {
+                Ty::Symbol => format!("{}: sym(&m.{})", f.name, f.name),
+                Ty::Side => format!("{}: m.{}.into()", f.name, f.name),
+                _ => format!("{}: m.{}", f.name, f.name),
+            })
+            .collect();
+        let _ = writeln!(
+            o,
+            "            Message::{name}(m) => Wire::{name} {{ {} }},",
+            fields.join(", ")
+        );
+    }
+    o.push_str("        }\n    }\n\n");
+    o.push_str(
+        "    /// The model message, the symbol converted by `sym` (which may refuse it).\n    \
+         pub fn into_model(\n        self,\n        sym: impl FnOnce(S) -> Result<Symbol, DecodeError>,\n    \
+         ) -> Result<Message, DecodeError> {\n        Ok(match self {\n",
+    );
+    for (s, name, _) in &mvs {
+        let names: Vec<&str> = s.fields.iter().map(|f| f.name.as_str()).collect();
+        let fields: Vec<String> = s
+            .fields
+            .iter()
+            .map(|f| match f.ty {
+                Ty::Symbol => format!("{}: sym({})?", f.name, f.name),
+                Ty::Side => format!("{}: {}.into()", f.name, f.name),
+                _ => f.name.clone(),
+            })
+            .collect();
+        let _ = writeln!(
+            o,
+            "            Wire::{name} {{ {} }} => Message::{name}({} {{ {} }}),",
+            names.join(", "),
+            s.name,
+            fields.join(", ")
+        );
+    }
+    o.push_str("        })\n    }\n}\n");
+    o
+}
+
+fn raw(structs: &[Struct]) -> String {
+    let mut o = String::from("// Generated by build.rs from schemas/iex-messages.txt.\n\n");
+    for s in structs {
+        let bytes: Vec<String> = s.variants.iter().map(|v| format!("`{}`", v.byte)).collect();
+        let _ = writeln!(
+            o,
+            "/// {} on the wire: the type byte, then the fields.\n\
+             #[derive(Clone, Copy, Pod, Zeroable)]\n#[repr(C, packed)]\npub struct Raw{} {{\n    pub kind: u8,",
+            bytes.join(" and "),
+            s.name
+        );
+        for f in &s.fields {
+            if let Some(t) = f.ty.raw() {
+                let _ = writeln!(o, "    pub {}: {t},", f.name);
+            }
+        }
+        let _ = writeln!(
+            o,
+            "}}\n\nconst _: () = assert!(std::mem::size_of::<Raw{}>() == {});\n",
+            s.name, s.len
+        );
+    }
+
+    o.push_str("/// Appends `m` as its record.\n#[inline]\nfn put_message(out: &mut Vec<u8>, m: &Message) {\n    let kind = m.kind();\n    match *m {\n");
+    for (s, name, _) in message_variants(structs) {
+        let fields: Vec<String> = s
+            .fields
+            .iter()
+            .filter(|f| f.ty.raw().is_some())
+            .map(|f| match f.ty {
+                Ty::Symbol => format!("{}: m.{}.0", f.name, f.name),
+                _ => format!("{}: m.{}", f.name, f.name),
+            })
+            .collect();
+        let _ = writeln!(
+            o,
+            "        Message::{name}(m) => put(out, Raw{} {{ kind, {} }}),",
+            s.name,
+            fields.join(", ")
+        );
+    }
+    o.push_str("    }\n}\n\n");
+
+    o.push_str(
+        "/// The message in record `r` of type `k` (a known type: `walk` checks), every field read \
+         in place.\n#[inline]\nfn to_message(k: u8, r: &[u8]) -> Message {\n    match k {\n",
+    );
+    let all = variants(structs);
+    let last = all.len() - 1;
+    for (i, (s, v)) in all.iter().enumerate() {
+        let fields: Vec<String> = s
+            .fields
+            .iter()
+            .map(|f| match f.ty {
+                Ty::Symbol => format!("{}: Symbol(r.{})", f.name, f.name),
+                Ty::Side => format!(
+                    "{}: Side::{}",
+                    f.name,
+                    v.side
+                        .as_deref()
+                        .expect("a Side field needs side= on every variant")
+                ),
+                _ => format!("{}: r.{}", f.name, f.name),
+            })
+            .collect();
+        // The last arm also takes what `walk` never passes, so the match needs no panic.
+        let pattern = if i == last {
+            "_".to_owned()
+        } else {
+            format!("kind::{}", v.constant)
+        };
+        let _ = writeln!(
+            o,
+            "        {pattern} => {{\n            let r: &Raw{} = view(r);\n            Message::{}({} {{ {} }})\n        }}",
+            s.name,
+            v.name,
+            s.name,
+            fields.join(", ")
+        );
+    }
+    o.push_str("    }\n}\n");
+    o
+}
+
+/// Reads `schemas/iex-messages.txt` and writes the three generated files into `out`.
+pub fn generate(schemas: &Path, out: &Path) {
+    let path = schemas.join("iex-messages.txt");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let structs = parse(&text);
+    for (file, code) in [
+        ("iex_model.rs", model(&structs)),
+        ("iex_wire.rs", wire(&structs)),
+        ("iex_raw.rs", raw(&structs)),
+    ] {
+        let path = out.join(file);
+        std::fs::write(&path, code).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    }
+}
