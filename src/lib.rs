@@ -4,6 +4,7 @@
 //! [`stream`]) → [`model`] → [`formats`] → [`measure`] → report. The binary (`src/main.rs`) is only the
 //! command line; benches, tests and fuzz targets use this library so they exercise the same code.
 
+pub mod bench;
 pub mod bytes;
 pub mod capture;
 pub mod error;
