@@ -1,11 +1,13 @@
 //! The `shootout` command line. Everything it does lives in the library.
 
+use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
+use md_shootout::bench;
 use md_shootout::capture::CaptureKind;
 use md_shootout::fetch::{self, FetchOptions};
 use md_shootout::gen::{self, GenOptions};
@@ -107,6 +109,14 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// The whole shootout: every input, several runs, under each scheduling prefix, into one
+    /// results folder, then the report.
+    #[command(
+        long_about = BENCH_ABOUT,
+        after_help = BENCH_AFTER,
+        override_usage = "shootout bench [OPTIONS] [INPUT]...\n       shootout bench --resume DIR [OPTIONS]"
+    )]
+    Bench(BenchArgs),
     /// Download one day of IEX HIST data (resumes a partial download; checks the size).
     Fetch {
         /// The trading day: YYYYMMDD or YYYY-MM-DD.
@@ -120,6 +130,115 @@ enum Command {
         #[arg(long, default_value = fetch::DEFAULT_HIST_URL)]
         hist_url: String,
     },
+}
+
+const BENCH_ABOUT: &str = "\
+The whole shootout: runs every format over each input --runs times under each scheduling prefix
+(plain, pinned to a CPU, pinned and at high priority), each run a `shootout run` of this same
+binary, then writes the report. Everything goes under results/<UTC timestamp>/ (or --out):
+  runs.csv                       one row per format per run, for every input, prefix and run
+  hist/<input>/<label>/run<i>/   HdrHistogram .hgrm files per format and side
+  summary-<input>.csv            the per-symbol aggregation every format agreed on
+  environment.txt                machine, governor, kernel, compiler, revision, load, prefixes
+  done.txt                       one line per completed (input, label, run): what --resume skips
+  report/                        the cross-run report (`shootout report`)";
+
+const BENCH_AFTER: &str = "\
+A killed or interrupted bench keeps every completed run: `--resume DIR` continues it and runs each
+missing run once. Options that make no sense are refused with one line and exit code 2.
+./run_shootout.sh sets up the code generators, builds, runs this from the repository root
+(relative paths are relative to it) and passes every argument on.";
+
+#[derive(Args)]
+struct BenchArgs {
+    /// Capture files (pcap/pcapng, gzip'd or not), globs ('data/*.pcap.gz') or directories (their
+    /// *.pcap* files) [default: data/sample-deep.pcapng.gz].
+    #[arg(value_name = "INPUT")]
+    inputs: Vec<PathBuf>,
+    /// Runs per input and prefix [default: 3; 1 with --quick].
+    #[arg(long, value_name = "N", value_parser = positive, allow_hyphen_values = true)]
+    runs: Option<u32>,
+    /// Run `CMD shootout run ...` and store L in the CSV `label` column; repeatable. Default:
+    /// normal= (none), taskset=taskset -c 1, nice=taskset -c 1 nice -n -19 (each only where it
+    /// works here; skipped ones are named on stderr).
+    #[arg(long, value_name = "L=CMD", allow_hyphen_values = true)]
+    prefix: Vec<String>,
+    /// Same as --prefix T= (no command); repeatable, in order with --prefix.
+    #[arg(long, value_name = "T")]
+    label: Vec<String>,
+    /// Comma-separated formats (default: all; see `shootout run --help`).
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    formats: Option<Vec<String>>,
+    /// Also decode every packet back and compare it field by field with the source.
+    #[arg(long)]
+    verify: bool,
+    /// Skip compressing every window for the size as stored (zstd, zlib): faster.
+    #[arg(long)]
+    no_stored_size: bool,
+    /// Packets run through every format before times are recorded.
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    warmup: u64,
+    /// A small generated input (20000 packets) instead of INPUT; 1 run unless --runs.
+    #[arg(long)]
+    quick: bool,
+    /// `shootout fetch DATE` into --data first (YYYYMMDD or YYYY-MM-DD), then run it.
+    #[arg(long, value_name = "DATE")]
+    date: Option<String>,
+    /// The feed for --date.
+    #[arg(long, value_enum, default_value_t = FeedArg::Deep, requires = "date")]
+    feed: FeedArg,
+    /// Where --date puts the file.
+    #[arg(long, value_name = "DIR", default_value = "data", requires = "date")]
+    data: PathBuf,
+    /// The HIST index --date looks the day up in.
+    #[arg(long, value_name = "URL", default_value = fetch::DEFAULT_HIST_URL, requires = "date")]
+    hist_url: String,
+    /// The results folder [default: results/<UTC timestamp>].
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Continue an interrupted bench in DIR: runs listed in DIR/done.txt are skipped. Alone, it
+    /// reuses the options DIR was started with (DIR/args).
+    #[arg(long, value_name = "DIR")]
+    resume: Option<PathBuf>,
+}
+
+fn positive(text: &str) -> Result<u32, String> {
+    match text.parse::<u32>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err("needs a positive number".into()),
+    }
+}
+
+impl BenchArgs {
+    /// The options, with --prefix and --label in the order given (`matches` holds their
+    /// positions) and the arguments as given.
+    fn into_options(self, matches: &ArgMatches, args: Vec<OsString>) -> bench::Options {
+        let mut prefixes: Vec<(usize, String)> = Vec::new();
+        if let Some(at) = matches.indices_of("prefix") {
+            prefixes.extend(at.zip(self.prefix));
+        }
+        if let Some(at) = matches.indices_of("label") {
+            prefixes.extend(at.zip(self.label.into_iter().map(|l| format!("{l}="))));
+        }
+        prefixes.sort_by_key(|(i, _)| *i);
+        bench::Options {
+            inputs: self.inputs,
+            runs: self.runs,
+            prefixes: prefixes.into_iter().map(|(_, p)| p).collect(),
+            formats: self.formats,
+            verify: self.verify,
+            no_stored_size: self.no_stored_size,
+            warmup: self.warmup,
+            quick: self.quick,
+            date: self.date,
+            feed: self.feed.into(),
+            data: self.data,
+            hist_url: self.hist_url,
+            out: self.out,
+            resume: self.resume,
+            args,
+        }
+    }
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -138,6 +257,19 @@ impl From<FeedArg> for Feed {
 }
 
 fn main() -> ExitCode {
+    let args: Vec<OsString> = std::env::args_os().collect();
+    if args.get(1).is_some_and(|a| a == "bench") {
+        return match parse_bench(&args) {
+            Ok(opts) => match bench::bench(&opts) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::from(e.exit_code())
+                }
+            },
+            Err(e) => e,
+        };
+    }
     let cli = Cli::parse();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
@@ -146,6 +278,65 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `shootout bench ...`: `--resume DIR` alone takes the options DIR was started with. A
+/// refusal is one line and exit code 2; help is printed whole.
+fn parse_bench(args: &[OsString]) -> Result<bench::Options, ExitCode> {
+    let refuse = |e: clap::Error| {
+        use clap::error::ErrorKind::*;
+        if matches!(
+            e.kind(),
+            DisplayHelp | DisplayVersion | DisplayHelpOnMissingArgumentOrSubcommand
+        ) {
+            e.exit()
+        }
+        // clap's message up to its first blank line (the tips and usage after it are left
+        // out), as one line.
+        let text = e.render().to_string();
+        let message: Vec<&str> = text
+            .lines()
+            .take_while(|l| !l.trim().is_empty())
+            .map(str::trim)
+            .collect();
+        eprintln!("{}", message.join(" "));
+        ExitCode::from(2)
+    };
+    let parse = |args: &[OsString]| -> Result<bench::Options, ExitCode> {
+        let matches = Cli::command().try_get_matches_from(args).map_err(refuse)?;
+        let cli = Cli::from_arg_matches(&matches).map_err(refuse)?;
+        let (Command::Bench(bench_args), Some(sub)) =
+            (cli.command, matches.subcommand_matches("bench"))
+        else {
+            unreachable!("argv[1] is bench");
+        };
+        Ok(bench_args.into_options(sub, args[2..].to_vec()))
+    };
+    let mut opts = parse(args)?;
+    let given = &args[2..];
+    let alone = match given {
+        [flag, _] => flag == "--resume",
+        [flag] => flag.to_string_lossy().starts_with("--resume="),
+        _ => false,
+    };
+    if let (true, Some(dir)) = (alone, opts.resume.clone()) {
+        let saved = bench::resume::saved_args(&dir).map_err(|e| {
+            eprintln!("error: {}: {e}", dir.join(bench::resume::ARGS).display());
+            ExitCode::from(2)
+        })?;
+        if let Some(saved) = saved {
+            let mut again = args[..2].to_vec();
+            again.extend(saved);
+            let n = again.len();
+            again.extend(["--resume".into(), dir.clone().into_os_string()]);
+            let mut resumed = parse(&again)?;
+            // The folder is the one being resumed, whatever --out it was started with.
+            resumed.out = None;
+            resumed.args = again[2..n].to_vec();
+            opts = resumed;
+        }
+    }
+    Ok(opts)
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {
@@ -256,6 +447,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             };
             print(&text)
         }
+        Command::Bench(_) => unreachable!("main runs bench itself"),
         Command::Fetch {
             date,
             feed,

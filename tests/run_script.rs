@@ -1,6 +1,9 @@
-//! `run_shootout.sh` end to end with the test build of `shootout` (`SHOOTOUT_BIN`, so the script
-//! neither bootstraps nor builds): every run, format and prefix lands in one runs.csv; a run
-//! killed with SIGKILL keeps only whole rows; `--resume` completes it without repeating a run.
+//! `run_shootout.sh` and `shootout bench` end to end with the test build of `shootout`
+//! (`SHOOTOUT_BIN`, so the script neither bootstraps nor builds): every run, format and prefix
+//! lands in one runs.csv; a run killed with SIGKILL keeps only whole rows; `--resume` completes
+//! it without repeating a run. Without `SHOOTOUT_BIN` the script runs the binary cargo says it
+//! built, under `CARGO_TARGET_DIR` when that is set (a stand-in `cargo` here; the real build is
+//! the ignored `real_build_under_cargo_target_dir`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::os::unix::process::CommandExt;
@@ -274,7 +277,7 @@ fn explicit_prefixes_and_labels_replace_the_defaults() {
     assert_eq!(bad.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&bad.stderr),
-        "run_shootout.sh: --prefix no-equals-sign: expected LABEL=COMMAND\n"
+        "error: --prefix no-equals-sign: expected LABEL=COMMAND\n"
     );
 }
 
@@ -384,15 +387,14 @@ fn globbed_inputs_and_the_report_when_the_binary_has_one() {
             .unwrap();
         assert!(status.success());
     }
-    // A stand-in for a shootout with `report`: records how it is called, writes a summary.
-    let log = dir.path().join("report.log");
+    // A stand-in for SHOOTOUT_BIN that logs how it is called: once, as `bench`; the runs are
+    // children of the real binary itself, not of whatever launched it.
+    let log = dir.path().join("calls.log");
     let fake = dir.path().join("shootout");
     std::fs::write(
         &fake,
         format!(
-            "#!/bin/sh\nif [ \"$1\" = report ]; then\n  [ \"$2\" = --help ] && exit 0\n  \
-             echo \"$@\" >'{}'\n  mkdir -p \"$4\" && echo '# across runs' >\"$4/summary.md\"\n  exit 0\nfi\n\
-             exec '{}' \"$@\"\n",
+            "#!/bin/sh\necho \"$1\" >>'{}'\nexec '{}' \"$@\"\n",
             log.display(),
             env!("CARGO_BIN_EXE_shootout")
         ),
@@ -431,11 +433,185 @@ fn globbed_inputs_and_the_report_when_the_binary_has_one() {
     );
     assert!(out.join("hist/a.pcapng/x/run1/sbe.ser.hgrm").is_file());
     assert!(out.join("hist/b.pcapng/x/run1/sbe.de.hgrm").is_file());
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), "bench\n");
+    // The report is written in the same process, from runs.csv and hist/.
     let o = out.display();
-    assert_eq!(
-        std::fs::read_to_string(&log).unwrap(),
-        format!("report {o}/runs.csv --out {o}/report --hist-dir {o}/hist\n")
+    let summary = std::fs::read_to_string(out.join("report/summary.md")).unwrap();
+    assert!(
+        summary.contains("a.pcapng") && summary.contains("b.pcapng"),
+        "{summary}"
     );
-    assert!(stdout.contains("# across runs\n"), "{stdout}");
+    assert!(out.join("report/index.html").is_file());
+    assert!(
+        stdout.contains(&format!("== summary across runs\n{summary}")),
+        "{stdout}"
+    );
     assert!(stdout.contains(&format!("report: {o}/report/")), "{stdout}");
+    assert!(
+        stdout.contains(&format!("results: {o}/runs.csv (2 rows)")),
+        "{stdout}"
+    );
+}
+
+/// `shootout bench` itself, in `dir` (so a default results/ would land there).
+fn bench(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_shootout"))
+        .arg("bench")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn bench_refuses_what_makes_no_sense_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let capture = d.join("a.pcapng");
+    std::fs::write(&capture, b"not read").unwrap();
+    let cap = capture.to_str().unwrap();
+    let missing = d.join("nowhere");
+    let missing = missing.to_str().unwrap();
+    let cases: [(&[&str], &str); 10] = [
+        (&["--quick", "--runs", "0"], "--runs"),
+        (&["--quick", "--runs", "-1"], "--runs"),
+        (&["--resume", missing], "no such folder"),
+        (&["--date", "20190903", cap], "--date"),
+        (&["--quick", cap], "--quick"),
+        (&["--quick", "--bogus"], "--bogus"),
+        (&["--quick", "--feed", "tops"], "--date"),
+        (&["--quick", "--formats", "sbe,nope"], "\"nope\""),
+        (&["--date", "2019-13-45"], "--date 2019-13-45"),
+        (&[missing], "no such file"),
+    ];
+    for (args, fragment) in cases {
+        let out = bench(d, args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: one line: {stderr}");
+        assert!(stderr.starts_with("error: "), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(fragment),
+            "{args:?}: {fragment} in {stderr}"
+        );
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    let left: Vec<_> = std::fs::read_dir(d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, ["a.pcapng"], "a refused bench leaves nothing");
+
+    // The same through the script, which passes every argument on.
+    let out = script().args(["--quick", "--runs", "0"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 1);
+    let help = script().arg("--help").output().unwrap();
+    let text = String::from_utf8_lossy(&help.stdout);
+    assert!(help.status.success());
+    assert!(
+        text.contains("--resume <DIR>") && text.contains("--prefix <L=CMD>"),
+        "{text}"
+    );
+}
+
+/// A stand-in `cargo` on PATH that reports, as `cargo build --message-format=json...` does, an
+/// executable under `CARGO_TARGET_DIR`; the test puts the test build of `shootout` there.
+#[test]
+fn the_script_runs_the_binary_cargo_built_under_cargo_target_dir() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("target dir");
+    let release = target.join("release");
+    std::fs::create_dir_all(&release).unwrap();
+    let exe = release.join("shootout");
+    std::fs::copy(env!("CARGO_BIN_EXE_shootout"), &exe).unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let calls = dir.path().join("cargo.log");
+    std::fs::write(
+        bin.join("cargo"),
+        format!(
+            r#"#!/bin/sh
+echo "$@" >>'{log}'
+case " $* " in *" build --release "*"--message-format=json-render-diagnostics"*) ;; *) exit 99 ;; esac
+echo 'Compiling? no: a line that is not JSON'
+echo '{{"reason":"compiler-artifact","package_id":"path+file:///x#md-shootout@0.1.0","target":{{"kind":["lib"],"crate_types":["lib"],"name":"md_shootout","src_path":"/x/src/lib.rs"}},"filenames":["'$CARGO_TARGET_DIR'/release/libmd_shootout.rlib"],"executable":null,"fresh":true}}'
+echo '{{"reason":"compiler-artifact","package_id":"path+file:///x#md-shootout@0.1.0","target":{{"kind":["bin"],"crate_types":["bin"],"name":"shootout","src_path":"/x/src/main.rs"}},"filenames":["'$CARGO_TARGET_DIR'/release/shootout"],"executable":"'$CARGO_TARGET_DIR'/release/shootout","fresh":false}}'
+echo '{{"reason":"build-finished","success":true}}'
+"#,
+            log = calls.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        bin.join("cargo"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let out = dir.path().join("results");
+    let output = Command::new(Path::new(env!("CARGO_MANIFEST_DIR")).join("run_shootout.sh"))
+        .env_remove("SHOOTOUT_BIN")
+        .env("PATH", &path)
+        .env("CARGO_TARGET_DIR", &target)
+        .args([
+            "--quick",
+            "--runs",
+            "1",
+            "--prefix",
+            "normal=",
+            "--formats",
+            "sbe",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&calls).unwrap(),
+        "build --release --bin shootout --message-format=json-render-diagnostics\n"
+    );
+    let env = std::fs::read_to_string(out.join("environment.txt")).unwrap();
+    assert!(
+        env.lines()
+            .any(|l| l == format!("binary: {}", exe.display())),
+        "{env}"
+    );
+    assert_eq!(rows(&out).len(), 1);
+}
+
+/// The real thing, slow (a whole release build in a fresh target folder): `cargo test --test
+/// run_script -- --ignored`.
+#[test]
+#[ignore]
+fn real_build_under_cargo_target_dir() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("target");
+    let out = dir.path().join("results");
+    let output = Command::new(Path::new(env!("CARGO_MANIFEST_DIR")).join("run_shootout.sh"))
+        .env_remove("SHOOTOUT_BIN")
+        .env("CARGO_TARGET_DIR", &target)
+        .args(["--quick", "--runs", "1", "--prefix", "normal=", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let env = std::fs::read_to_string(out.join("environment.txt")).unwrap();
+    let built = target.join("release/shootout");
+    assert!(
+        env.lines()
+            .any(|l| l == format!("binary: {}", built.display())),
+        "{env}"
+    );
+    assert_eq!(rows(&out).len(), formats());
 }

@@ -1,0 +1,420 @@
+//! `shootout bench`: the whole shootout in one command. It runs every input `runs` times under
+//! every scheduling prefix, each run a `shootout run` child of this very binary (so the code
+//! measured is the code that plans), and keeps everything in one results folder:
+//!
+//! ```text
+//! runs.csv                       one row per format per run, for every input, prefix and run
+//! hist/<input>/<label>/run<i>/   HdrHistogram .hgrm files per format and side
+//! summary-<input>.csv            the per-symbol aggregation every format agreed on
+//! environment.txt                machine, governor, kernel, compiler, revision, load, prefixes
+//! done.txt                       one line per completed run: what --resume skips
+//! args                           the options the folder was started with
+//! report/                        the cross-run report
+//! ```
+//!
+//! [`plan`] decides what runs (inputs, prefixes, order), [`resume`] what already ran,
+//! [`environment`] describes the machine; this file runs it and writes the report.
+
+pub mod environment;
+pub mod plan;
+pub mod resume;
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use crate::fetch::{self, FetchOptions};
+use crate::gen::{self, GenOptions};
+use crate::model::Feed;
+use crate::output::Progress;
+use crate::report;
+
+use plan::Prefix;
+use resume::Done;
+
+/// Runs per input and prefix unless `--runs` says otherwise.
+pub const DEFAULT_RUNS: u32 = 3;
+/// Packets in the `--quick` input.
+pub const QUICK_PACKETS: u64 = 20_000;
+
+/// The command line of `shootout bench`, parsed.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub inputs: Vec<PathBuf>,
+    /// `None`: [`DEFAULT_RUNS`], 1 with `--quick`.
+    pub runs: Option<u32>,
+    /// `LABEL=COMMAND` in the order given (`--label L` is `L=`); empty: the defaults.
+    pub prefixes: Vec<String>,
+    pub formats: Option<Vec<String>>,
+    pub verify: bool,
+    pub no_stored_size: bool,
+    pub warmup: u64,
+    pub quick: bool,
+    pub date: Option<String>,
+    pub feed: Feed,
+    pub data: PathBuf,
+    pub hist_url: String,
+    pub out: Option<PathBuf>,
+    pub resume: Option<PathBuf>,
+    /// The arguments as given after `bench`, saved in a new folder for `--resume DIR` alone.
+    pub args: Vec<OsString>,
+}
+
+/// Why a bench stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum Failure {
+    /// Options that make no sense; nothing was run (exit code 2).
+    #[error("{0}")]
+    Usage(String),
+    /// Something failed on the way (exit code 1).
+    #[error("{0}")]
+    Failed(String),
+    /// A run was stopped by a signal (exit code 128 + the signal).
+    #[error("{message}")]
+    Interrupted { message: String, signal: i32 },
+}
+
+impl Failure {
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Failure::Usage(_) => 2,
+            Failure::Failed(_) => 1,
+            Failure::Interrupted { signal, .. } => 128u8.saturating_add(*signal as u8),
+        }
+    }
+}
+
+fn failed(what: impl std::fmt::Display) -> impl FnOnce(std::io::Error) -> Failure {
+    move |e| Failure::Failed(format!("{what}: {e}"))
+}
+
+/// Everything `bench` checks before it touches the file system.
+struct Checked {
+    inputs: Vec<PathBuf>,
+    runs: u32,
+    prefixes: Vec<Prefix>,
+    date: Option<String>,
+}
+
+fn check(opts: &Options) -> Result<Checked, Failure> {
+    let usage = |m: &str| Err(Failure::Usage(m.to_owned()));
+    if opts.runs == Some(0) {
+        return usage("--runs needs a positive number");
+    }
+    if opts.date.is_some() && !opts.inputs.is_empty() {
+        return usage("--date fetches the input: give either --date or INPUT files, not both");
+    }
+    if opts.quick && (opts.date.is_some() || !opts.inputs.is_empty()) {
+        return usage("--quick generates its own input: give no INPUT and no --date with it");
+    }
+    if let Some(formats) = &opts.formats {
+        let known = crate::formats::names();
+        if formats.is_empty() {
+            return usage("--formats names no format: nothing would be measured");
+        }
+        if let Some(bad) = formats.iter().find(|f| !known.contains(&f.as_str())) {
+            return Err(Failure::Usage(format!(
+                "--formats: unknown format {bad:?}; known: {}",
+                known.join(",")
+            )));
+        }
+    }
+    if let Some(dir) = &opts.resume {
+        if !dir.is_dir() {
+            return Err(Failure::Usage(format!(
+                "--resume {}: no such folder",
+                dir.display()
+            )));
+        }
+        if opts.out.as_ref().is_some_and(|o| o != dir) {
+            return usage(
+                "--out and --resume name different folders: --resume continues in its own",
+            );
+        }
+    }
+    let date = match &opts.date {
+        Some(d) => {
+            Some(fetch::parse_date(d).map_err(|e| Failure::Usage(format!("--date {d}: {e}")))?)
+        }
+        None => None,
+    };
+    let inputs = plan::resolve_inputs(&opts.inputs)?;
+    let prefixes = if opts.prefixes.is_empty() {
+        plan::default_prefixes(&mut |w| eprintln!("warning: {w}"))
+    } else {
+        plan::explicit_prefixes(&opts.prefixes)?
+    };
+    if prefixes.is_empty() {
+        return usage("no scheduling prefix works here");
+    }
+    let runs = opts
+        .runs
+        .unwrap_or(if opts.quick { 1 } else { DEFAULT_RUNS });
+    Ok(Checked {
+        inputs,
+        runs,
+        prefixes,
+        date,
+    })
+}
+
+/// The default input when none is given.
+pub const DEFAULT_INPUT: &str = "data/sample-deep.pcapng.gz";
+
+/// Runs the bench; returns after the report is written.
+pub fn bench(opts: &Options) -> Result<(), Failure> {
+    let Checked {
+        mut inputs,
+        runs,
+        prefixes,
+        date,
+    } = check(opts)?;
+    let exe = std::env::current_exe()
+        .map_err(|e| Failure::Failed(format!("cannot find this program's own path: {e}")))?;
+    if inputs.is_empty() && date.is_none() && !opts.quick {
+        let default = PathBuf::from(DEFAULT_INPUT);
+        if !default.is_file() {
+            return Err(Failure::Usage(format!(
+                "{DEFAULT_INPUT}: no such file (give INPUT files, --quick or --date)"
+            )));
+        }
+        inputs.push(default);
+    }
+
+    if let Some(date) = &date {
+        println!(
+            "== fetching {date} ({})",
+            opts.feed.to_string().to_ascii_lowercase()
+        );
+        inputs.push(fetch_day(opts, date)?);
+    }
+
+    let out = match (&opts.resume, &opts.out) {
+        (Some(dir), _) => dir.clone(),
+        (None, Some(out)) => out.clone(),
+        (None, None) => PathBuf::from(format!(
+            "results/{}",
+            chrono::Utc::now().format("%Y%m%dT%H%M%SZ")
+        )),
+    };
+    std::fs::create_dir_all(out.join("hist")).map_err(failed(out.display()))?;
+    if opts.resume.is_none() {
+        resume::save_args(&out, &opts.args).map_err(failed(out.join(resume::ARGS).display()))?;
+    }
+    let env_path = out.join("environment.txt");
+    if !env_path.exists() {
+        let text = environment::capture(&exe, runs, &prefixes);
+        report::write_atomically(&env_path, |w| w.write_all(text.as_bytes()))
+            .map_err(failed(env_path.display()))?;
+    }
+    let (mut record, reconciled) =
+        resume::reconcile(&out).map_err(failed(format!("{}: resuming", out.display())))?;
+    if reconciled.dropped_rows > 0 {
+        eprintln!(
+            "note: dropped {} rows of an unfinished run from {}",
+            reconciled.dropped_rows,
+            resume::runs_csv(&out).display()
+        );
+    }
+    if reconciled.dropped_done > 0 {
+        eprintln!(
+            "note: {} runs in {} had no rows in runs.csv; they run again",
+            reconciled.dropped_done,
+            out.join(resume::DONE).display()
+        );
+    }
+
+    if opts.quick {
+        // A small slice: generated once, deterministically, next to the results.
+        let quick = out.join("quick.pcapng");
+        if !quick.is_file() {
+            let gen_opts = GenOptions {
+                feed: Feed::Deep,
+                capture: crate::capture::CaptureKind::Pcapng,
+                packets: QUICK_PACKETS,
+                seed: 1,
+                symbols: 500,
+            };
+            gen::generate_file(&gen_opts, &quick)
+                .map_err(|e| Failure::Failed(format!("{}: {e:#}", quick.display())))?;
+        }
+        inputs = vec![quick];
+    }
+
+    run_matrix(opts, &exe, &out, &inputs, runs, &prefixes, &mut record)?;
+    write_report(&out)
+}
+
+fn fetch_day(opts: &Options, date: &str) -> Result<PathBuf, Failure> {
+    let fetch_opts = FetchOptions {
+        date: date.to_owned(),
+        feed: opts.feed,
+        out_dir: opts.data.clone(),
+        hist_url: opts.hist_url.clone(),
+    };
+    let progress = std::cell::OnceCell::new();
+    let fetched = fetch::fetch(&fetch_opts, |pos, total| {
+        progress.get_or_init(|| Progress::new(total)).set(pos)
+    });
+    if let Some(p) = progress.get() {
+        p.finish();
+    }
+    let fetched = fetched.map_err(|e| Failure::Failed(format!("fetching {date}: {e}")))?;
+    println!("{} ({} bytes)", fetched.path.display(), fetched.bytes);
+    Ok(fetched.path)
+}
+
+fn run_matrix(
+    opts: &Options,
+    exe: &Path,
+    out: &Path,
+    inputs: &[PathBuf],
+    runs: u32,
+    prefixes: &[Prefix],
+    record: &mut resume::Record,
+) -> Result<(), Failure> {
+    let csv = resume::runs_csv(out);
+    let mut skipped = 0;
+    for step in plan::steps(inputs, runs, prefixes) {
+        let label = &step.prefix.label;
+        if record.contains(&step.name, label, step.run) {
+            skipped += 1;
+            continue;
+        }
+        let how = if step.prefix.command.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", step.prefix.command.join(" "))
+        };
+        println!("== {}, {label}, run {} of {runs}{how}", step.name, step.run);
+        let before = resume::len_or_zero(&csv).map_err(failed(csv.display()))?;
+        let mut cmd = step.prefix.command_for(exe);
+        cmd.arg("run")
+            .arg(step.input)
+            .arg("--csv")
+            .arg(&csv)
+            .arg("--warmup")
+            .arg(opts.warmup.to_string());
+        if let Some(formats) = &opts.formats {
+            cmd.arg("--formats").arg(formats.join(","));
+        }
+        if opts.verify {
+            cmd.arg("--verify");
+        }
+        if opts.no_stored_size {
+            cmd.arg("--no-stored-size");
+        }
+        cmd.arg("--label")
+            .arg(label)
+            .arg("--hist-dir")
+            .arg(
+                out.join("hist")
+                    .join(&step.name)
+                    .join(label)
+                    .join(format!("run{}", step.run)),
+            )
+            .arg("--summary")
+            .arg(out.join(format!("summary-{}.csv", step.name)))
+            .stdin(Stdio::null());
+        let status = cmd.status().map_err(|e| {
+            Failure::Failed(format!(
+                "cannot start `{}`: {e}",
+                step.prefix
+                    .command
+                    .first()
+                    .map(String::as_str)
+                    .unwrap_or(&exe.display().to_string())
+            ))
+        })?;
+        let again = format!(
+            "completed runs are in {} (continue: shootout bench --resume {})",
+            out.display(),
+            out.display()
+        );
+        if !status.success() {
+            use std::os::unix::process::ExitStatusExt;
+            if let Some(signal) = status.signal() {
+                return Err(Failure::Interrupted {
+                    message: format!(
+                        "{}, {label}, run {} stopped by signal {signal}; {again}",
+                        step.name, step.run
+                    ),
+                    signal,
+                });
+            }
+            return Err(Failure::Failed(format!(
+                "{}, {label}, run {} failed ({status}); {again}",
+                step.name, step.run
+            )));
+        }
+        let ids = resume::run_ids_after(&csv, before).map_err(failed(csv.display()))?;
+        let run_id = match ids.len() {
+            1 => ids.into_iter().next().unwrap_or_default(),
+            n => {
+                return Err(Failure::Failed(format!(
+                    "{}: expected the rows of one run after {}, {label}, run {}; found {n} run_ids",
+                    csv.display(),
+                    step.name,
+                    step.run
+                )))
+            }
+        };
+        record
+            .add(
+                out,
+                Done {
+                    input: step.name.clone(),
+                    label: label.clone(),
+                    run: format!("run{}", step.run),
+                    run_id,
+                },
+            )
+            .map_err(failed(out.join(resume::DONE).display()))?;
+        println!();
+    }
+    if skipped > 0 {
+        println!(
+            "skipped {skipped} runs already in {}",
+            out.join(resume::DONE).display()
+        );
+    }
+    Ok(())
+}
+
+/// `report/` from `runs.csv` and `hist/`, in this process; prints its summary.
+fn write_report(out: &Path) -> Result<(), Failure> {
+    let csv = resume::runs_csv(out);
+    let hist = out.join("hist");
+    let report_dir = out.join("report");
+    let fail = |e: &dyn std::fmt::Display| {
+        Failure::Failed(format!(
+            "the report failed: {e}; the results are in {} and {}/",
+            csv.display(),
+            hist.display()
+        ))
+    };
+    let runs = report::load(std::slice::from_ref(&csv)).map_err(|e| fail(&e))?;
+    let rows = std::fs::read_to_string(&csv)
+        .map(|t| t.lines().count().saturating_sub(1))
+        .unwrap_or(0);
+    let summary = report::summarize(&runs);
+    let files = report::write_report(&summary, std::slice::from_ref(&hist), &report_dir)
+        .map_err(|e| fail(&e))?;
+    for w in &files.warnings {
+        eprintln!("warning: {w}");
+    }
+    if let Ok(md) = std::fs::read_to_string(report_dir.join("summary.md")) {
+        println!("== summary across runs");
+        print!("{md}");
+        if !md.ends_with('\n') {
+            println!();
+        }
+    }
+    println!("report: {}/", report_dir.display());
+    println!(
+        "results: {} ({rows} rows), histograms in {}/",
+        csv.display(),
+        hist.display()
+    );
+    Ok(())
+}
