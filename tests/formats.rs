@@ -2,12 +2,7 @@
 //! and datagram-sized packets, packets back to back in one buffer, and hostile bytes.
 
 use md_shootout::formats::aggregate::visit_packet;
-use md_shootout::formats::capnp::{CapnpPacked, CapnpUnpacked};
-use md_shootout::formats::flatbuffers::FlatBuffers;
-use md_shootout::formats::sbe::Sbe;
-use md_shootout::formats::{
-    bitcode::Bitcode, json::Json, postcard::Postcard, protobuf::Protobuf, raw::Raw, rkyv::Rkyv,
-};
+use md_shootout::formats::{json::Json, rkyv::Rkyv};
 use md_shootout::formats::{registry, Aggregate, DecodeError, Format, PacketStat, SymbolStats};
 use md_shootout::measure::clock::Timer;
 use md_shootout::model::*;
@@ -360,51 +355,47 @@ fn corrupted_never_panics<F: Format>() {
     }
 }
 
+/// One test module per format of the registry's list (`capnp_unpacked::heartbeat`, ...), each
+/// with every conformance check; and the list's names.
 macro_rules! format_tests {
-    ($($module:ident: $F:ty),* $(,)?) => {$(
-        mod $module {
-            use super::*;
-            #[test] fn every_type_round_trips() { super::every_type_round_trips::<$F>() }
-            #[test] fn sink_gives_expected_aggregate() { super::sink_gives_expected_aggregate::<$F>() }
-            #[test] fn heartbeat() { super::heartbeat_works::<$F>() }
-            #[test] fn biggest_packet() { super::biggest_packet_works::<$F>() }
-            #[test] fn packets_back_to_back() { super::packets_back_to_back::<$F>() }
-            #[test] fn truncated_is_an_error() { super::truncated_is_an_error::<$F>() }
-            #[test] fn corrupted_never_panics() { super::corrupted_never_panics::<$F>() }
-        }
-    )*};
-}
+    ($($module:ident: [$($name:ident: $F:ty),+ $(,)?]),* $(,)?) => {
+        $($(
+            mod $name {
+                #[test] fn every_type_round_trips() { super::every_type_round_trips::<$F>() }
+                #[test] fn sink_gives_expected_aggregate() { super::sink_gives_expected_aggregate::<$F>() }
+                #[test] fn heartbeat() { super::heartbeat_works::<$F>() }
+                #[test] fn biggest_packet() { super::biggest_packet_works::<$F>() }
+                #[test] fn packets_back_to_back() { super::packets_back_to_back::<$F>() }
+                #[test] fn truncated_is_an_error() { super::truncated_is_an_error::<$F>() }
+                #[test] fn corrupted_never_panics() { super::corrupted_never_panics::<$F>() }
+            }
+        )+)*
 
-format_tests! {
-    capnp_unpacked: CapnpUnpacked,
-    capnp_packed: CapnpPacked,
-    flatbuffers: FlatBuffers,
-    sbe: Sbe,
-    protobuf: Protobuf,
-    rkyv: Rkyv,
-    bitcode: Bitcode,
-    postcard: Postcard,
-    json: Json,
-    raw: Raw,
+        /// Every format's `NAME`, in the list's order.
+        fn every_name() -> Vec<&'static str> {
+            vec![$($(<$F as Format>::NAME),+),*]
+        }
+    };
 }
+md_shootout::for_each_format!(format_tests);
 
 #[test]
 fn registry_lists_every_format_once() {
     let names: Vec<_> = registry().iter().map(|r| r.name()).collect();
-    assert_eq!(
-        names,
-        [
-            "capnp-unpacked",
-            "capnp-packed",
-            "flatbuffers",
-            "sbe",
-            "protobuf",
-            "rkyv",
-            "bitcode",
-            "postcard",
-            "json",
-            "raw"
-        ]
+    assert_eq!(names, every_name(), "the registry follows for_each_format!");
+    let mut unique = names.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(unique.len(), names.len(), "a name twice: {names:?}");
+    assert!(
+        names.iter().all(|n| !n.is_empty()
+            && n.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')),
+        "names are CSV- and command-line-safe: {names:?}"
+    );
+    assert!(
+        names.contains(&"raw"),
+        "the baseline every ratio divides by"
     );
 }
 

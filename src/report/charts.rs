@@ -88,7 +88,19 @@ pub fn write_all(
     out_dir: &Path,
     warnings: &mut Vec<Warning>,
 ) -> Result<Vec<ChartFile>, ReportError> {
-    let colours = Colours(summary.formats().into_iter().map(String::from).collect());
+    // Colours follow the registry's order (for_each_format!), then any other format found in
+    // the CSVs by name, so a format keeps its colour in every chart and every report, and a new
+    // format appended to the list recolours none of the others.
+    let mut order: Vec<String> = crate::formats::names()
+        .into_iter()
+        .map(String::from)
+        .collect();
+    for f in summary.formats() {
+        if !order.iter().any(|o| o == f) {
+            order.push(f.to_owned());
+        }
+    }
+    let colours = Colours(order);
     let mut names = Names::default();
     let mut out = Vec::new();
     for (input, label, groups) in summary.sections() {
