@@ -3,8 +3,10 @@
 
 use md_shootout::formats::aggregate::visit_packet;
 use md_shootout::formats::{json::Json, rkyv::Rkyv};
-use md_shootout::formats::{registry, Aggregate, DecodeError, Format, PacketStat, SymbolStats};
+use md_shootout::formats::{Aggregate, DecodeError, Format, SymbolStats};
 use md_shootout::measure::clock::Timer;
+use md_shootout::measure::registry;
+use md_shootout::measure::runner::PacketStat;
 use md_shootout::model::*;
 
 fn sym(s: &str) -> Symbol {

@@ -3,10 +3,11 @@
 
 use std::path::Path;
 
-use md_shootout::formats::{registry, Aggregate, Checksum, DecodeError};
+use md_shootout::formats::{Aggregate, Checksum, DecodeError};
 use md_shootout::iex::Segment;
 use md_shootout::inspect::Tally;
 use md_shootout::measure::clock::Timer;
+use md_shootout::measure::registry;
 
 /// What the `format_decode` target does, returning both decode results.
 fn format_decode(data: &[u8]) -> Option<(&'static str, bool, bool)> {

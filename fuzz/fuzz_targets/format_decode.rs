@@ -11,7 +11,8 @@
 use std::cell::RefCell;
 
 use libfuzzer_sys::fuzz_target;
-use md_shootout::formats::{registry, Aggregate, Checksum, Runner};
+use md_shootout::formats::{Aggregate, Checksum};
+use md_shootout::measure::{registry, Runner};
 use md_shootout::measure::clock::Timer;
 
 thread_local! {

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use md_shootout::capture::{CaptureKind, CaptureReader};
-use md_shootout::formats::registry;
+use md_shootout::measure::registry;
 use md_shootout::gen::{self, GenOptions};
 use md_shootout::measure::clock::Timer;
 use md_shootout::model::Feed;

@@ -15,10 +15,8 @@
 //! Every format encodes one packet as a self-delimiting unit, so a window of packets is just
 //! their encodings back to back and decoding returns how many bytes the packet used.
 //!
-//! The measuring loop never names a format: it iterates [`registry()`], a list of boxed
-//! [`Runner`]s. `Runner` is implemented once, generically, for every `Format` (see [`FormatRunner`]),
-//! so the per-message code is monomorphized and the only dynamic call is one per window (plus the
-//! timer reads, inlined, once before and once after each packet).
+//! Nothing here knows about clocks or windows: the timed loop around a format lives in
+//! `measure::runner`, which boxes one generic runner per entry of [`for_each_format!`].
 
 pub mod aggregate;
 pub mod checksum;
@@ -26,7 +24,7 @@ pub mod mirror;
 pub mod wire;
 
 /// Every format under test, once, in the registry's order: `module: [Type, ...]`, one line per
-/// codec file. The module declarations below, [`registry()`], the conformance tests
+/// codec file. The module declarations below, `measure::registry()`, the conformance tests
 /// (`tests/formats.rs`), the benches and the fuzz target all come from this list, so adding a
 /// format is its schema, its file and one line here. Append new formats at the end: the fuzz
 /// target picks a format by its position, and colours in the report follow it too.
@@ -64,7 +62,6 @@ for_each_format!(declare_modules);
 pub use aggregate::{Aggregate, SymbolStats};
 pub use checksum::Checksum;
 
-use crate::measure::clock::Timer;
 use crate::model::{Message, Packet, Side, Timestamp};
 
 /// An IEX-TP header counts its messages in a `u16`, so no real packet holds more. Decoders refuse
@@ -179,291 +176,13 @@ pub trait Format: Default + 'static {
     }
 }
 
-/// Per-packet outcome of a window run: where the packet's bytes end in the runner's buffer and how
-/// many nanoseconds its encode or decode took, by the [`Timer`] read just before and after.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PacketStat {
-    pub end: usize,
-    pub ns: u64,
-    /// Complete decode: the running [`Checksum`] after this packet (read after the clock); the
-    /// message count for an encode; 0 for a selective decode.
-    pub check: u64,
-}
-
-/// What one pass over a window timed as a whole (one clock pair, no per-packet reads) did.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Batch {
-    pub ns: u64,
-    pub packets: usize,
-    /// Messages written (encode) or read (decode).
-    pub messages: u64,
-}
-
-/// Object-safe face of a [`Format`] plus its reused output buffers, for the measuring loop.
-///
-/// Two kinds of pass: per packet (the clock read right before and right after each packet, one
-/// [`PacketStat`] pushed per packet: the latency distribution) and per window (`*_batch`: one
-/// clock pair around the whole pass, so the figure is not quantized by the clock's steps and does
-/// not carry the timer's own cost per packet: the throughput).
-pub trait Runner {
-    /// The format's [`Format::NAME`].
-    fn name(&self) -> &'static str;
-
-    /// Makes room for `bytes` more in both buffers, so that growth never lands in a timed pass.
-    fn reserve(&mut self, bytes: usize);
-
-    /// Clears the buffer, then encodes each packet of `window` into it back to back, timed per
-    /// packet; [`PacketStat::check`] holds the messages the encoder reported writing.
-    fn encode_window(&mut self, window: &[Packet], timer: &Timer, stats: &mut Vec<PacketStat>);
-
-    /// The bytes of the last [`Runner::encode_window`].
-    fn buffer(&self) -> &[u8];
-
-    /// Replaces the buffer with `bytes` (from a file, a fuzzer, another run) so the decode
-    /// methods read them. Decoding foreign bytes must fail cleanly, never panic.
-    fn load(&mut self, bytes: &[u8]);
-
-    /// Decodes the buffer packet by packet into `sink` (selective workload) until it is used up,
-    /// timed per packet. Returns the number of packets decoded.
-    fn decode_window(
-        &mut self,
-        sink: &mut Aggregate,
-        timer: &Timer,
-        stats: &mut Vec<PacketStat>,
-    ) -> Result<usize, DecodeError>;
-
-    /// Decodes the buffer packet by packet completely into `checksum`, timed per packet;
-    /// [`PacketStat::check`] is the checksum's value after each packet.
-    fn decode_all_window(
-        &mut self,
-        checksum: &mut Checksum,
-        timer: &Timer,
-        stats: &mut Vec<PacketStat>,
-    ) -> Result<usize, DecodeError>;
-
-    /// Encodes `packets` into the second buffer (the first keeps the per-packet pass's bytes for
-    /// the checks), one clock pair around the whole pass.
-    fn encode_batch(&mut self, packets: &[Packet], timer: &Timer) -> Batch;
-
-    /// The bytes of the last [`Runner::encode_batch`].
-    fn batch_buffer(&self) -> &[u8];
-
-    /// Decodes the buffer from byte `from` to its end into `sink`, one clock pair around it all.
-    fn decode_batch(
-        &mut self,
-        from: usize,
-        sink: &mut Aggregate,
-        timer: &Timer,
-    ) -> Result<Batch, DecodeError>;
-
-    /// Decodes the buffer from byte `from` to its end completely into `checksum`, one clock pair
-    /// around it all.
-    fn decode_all_batch(
-        &mut self,
-        from: usize,
-        checksum: &mut Checksum,
-        timer: &Timer,
-    ) -> Result<Batch, DecodeError>;
-
-    /// Decodes the whole buffer back into packets, appended to `out` (for `--verify`).
-    fn decode_packets(&mut self, out: &mut Vec<Packet>) -> Result<(), DecodeError>;
-
-    /// Decodes the one packet starting at byte `at` of the buffer back into the model (to name
-    /// the field behind a checksum mismatch).
-    fn decode_packet_at(&mut self, at: usize) -> Result<Packet, DecodeError>;
-}
-
-/// The one generic [`Runner`]: a format and the buffers it encodes into, reused across windows.
-#[derive(Default)]
-pub struct FormatRunner<F: Format> {
-    pub format: F,
-    pub buf: Vec<u8>,
-    /// Where [`Runner::encode_batch`] writes.
-    pub batch_buf: Vec<u8>,
-}
-
-/// Walks `bytes` packet by packet with `decode`, which returns the bytes each packet used.
-#[inline(always)]
-fn walk(
-    bytes: &[u8],
-    mut decode: impl FnMut(&[u8]) -> Result<usize, DecodeError>,
-) -> Result<usize, DecodeError> {
-    let (mut pos, mut packets) = (0, 0);
-    while pos < bytes.len() {
-        let used = decode(&bytes[pos..])?;
-        if used == 0 {
-            return Err(DecodeError::Malformed("decoder used no bytes"));
-        }
-        pos += used;
-        packets += 1;
-    }
-    Ok(packets)
-}
-
-impl<F: Format> Runner for FormatRunner<F> {
-    fn name(&self) -> &'static str {
-        F::NAME
-    }
-
-    fn reserve(&mut self, bytes: usize) {
-        self.buf.reserve(bytes.saturating_sub(self.buf.len()));
-        self.batch_buf
-            .reserve(bytes.saturating_sub(self.batch_buf.len()));
-    }
-
-    fn encode_window(&mut self, window: &[Packet], timer: &Timer, stats: &mut Vec<PacketStat>) {
-        self.buf.clear();
-        for packet in window {
-            let start = timer.start();
-            let written = self.format.encode(packet, &mut self.buf);
-            let ns = timer.elapsed_ns(start);
-            stats.push(PacketStat {
-                end: self.buf.len(),
-                ns,
-                check: written as u64,
-            });
-        }
-    }
-
-    fn buffer(&self) -> &[u8] {
-        &self.buf
-    }
-
-    fn load(&mut self, bytes: &[u8]) {
-        self.buf.clear();
-        self.buf.extend_from_slice(bytes);
-    }
-
-    fn decode_window(
-        &mut self,
-        sink: &mut Aggregate,
-        timer: &Timer,
-        stats: &mut Vec<PacketStat>,
-    ) -> Result<usize, DecodeError> {
-        let mut end = 0;
-        let format = &mut self.format;
-        walk(&self.buf, |bytes| {
-            let start = timer.start();
-            let used = format.decode(bytes, sink)?;
-            let ns = timer.elapsed_ns(start);
-            end += used;
-            stats.push(PacketStat { end, ns, check: 0 });
-            Ok(used)
-        })
-    }
-
-    fn decode_all_window(
-        &mut self,
-        checksum: &mut Checksum,
-        timer: &Timer,
-        stats: &mut Vec<PacketStat>,
-    ) -> Result<usize, DecodeError> {
-        let mut end = 0;
-        let format = &mut self.format;
-        walk(&self.buf, |bytes| {
-            let start = timer.start();
-            let used = format.decode_all(bytes, checksum)?;
-            let ns = timer.elapsed_ns(start);
-            end += used;
-            stats.push(PacketStat {
-                end,
-                ns,
-                check: checksum.value(),
-            });
-            Ok(used)
-        })
-    }
-
-    fn encode_batch(&mut self, packets: &[Packet], timer: &Timer) -> Batch {
-        self.batch_buf.clear();
-        let mut messages = 0u64;
-        let start = timer.start();
-        for packet in packets {
-            messages += self.format.encode(packet, &mut self.batch_buf) as u64;
-        }
-        let ns = timer.elapsed_ns(start);
-        Batch {
-            ns,
-            packets: packets.len(),
-            messages,
-        }
-    }
-
-    fn batch_buffer(&self) -> &[u8] {
-        &self.batch_buf
-    }
-
-    fn decode_batch(
-        &mut self,
-        from: usize,
-        sink: &mut Aggregate,
-        timer: &Timer,
-    ) -> Result<Batch, DecodeError> {
-        let bytes = self.buf.get(from..).unwrap_or_default();
-        let format = &mut self.format;
-        let before = sink.messages;
-        let start = timer.start();
-        let packets = walk(bytes, |b| format.decode(b, sink))?;
-        let ns = timer.elapsed_ns(start);
-        Ok(Batch {
-            ns,
-            packets,
-            messages: sink.messages - before,
-        })
-    }
-
-    fn decode_all_batch(
-        &mut self,
-        from: usize,
-        checksum: &mut Checksum,
-        timer: &Timer,
-    ) -> Result<Batch, DecodeError> {
-        let bytes = self.buf.get(from..).unwrap_or_default();
-        let format = &mut self.format;
-        let before = checksum.messages();
-        let start = timer.start();
-        let packets = walk(bytes, |b| format.decode_all(b, checksum))?;
-        let ns = timer.elapsed_ns(start);
-        Ok(Batch {
-            ns,
-            packets,
-            messages: checksum.messages() - before,
-        })
-    }
-
-    fn decode_packets(&mut self, out: &mut Vec<Packet>) -> Result<(), DecodeError> {
-        let format = &mut self.format;
-        walk(&self.buf, |bytes| {
-            let (packet, used) = format.decode_packet(bytes)?;
-            out.push(packet);
-            Ok(used)
-        })
-        .map(|_| ())
-    }
-
-    fn decode_packet_at(&mut self, at: usize) -> Result<Packet, DecodeError> {
-        let bytes = self.buf.get(at..).unwrap_or_default();
-        self.format.decode_packet(bytes).map(|(packet, _)| packet)
-    }
-}
-
-/// Boxes a fresh runner for `F`.
-pub fn runner<F: Format>() -> Box<dyn Runner> {
-    Box::new(FormatRunner::<F>::default())
-}
-
-macro_rules! boxed_runners {
+macro_rules! format_names {
     ($($module:ident: [$($name:ident: $F:ty),+ $(,)?]),* $(,)?) => {
-        vec![$($(runner::<$F>()),+),*]
+        vec![$($(<$F as Format>::NAME),+),*]
     };
 }
 
-/// Every format under test, in [`for_each_format!`]'s order.
-pub fn registry() -> Vec<Box<dyn Runner>> {
-    for_each_format!(boxed_runners)
-}
-
-/// The names of [`registry()`], in order.
+/// Every format's [`Format::NAME`], in [`for_each_format!`]'s order.
 pub fn names() -> Vec<&'static str> {
-    registry().iter().map(|r| r.name()).collect()
+    for_each_format!(format_names)
 }

@@ -9,9 +9,9 @@
 //! warns when `raw`'s batch figures are more than [`MAX_RAW_OVER_FLOOR`] times it.
 
 use super::clock::Timer;
+use super::runner::{FormatRunner, PacketStat, Runner};
 use super::stats::{BatchStats, SideStats};
 use crate::formats::raw::Raw;
-use crate::formats::{FormatRunner, PacketStat, Runner};
 use crate::model::Packet;
 
 /// `raw`'s batch time may be this many times the floor's before a run warns about it.

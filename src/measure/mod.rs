@@ -3,10 +3,12 @@
 
 pub mod clock;
 pub mod floor;
+pub mod runner;
 pub mod shootout;
 pub mod stats;
 pub mod stored;
 pub mod verify;
 pub mod window;
 
+pub use runner::{registry, Runner};
 pub use shootout::{run, run_file, Config, Outcome, RunError, RunFileError};

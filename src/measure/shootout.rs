@@ -5,14 +5,13 @@ use std::io::Read;
 use std::time::Instant;
 
 use crate::error::Error;
-use crate::formats::{
-    self, aggregate::visit_packet, Aggregate, Checksum, DecodeError, PacketStat, Runner,
-};
+use crate::formats::{aggregate::visit_packet, Aggregate, Checksum, DecodeError};
 use crate::model::Packet;
 use crate::stream::IexReader;
 
 use super::clock::Timer;
 use super::floor::MemcpyFloor;
+use super::runner::{self, PacketStat, Runner};
 use super::stats::{BatchStats, FormatResult, SideStats};
 use super::stored::Compressors;
 use super::verify;
@@ -166,7 +165,7 @@ impl Outcome {
 /// Picks the runners named in `config`, in registry order.
 pub fn select(config: &Config) -> Result<Vec<Box<dyn Runner>>, RunError> {
     config.check()?;
-    let all = formats::registry();
+    let all = runner::registry();
     let Some(wanted) = &config.formats else {
         return Ok(all);
     };
@@ -765,8 +764,9 @@ mod tests {
     //! Formats broken on purpose: each must make a default run (no `--verify`) fail with an
     //! error that says what is wrong, so the checks are shown to be able to fail.
 
+    use super::super::runner::FormatRunner;
     use super::*;
-    use crate::formats::{raw::Raw, Format, FormatRunner, Sink, Visitor};
+    use crate::formats::{raw::Raw, Format, Sink, Visitor};
     use crate::gen::{self, GenOptions};
     use crate::model::{Message, Packet};
 
