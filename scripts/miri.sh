@@ -13,4 +13,4 @@ fi
 # Unit tests of the parsing stages (the 16 MiB window-growth test is skipped: minutes in Miri).
 cargo +nightly miri test --lib -- bytes:: capture:: iex:: net:: model:: --skip grows_to_the_window
 # Golden messages and every capture variant, truncated at every byte.
-cargo +nightly miri test --test iex_golden --test capture
+cargo +nightly miri test --test it -- iex_golden:: capture::

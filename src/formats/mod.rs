@@ -25,7 +25,7 @@ pub mod wire;
 
 /// Every format under test, once, in the registry's order: `module: [Type, ...]`, one line per
 /// codec file. The module declarations below, `measure::registry()`, the conformance tests
-/// (`tests/formats.rs`), the benches and the fuzz target all come from this list, so adding a
+/// (`tests/it/formats.rs`), the benches and the fuzz target all come from this list, so adding a
 /// format is its schema, its file and one line here. Append new formats at the end: the fuzz
 /// target picks a format by its position, and colours in the report follow it too.
 ///

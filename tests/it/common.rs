@@ -224,3 +224,11 @@ pub fn deep_segments() -> Vec<Vec<u8>> {
     );
     vec![s1, s2, heartbeat, s3]
 }
+
+/// Runs the `shootout` binary cargo built for these tests with `args`, and waits for it.
+pub fn shootout(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_shootout"))
+        .args(args)
+        .output()
+        .expect("run shootout")
+}

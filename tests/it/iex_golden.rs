@@ -1,9 +1,7 @@
 //! Golden byte vectors for every DEEP and TOPS message type, laid out by hand from the spec table
 //! (offsets and widths in `iex-feed.md`), decoded field by field.
 
-mod common;
-
-use common::TS;
+use crate::common::TS;
 use md_shootout::iex::{decode, DecodeError, Segment};
 use md_shootout::model::*;
 
@@ -64,7 +62,7 @@ fn system_event() {
 #[test]
 fn security_directory() {
     // D, flags 0x80 (test security), ts, ZIEXT, round lot 100, POC 99.05, LULD tier 1
-    let mut b = common::head(b'D', 0x80, TS, "ZIEXT");
+    let mut b = crate::common::head(b'D', 0x80, TS, "ZIEXT");
     b.extend([0x64, 0, 0, 0]);
     b.extend([0x24, 0x1d, 0x0f, 0, 0, 0, 0, 0]);
     b.push(1);
@@ -81,7 +79,7 @@ fn security_directory() {
 
 #[test]
 fn trading_status() {
-    let mut b = common::head(b'H', b'H', TS, "ZIEXT");
+    let mut b = crate::common::head(b'H', b'H', TS, "ZIEXT");
     b.extend(*b"T1  ");
     assert_eq!(b.len(), 22);
     let Message::TradingStatus(h) = decode(&b).unwrap() else {
@@ -95,7 +93,7 @@ fn trading_status() {
 
 #[test]
 fn one_byte_status_messages() {
-    let halt = common::head(b'O', b'O', TS, "ZIEXT");
+    let halt = crate::common::head(b'O', b'O', TS, "ZIEXT");
     assert_eq!(
         decode(&halt).unwrap(),
         Message::OperationalHalt(OperationalHalt {
@@ -104,7 +102,7 @@ fn one_byte_status_messages() {
             symbol: &sym("ZIEXT")
         })
     );
-    let mut ssr = common::head(b'P', 1, TS, "ZIEXT");
+    let mut ssr = crate::common::head(b'P', 1, TS, "ZIEXT");
     ssr.push(b'A');
     assert_eq!(
         decode(&ssr).unwrap(),
@@ -115,7 +113,7 @@ fn one_byte_status_messages() {
             detail: b'A'
         })
     );
-    let event = common::head(b'E', b'O', TS, "ZIEXT");
+    let event = crate::common::head(b'E', b'O', TS, "ZIEXT");
     assert_eq!(
         decode(&event).unwrap(),
         Message::SecurityEvent(SecurityEvent {
@@ -124,7 +122,7 @@ fn one_byte_status_messages() {
             symbol: &sym("ZIEXT")
         })
     );
-    let rli = common::head(b'I', b'C', TS, "ZIEXT");
+    let rli = crate::common::head(b'I', b'C', TS, "ZIEXT");
     assert_eq!(
         decode(&rli).unwrap(),
         Message::RetailLiquidity(RetailLiquidity {
@@ -139,7 +137,7 @@ fn one_byte_status_messages() {
 fn price_level_updates_both_sides() {
     for (kind, side) in [(b'8', Side::Buy), (b'5', Side::Sell)] {
         // flags 1, ts, ZIEXT, size 9700, price 99.05
-        let mut b = common::head(kind, 1, TS, "ZIEXT");
+        let mut b = crate::common::head(kind, 1, TS, "ZIEXT");
         b.extend([0xe4, 0x25, 0, 0]);
         b.extend([0x24, 0x1d, 0x0f, 0, 0, 0, 0, 0]);
         assert_eq!(b.len(), 30);
@@ -173,7 +171,7 @@ fn trade_break_shares_the_trade_layout() {
 
 #[test]
 fn official_price() {
-    let mut b = common::head(b'X', b'Q', TS, "ZIEXT");
+    let mut b = crate::common::head(b'X', b'Q', TS, "ZIEXT");
     b.extend([0x24, 0x1d, 0x0f, 0, 0, 0, 0, 0]);
     assert_eq!(b.len(), 26);
     assert_eq!(
@@ -189,7 +187,7 @@ fn official_price() {
 
 #[test]
 fn auction_information() {
-    let mut b = common::head(b'A', b'C', TS, "ZIEXT");
+    let mut b = crate::common::head(b'A', b'C', TS, "ZIEXT");
     b.extend(10_000u32.to_le_bytes()); // paired shares
     b.extend(990_500i64.to_le_bytes()); // reference price
     b.extend(990_600i64.to_le_bytes()); // indicative clearing price
@@ -244,7 +242,7 @@ fn short_unknown_and_empty_messages() {
 
 #[test]
 fn segment_header_fields_and_messages() {
-    let seg = common::segment(
+    let seg = crate::common::segment(
         0x8003,
         42,
         TS,
@@ -269,7 +267,7 @@ fn segment_header_fields_and_messages() {
 #[test]
 fn segment_validation_errors() {
     use md_shootout::error::SegmentError::*;
-    let good = common::segment(0x8004, 1, TS, &[SPEC_TRADE.to_vec()]);
+    let good = crate::common::segment(0x8004, 1, TS, &[SPEC_TRADE.to_vec()]);
     // Not IEX-TP at all: wrong version, unknown protocol.
     let mut other = good.clone();
     other[0] = 2;
@@ -318,7 +316,7 @@ fn segment_validation_errors() {
         }
     );
     // A known type shorter than the spec.
-    let short = common::segment(0x8004, 1, TS, &[SPEC_TRADE[..20].to_vec()]);
+    let short = crate::common::segment(0x8004, 1, TS, &[SPEC_TRADE[..20].to_vec()]);
     assert_eq!(
         Segment::parse(&short).unwrap_err(),
         ShortMessage {
@@ -328,7 +326,7 @@ fn segment_validation_errors() {
             needed: 38
         }
     );
-    let empty = common::segment(0x8004, 1, TS, &[vec![]]);
+    let empty = crate::common::segment(0x8004, 1, TS, &[vec![]]);
     assert_eq!(
         Segment::parse(&empty).unwrap_err(),
         EmptyMessage { index: 1, count: 1 }

@@ -3,17 +3,11 @@
 //! no panic, and leave no output file behind (or, with `--lenient`, count what it skipped).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use md_shootout::capture::CaptureKind;
 use md_shootout::gen::{self, GenOptions};
 
-fn shootout(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_shootout"))
-        .args(args)
-        .output()
-        .expect("run shootout")
-}
+use crate::common::shootout;
 
 fn generated(kind: CaptureKind) -> Vec<u8> {
     let opts = GenOptions {

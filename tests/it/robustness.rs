@@ -1,8 +1,6 @@
 //! Property tests: no input, however broken, makes the parsers panic.
 
-mod common;
-
-use common::{deep_segments, pcap, pcapng_section, udp_frame, Order};
+use crate::common::{deep_segments, pcap, pcapng_section, udp_frame, Order};
 use md_shootout::iex::{decode, Segment};
 use md_shootout::inspect::Tally;
 use proptest::prelude::*;
@@ -54,7 +52,7 @@ proptest! {
         payload in proptest::collection::vec(any::<u8>(), 0..300),
         count in any::<u16>(),
     ) {
-        let mut seg = common::segment(0x8004, 1, 0, &[]);
+        let mut seg = crate::common::segment(0x8004, 1, 0, &[]);
         seg[12..14].copy_from_slice(&(payload.len() as u16).to_le_bytes());
         seg[14..16].copy_from_slice(&count.to_le_bytes());
         seg.extend(&payload);

@@ -1,9 +1,7 @@
 //! pcap and pcapng fixtures in every byte order and variant, built here from the spec layouts,
 //! must all decode to the same IEX messages.
 
-mod common;
-
-use common::{deep_segments, pcap, pcapng_section, udp_frame, Order};
+use crate::common::{deep_segments, pcap, pcapng_section, udp_frame, Order};
 use md_shootout::capture::{CaptureKind, CaptureReader};
 use md_shootout::error::Error;
 use md_shootout::model::{Message, Symbol};
@@ -82,19 +80,23 @@ fn timestamps_follow_the_capture_units() {
 #[test]
 fn simple_packet_blocks_and_non_iex_frames() {
     let segs = deep_segments();
-    let mut file = common::shb(Order::Little);
-    file.extend(common::idb(Order::Little));
-    file.extend(common::spb(Order::Little, &udp_frame(&segs[0], 0)));
+    let mut file = crate::common::shb(Order::Little);
+    file.extend(crate::common::idb(Order::Little));
+    file.extend(crate::common::spb(Order::Little, &udp_frame(&segs[0], 0)));
     // ARP, a UDP datagram of someone else's, then a real segment.
     let mut arp = udp_frame(&segs[0], 0);
     arp[12..14].copy_from_slice(&[0x08, 0x06]);
-    file.extend(common::epb(Order::Little, 1, &arp));
-    file.extend(common::epb(
+    file.extend(crate::common::epb(Order::Little, 1, &arp));
+    file.extend(crate::common::epb(
         Order::Little,
         2,
         &udp_frame(b"not iex at all", 0),
     ));
-    file.extend(common::epb(Order::Little, 3, &udp_frame(&segs[1], 0)));
+    file.extend(crate::common::epb(
+        Order::Little,
+        3,
+        &udp_frame(&segs[1], 0),
+    ));
     let mut reader = IexReader::new(&file[..], false).unwrap();
     let mut seqs = Vec::new();
     while let Some(item) = reader.next_segment().unwrap() {

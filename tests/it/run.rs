@@ -3,17 +3,11 @@
 //! agrees; the CSV has the promised columns and ordered percentiles.
 
 use std::collections::BTreeMap;
-use std::process::{Command, Output};
 
 use md_shootout::gen::{self, GenOptions};
 use md_shootout::model::{Message, Side};
 
-fn shootout(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_shootout"))
-        .args(args)
-        .output()
-        .expect("run shootout")
-}
+use crate::common::shootout;
 
 const COLUMNS: [&str; 51] = [
     "run_id",

@@ -1,20 +1,12 @@
 //! Bad input through the real binary: one clear line naming the file and where, a non-zero
 //! exit, and never a panic.
 
-mod common;
-
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output};
 
-use common::{deep_segments, pcapng_section, udp_frame, Order};
+use crate::common::{deep_segments, pcapng_section, udp_frame, Order};
 
-fn shootout(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_shootout"))
-        .args(args)
-        .output()
-        .expect("run shootout")
-}
+use crate::common::shootout;
 
 fn good_file() -> Vec<u8> {
     let frames: Vec<_> = deep_segments().iter().map(|s| udp_frame(s, 0)).collect();
@@ -112,7 +104,7 @@ fn frame_shorter_than_its_headers() {
     let mut frame = udp_frame(&segs[1], 0);
     frame.truncate(30); // inside the IPv4 header
     let mut file = pcapng_section(Order::Little, &[udp_frame(&segs[0], 0)]);
-    file.extend(common::epb(Order::Little, 5, &frame));
+    file.extend(crate::common::epb(Order::Little, 5, &frame));
     assert_fails(&file, &["malformed frame", "(packet 2)", "cut off"]);
 }
 
@@ -169,7 +161,7 @@ fn json_report_has_the_promised_keys_and_values() {
     assert_eq!(v["feed"], "deep");
     assert_eq!(v["compression"], "gzip");
     assert_eq!(v["capture"], "pcapng");
-    assert_eq!(v["first_send_time"], common::TS);
+    assert_eq!(v["first_send_time"], crate::common::TS);
 }
 
 #[test]

@@ -1,0 +1,20 @@
+//! Every integration test, in one binary: one module per area (linking sixteen test binaries
+//! separately cost more than running them). Shared fixtures live in `common`.
+
+mod common;
+
+mod capture;
+mod cli_errors;
+mod corrupt_input;
+mod crash_safety;
+mod fetch;
+mod formats;
+mod fuzz_regressions;
+mod gen;
+mod iex_golden;
+mod report;
+mod robustness;
+mod roundtrip;
+mod run;
+mod run_script;
+mod sample;
