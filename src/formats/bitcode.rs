@@ -61,15 +61,11 @@ impl Format for Bitcode {
         Ok(used)
     }
 
-    fn decode_all<V: Visitor>(
-        &mut self,
-        bytes: &[u8],
-        visitor: &mut V,
-    ) -> Result<usize, DecodeError> {
+    fn decode_all<V: Visitor>(&mut self, bytes: &[u8], v: &mut V) -> Result<usize, DecodeError> {
         let (packet, used) = self.read(bytes)?;
-        visitor.packet(packet.seq, packet.send_time);
+        v.packet(packet.seq, packet.send_time);
         for m in packet.messages {
-            visitor.message(m.into_model(|s| Ok(Symbol(s)))?);
+            v.message(m.into_model(|s| Ok(Symbol(s)))?);
         }
         Ok(used)
     }

@@ -269,15 +269,11 @@ impl<const PACKED: bool> Format for Capnp<PACKED> {
         Ok(used)
     }
 
-    fn decode_all<V: Visitor>(
-        &mut self,
-        bytes: &[u8],
-        visitor: &mut V,
-    ) -> Result<usize, DecodeError> {
+    fn decode_all<V: Visitor>(&mut self, bytes: &[u8], v: &mut V) -> Result<usize, DecodeError> {
         let ((), used) = self.with_root(bytes, |root| {
-            visitor.packet(root.get_seq(), root.get_send_time());
+            v.packet(root.get_seq(), root.get_send_time());
             for m in message_list(root)?.iter() {
-                visitor.message(read_message(m)?);
+                v.message(read_message(m)?);
             }
             Ok(())
         })?;

@@ -119,15 +119,11 @@ impl Format for FlatBuffers {
         Ok(used)
     }
 
-    fn decode_all<V: Visitor>(
-        &mut self,
-        bytes: &[u8],
-        visitor: &mut V,
-    ) -> Result<usize, DecodeError> {
+    fn decode_all<V: Visitor>(&mut self, bytes: &[u8], v: &mut V) -> Result<usize, DecodeError> {
         let (root, used) = self.root(bytes)?;
-        visitor.packet(root.seq(), root.send_time());
+        v.packet(root.seq(), root.send_time());
         for m in root.messages() {
-            visitor.message(read_message(m)?);
+            v.message(read_message(m)?);
         }
         Ok(used)
     }

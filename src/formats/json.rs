@@ -107,15 +107,11 @@ impl Format for Json {
         Ok(used)
     }
 
-    fn decode_all<V: Visitor>(
-        &mut self,
-        bytes: &[u8],
-        visitor: &mut V,
-    ) -> Result<usize, DecodeError> {
+    fn decode_all<V: Visitor>(&mut self, bytes: &[u8], v: &mut V) -> Result<usize, DecodeError> {
         let (packet, used) = read(bytes)?;
-        visitor.packet(packet.seq, packet.send_time);
+        v.packet(packet.seq, packet.send_time);
         for m in packet.messages {
-            visitor.message(m.into_model(|s| s.symbol())?);
+            v.message(m.into_model(|s| s.symbol())?);
         }
         Ok(used)
     }

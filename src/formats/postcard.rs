@@ -115,14 +115,10 @@ impl Format for Postcard {
         )
     }
 
-    fn decode_all<V: Visitor>(
-        &mut self,
-        bytes: &[u8],
-        visitor: &mut V,
-    ) -> Result<usize, DecodeError> {
+    fn decode_all<V: Visitor>(&mut self, bytes: &[u8], v: &mut V) -> Result<usize, DecodeError> {
         walk(
             bytes,
-            visitor,
+            v,
             |v, seq, send_time| v.packet(seq, send_time),
             |v, m| {
                 v.message(m.into_model(|s| Ok(Symbol(*symbol(s)?)))?);

@@ -303,15 +303,11 @@ impl Format for Protobuf {
         Ok(used)
     }
 
-    fn decode_all<V: Visitor>(
-        &mut self,
-        bytes: &[u8],
-        visitor: &mut V,
-    ) -> Result<usize, DecodeError> {
+    fn decode_all<V: Visitor>(&mut self, bytes: &[u8], v: &mut V) -> Result<usize, DecodeError> {
         let used = self.merge(bytes)?;
-        visitor.packet(self.packet.seq, self.packet.send_time);
+        v.packet(self.packet.seq, self.packet.send_time);
         for m in &self.packet.messages {
-            visitor.message(from_pb(m)?);
+            v.message(from_pb(m)?);
         }
         Ok(used)
     }

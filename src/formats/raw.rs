@@ -136,15 +136,11 @@ impl Format for Raw {
         Ok(used)
     }
 
-    fn decode_all<V: Visitor>(
-        &mut self,
-        bytes: &[u8],
-        visitor: &mut V,
-    ) -> Result<usize, DecodeError> {
+    fn decode_all<V: Visitor>(&mut self, bytes: &[u8], v: &mut V) -> Result<usize, DecodeError> {
         let (header, body, used) = split(bytes)?;
-        visitor.packet(header.seq, header.send_time);
+        v.packet(header.seq, header.send_time);
         walk(body, |k, r| {
-            visitor.message(to_message(k, r));
+            v.message(to_message(k, r));
             Ok(())
         })?;
         Ok(used)

@@ -183,20 +183,16 @@ impl Format for Rkyv {
         Ok(used)
     }
 
-    fn decode_all<V: Visitor>(
-        &mut self,
-        bytes: &[u8],
-        visitor: &mut V,
-    ) -> Result<usize, DecodeError> {
+    fn decode_all<V: Visitor>(&mut self, bytes: &[u8], v: &mut V) -> Result<usize, DecodeError> {
         let (packet, used) = self.access(bytes)?;
-        visitor.packet(packet.seq.to_native(), packet.send_time.to_native());
+        v.packet(packet.seq.to_native(), packet.send_time.to_native());
         for m in packet.messages.iter() {
             // rkyv's own field-by-field deserializer, message by message: no shared pointers
             // here, so no pool and no allocation.
             let m: MMessage =
                 ::rkyv::Deserialize::deserialize(m, Strategy::<(), rancor::Error>::wrap(&mut ()))
                     .map_err(err)?;
-            visitor.message(m.into_model(|s| Ok(Symbol(s)))?);
+            v.message(m.into_model(|s| Ok(Symbol(s)))?);
         }
         Ok(used)
     }

@@ -363,20 +363,16 @@ impl Format for Sbe {
         })
     }
 
-    fn decode_all<V: Visitor>(
-        &mut self,
-        bytes: &[u8],
-        visitor: &mut V,
-    ) -> Result<usize, DecodeError> {
+    fn decode_all<V: Visitor>(&mut self, bytes: &[u8], v: &mut V) -> Result<usize, DecodeError> {
         let (seq, send_time, count, pos) = packet_header(bytes)?;
-        visitor.packet(seq, send_time);
+        v.packet(seq, send_time);
         walk(bytes, pos, count, |template, header, pos| {
             let Some(template) = template else {
                 return Err(DecodeError::Malformed(
                     "SBE template unknown to this schema",
                 ));
             };
-            visitor.message(read_message(template, header, pos)?);
+            v.message(read_message(template, header, pos)?);
             Ok(())
         })
     }

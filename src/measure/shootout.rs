@@ -840,9 +840,9 @@ mod tests {
         fn decode_all<V: Visitor>(
             &mut self,
             bytes: &[u8],
-            visitor: &mut V,
+            v: &mut V,
         ) -> Result<usize, DecodeError> {
-            self.raw.decode_all(bytes, visitor)
+            self.raw.decode_all(bytes, v)
         }
     }
 
