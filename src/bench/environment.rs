@@ -94,7 +94,7 @@ mod tests {
         );
         assert_ne!(
             crate::report::load::parse_governor(&text),
-            crate::report::load::Governor::NoEnvironmentFile
+            crate::report::load::Governor::NotRecorded
         );
     }
 }

@@ -6,29 +6,13 @@
 //! cheapest format, sitting far above a plain copy of its own bytes measured the same way. So
 //! every run measures the copy too, reports it next to the formats (`memcpy_p50_ns`,
 //! `memcpy_mean_ns`, and `memcpy_batch_ns` timed per window like the formats' batch figures) and
-//! warns when `raw`'s batch figures are more than [`MAX_RAW_OVER_FLOOR`] times it.
+//! warns when `raw`'s batch figures are more than `trust::MAX_RAW_OVER_FLOOR` times it.
 
 use super::clock::Timer;
 use super::runner::{FormatRunner, PacketStat, Runner};
 use super::stats::{BatchStats, SideStats};
 use crate::formats::raw::Raw;
 use crate::model::Packet;
-
-/// `raw`'s batch time may be this many times the floor's before a run warns about it.
-pub const MAX_RAW_OVER_FLOOR: f64 = 2.0;
-
-/// The sides (`"ser"`, `"de"`) whose time is above [`MAX_RAW_OVER_FLOOR`] times `floor`, each
-/// with its ratio to the floor; empty when the floor is 0 (nothing measured).
-pub fn sides_above(ser: f64, de: f64, floor: f64) -> Vec<(&'static str, f64)> {
-    if floor <= 0.0 {
-        return Vec::new();
-    }
-    [("ser", ser), ("de", de)]
-        .into_iter()
-        .map(|(side, ns)| (side, ns / floor))
-        .filter(|&(_, ratio)| ratio > MAX_RAW_OVER_FLOOR)
-        .collect()
-}
 
 /// The copy loop and what it measured.
 #[derive(Default)]
@@ -114,14 +98,6 @@ mod tests {
     use super::*;
     use crate::formats::Format;
     use crate::gen::{self, GenOptions};
-
-    #[test]
-    fn sides_above_twice_the_floor() {
-        assert_eq!(sides_above(20.0, 20.0, 10.0), []);
-        assert_eq!(sides_above(30.0, 20.0, 10.0), [("ser", 3.0)]);
-        assert_eq!(sides_above(25.0, 40.0, 10.0), [("ser", 2.5), ("de", 4.0)]);
-        assert_eq!(sides_above(30.0, 40.0, 0.0), []);
-    }
 
     #[test]
     fn copies_raws_bytes_packet_by_packet_and_records_after_the_warm_up() {

@@ -7,6 +7,7 @@ pub mod runner;
 pub mod shootout;
 pub mod stats;
 pub mod stored;
+pub mod trust;
 pub mod verify;
 pub mod window;
 

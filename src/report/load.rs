@@ -224,18 +224,7 @@ impl RunRow {
     }
 }
 
-/// What `environment.txt` next to a CSV says about the CPU frequency governor.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Governor {
-    /// `performance`: fixed, high frequency.
-    Performance,
-    /// Another governor (`powersave`, `schedutil`, ...): frequency moves under the measurement.
-    Other(String),
-    /// The run could not read it (`unreadable`, or no `governor:` line).
-    Unknown,
-    /// No `environment.txt` next to the CSV.
-    NoEnvironmentFile,
-}
+pub use crate::measure::trust::Governor;
 
 /// One CSV given on the command line.
 #[derive(Debug, Clone)]
@@ -429,7 +418,7 @@ fn governor_next_to(csv: &Path) -> Governor {
         .unwrap_or_else(|| Path::new("."))
         .join("environment.txt");
     match std::fs::read_to_string(env) {
-        Err(_) => Governor::NoEnvironmentFile,
+        Err(_) => Governor::NotRecorded,
         Ok(text) => parse_governor(&text),
     }
 }
@@ -442,7 +431,7 @@ pub fn parse_governor(text: &str) -> Governor {
     });
     match value.as_deref() {
         Some("performance") => Governor::Performance,
-        None | Some("") | Some("unreadable") | Some("unknown") => Governor::Unknown,
+        None | Some("") | Some("unreadable") | Some("unknown") => Governor::Unreadable,
         Some(other) => Governor::Other(other.to_owned()),
     }
 }
@@ -485,7 +474,7 @@ mod tests {
             parse_governor("cpu: x\ngovernor: powersave\n"),
             Governor::Other("powersave".into())
         );
-        assert_eq!(parse_governor("governor: unreadable"), Governor::Unknown);
-        assert_eq!(parse_governor("cpu: x"), Governor::Unknown);
+        assert_eq!(parse_governor("governor: unreadable"), Governor::Unreadable);
+        assert_eq!(parse_governor("cpu: x"), Governor::Unreadable);
     }
 }

@@ -4,15 +4,11 @@
 
 use std::collections::BTreeMap;
 
-use super::load::{Governor, RunRow, Runs, PERCENTILES};
-use crate::measure::floor::{self, MAX_RAW_OVER_FLOOR};
+use super::load::{RunRow, Runs, PERCENTILES};
+use crate::measure::trust;
 
 /// Runs below this count get a warning: a median of fewer says little about the spread.
-pub const MIN_RUNS: usize = 3;
-/// A coefficient of variation above this (%) gets a warning.
-pub const MAX_CV_PCT: f64 = 10.0;
-/// A timer overhead above this share of the smallest median p50 gets a warning.
-pub const MAX_OVERHEAD_SHARE: f64 = 0.10;
+pub use crate::measure::trust::{trim, MAX_CV_PCT, MAX_OVERHEAD_SHARE, MIN_RUNS};
 
 /// One column reduced across runs.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -451,21 +447,10 @@ fn warnings(summary: &Summary, runs: &Runs) -> Vec<Warning> {
             })
             .min_by(|a, b| a.0.total_cmp(&b.0))
             .expect("a section has a group");
-        if overhead > MAX_OVERHEAD_SHARE * smallest {
+        if let Some(why) = trust::timer_cost(overhead, smallest, &which) {
             warn(
                 WarningKind::TimerOverhead,
-                format!(
-                    "{}: timer overhead {} ns is {} of the smallest median p50 ({} ns, {which}); \
-                     differences that small are the clock's, not the format's",
-                    section_name(input, label),
-                    trim(overhead),
-                    if smallest > 0.0 {
-                        format!("{:.0}%", 100.0 * overhead / smallest)
-                    } else {
-                        "more than all".to_owned()
-                    },
-                    trim(smallest),
-                ),
+                format!("{}: {why}", section_name(input, label)),
             );
         }
     }
@@ -480,57 +465,27 @@ fn warnings(summary: &Summary, runs: &Runs) -> Vec<Warning> {
             (Some(ser), Some(de), Some(floor)) => Some((ser.median, de.median, floor.median)),
             _ => None,
         };
-        let (ser, de, floor, what, floor_what) = match (batch, raw.memcpy_p50_ns) {
-            (Some((ser, de, floor)), _) => (ser, de, floor, "batch", " (batch)"),
+        let (ser, de, floor, basis) = match (batch, raw.memcpy_p50_ns) {
+            (Some((ser, de, floor)), _) => (ser, de, floor, "batch"),
             (None, Some(floor)) => (
                 raw.ser.p50().median,
                 raw.de.p50().median,
                 floor.median,
                 "p50",
-                "",
             ),
             (None, None) => continue,
         };
-        let over: Vec<String> = floor::sides_above(ser, de, floor)
-            .into_iter()
-            .map(|(side, ratio)| format!("{side} {what} {} ns ({ratio:.1}x)", trim(ratio * floor)))
-            .collect();
-        if !over.is_empty() {
+        if let Some(why) = trust::raw_above_floor(ser, de, floor, basis) {
             warn(
                 WarningKind::AboveFloor,
-                format!(
-                    "{}: raw's {} above {MAX_RAW_OVER_FLOOR}x the memcpy floor{floor_what} of {} \
-                     ns: the measuring loop, or raw's own work, costs more than the copy it \
-                     stands for",
-                    section_name(input, label),
-                    over.join(" and "),
-                    trim(floor),
-                ),
+                format!("{}: {why}", section_name(input, label)),
             );
         }
     }
     for s in &runs.sources {
         let csv = s.csv.display();
-        match &s.governor {
-            Governor::Performance => {}
-            Governor::Other(g) => warn(
-                WarningKind::Governor,
-                format!(
-                    "{csv}: CPU frequency governor was `{g}`, not `performance`: the clock speed may have changed during the runs"
-                ),
-            ),
-            Governor::Unknown => warn(
-                WarningKind::Governor,
-                format!(
-                    "{csv}: the CPU frequency governor could not be checked (environment.txt says it was unreadable)"
-                ),
-            ),
-            Governor::NoEnvironmentFile => warn(
-                WarningKind::Governor,
-                format!(
-                    "{csv}: the CPU frequency governor could not be checked (no environment.txt next to it)"
-                ),
-            ),
+        if let Some(why) = s.governor.warning() {
+            warn(WarningKind::Governor, format!("{csv}: {why}"));
         }
         if s.duplicates > 0 {
             warn(
@@ -544,12 +499,6 @@ fn warnings(summary: &Summary, runs: &Runs) -> Vec<Warning> {
         }
     }
     out
-}
-
-/// `12`, `12.5`: a number without a trailing `.0`.
-pub fn trim(x: f64) -> String {
-    let s = format!("{x:.1}");
-    s.strip_suffix(".0").map(str::to_owned).unwrap_or(s)
 }
 
 #[cfg(test)]

@@ -9,8 +9,8 @@ use std::fmt::Write;
 
 use super::stats::RAW;
 use super::RunReport;
-use crate::measure::floor::{self, MAX_RAW_OVER_FLOOR};
 use crate::measure::stats::FormatResult;
+use crate::measure::trust::{self, Governor};
 
 /// What each workload does, as the table's footer says it.
 pub const WORKLOADS: &str = "ser builds the format's representation of each packet; de \
@@ -153,7 +153,7 @@ pub fn render(report: &RunReport<'_>) -> String {
             zstd_ns as f64 / 1e9,
         );
     }
-    for warning in warnings(o, &governor()) {
+    for warning in warnings(o, &Governor::here()) {
         let _ = writeln!(t, "warning: {warning}");
     }
     let _ = writeln!(
@@ -203,64 +203,39 @@ fn raw_over_floor(o: &crate::measure::Outcome) -> Option<(f64, f64)> {
     })
 }
 
-/// The CPU frequency governor, if the kernel shows it.
-fn governor() -> Option<String> {
-    std::fs::read_to_string("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")
-        .ok()
-        .map(|s| s.trim().to_owned())
-}
-
 /// What a single run can tell about its own trustworthiness (the cross-run warnings, such as
-/// too few runs or a large spread, are `shootout report`'s).
-fn warnings(o: &crate::measure::Outcome, governor: &Option<String>) -> Vec<String> {
+/// too few runs or a large spread, are `shootout report`'s), in `measure::trust`'s words.
+fn warnings(o: &crate::measure::Outcome, governor: &Governor) -> Vec<String> {
     let mut out = Vec::new();
     let smallest = o
         .formats
         .iter()
         .flat_map(|f| {
             [
-                f.ser.summary().p50,
-                f.de.summary().p50,
-                f.de_all.summary().p50,
+                (f.ser.summary().p50, f.name, "ser"),
+                (f.de.summary().p50, f.name, "de"),
+                (f.de_all.summary().p50, f.name, "de_all"),
             ]
         })
-        .filter(|&p| p > 0)
-        .min();
-    if let Some(smallest) = smallest {
-        if o.timer_overhead_ns > crate::report::stats::MAX_OVERHEAD_SHARE * smallest as f64 {
-            out.push(format!(
-                "the timer's own cost ({} ns) is {:.0}% of the smallest median ({smallest} ns): \
-                 per-packet differences that small are the clock's, not the format's (the \
-                 batch figures do not carry it)",
-                fmt_f(o.timer_overhead_ns, 1),
-                100.0 * o.timer_overhead_ns / smallest as f64
-            ));
-        }
+        .filter(|&(p, _, _)| p > 0)
+        .min_by_key(|&(p, _, _)| p);
+    if let Some((smallest, name, side)) = smallest {
+        out.extend(trust::timer_cost(
+            o.timer_overhead_ns,
+            smallest as f64,
+            &format!("{name} {side}"),
+        ));
     }
-    if let Some((ser, de)) = raw_over_floor(o) {
-        // Already ratios: a floor of 1.
-        let over: Vec<String> = floor::sides_above(ser, de, 1.0)
-            .into_iter()
-            .map(|(side, ratio)| format!("{side} {}x", fmt_f(ratio, 1)))
-            .collect();
-        if !over.is_empty() {
-            out.push(format!(
-                "raw's batch {} the memcpy floor, above {MAX_RAW_OVER_FLOOR}x: raw's own work \
-                 costs more than the copy it stands for",
-                over.join(" and ")
-            ));
-        }
+    let floor = o.memcpy_batch.ns_per_packet();
+    if let Some(raw) = o.formats.iter().find(|f| f.name == RAW) {
+        out.extend(trust::raw_above_floor(
+            raw.ser_batch.ns_per_packet(),
+            raw.de_batch.ns_per_packet(),
+            floor,
+            "batch",
+        ));
     }
-    match governor.as_deref() {
-        Some("performance") => {}
-        Some(other) => out.push(format!(
-            "the CPU frequency governor is {other:?}, not \"performance\": clock speed may vary \
-             during the run"
-        )),
-        None => out.push(
-            "the CPU frequency governor is not readable here (a VM?): clock speed may vary".into(),
-        ),
-    }
+    out.extend(governor.warning());
     out
 }
 
@@ -298,20 +273,21 @@ mod tests {
     fn warns_about_the_governor_and_a_costly_timer() {
         let mut o = outcome();
         o.timer_overhead_ns = 0.0;
-        assert!(warnings(&o, &Some("performance".into())).is_empty());
-        let w = warnings(&o, &Some("powersave".into()));
+        let performance = Governor::named("performance");
+        assert!(warnings(&o, &performance).is_empty());
+        let w = warnings(&o, &Governor::named("powersave"));
         assert_eq!(w.len(), 1);
-        assert!(w[0].contains("\"powersave\""), "{w:?}");
-        assert!(warnings(&o, &None)[0].contains("not readable"));
+        assert!(w[0].contains("`powersave`"), "{w:?}");
+        assert!(warnings(&o, &Governor::Unreadable)[0].contains("could not be checked"));
         o.timer_overhead_ns = 1e6;
-        let w = warnings(&o, &Some("performance".into()));
+        let w = warnings(&o, &performance);
         assert_eq!(w.len(), 1);
-        assert!(w[0].contains("timer's own cost"), "{w:?}");
+        assert!(w[0].starts_with("timer overhead 1000000 ns is "), "{w:?}");
         assert!(render(&RunReport {
             outcome: &o,
             info: &crate::report::RunInfo::collect(std::path::Path::new("x"), "t"),
         })
-        .contains("warning: the timer's own cost"));
+        .contains("warning: timer overhead "));
     }
 
     #[test]
@@ -338,12 +314,15 @@ mod tests {
         o.formats[0].de = times(10);
         o.formats[0].ser_batch = batch(20);
         o.formats[0].de_batch = batch(20);
-        assert!(warnings(&o, &Some("performance".into())).is_empty());
+        let performance = Governor::named("performance");
+        assert!(warnings(&o, &performance).is_empty());
         o.formats[0].ser_batch = batch(30);
-        let w = warnings(&o, &Some("performance".into()));
+        let w = warnings(&o, &performance);
         assert_eq!(w.len(), 1, "{w:?}");
         assert!(
-            w[0].starts_with("raw's batch ser 3.0x the memcpy floor, above 2x"),
+            w[0].starts_with(
+                "raw's ser batch 30 ns (3.0x) above 2x the memcpy floor (batch) of 10 ns"
+            ),
             "{w:?}"
         );
         let table = render(&RunReport {
