@@ -9,6 +9,7 @@ pub mod bench;
 pub mod bytes;
 pub mod capture;
 pub mod error;
+pub mod export;
 pub mod fetch;
 pub mod formats;
 pub mod gen;

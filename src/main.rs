@@ -9,13 +9,14 @@ use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand}
 
 use md_shootout::bench;
 use md_shootout::capture::CaptureKind;
+use md_shootout::export::{self, RunInfo, RunReport};
 use md_shootout::fetch::{self, FetchOptions};
 use md_shootout::gen::{self, GenOptions};
 use md_shootout::inspect;
 use md_shootout::measure::{self, shootout::DEFAULT_WINDOW};
 use md_shootout::model::Feed;
 use md_shootout::output::Progress;
-use md_shootout::report::{self, RunInfo, RunReport};
+use md_shootout::report;
 
 #[derive(Parser)]
 #[command(
@@ -383,18 +384,18 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 info: &info,
             };
             if let Some(path) = &csv {
-                report::csv::append(path, &report)
+                export::csv::append(path, &report)
                     .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
             }
             if let Some(path) = &summary {
-                report::summary::write(path, &report)
+                export::aggregation::write(path, &report)
                     .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
             }
             if let Some(dir) = &hist_dir {
-                report::hgrm::write_all(dir, &report)
+                export::hgrm::write_all(dir, &report)
                     .map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
             }
-            print(report::table::render(&report).trim_end())
+            print(export::table::render(&report).trim_end())
         }
         Command::Report {
             csvs,

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use super::plan::Prefix;
-use crate::report::RunInfo;
+use crate::export::RunInfo;
 
 /// The file's text for a bench of `runs` runs under `prefixes` by the binary `exe`.
 pub fn capture(exe: &Path, runs: u32, prefixes: &[Prefix]) -> String {
@@ -90,7 +90,7 @@ mod tests {
         assert!(text.ends_with("prefix: normal=\nprefix: pinned=taskset -c 1\n"));
         assert_eq!(
             text.lines().find(|l| l.starts_with("cpu: ")).unwrap(),
-            format!("cpu: {}", crate::report::environment::cpu_model())
+            format!("cpu: {}", crate::export::environment::cpu_model())
         );
         assert_ne!(
             crate::report::load::parse_governor(&text),

@@ -148,7 +148,7 @@ mod tests {
             h.record(v).unwrap();
         }
         let mut text = Vec::new();
-        crate::report::hgrm::write_distribution(&h, &mut text).unwrap();
+        crate::export::hgrm::write_distribution(&h, &mut text).unwrap();
         let points = parse(std::str::from_utf8(&text).unwrap()).unwrap();
         assert_eq!(points[0], (0.0, 10.0));
         assert!(points.iter().all(|(q, _)| *q < 1.0));

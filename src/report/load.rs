@@ -442,7 +442,7 @@ mod tests {
 
     #[test]
     fn required_columns_are_columns_the_run_writes() {
-        let written: Vec<&str> = crate::report::csv::COLUMNS.split(',').collect();
+        let written: Vec<&str> = crate::export::csv::COLUMNS.split(',').collect();
         let older = OPTIONAL.len() - BATCH_COLUMNS.len();
         assert_eq!(OPTIONAL[older..], *BATCH_COLUMNS);
         for c in REQUIRED.iter().chain(&OPTIONAL[..older]) {

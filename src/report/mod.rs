@@ -1,38 +1,23 @@
-//! What a run leaves behind: CSV rows, per-format histograms, the aggregation summary and the
-//! table on stdout. One file per output; all of them read the same [`RunReport`].
-//!
-//! `shootout report` reads those back across runs, days and machines: [`load`] the CSVs,
+//! `shootout report`: what many runs left behind (see `crate::export`), read back across runs,
+//! days and machines: [`load`] the CSVs,
 //! [`summarize`] them (medians, spreads, ratios, warnings), [`write_report`] the outputs
 //! (`summary.csv`, `summary.md`, SVG charts, `index.html`), one file per output behind [`Export`].
 
 pub mod charts;
-pub mod csv;
 pub mod dist;
-pub mod environment;
-pub mod hgrm;
 pub mod html;
 pub mod load;
 pub mod markdown;
 pub mod stats;
-pub mod summary;
 pub mod summary_csv;
-pub mod table;
 pub mod tables;
 
-use crate::measure::Outcome;
 pub use crate::output::write_atomically;
-pub use environment::RunInfo;
 pub use load::{load, Runs};
 pub use stats::{summarize, Summary, Warning, WarningKind};
 
 use std::io;
 use std::path::{Path, PathBuf};
-
-/// A finished run and where it came from.
-pub struct RunReport<'a> {
-    pub outcome: &'a Outcome,
-    pub info: &'a RunInfo,
-}
 
 /// A report input or output that failed: the file and what was wrong, as one line.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -28,7 +28,7 @@ fn assert_whole_rows(csv_path: &Path) -> usize {
     assert!(text.is_empty() || text.ends_with('\n'), "torn last line");
     let mut reader = csv::Reader::from_reader(text.as_bytes());
     let width = reader.headers().unwrap().len();
-    assert_eq!(width, md_shootout::report::csv::COLUMNS.split(',').count());
+    assert_eq!(width, md_shootout::export::csv::COLUMNS.split(',').count());
     let mut rows = 0;
     for record in reader.records() {
         let record = record.expect("a parseable row");

@@ -5,9 +5,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use md_shootout::export::{self, csv::COLUMNS};
 use md_shootout::report::{
     self,
-    csv::COLUMNS,
     load::BATCH_COLUMNS,
     stats::{Basis, Group},
     WarningKind,
@@ -673,7 +673,7 @@ fn write_histograms(hist: &Path, formats: &[&str], runs: usize) {
                     .unwrap();
                 }
                 let mut text = Vec::new();
-                report::hgrm::write_distribution(&h, &mut text).unwrap();
+                export::hgrm::write_distribution(&h, &mut text).unwrap();
                 std::fs::write(dir.join(format!("{format}.{side}.hgrm")), text).unwrap();
             }
         }
@@ -1090,7 +1090,7 @@ fn write_side_histograms(
                     h.record(10 * (f as u64 + 1) * run as u64 + i % 97).unwrap();
                 }
                 let mut text = Vec::new();
-                report::hgrm::write_distribution(&h, &mut text).unwrap();
+                export::hgrm::write_distribution(&h, &mut text).unwrap();
                 std::fs::write(dir.join(format!("{format}.{side}.hgrm")), text).unwrap();
             }
         }

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use md_shootout::report::csv::COLUMNS;
+use md_shootout::export::csv::COLUMNS;
 
 /// Every format in the registry runs in every run.
 fn formats() -> usize {
@@ -56,7 +56,7 @@ fn rows(out: &Path) -> Vec<csv::StringRecord> {
         .flexible(true)
         .from_reader(text.as_bytes());
     let width = reader.headers().unwrap().len();
-    assert_eq!(width, md_shootout::report::csv::COLUMNS.split(',').count());
+    assert_eq!(width, md_shootout::export::csv::COLUMNS.split(',').count());
     let records: Vec<_> = reader.records().map(|r| r.unwrap()).collect();
     for (i, r) in records.iter().enumerate() {
         assert_eq!(r.len(), width, "row {} has {} fields", i + 2, r.len());

@@ -3,7 +3,8 @@
 use std::io;
 use std::path::Path;
 
-use super::{write_atomically, RunReport};
+use super::RunReport;
+use crate::output::write_atomically;
 
 /// Writes `symbol,trade_volume,bid_high,bid_low,ask_high,ask_low`, one row per symbol sorted by
 /// symbol, whole or not at all.

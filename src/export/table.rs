@@ -7,10 +7,10 @@
 
 use std::fmt::Write;
 
-use super::stats::RAW;
 use super::RunReport;
 use crate::measure::stats::FormatResult;
 use crate::measure::trust::{self, Governor};
+use crate::report::stats::RAW;
 
 /// What each workload does, as the table's footer says it.
 pub const WORKLOADS: &str = "ser builds the format's representation of each packet; de \
@@ -285,7 +285,7 @@ mod tests {
         assert!(w[0].starts_with("timer overhead 1000000 ns is "), "{w:?}");
         assert!(render(&RunReport {
             outcome: &o,
-            info: &crate::report::RunInfo::collect(std::path::Path::new("x"), "t"),
+            info: &crate::export::RunInfo::collect(std::path::Path::new("x"), "t"),
         })
         .contains("warning: timer overhead "));
     }
@@ -327,7 +327,7 @@ mod tests {
         );
         let table = render(&RunReport {
             outcome: &o,
-            info: &crate::report::RunInfo::collect(std::path::Path::new("x"), "t"),
+            info: &crate::export::RunInfo::collect(std::path::Path::new("x"), "t"),
         });
         assert!(
             table.contains(

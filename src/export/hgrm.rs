@@ -6,7 +6,8 @@ use std::path::Path;
 
 use hdrhistogram::Histogram;
 
-use super::{write_atomically, RunReport};
+use super::RunReport;
+use crate::output::write_atomically;
 
 /// Writes `FORMAT.ser.hgrm`, `FORMAT.de.hgrm` and `FORMAT.de_all.hgrm` for every format into
 /// `dir`.

@@ -1,0 +1,19 @@
+//! What one `shootout run` leaves behind, one file per output, all read from the same
+//! [`RunReport`]: the CSV rows (`csv`), the per-format percentile distributions (`hgrm`), the
+//! aggregation every format agreed on (`aggregation`) and the tables on stdout (`table`), with
+//! where the run came from (`environment`). `shootout report` reads them back (`crate::report`).
+
+pub mod aggregation;
+pub mod csv;
+pub mod environment;
+pub mod hgrm;
+pub mod table;
+
+use crate::measure::Outcome;
+pub use environment::RunInfo;
+
+/// A finished run and where it came from.
+pub struct RunReport<'a> {
+    pub outcome: &'a Outcome,
+    pub info: &'a RunInfo,
+}
