@@ -15,13 +15,11 @@ mod flow;
 mod layout;
 mod universe;
 
-use std::io;
-
 use fastrand::Rng;
 
 use crate::model::{Feed, Message, Packet, Symbol, SystemEvent, Timestamp};
 
-use super::GenOptions;
+use super::{GenError, GenOptions};
 
 pub use layout::{DAY_START, MARKET_CLOSE, MARKET_OPEN, SYSTEM_END, SYSTEM_START};
 pub use universe::{MAX_SYMBOLS, TEST_SYMBOL};
@@ -53,15 +51,12 @@ pub struct Simulation {
 
 impl Simulation {
     /// Validates the options and lays out the day; the only allocations are here.
-    pub fn new(opts: &GenOptions) -> io::Result<Self> {
+    pub fn new(opts: &GenOptions) -> Result<Self, GenError> {
         if opts.symbols == 0 || opts.symbols > MAX_SYMBOLS {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!(
-                    "symbols must be between 1 and {MAX_SYMBOLS}, got {}",
-                    opts.symbols
-                ),
-            ));
+            return Err(GenError::InvalidOption {
+                option: "symbols",
+                reason: format!("must be between 1 and {MAX_SYMBOLS}, got {}", opts.symbols),
+            });
         }
         let mut rng = Rng::with_seed(opts.seed);
         let syms = make_symbols(&mut rng, opts.symbols);
