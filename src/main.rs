@@ -431,7 +431,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 symbols,
             };
             let report = gen::generate_file(&opts, &out)
-                .map_err(|e| anyhow::anyhow!("{}: {e:#}", out.display()))?;
+                .map_err(|e| anyhow::anyhow!("{}: {e}", out.display()))?;
             let text = if json {
                 serde_json::to_string_pretty(&report)?
             } else {

@@ -11,7 +11,7 @@ use md_shootout::measure::clock::Timer;
 use md_shootout::model::Feed;
 use md_shootout::net;
 
-fn main() -> std::io::Result<()> {
+fn main() -> Result<(), Box<dyn std::error::Error>> {
     let root = std::env::args().nth(1).unwrap_or_else(|| "corpus".into());
     let root = Path::new(&root);
     let dir = |name: &str| -> std::io::Result<std::path::PathBuf> {

@@ -236,7 +236,7 @@ pub fn bench(opts: &Options) -> Result<(), Failure> {
                 symbols: 500,
             };
             gen::generate_file(&gen_opts, &quick)
-                .map_err(|e| Failure::Failed(format!("{}: {e:#}", quick.display())))?;
+                .map_err(|e| Failure::Failed(format!("{}: {e}", quick.display())))?;
         }
         inputs = vec![quick];
     }

@@ -15,9 +15,8 @@ use std::collections::BTreeMap;
 use std::io::{self, Write};
 use std::path::Path;
 
-use anyhow::Context;
-
 use crate::model::{Feed, Packet, Timestamp};
+use crate::output::atomic::{write_atomically_with, Step};
 
 pub use capture::CaptureKind;
 pub use sim::Simulation;
@@ -57,6 +56,44 @@ impl GenOptions {
     /// IEX-TP session id: fixed per seed, so two seeds do not look like the same session.
     pub fn session_id(&self) -> u32 {
         1_150_000_000 + (self.seed % 1_000_000) as u32
+    }
+}
+
+/// Why generating failed. Messages do not name the output file: the caller, who chose it, does.
+#[derive(Debug, thiserror::Error)]
+pub enum GenError {
+    /// An option out of range (nothing was written): which option, and what it must be.
+    #[error("{option} {reason}")]
+    InvalidOption {
+        option: &'static str,
+        reason: String,
+    },
+    /// Writing the output failed: what was being written, and the I/O error.
+    #[error("{what}: {cause}")]
+    Write { what: Writing, cause: io::Error },
+}
+
+/// What was being written when a [`GenError::Write`] happened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Writing {
+    /// The capture bytes, into the writer [`generate`] was given.
+    Capture,
+    /// The capture bytes, through the gzip encoder of a `.gz` output.
+    GzipEncoder,
+    /// The gzip stream's end (the encoder's last block and trailer).
+    GzipFinish,
+    /// A step of writing the file whole or not at all: the temporary file, the rename.
+    File(Step),
+}
+
+impl std::fmt::Display for Writing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Writing::Capture => write!(f, "writing the capture"),
+            Writing::GzipEncoder => write!(f, "writing the capture through the gzip encoder"),
+            Writing::GzipFinish => write!(f, "finishing the gzip stream"),
+            Writing::File(step) => step.fmt(f),
+        }
     }
 }
 
@@ -102,7 +139,7 @@ impl Packets {
 }
 
 /// The packets [`generate`] would write for `opts`; fails only on invalid options.
-pub fn packets(opts: &GenOptions) -> io::Result<Packets> {
+pub fn packets(opts: &GenOptions) -> Result<Packets, GenError> {
     Ok(Packets {
         sim: Simulation::new(opts)?,
     })
@@ -120,8 +157,12 @@ struct Counts {
 
 /// Writes the capture for `opts` to `out` (unbuffered writers are fine: output is written in
 /// large chunks). Returns what was written.
-pub fn generate<W: Write>(opts: &GenOptions, mut out: W) -> io::Result<GenReport> {
+pub fn generate<W: Write>(opts: &GenOptions, mut out: W) -> Result<GenReport, GenError> {
     let mut sim = Simulation::new(opts)?;
+    let write_err = |cause| GenError::Write {
+        what: Writing::Capture,
+        cause,
+    };
     let endpoints = frame::Endpoints::iex(match opts.feed {
         Feed::Deep => 4,
         Feed::Tops => 8,
@@ -181,14 +222,14 @@ pub fn generate<W: Write>(opts: &GenOptions, mut out: W) -> io::Result<GenReport
             c.by_type[m.kind() as usize] += 1;
         }
         if buf.len() >= CHUNK {
-            out.write_all(&buf)?;
+            out.write_all(&buf).map_err(write_err)?;
             bytes += buf.len() as u64;
             buf.clear();
         }
     }
-    out.write_all(&buf)?;
+    out.write_all(&buf).map_err(write_err)?;
     bytes += buf.len() as u64;
-    out.flush()?;
+    out.flush().map_err(write_err)?;
     Ok(GenReport {
         packets: c.packets,
         heartbeats: c.heartbeats,
@@ -207,21 +248,39 @@ pub fn generate<W: Write>(opts: &GenOptions, mut out: W) -> io::Result<GenReport
 
 /// Generates into `path`, gzip-compressed (level 6) when it ends in `.gz`, written whole or not
 /// at all ([`crate::output::write_atomically`]).
-pub fn generate_file(opts: &GenOptions, path: &Path) -> anyhow::Result<GenReport> {
+pub fn generate_file(opts: &GenOptions, path: &Path) -> Result<GenReport, GenError> {
     // Reject bad options before touching the file system.
     Simulation::new(opts)?;
     let gz = path.to_string_lossy().ends_with(".gz");
-    crate::output::write_atomically(path, |w| {
-        if gz {
-            let mut enc = flate2::write::GzEncoder::new(w, flate2::Compression::new(6));
-            let report = generate(opts, &mut enc)?;
-            enc.finish()?;
-            Ok(report)
-        } else {
-            generate(opts, w)
-        }
-    })
-    .with_context(|| format!("writing {}", path.display()))
+    write_atomically_with(
+        path,
+        |w| {
+            if gz {
+                let mut enc = flate2::write::GzEncoder::new(w, flate2::Compression::new(6));
+                let report = generate(opts, &mut enc).map_err(|e| match e {
+                    GenError::Write {
+                        what: Writing::Capture,
+                        cause,
+                    } => GenError::Write {
+                        what: Writing::GzipEncoder,
+                        cause,
+                    },
+                    other => other,
+                })?;
+                enc.finish().map_err(|cause| GenError::Write {
+                    what: Writing::GzipFinish,
+                    cause,
+                })?;
+                Ok(report)
+            } else {
+                generate(opts, w)
+            }
+        },
+        |step, cause| GenError::Write {
+            what: Writing::File(step),
+            cause,
+        },
+    )
 }
 
 #[cfg(test)]
@@ -252,7 +311,49 @@ mod tests {
             ..GenOptions::default()
         };
         let e = generate(&opts, io::sink()).unwrap_err();
-        assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
-        assert!(packets(&opts).is_err());
+        assert!(
+            matches!(
+                e,
+                GenError::InvalidOption {
+                    option: "symbols",
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        assert_eq!(
+            e.to_string(),
+            format!("symbols must be between 1 and {}, got 0", sim::MAX_SYMBOLS)
+        );
+        assert!(matches!(
+            packets(&opts),
+            Err(GenError::InvalidOption { .. })
+        ));
+    }
+
+    /// A writer that fails every write.
+    struct Full;
+
+    impl Write for Full {
+        fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+            Err(io::Error::new(io::ErrorKind::StorageFull, "disk full"))
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_failing_writer_is_a_write_error_naming_the_capture() {
+        let e = generate(&GenOptions::default(), Full).unwrap_err();
+        assert!(
+            matches!(
+                &e,
+                GenError::Write { what: Writing::Capture, cause }
+                    if cause.kind() == io::ErrorKind::StorageFull
+            ),
+            "{e:?}"
+        );
+        assert_eq!(e.to_string(), "writing the capture: disk full");
     }
 }

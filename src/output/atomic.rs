@@ -15,21 +15,74 @@ pub fn write_atomically<T>(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> io::Result<T>,
 ) -> io::Result<T> {
+    write_atomically_with(path, write, |_, e| e)
+}
+
+/// What [`write_atomically_with`] was doing when an I/O error happened (errors of the `write`
+/// closure itself are the closure's own).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// Looking at the destination: its metadata, or following its symbolic link.
+    Inspect,
+    /// Creating the temporary file beside the destination.
+    CreateTemp(PathBuf),
+    /// Flushing and syncing the temporary file to disk.
+    SyncTemp(PathBuf),
+    /// Renaming the temporary file over the destination.
+    Rename { from: PathBuf, to: PathBuf },
+    /// Opening a destination that is not a regular file, written directly.
+    OpenDirect,
+    /// Flushing a destination that is not a regular file.
+    FlushDirect,
+}
+
+impl std::fmt::Display for Step {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Step::Inspect => write!(f, "looking at the destination"),
+            Step::CreateTemp(tmp) => write!(f, "creating temporary file {}", tmp.display()),
+            Step::SyncTemp(tmp) => write!(f, "flushing temporary file {} to disk", tmp.display()),
+            Step::Rename { from, to } => {
+                write!(f, "renaming {} to {}", from.display(), to.display())
+            }
+            Step::OpenDirect => write!(f, "opening for writing"),
+            Step::FlushDirect => write!(f, "flushing"),
+        }
+    }
+}
+
+/// [`write_atomically`] for a closure with its own error type: an I/O error of the write itself
+/// (creating, syncing, renaming) becomes `io_err(step, error)`, naming the step that failed.
+pub fn write_atomically_with<T, E>(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> Result<T, E>,
+    io_err: impl Fn(Step, io::Error) -> E,
+) -> Result<T, E> {
     let target = match std::fs::metadata(path) {
-        Ok(meta) if !meta.is_file() => return write_directly(path, write),
+        Ok(meta) if !meta.is_file() => return write_directly(path, write, io_err),
         // Follow a link to a regular file so the link itself is kept.
-        Ok(_) => std::fs::canonicalize(path)?,
+        Ok(_) => std::fs::canonicalize(path).map_err(|e| io_err(Step::Inspect, e))?,
         Err(e) if e.kind() == io::ErrorKind::NotFound => path.to_path_buf(),
-        Err(e) => return Err(e),
+        Err(e) => return Err(io_err(Step::Inspect, e)),
     };
     remove_stale_temps(&target);
     let tmp = temp_path(&target);
     let result = (|| {
-        let mut w = BufWriter::new(File::create(&tmp)?);
+        let file = File::create(&tmp).map_err(|e| io_err(Step::CreateTemp(tmp.clone()), e))?;
+        let mut w = BufWriter::new(file);
         let value = write(&mut w)?;
-        let file = w.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, &target)?;
+        let sync = |e| io_err(Step::SyncTemp(tmp.clone()), e);
+        let file = w.into_inner().map_err(|e| sync(e.into_error()))?;
+        file.sync_all().map_err(sync)?;
+        std::fs::rename(&tmp, &target).map_err(|e| {
+            io_err(
+                Step::Rename {
+                    from: tmp.clone(),
+                    to: target.clone(),
+                },
+                e,
+            )
+        })?;
         Ok(value)
     })();
     if result.is_err() {
@@ -38,13 +91,18 @@ pub fn write_atomically<T>(
     result
 }
 
-fn write_directly<T>(
+fn write_directly<T, E>(
     path: &Path,
-    write: impl FnOnce(&mut dyn Write) -> io::Result<T>,
-) -> io::Result<T> {
-    let mut w = BufWriter::new(std::fs::OpenOptions::new().write(true).open(path)?);
+    write: impl FnOnce(&mut dyn Write) -> Result<T, E>,
+    io_err: impl Fn(Step, io::Error) -> E,
+) -> Result<T, E> {
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map_err(|e| io_err(Step::OpenDirect, e))?;
+    let mut w = BufWriter::new(file);
     let value = write(&mut w)?;
-    w.flush()?;
+    w.flush().map_err(|e| io_err(Step::FlushDirect, e))?;
     Ok(value)
 }
 

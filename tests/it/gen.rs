@@ -437,13 +437,68 @@ fn generate_file_gzips_and_leaves_no_temp_files() {
 
     let mut bad = o.clone();
     bad.symbols = 0;
-    assert!(gen::generate_file(&bad, &dir.path().join("bad.pcapng")).is_err());
+    let err = gen::generate_file(&bad, &dir.path().join("bad.pcapng")).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            gen::GenError::InvalidOption {
+                option: "symbols",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
     let mut names: Vec<String> = std::fs::read_dir(dir.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     names.sort();
     assert_eq!(names, ["day.pcapng", "day.pcapng.gz"]);
+}
+
+#[test]
+fn generate_file_names_the_step_that_failed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("missing-dir").join("day.pcapng");
+    let o = opts(Feed::Deep, CaptureKind::Pcapng, 10, 1);
+    let err = gen::generate_file(&o, &path).unwrap_err();
+    assert!(
+        matches!(
+            &err,
+            gen::GenError::Write {
+                what: gen::Writing::File(md_shootout::output::atomic::Step::CreateTemp(_)),
+                cause,
+            } if cause.kind() == std::io::ErrorKind::NotFound
+        ),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string().starts_with("creating temporary file "),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_command_line_reports_a_write_failure_in_one_line_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("missing-dir").join("day.pcapng.gz");
+    let path = path.to_str().unwrap();
+    let out = crate::common::shootout(&["gen", "--packets", "10", "--out", path]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
+    assert!(
+        stderr.starts_with(&format!("error: {path}: creating temporary file ")),
+        "{stderr}"
+    );
+
+    let out = crate::common::shootout(&["gen", "--symbols", "0", "--out", path]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(
+        stderr.trim_end(),
+        format!("error: {path}: symbols must be between 1 and 100000, got 0")
+    );
 }
 
 /// Manual throughput measurement, not a correctness test:

@@ -1,0 +1,284 @@
+//! The simulated trading day: the single source of truth for what the generator emits.
+//!
+//! [`Simulation::next_into`] produces one IEX-TP segment's worth of messages as a
+//! [`model::Packet`](crate::model::Packet); the capture writer and the in-memory packet view both
+//! drive this same state machine, so the same seed always gives the same packets either way.
+//!
+//! The day is laid out by packet index, not by wall time, so any `--packets` gets every phase:
+//! admin burst → pre-market → opening auction window → open burst → regular hours → closing
+//! auction window → close burst → post-market → end of day. Bursts are packed densely (as IEX
+//! does at start of day); flows carry ~2.4 messages per segment with heartbeats in quiet times.
+//! State kept is per symbol only, so memory is bounded whatever the packet count.
+
+mod burst;
+mod flow;
+mod layout;
+mod universe;
+
+use fastrand::Rng;
+
+use crate::model::{Feed, Message, Packet, Symbol, SystemEvent, Timestamp};
+
+use super::{GenError, GenOptions};
+
+pub use layout::{DAY_START, MARKET_CLOSE, MARKET_OPEN, SYSTEM_END, SYSTEM_START};
+pub use universe::{MAX_SYMBOLS, TEST_SYMBOL};
+
+use flow::FLOW_COUNTS;
+use layout::{layout, Kind, Phase, BURST_STEP};
+use universe::{make_symbols, Sym};
+
+/// The generator's state machine. Construct with [`Simulation::new`], then call
+/// [`Simulation::next_into`] until it returns `false`.
+pub struct Simulation {
+    rng: Rng,
+    feed: Feed,
+    syms: Vec<Sym>,
+    listed: Vec<u32>,
+    phases: Vec<Phase>,
+    phase: usize,
+    in_phase: u64,
+    seq: u64,
+    last_send: Timestamp,
+    /// Burst cursor: leading system events emitted, then (symbol, sub-step).
+    cur_head: u8,
+    cur_sym: usize,
+    cur_sub: u8,
+    burst_left: u64,
+    trade_id: i64,
+    distinct: usize,
+}
+
+impl Simulation {
+    /// Validates the options and lays out the day; the only allocations are here.
+    pub fn new(opts: &GenOptions) -> Result<Self, GenError> {
+        if opts.symbols == 0 || opts.symbols > MAX_SYMBOLS {
+            return Err(GenError::InvalidOption {
+                option: "symbols",
+                reason: format!("must be between 1 and {MAX_SYMBOLS}, got {}", opts.symbols),
+            });
+        }
+        let mut rng = Rng::with_seed(opts.seed);
+        let syms = make_symbols(&mut rng, opts.symbols);
+        let listed: Vec<u32> = (0..syms.len() as u32)
+            .filter(|&i| syms[i as usize].listed)
+            .collect();
+        let phases = layout(opts.packets, opts.symbols as u64, listed.len() as u64);
+        let burst_left = phases.first().map_or(0, |p| p.burst_msgs);
+        Ok(Simulation {
+            rng,
+            feed: opts.feed,
+            syms,
+            listed,
+            phases,
+            phase: 0,
+            in_phase: 0,
+            seq: 1,
+            last_send: 0,
+            cur_head: 0,
+            cur_sym: 0,
+            cur_sub: 0,
+            burst_left,
+            trade_id: 1_000_000,
+            distinct: 0,
+        })
+    }
+
+    pub fn feed(&self) -> Feed {
+        self.feed
+    }
+
+    /// Distinct symbols that appeared in messages so far.
+    pub fn distinct_symbols(&self) -> usize {
+        self.distinct
+    }
+
+    /// Sequence number the next message will carry.
+    pub fn next_seq(&self) -> u64 {
+        self.seq
+    }
+
+    /// Fills `pkt` with the next segment (reusing its message vector); `false` once the day is
+    /// over, leaving `pkt` untouched.
+    pub fn next_into(&mut self, pkt: &mut Packet) -> bool {
+        let ph = loop {
+            let Some(ph) = self.phases.get(self.phase).copied() else {
+                return false;
+            };
+            if self.in_phase < ph.packets {
+                break ph;
+            }
+            self.phase += 1;
+            self.in_phase = 0;
+            self.cur_head = 0;
+            self.cur_sym = 0;
+            self.cur_sub = 0;
+            if let Some(next) = self.phases.get(self.phase) {
+                self.burst_left = next.burst_msgs;
+            }
+        };
+        let i = self.in_phase;
+        self.in_phase += 1;
+
+        let send = match ph.kind {
+            Kind::Burst(_) | Kind::End => {
+                let step = BURST_STEP.saturating_mul(i.min(i64::MAX as u64) as i64);
+                ph.t0.saturating_add(step) + self.rng.i64(0..BURST_STEP / 2)
+            }
+            Kind::Flow(_) => {
+                let cell = (ph.t1 - ph.t0) / ph.packets.max(1).min(i64::MAX as u64) as i64;
+                let jitter = if cell > 1 { self.rng.i64(0..cell) } else { 0 };
+                ph.t0
+                    .saturating_add(cell.saturating_mul(i.min(i64::MAX as u64) as i64))
+                    .saturating_add(jitter)
+            }
+        };
+        // Strictly increasing even if a phase is squeezed below 1 ns per packet.
+        let send = send.max(self.last_send.saturating_add(1));
+
+        let count: u64 = match ph.kind {
+            Kind::Burst(_) => ph.density.min(self.burst_left),
+            Kind::End => 2,
+            Kind::Flow(f) => {
+                if self.rng.u32(0..10_000) < f.heartbeat_bp() {
+                    0
+                } else {
+                    FLOW_COUNTS[self.rng.usize(0..FLOW_COUNTS.len())] as u64
+                }
+            }
+        };
+        // Message timestamps: after the previous send, at or before this one, non-decreasing.
+        let lat = self.rng.i64(1_000..30_000);
+        let base = send
+            .saturating_sub(lat)
+            .max(self.last_send.saturating_add(1))
+            .min(send);
+        let step = (send - base) / count.max(1) as i64;
+
+        pkt.seq = self.seq;
+        pkt.send_time = send;
+        pkt.messages.clear();
+        let mut sym = self.pick_symbol();
+        for k in 0..count {
+            let ts = base + step * k as i64;
+            let msg = match ph.kind {
+                Kind::Burst(b) => match self.burst_message(b, ts) {
+                    Some(m) => m,
+                    None => break,
+                },
+                Kind::End => Message::SystemEvent(SystemEvent {
+                    event: if k == 0 { b'E' } else { b'C' },
+                    timestamp: ts,
+                }),
+                Kind::Flow(f) => {
+                    let next = if k + 1 < count && self.rng.u8(0..10) < 3 {
+                        self.pick_symbol()
+                    } else {
+                        sym
+                    };
+                    let last_of_event = k + 1 == count || next != sym;
+                    let m = self.flow_message(f, sym, ts, last_of_event);
+                    sym = next;
+                    m
+                }
+            };
+            pkt.messages.push(msg);
+        }
+        if matches!(ph.kind, Kind::Burst(_)) {
+            self.burst_left -= pkt.messages.len() as u64;
+        }
+        self.seq += pkt.messages.len() as u64;
+        self.last_send = send;
+        true
+    }
+
+    /// Popular symbols trade far more often: the product of two uniforms skews towards index 0.
+    fn pick_symbol(&mut self) -> usize {
+        let a = self.rng.u32(..) as u64;
+        let b = self.rng.u32(..) as u64;
+        let p = (a * b) >> 32;
+        ((p * self.syms.len() as u64) >> 32) as usize
+    }
+
+    fn touch(&mut self, i: usize) -> Symbol {
+        let s = &mut self.syms[i];
+        if !s.seen {
+            s.seen = true;
+            self.distinct += 1;
+        }
+        s.symbol
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gen::{CaptureKind, GenOptions};
+
+    fn opts(packets: u64, symbols: usize) -> GenOptions {
+        GenOptions {
+            feed: Feed::Deep,
+            capture: CaptureKind::Pcapng,
+            packets,
+            seed: 7,
+            symbols,
+        }
+    }
+
+    #[test]
+    fn symbols_out_of_range_rejected() {
+        assert!(Simulation::new(&opts(10, 0)).is_err());
+        assert!(Simulation::new(&opts(10, MAX_SYMBOLS + 1)).is_err());
+        assert!(Simulation::new(&opts(10, 1)).is_ok());
+    }
+
+    #[test]
+    fn first_packet_opens_the_day_and_last_closes_it() {
+        let mut sim = Simulation::new(&opts(1000, 500)).unwrap();
+        let mut p = Packet::default();
+        assert!(sim.next_into(&mut p));
+        assert_eq!(p.seq, 1);
+        assert_eq!(p.messages[0].kind(), b'S');
+        assert!(matches!(
+            p.messages[0],
+            Message::SystemEvent(SystemEvent { event: b'O', .. })
+        ));
+        assert!(matches!(
+            p.messages[1],
+            Message::SystemEvent(SystemEvent { event: b'S', .. })
+        ));
+        let mut last = p.clone();
+        let mut n = 1;
+        while sim.next_into(&mut p) {
+            last = p.clone();
+            n += 1;
+        }
+        assert_eq!(n, 1000);
+        let events: Vec<u8> = last
+            .messages
+            .iter()
+            .map(|m| match m {
+                Message::SystemEvent(e) => e.event,
+                _ => 0,
+            })
+            .collect();
+        assert_eq!(events, b"EC");
+        assert!(last.send_time >= SYSTEM_END);
+        assert_eq!(sim.distinct_symbols(), 500);
+    }
+
+    #[test]
+    fn tiny_and_odd_sizes_do_not_panic() {
+        for n in [0u64, 1, 2, 3, 5, 17] {
+            for syms in [1usize, 2, 500] {
+                let mut sim = Simulation::new(&opts(n, syms)).unwrap();
+                let mut p = Packet::default();
+                let mut count = 0;
+                while sim.next_into(&mut p) {
+                    count += 1;
+                }
+                assert_eq!(count, n);
+            }
+        }
+    }
+}
