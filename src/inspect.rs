@@ -9,7 +9,7 @@ use rustc_hash::FxHashSet;
 
 use crate::capture::CaptureKind;
 use crate::error::{FileError, Result};
-use crate::iex::{decode, DecodeError, SeqEvent};
+use crate::iex::{decode, MessageError, SeqEvent};
 use crate::model::FeedsSeen;
 use crate::source::Compression;
 use crate::stream::{self, IexReader, Item, Skipped};
@@ -87,7 +87,7 @@ impl Tally {
                 }
                 // Unknown types (and, in principle, anything else undecodable) are skipped by
                 // their length prefix and counted, never fatal.
-                Err(DecodeError::Unknown(kind)) => {
+                Err(MessageError::Unknown(kind)) => {
                     self.unknown += 1;
                     self.by_type[usize::from(kind)] += 1;
                 }

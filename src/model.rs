@@ -25,24 +25,6 @@ pub enum Feed {
 }
 
 impl Feed {
-    pub const TOPS_PROTOCOL_ID: u16 = 0x8003;
-    pub const DEEP_PROTOCOL_ID: u16 = 0x8004;
-
-    pub fn from_protocol_id(id: u16) -> Option<Feed> {
-        match id {
-            Self::TOPS_PROTOCOL_ID => Some(Feed::Tops),
-            Self::DEEP_PROTOCOL_ID => Some(Feed::Deep),
-            _ => None,
-        }
-    }
-
-    pub fn protocol_id(self) -> u16 {
-        match self {
-            Feed::Tops => Self::TOPS_PROTOCOL_ID,
-            Feed::Deep => Self::DEEP_PROTOCOL_ID,
-        }
-    }
-
     pub fn name(self) -> &'static str {
         match self {
             Feed::Tops => "tops",

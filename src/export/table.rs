@@ -292,13 +292,13 @@ mod tests {
 
     #[test]
     fn compares_raw_with_the_memcpy_floor_and_warns_above_twice() {
-        use crate::measure::stats::{BatchStats, SideStats};
+        use crate::measure::stats::{BatchStats, Timings};
         let mut o = outcome_of("raw");
         // The floor was measured on every recorded packet, like raw.
         assert_eq!(o.memcpy.hist.len(), o.formats[0].ser.hist.len());
         assert_eq!(o.memcpy_batch.packets, o.formats[0].ser_batch.packets);
         let times = |ns: u64| {
-            let mut s = SideStats::default();
+            let mut s = Timings::default();
             (0..100).for_each(|_| s.record(ns));
             s
         };

@@ -7,11 +7,11 @@
 use crate::model::{kind, Message, Side, Symbol, Timestamp};
 
 /// Size of the IEX-TP v1 segment header.
-pub const SEGMENT_HEADER_LEN: usize = 40;
+pub use crate::iex::segment::HEADER_LEN as SEGMENT_HEADER_LEN;
 
 /// The fields of an IEX-TP v1 segment header that vary; version is always 1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SegmentHeader {
+pub struct SegmentFields {
     pub protocol_id: u16,
     pub channel_id: u32,
     pub session_id: u32,
@@ -24,7 +24,7 @@ pub struct SegmentHeader {
     pub send_time: Timestamp,
 }
 
-impl SegmentHeader {
+impl SegmentFields {
     /// Appends the 40 header bytes.
     pub fn encode(&self, out: &mut Vec<u8>) {
         let mut b = [0u8; SEGMENT_HEADER_LEN];
@@ -196,9 +196,9 @@ pub fn encode(msg: &Message, out: &mut Vec<u8>) {
 ///
 /// `header.payload_len` and `header.message_count` are overwritten from `messages`, so a caller
 /// can never write a header that disagrees with its body. Returns the payload length.
-pub fn encode_segment(header: &SegmentHeader, messages: &[Message], out: &mut Vec<u8>) -> usize {
+pub fn encode_segment(header: &SegmentFields, messages: &[Message], out: &mut Vec<u8>) -> usize {
     let payload = payload_len(messages);
-    let h = SegmentHeader {
+    let h = SegmentFields {
         payload_len: payload as u16,
         message_count: messages.len() as u16,
         ..*header
@@ -394,8 +394,8 @@ mod tests {
 
     #[test]
     fn segment_header_fields_at_spec_offsets() {
-        let h = SegmentHeader {
-            protocol_id: 0x8004,
+        let h = SegmentFields {
+            protocol_id: crate::iex::DEEP_PROTOCOL_ID,
             channel_id: 1,
             session_id: 0x0102_0304,
             payload_len: 999, // overwritten

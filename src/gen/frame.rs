@@ -7,8 +7,7 @@
 /// Ethernet (14) + IPv4 without options (20) + UDP (8).
 pub const HEADERS_LEN: usize = 14 + 20 + 8;
 
-/// UDP port of the IEX feeds.
-pub const IEX_UDP_PORT: u16 = 10378;
+use crate::iex::UDP_PORT as IEX_UDP_PORT;
 
 /// Fixed addressing of the simulated feed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

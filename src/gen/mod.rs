@@ -167,7 +167,7 @@ pub fn generate<W: Write>(opts: &GenOptions, mut out: W) -> Result<GenReport, Ge
         Feed::Deep => 4,
         Feed::Tops => 8,
     });
-    let mut header = encode::SegmentHeader {
+    let mut header = encode::SegmentFields {
         protocol_id: opts.feed.protocol_id(),
         channel_id: CHANNEL_ID,
         session_id: opts.session_id(),

@@ -13,7 +13,7 @@ use crate::model::*;
 
 /// Why a message block could not be decoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-pub enum DecodeError {
+pub enum MessageError {
     #[error("empty message")]
     Empty,
     /// Not in the spec table: skipped by its length and counted, never fatal.
@@ -27,14 +27,14 @@ type Decoded<'a> = Message<&'a Symbol>;
 
 /// Decodes one message (type byte first).
 #[inline]
-pub fn decode(bytes: &[u8]) -> Result<Decoded<'_>, DecodeError> {
+pub fn decode(bytes: &[u8]) -> Result<Decoded<'_>, MessageError> {
     let Some((&kind, body)) = bytes.split_first() else {
-        return Err(DecodeError::Empty);
+        return Err(MessageError::Empty);
     };
     let Some(needed) = kind::wire_len(kind) else {
-        return Err(DecodeError::Unknown(kind));
+        return Err(MessageError::Unknown(kind));
     };
-    let short = DecodeError::Short {
+    let short = MessageError::Short {
         kind,
         len: bytes.len(),
         needed,

@@ -3,7 +3,7 @@
 use crate::bytes::{le_i64, le_u16, le_u32, le_u64, u8 as le_u8};
 use nom::{IResult, Parser};
 
-use super::message::{decode, DecodeError};
+use super::message::{decode, MessageError};
 use crate::error::SegmentError;
 use crate::model::{kind, Feed, Message, Symbol};
 
@@ -123,10 +123,10 @@ impl<'a> Segment<'a> {
         Blocks { rest: self.payload }
     }
 
-    /// The decoded messages; unknown types come out as `Err(DecodeError::Unknown(type))`.
+    /// The decoded messages; unknown types come out as `Err(MessageError::Unknown(type))`.
     pub fn messages(
         &self,
-    ) -> impl Iterator<Item = Result<Message<&'a Symbol>, DecodeError>> + use<'a> {
+    ) -> impl Iterator<Item = Result<Message<&'a Symbol>, MessageError>> + use<'a> {
         self.blocks().map(decode)
     }
 }

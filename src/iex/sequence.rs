@@ -72,7 +72,7 @@ mod tests {
     fn header(channel: u32, session: u32, first_seq: u64, count: u16) -> SegmentHeader {
         SegmentHeader {
             version: 1,
-            protocol_id: 0x8004,
+            protocol_id: crate::iex::DEEP_PROTOCOL_ID,
             channel_id: channel,
             session_id: session,
             payload_len: 0,

@@ -10,7 +10,7 @@
 
 use super::clock::Timer;
 use super::runner::{FormatRunner, PacketStat, Runner};
-use super::stats::{BatchStats, SideStats};
+use super::stats::{BatchStats, Timings};
 use crate::formats::raw::Raw;
 use crate::model::Packet;
 
@@ -23,7 +23,7 @@ pub struct MemcpyFloor {
     copy: Vec<u8>,
     batch_copy: Vec<u8>,
     /// One value per packet after the warm-up.
-    pub stats: SideStats,
+    pub stats: Timings,
     /// The packets after the warm-up copied with one clock pair around each window.
     pub batch: BatchStats,
 }

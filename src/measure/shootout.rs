@@ -12,7 +12,7 @@ use crate::stream::IexReader;
 use super::clock::Timer;
 use super::floor::MemcpyFloor;
 use super::runner::{self, PacketStat, Runner};
-use super::stats::{BatchStats, FormatResult, SideStats};
+use super::stats::{BatchStats, FormatResult, Timings};
 use super::stored::Compressors;
 use super::verify;
 use super::window::Window;
@@ -137,7 +137,7 @@ pub struct Outcome {
     pub verify_ns: u64,
     /// The memcpy floor: `raw`'s bytes copied packet by packet in the same timed loop
     /// (see [`super::floor`]).
-    pub memcpy: SideStats,
+    pub memcpy: Timings,
     /// The same copy timed per window, like the formats' batch figures.
     pub memcpy_batch: BatchStats,
 }
@@ -155,7 +155,7 @@ impl Outcome {
     /// Share of the measuring time spent parsing or inside timed regions: the rest is the
     /// harness and the checks.
     pub fn timed_share(&self) -> f64 {
-        super::stats::ratio(
+        super::stats::div_or_zero(
             (self.parse_ns + self.timed_ns) as f64,
             self.measuring_ns() as f64,
         )

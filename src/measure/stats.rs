@@ -15,22 +15,22 @@ pub fn new_histogram() -> Histogram<u64> {
 
 /// Timings of one side of one format.
 #[derive(Clone)]
-pub struct SideStats {
+pub struct Timings {
     pub hist: Histogram<u64>,
     /// Sum of the recorded per-packet times.
     pub total_ns: u64,
 }
 
-impl Default for SideStats {
+impl Default for Timings {
     fn default() -> Self {
-        SideStats {
+        Timings {
             hist: new_histogram(),
             total_ns: 0,
         }
     }
 }
 
-impl SideStats {
+impl Timings {
     #[inline]
     pub fn record(&mut self, ns: u64) {
         self.hist.saturating_record(ns.max(1));
@@ -83,18 +83,18 @@ impl BatchStats {
 
     /// Mean nanoseconds per packet; 0 when nothing was timed.
     pub fn ns_per_packet(&self) -> f64 {
-        ratio(self.ns as f64, self.packets as f64)
+        div_or_zero(self.ns as f64, self.packets as f64)
     }
 }
 
 /// Everything measured and checked for one format.
 pub struct FormatResult {
     pub name: &'static str,
-    pub ser: SideStats,
+    pub ser: Timings,
     /// Selective decode: the aggregation's fields only.
-    pub de: SideStats,
+    pub de: Timings,
     /// Complete decode: every field of every message, folded into a checksum.
-    pub de_all: SideStats,
+    pub de_all: Timings,
     pub ser_batch: BatchStats,
     pub de_batch: BatchStats,
     pub de_all_batch: BatchStats,
@@ -120,9 +120,9 @@ impl FormatResult {
     pub fn new(name: &'static str) -> Self {
         FormatResult {
             name,
-            ser: SideStats::default(),
-            de: SideStats::default(),
-            de_all: SideStats::default(),
+            ser: Timings::default(),
+            de: Timings::default(),
+            de_all: Timings::default(),
             ser_batch: BatchStats::default(),
             de_batch: BatchStats::default(),
             de_all_batch: BatchStats::default(),
@@ -138,14 +138,14 @@ impl FormatResult {
     }
 
     pub fn bytes_per_message(&self) -> f64 {
-        ratio(self.encoded_bytes as f64, self.messages_encoded as f64)
+        div_or_zero(self.encoded_bytes as f64, self.messages_encoded as f64)
     }
 
     /// Messages per second of serialize plus selective deserialize, from the batch figures
     /// (whole windows timed, so neither the clock's steps nor its own cost per read are in it).
     pub fn msgs_per_sec(&self) -> f64 {
         let ns = (self.ser_batch.ns + self.de_batch.ns) as f64;
-        ratio(self.messages_recorded as f64 * 1e9, ns)
+        div_or_zero(self.messages_recorded as f64 * 1e9, ns)
     }
 
     /// Batch serialize + selective deserialize, ns per packet: what formats are ranked by.
@@ -154,7 +154,8 @@ impl FormatResult {
     }
 }
 
-pub fn ratio(a: f64, b: f64) -> f64 {
+/// `a / b`, or 0 when `b` is 0 (an average over nothing).
+pub fn div_or_zero(a: f64, b: f64) -> f64 {
     if b > 0.0 {
         a / b
     } else {
@@ -168,7 +169,7 @@ mod tests {
 
     #[test]
     fn percentiles_are_ordered_and_within_three_digits() {
-        let mut s = SideStats::default();
+        let mut s = Timings::default();
         for v in 1..=10_000u64 {
             s.record(v * 10);
         }

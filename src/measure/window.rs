@@ -6,7 +6,7 @@
 use std::io::Read;
 
 use crate::error::Result;
-use crate::iex::DecodeError;
+use crate::iex::MessageError;
 use crate::model::{FeedsSeen, Packet};
 use crate::stream::IexReader;
 
@@ -41,7 +41,7 @@ impl Window {
             for message in item.segment.messages() {
                 match message {
                     Ok(m) => packet.messages.push(m.to_owned()),
-                    Err(DecodeError::Unknown(_)) => self.unknown += 1,
+                    Err(MessageError::Unknown(_)) => self.unknown += 1,
                     // Segments are validated before they get here; count rather than panic.
                     Err(_) => self.unknown += 1,
                 }

@@ -304,8 +304,9 @@ pub fn summarize(runs: &Runs) -> Summary {
     summary
 }
 
-/// `key` over `base`: 1 when both are 0, infinite when only the base is.
-fn ratio(key: f64, base: f64) -> f64 {
+/// `key` over `base` for ranking: 1 when both are 0 (equal), infinite when only the base is (the
+/// key is infinitely worse). Compare `measure::stats::div_or_zero`, which is for averages.
+fn relative(key: f64, base: f64) -> f64 {
     if base > 0.0 {
         key / base
     } else if key == 0.0 {
@@ -348,10 +349,10 @@ fn rank(groups: &mut [Group]) {
         );
         for g in section.iter_mut() {
             let key = g.speed_key();
-            g.ratio_to_fastest = ratio(key, fastest);
-            g.ratio_to_raw = raw_key.map(|raw| ratio(key, raw));
+            g.ratio_to_fastest = relative(key, fastest);
+            g.ratio_to_raw = raw_key.map(|raw| relative(key, raw));
             g.ratio_all_to_raw = match (basis, g.batch_all_key(), raw_all) {
-                (Basis::Batch, Some(all), Some(raw)) => Some(ratio(all, raw)),
+                (Basis::Batch, Some(all), Some(raw)) => Some(relative(all, raw)),
                 _ => None,
             };
         }
@@ -524,8 +525,8 @@ mod tests {
 
     #[test]
     fn ratios() {
-        assert_eq!(ratio(30.0, 10.0), 3.0);
-        assert_eq!(ratio(0.0, 0.0), 1.0);
-        assert_eq!(ratio(5.0, 0.0), f64::INFINITY);
+        assert_eq!(relative(30.0, 10.0), 3.0);
+        assert_eq!(relative(0.0, 0.0), 1.0);
+        assert_eq!(relative(5.0, 0.0), f64::INFINITY);
     }
 }

@@ -2,7 +2,7 @@
 //! (offsets and widths in `iex-feed.md`), decoded field by field.
 
 use crate::common::TS;
-use md_shootout::iex::{decode, DecodeError, Segment};
+use md_shootout::iex::{decode, MessageError, Segment};
 use md_shootout::model::*;
 
 fn sym(s: &str) -> Symbol {
@@ -226,14 +226,14 @@ fn auction_information() {
 fn short_unknown_and_empty_messages() {
     assert_eq!(
         decode(&SPEC_TRADE[..37]),
-        Err(DecodeError::Short {
+        Err(MessageError::Short {
             kind: b'T',
             len: 37,
             needed: 38
         })
     );
-    assert_eq!(decode(b"Zabc"), Err(DecodeError::Unknown(b'Z')));
-    assert_eq!(decode(&[]), Err(DecodeError::Empty));
+    assert_eq!(decode(b"Zabc"), Err(MessageError::Unknown(b'Z')));
+    assert_eq!(decode(&[]), Err(MessageError::Empty));
     // A longer message (a field appended by a future spec) still decodes.
     let mut longer = SPEC_TRADE.to_vec();
     longer.extend([0xff; 4]);
@@ -260,7 +260,7 @@ fn segment_header_fields_and_messages() {
     let kinds: Vec<_> = s.messages().map(|m| m.map(|m| m.kind())).collect();
     assert_eq!(
         kinds,
-        vec![Ok(b'Q'), Ok(b'T'), Err(DecodeError::Unknown(b'Z'))]
+        vec![Ok(b'Q'), Ok(b'T'), Err(MessageError::Unknown(b'Z'))]
     );
 }
 
