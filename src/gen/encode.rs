@@ -9,37 +9,7 @@ use crate::model::{kind, Message, Side, Symbol, Timestamp};
 /// Size of the IEX-TP v1 segment header.
 pub use crate::iex::segment::HEADER_LEN as SEGMENT_HEADER_LEN;
 
-/// The fields of an IEX-TP v1 segment header that vary; version is always 1.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SegmentFields {
-    pub protocol_id: u16,
-    pub channel_id: u32,
-    pub session_id: u32,
-    /// Bytes after the 40-byte header (length prefixes included).
-    pub payload_len: u16,
-    pub message_count: u16,
-    /// Byte offset of this payload in the session's stream (sum of earlier payload lengths).
-    pub stream_offset: u64,
-    pub first_seq: u64,
-    pub send_time: Timestamp,
-}
-
-impl SegmentFields {
-    /// Appends the 40 header bytes.
-    pub fn encode(&self, out: &mut Vec<u8>) {
-        let mut b = [0u8; SEGMENT_HEADER_LEN];
-        b[0] = 1;
-        b[2..4].copy_from_slice(&self.protocol_id.to_le_bytes());
-        b[4..8].copy_from_slice(&self.channel_id.to_le_bytes());
-        b[8..12].copy_from_slice(&self.session_id.to_le_bytes());
-        b[12..14].copy_from_slice(&self.payload_len.to_le_bytes());
-        b[14..16].copy_from_slice(&self.message_count.to_le_bytes());
-        b[16..24].copy_from_slice(&self.stream_offset.to_le_bytes());
-        b[24..32].copy_from_slice(&self.first_seq.to_le_bytes());
-        b[32..40].copy_from_slice(&self.send_time.to_le_bytes());
-        out.extend_from_slice(&b);
-    }
-}
+pub use crate::iex::SegmentHeader;
 
 /// Wire length of `msg` (without its 2-byte length prefix).
 pub fn wire_len(msg: &Message) -> usize {
@@ -196,9 +166,9 @@ pub fn encode(msg: &Message, out: &mut Vec<u8>) {
 ///
 /// `header.payload_len` and `header.message_count` are overwritten from `messages`, so a caller
 /// can never write a header that disagrees with its body. Returns the payload length.
-pub fn encode_segment(header: &SegmentFields, messages: &[Message], out: &mut Vec<u8>) -> usize {
+pub fn encode_segment(header: &SegmentHeader, messages: &[Message], out: &mut Vec<u8>) -> usize {
     let payload = payload_len(messages);
-    let h = SegmentFields {
+    let h = SegmentHeader {
         payload_len: payload as u16,
         message_count: messages.len() as u16,
         ..*header
@@ -394,7 +364,8 @@ mod tests {
 
     #[test]
     fn segment_header_fields_at_spec_offsets() {
-        let h = SegmentFields {
+        let h = SegmentHeader {
+            version: crate::iex::segment::VERSION,
             protocol_id: crate::iex::DEEP_PROTOCOL_ID,
             channel_id: 1,
             session_id: 0x0102_0304,

@@ -167,7 +167,8 @@ pub fn generate<W: Write>(opts: &GenOptions, mut out: W) -> Result<GenReport, Ge
         Feed::Deep => 4,
         Feed::Tops => 8,
     });
-    let mut header = encode::SegmentFields {
+    let mut header = encode::SegmentHeader {
+        version: crate::iex::segment::VERSION,
         protocol_id: opts.feed.protocol_id(),
         channel_id: CHANNEL_ID,
         session_id: opts.session_id(),
