@@ -75,6 +75,10 @@ enum Command {
         /// of a run; the CSV's size columns stay empty.
         #[arg(long)]
         no_stored_size: bool,
+        /// What one timed unit is: an IEX-TP packet, or one IEX message (a packet of one
+        /// message, heartbeats skipped). --warmup and --window count units.
+        #[arg(long, value_enum, default_value_t = UnitArg::Packet)]
+        unit: UnitArg,
     },
     /// Summarize results CSVs (any number, any days or machines) into tables, charts and warnings.
     Report {
@@ -176,6 +180,9 @@ struct BenchArgs {
     /// Skip compressing every window for the size as stored (zstd, zlib): faster.
     #[arg(long)]
     no_stored_size: bool,
+    /// What one timed unit is in every run (see `shootout run --help`).
+    #[arg(long, value_enum, default_value_t = UnitArg::Packet)]
+    unit: UnitArg,
     /// Packets run through every format before times are recorded.
     #[arg(long, value_name = "N", default_value_t = 1000)]
     warmup: u64,
@@ -230,6 +237,7 @@ impl BenchArgs {
             verify: self.verify,
             no_stored_size: self.no_stored_size,
             warmup: self.warmup,
+            unit: self.unit.into(),
             quick: self.quick,
             date: self.date,
             feed: self.feed.into(),
@@ -238,6 +246,21 @@ impl BenchArgs {
             out: self.out,
             resume: self.resume,
             args,
+        }
+    }
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum UnitArg {
+    Packet,
+    Message,
+}
+
+impl From<UnitArg> for measure::Unit {
+    fn from(unit: UnitArg) -> measure::Unit {
+        match unit {
+            UnitArg::Packet => measure::Unit::Packet,
+            UnitArg::Message => measure::Unit::Message,
         }
     }
 }
@@ -367,6 +390,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             window,
             lenient,
             no_stored_size,
+            unit,
         } => {
             let config = measure::Config {
                 formats,
@@ -374,6 +398,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 warmup,
                 window,
                 stored_size: !no_stored_size,
+                unit: unit.into(),
             };
             // Settings that would measure nothing are refused before the file is opened.
             config.check()?;

@@ -49,6 +49,8 @@ pub struct Options {
     pub verify: bool,
     pub no_stored_size: bool,
     pub warmup: u64,
+    /// What one timed unit is, passed to every run (`--unit`).
+    pub unit: crate::measure::Unit,
     pub quick: bool,
     pub date: Option<String>,
     pub feed: Feed,
@@ -301,6 +303,7 @@ fn run_matrix(
         if opts.verify {
             cmd.arg("--verify");
         }
+        cmd.arg("--unit").arg(opts.unit.name());
         if opts.no_stored_size {
             cmd.arg("--no-stored-size");
         }

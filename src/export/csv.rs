@@ -70,6 +70,10 @@ pub struct Row {
     pub clock: String,
     /// The memcpy floor timed per window like the batch figures, ns per packet.
     pub memcpy_batch_ns: f64,
+    /// `packet` or `message`: what one timed unit was (`packets` stays the IEX-TP packets read).
+    pub unit: String,
+    /// Units whose times were recorded: what the percentiles rest on.
+    pub units: u64,
 }
 
 /// The header line, as written.
@@ -78,7 +82,7 @@ encoded_bytes,bytes_per_message,ser_p50_ns,ser_p90_ns,ser_p99_ns,ser_p999_ns,ser
 ser_max_ns,ser_mean_ns,ser_total_ns,de_p50_ns,de_p90_ns,de_p99_ns,de_p999_ns,de_p9999_ns,\
 de_max_ns,de_mean_ns,de_total_ns,msgs_per_sec,timer_overhead_ns,host,cpu,rustc,git_rev,zstd_bytes,zlib_bytes,zstd_ns,\
 memcpy_p50_ns,memcpy_mean_ns,de_all_p50_ns,de_all_p90_ns,de_all_p99_ns,de_all_p999_ns,de_all_p9999_ns,\
-de_all_max_ns,de_all_mean_ns,de_all_total_ns,ser_batch_ns,de_batch_ns,de_all_batch_ns,clock,memcpy_batch_ns";
+de_all_max_ns,de_all_mean_ns,de_all_total_ns,ser_batch_ns,de_batch_ns,de_all_batch_ns,clock,memcpy_batch_ns,unit,units";
 
 fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
@@ -141,6 +145,8 @@ impl Row {
             de_all_batch_ns: round3(f.de_all_batch.ns_per_packet()),
             clock: o.clock.to_owned(),
             memcpy_batch_ns: round3(o.memcpy_batch.ns_per_packet()),
+            unit: o.unit.name().to_owned(),
+            units: o.units_recorded,
         }
     }
 }

@@ -24,12 +24,14 @@ pub fn render(report: &RunReport<'_>) -> String {
     let mut t = String::new();
     let _ = writeln!(
         t,
-        "{} packets, {} messages ({}), {} per packet on average; {} packets recorded",
+        "{} packets, {} messages ({}), {} per packet on average; {} {}s recorded, each one \
+         timed unit",
         o.packets,
         o.messages,
         o.feed.unwrap_or("no IEX data"),
         fmt_f(o.messages as f64 / o.packets.max(1) as f64, 2),
-        o.packets_recorded,
+        o.units_recorded,
+        o.unit.name(),
     );
     let mut ranked: Vec<&FormatResult> = o.formats.iter().collect();
     ranked.sort_by(|a, b| a.batch_ns().total_cmp(&b.batch_ns()));
@@ -42,7 +44,8 @@ pub fn render(report: &RunReport<'_>) -> String {
 
     let _ = writeln!(
         t,
-        "\nthroughput, ns per packet from whole windows timed at once (ranked by ser + de):"
+        "\nthroughput, ns per {} from whole windows timed at once (ranked by ser + de):",
+        o.unit.name()
     );
     let mut rows: Vec<Vec<String>> = vec![[
         "format",
@@ -81,9 +84,10 @@ pub fn render(report: &RunReport<'_>) -> String {
 
     let _ = writeln!(
         t,
-        "\nlatency per packet in ns (clock read before and after each packet; mean-t is the \
+        "\nlatency per {unit} in ns (clock read before and after each {unit}; mean-t is the \
          mean less the timer's {} ns):",
-        fmt_f(o.timer_overhead_ns, 1)
+        fmt_f(o.timer_overhead_ns, 1),
+        unit = o.unit.name()
     );
     let mut rows: Vec<Vec<String>> = vec![["format"]
         .into_iter()

@@ -13,3 +13,4 @@ pub mod window;
 
 pub use runner::{registry, Runner};
 pub use shootout::{run, run_file, Config, Outcome, RunError, RunFileError};
+pub use window::Unit;

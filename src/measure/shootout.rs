@@ -15,7 +15,7 @@ use super::runner::{self, PacketStat, Runner};
 use super::stats::{BatchStats, FormatResult, Timings};
 use super::stored::Compressors;
 use super::verify;
-use super::window::Window;
+use super::window::{Unit, Window};
 
 /// Packets per window: large enough that switching formats is rare, small enough that every
 /// format's buffers stay in a few hundred KB whatever the file size (see docs/BENCHMARKS.md,
@@ -38,6 +38,9 @@ pub struct Config {
     /// Compress every window (zstd, zlib) for the size as stored. It is the slowest part of a
     /// run (zlib -6 especially), untimed per packet; off, the size columns stay empty.
     pub stored_size: bool,
+    /// What one timed sample is: an IEX-TP packet or one IEX message. `warmup` and `window`
+    /// count these units.
+    pub unit: Unit,
 }
 
 impl Default for Config {
@@ -48,6 +51,7 @@ impl Default for Config {
             warmup: 0,
             window: DEFAULT_WINDOW,
             stored_size: true,
+            unit: Unit::Packet,
         }
     }
 }
@@ -114,8 +118,11 @@ pub struct Outcome {
     pub reference: Aggregate,
     pub packets: u64,
     pub messages: u64,
-    /// Packets whose times were recorded (after the warm-up).
-    pub packets_recorded: u64,
+    /// What one timed sample was.
+    pub unit: Unit,
+    /// Units (packets or messages) whose times were recorded (after the warm-up): what every
+    /// percentile rests on.
+    pub units_recorded: u64,
     /// Messages of unknown type in the input (carried by no format).
     pub unknown: u64,
     pub feed: Option<&'static str>,
@@ -207,7 +214,8 @@ pub fn run_with<R: Read>(
     let mut window = Window::default();
     loop {
         let parse_start = Instant::now();
-        let n = window.fill(&mut reader, config.window)?;
+        let n = window.fill(&mut reader, config.window, config.unit)?;
+        shootout.segments += window.segments;
         shootout.parse_ns += parse_start.elapsed().as_nanos() as u64;
         if n == 0 {
             break;
@@ -268,7 +276,10 @@ struct Shootout<'c> {
     compressors: Compressors,
     floor: MemcpyFloor,
     rotation: usize,
+    /// Units so far (packets or messages, see `Config::unit`).
     packets: u64,
+    /// IEX-TP packets read so far, heartbeats included, whatever the unit.
+    segments: u64,
     messages: u64,
     parse_ns: u64,
     timed_ns: u64,
@@ -298,6 +309,7 @@ impl<'c> Shootout<'c> {
             floor: MemcpyFloor::default(),
             rotation: 0,
             packets: 0,
+            segments: 0,
             messages: 0,
             parse_ns: 0,
             timed_ns: 0,
@@ -552,15 +564,16 @@ impl<'c> Shootout<'c> {
         capture_bytes: u64,
         wall_ns: u64,
     ) -> Result<Outcome, RunError> {
-        let packets_recorded = self.floor.batch.packets;
+        let units_recorded = self.floor.batch.packets;
+        let unit = self.config.unit.name();
         if self.packets == 0 {
-            return Err(RunError::Config(
-                "the input holds no IEX-TP packet: there is nothing to measure".into(),
-            ));
-        }
-        if packets_recorded == 0 {
             return Err(RunError::Config(format!(
-                "--warmup {} leaves nothing to record: the input has {} packets",
+                "the input holds no IEX {unit} to time: there is nothing to measure",
+            )));
+        }
+        if units_recorded == 0 {
+            return Err(RunError::Config(format!(
+                "--warmup {} leaves nothing to record: the input has {} {unit}s",
                 self.config.warmup, self.packets
             )));
         }
@@ -573,9 +586,10 @@ impl<'c> Shootout<'c> {
         Ok(Outcome {
             formats: self.results,
             reference: self.reference,
-            packets: self.packets,
+            packets: self.segments,
             messages: self.messages,
-            packets_recorded,
+            unit: self.config.unit,
+            units_recorded,
             unknown: window.unknown,
             feed: window.feeds.name(),
             timer_overhead_ns: self.timer.overhead_ns,

@@ -161,6 +161,9 @@ struct CsvRow {
     clock: Option<String>,
     #[serde(default)]
     memcpy_batch_ns: Option<f64>,
+    /// `packet` or `message` (`run --unit`); absent in CSVs from before: packet.
+    #[serde(default)]
+    unit: Option<String>,
 }
 
 /// One format in one run.
@@ -336,7 +339,12 @@ fn read_csv(path: &Path, source: usize) -> Result<Vec<RunRow>, ReportError> {
             input_name: input_name(&r.input),
             run_id: r.run_id,
             input: r.input,
-            label: r.label,
+            // Per-message figures are never ranked against per-packet ones: they form sections
+            // of their own, named by the unit.
+            label: match r.unit.as_deref() {
+                Some("message") => format!("{} (per message)", r.label),
+                _ => r.label,
+            },
             format: r.format,
             host: r.host,
             bytes_per_message: r.bytes_per_message,

@@ -117,6 +117,8 @@ fn values(f: &Fixture) -> HashMap<String, String> {
     set("de_all_batch_ns", float(f.batch.map(|b| b.2)));
     set("clock", f.clock.unwrap_or("").into());
     set("memcpy_batch_ns", float(f.memcpy_batch));
+    set("unit", "packet".into());
+    set("units", "50000".into());
     v
 }
 
@@ -1425,5 +1427,74 @@ fn above_floor_warning_uses_batch_figures() {
     assert!(
         w[0].contains("ser batch 12 ns (3.0x) and de batch 16 ns (4.0x)"),
         "{w:?}"
+    );
+}
+
+/// Rows timed per message (`run --unit message`) form sections of their own beside the per-packet
+/// ones of the same label: a per-message figure is never ranked against a per-packet one.
+#[test]
+fn per_message_rows_are_kept_apart_from_per_packet_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("runs.csv");
+    let header = columns_now();
+    let rows = [
+        fx(
+            "r1",
+            "day.pcapng",
+            "normal",
+            "raw",
+            "h",
+            20,
+            30,
+            1_000_000,
+            10.0,
+        ),
+        fx(
+            "r1",
+            "day.pcapng",
+            "normal",
+            "sbe",
+            "h",
+            40,
+            40,
+            1_000_000,
+            10.0,
+        ),
+    ];
+    write_csv(&csv, &header, &rows);
+    // The same runs again, per message: same run ids, input, label and formats.
+    let mut reader = csv::Reader::from_path(&csv).unwrap();
+    let head = reader.headers().unwrap().clone();
+    let unit = head.iter().position(|c| c == "unit").unwrap();
+    let records: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
+    let mut w = csv::Writer::from_path(&csv).unwrap();
+    w.write_record(&head).unwrap();
+    for r in &records {
+        w.write_record(r).unwrap();
+    }
+    for r in &records {
+        let mut cells: Vec<&str> = r.iter().collect();
+        cells[unit] = "message";
+        w.write_record(&cells).unwrap();
+    }
+    w.flush().unwrap();
+    let runs = report::load(&[csv]).unwrap();
+    assert_eq!(
+        runs.rows.len(),
+        4,
+        "no row is taken for a duplicate of another unit's"
+    );
+    let summary = report::summarize(&runs);
+    let sections: Vec<(String, usize)> = summary
+        .sections()
+        .iter()
+        .map(|(_, label, groups)| (label.to_string(), groups.len()))
+        .collect();
+    assert_eq!(
+        sections,
+        [
+            ("normal".to_owned(), 2),
+            ("normal (per message)".to_owned(), 2)
+        ]
     );
 }

@@ -5,11 +5,11 @@
 use std::collections::BTreeMap;
 
 use md_shootout::gen::{self, GenOptions};
-use md_shootout::model::{Message, Side};
+use md_shootout::model::{Feed, Message, Side};
 
 use crate::common::shootout;
 
-const COLUMNS: [&str; 51] = [
+const COLUMNS: [&str; 53] = [
     "run_id",
     "started_at",
     "label",
@@ -61,6 +61,8 @@ const COLUMNS: [&str; 51] = [
     "de_all_batch_ns",
     "clock",
     "memcpy_batch_ns",
+    "unit",
+    "units",
 ];
 
 #[derive(Default)]
@@ -345,4 +347,106 @@ fn bad_input_to_run_names_the_file_and_leaves_no_output() {
         "{err}"
     );
     assert!(!summary.exists());
+}
+
+/// `--unit message`: every IEX message is its own timed unit for every format, checked exactly as
+/// packets are; `packets` keeps counting IEX-TP packets and `units` says what the percentiles rest
+/// on (the messages less the warm-up). Synthetic days of both feeds, then the bundled sample.
+#[test]
+fn every_message_can_be_its_own_unit() {
+    let dir = tempfile::tempdir().unwrap();
+    let read = |csv: &std::path::Path| -> Vec<csv::StringRecord> {
+        let mut reader = csv::Reader::from_path(csv).unwrap();
+        assert_eq!(
+            reader.headers().unwrap().iter().collect::<Vec<_>>(),
+            COLUMNS
+        );
+        reader.records().map(|r| r.unwrap()).collect()
+    };
+    let col = |r: &csv::StringRecord, c: &str| {
+        r[COLUMNS.iter().position(|x| *x == c).unwrap()].to_owned()
+    };
+    let names = md_shootout::formats::names();
+    for (name, feed) in [("deep", Feed::Deep), ("tops", Feed::Tops)] {
+        let opts = GenOptions {
+            feed,
+            packets: 3_000,
+            seed: 5,
+            symbols: 50,
+            ..GenOptions::default()
+        };
+        let input = dir.path().join(format!("{name}.pcapng"));
+        gen::generate_file(&opts, &input).unwrap();
+        let (expected, messages) = expected_summary(&opts);
+        let (csv, summary) = (
+            dir.path().join(format!("{name}.csv")),
+            dir.path().join(format!("{name}-summary.csv")),
+        );
+        let out = shootout(&[
+            "run",
+            input.to_str().unwrap(),
+            "--unit",
+            "message",
+            "--verify",
+            "--no-stored-size",
+            "--warmup",
+            "500",
+            "--csv",
+            csv.to_str().unwrap(),
+            "--summary",
+            summary.to_str().unwrap(),
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let table = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            table.contains(&format!(
+                "{} messages recorded, each one timed unit",
+                messages - 500
+            )),
+            "{table}"
+        );
+        // The aggregation every format agreed on is the same whatever the unit.
+        assert_eq!(
+            std::fs::read_to_string(&summary).unwrap(),
+            expected,
+            "{name}"
+        );
+        let rows = read(&csv);
+        assert_eq!(rows.len(), names.len());
+        for r in &rows {
+            assert_eq!(col(r, "unit"), "message");
+            assert_eq!(col(r, "units"), (messages - 500).to_string());
+            assert_eq!(col(r, "packets"), "3000");
+            assert_eq!(col(r, "messages"), messages.to_string());
+        }
+    }
+
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/data/sample-deep.pcapng.gz");
+    let csv = dir.path().join("sample.csv");
+    let out = shootout(&[
+        "run",
+        sample,
+        "--unit",
+        "message",
+        "--no-stored-size",
+        "--csv",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("121655 messages each way"), "{table}");
+    for r in &read(&csv) {
+        assert_eq!(
+            (col(r, "unit"), col(r, "units"), col(r, "packets")),
+            ("message".into(), "121655".into(), "50000".into())
+        );
+    }
 }
