@@ -180,9 +180,10 @@ struct BenchArgs {
     /// Skip compressing every window for the size as stored (zstd, zlib): faster.
     #[arg(long)]
     no_stored_size: bool,
-    /// What one timed unit is in every run (see `shootout run --help`).
-    #[arg(long, value_enum, default_value_t = UnitArg::Packet)]
-    unit: UnitArg,
+    /// What one timed unit is (see `shootout run --help`); `packet,message` runs the matrix
+    /// for both.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "packet")]
+    unit: Vec<UnitArg>,
     /// Packets run through every format before times are recorded.
     #[arg(long, value_name = "N", default_value_t = 1000)]
     warmup: u64,
@@ -237,7 +238,7 @@ impl BenchArgs {
             verify: self.verify,
             no_stored_size: self.no_stored_size,
             warmup: self.warmup,
-            unit: self.unit.into(),
+            units: self.unit.into_iter().map(Into::into).collect(),
             quick: self.quick,
             date: self.date,
             feed: self.feed.into(),

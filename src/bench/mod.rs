@@ -49,8 +49,10 @@ pub struct Options {
     pub verify: bool,
     pub no_stored_size: bool,
     pub warmup: u64,
-    /// What one timed unit is, passed to every run (`--unit`).
-    pub unit: crate::measure::Unit,
+    /// What one timed unit is, passed to runs (`--unit`): each unit is a dimension of the
+    /// matrix. Per-message runs keep their histograms and resume records under
+    /// `<label> (per message)`, the section `report` shows them in.
+    pub units: Vec<crate::measure::Unit>,
     pub quick: bool,
     pub date: Option<String>,
     pub feed: Feed,
@@ -102,6 +104,11 @@ fn check(opts: &Options) -> Result<Checked, Failure> {
     let usage = |m: &str| Err(Failure::Usage(m.to_owned()));
     if opts.runs == Some(0) {
         return usage("--runs needs a positive number");
+    }
+    if opts.units.is_empty()
+        || (1..opts.units.len()).any(|i| opts.units[..i].contains(&opts.units[i]))
+    {
+        return usage("--unit names each of packet and message at most once, and one at least");
     }
     if opts.date.is_some() && !opts.inputs.is_empty() {
         return usage("--date fetches the input: give either --date or INPUT files, not both");
@@ -277,8 +284,19 @@ fn run_matrix(
 ) -> Result<(), Failure> {
     let csv = resume::runs_csv(out);
     let mut skipped = 0;
-    for step in plan::steps(inputs, runs, prefixes) {
-        let label = &step.prefix.label;
+    let steps = opts.units.iter().flat_map(|&unit| {
+        plan::steps(inputs, runs, prefixes)
+            .into_iter()
+            .map(move |s| (unit, s))
+    });
+    for (unit, step) in steps {
+        let run_label = &step.prefix.label;
+        // Where this run's histograms and resume record go: per-message runs apart, under the
+        // name of the report section they land in.
+        let label = &match unit {
+            crate::measure::Unit::Packet => run_label.clone(),
+            crate::measure::Unit::Message => format!("{run_label} (per message)"),
+        };
         if record.contains(&step.name, label, step.run) {
             skipped += 1;
             continue;
@@ -303,12 +321,12 @@ fn run_matrix(
         if opts.verify {
             cmd.arg("--verify");
         }
-        cmd.arg("--unit").arg(opts.unit.name());
+        cmd.arg("--unit").arg(unit.name());
         if opts.no_stored_size {
             cmd.arg("--no-stored-size");
         }
         cmd.arg("--label")
-            .arg(label)
+            .arg(run_label)
             .arg("--hist-dir")
             .arg(
                 out.join("hist")

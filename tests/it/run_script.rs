@@ -615,3 +615,55 @@ fn real_build_under_cargo_target_dir() {
     );
     assert_eq!(rows(&out).len(), formats());
 }
+
+/// `bench --unit packet,message`: both units in one matrix and one `runs.csv`; the per-message
+/// runs keep their histograms under `<label> (per message)`, the report section they land in.
+#[test]
+fn bench_runs_both_units_in_one_matrix() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("results");
+    let o = crate::common::shootout(&[
+        "bench",
+        "--quick",
+        "--unit",
+        "packet,message",
+        "--prefix",
+        "normal=",
+        "--formats",
+        "raw,sbe",
+        "--no-stored-size",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut reader = csv::Reader::from_path(out.join("runs.csv")).unwrap();
+    let head = reader.headers().unwrap().clone();
+    let at = |c: &str| head.iter().position(|h| h == c).unwrap();
+    let mut units: Vec<(String, String)> = reader
+        .records()
+        .map(|r| r.unwrap())
+        .map(|r| (r[at("unit")].to_owned(), r[at("label")].to_owned()))
+        .collect();
+    units.sort();
+    units.dedup();
+    assert_eq!(
+        units,
+        [
+            ("message".to_owned(), "normal".to_owned()),
+            ("packet".to_owned(), "normal".to_owned())
+        ]
+    );
+    for label in ["normal", "normal (per message)"] {
+        let run = out.join("hist/quick.pcapng").join(label).join("run1");
+        assert!(run.join("raw.de_all.hgrm").is_file(), "{}", run.display());
+    }
+    let md = std::fs::read_to_string(out.join("report/summary.md")).unwrap();
+    assert!(
+        md.contains("[normal (per message)]") && md.contains("[normal]"),
+        "{md}"
+    );
+
+    let refused = crate::common::shootout(&["bench", "--quick", "--unit", "packet,packet"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--unit names each"));
+}
