@@ -351,7 +351,8 @@ fn bad_input_to_run_names_the_file_and_leaves_no_output() {
 
 /// `--unit message`: every IEX message is its own timed unit for every format, checked exactly as
 /// packets are; `packets` keeps counting IEX-TP packets and `units` says what the percentiles rest
-/// on (the messages less the warm-up). Synthetic days of both feeds, then the bundled sample.
+/// on (the messages less the warm-up). Synthetic days of both feeds, then the bundled sample in
+/// both units.
 #[test]
 fn every_message_can_be_its_own_unit() {
     let dir = tempfile::tempdir().unwrap();
@@ -447,6 +448,26 @@ fn every_message_can_be_its_own_unit() {
         assert_eq!(
             (col(r, "unit"), col(r, "units"), col(r, "packets")),
             ("message".into(), "121655".into(), "50000".into())
+        );
+    }
+    // The same real-shaped sample per packet, the default: one unit per IEX-TP packet.
+    let csv = dir.path().join("sample-packets.csv");
+    let out = shootout(&[
+        "run",
+        sample,
+        "--no-stored-size",
+        "--csv",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for r in &read(&csv) {
+        assert_eq!(
+            (col(r, "unit"), col(r, "units"), col(r, "packets")),
+            ("packet".into(), "50000".into(), "50000".into())
         );
     }
 }
