@@ -175,7 +175,7 @@ pub fn append(path: &Path, report: &RunReport<'_>) -> io::Result<()> {
         }
     };
     // The header (when new) and all of the run's rows go out in one append: a run is in the
-    // file whole or not at all, which is what `run_shootout.sh --resume` relies on.
+    // file whole or not at all, which is what `shootout bench --resume` relies on.
     let mut w = ::csv::WriterBuilder::new()
         .has_headers(false)
         .from_writer(Vec::new());

@@ -1,7 +1,7 @@
 //! `shootout report`: finding and reading the `.hgrm` percentile distributions that `run
 //! --hist-dir` wrote, for the distribution charts.
 //!
-//! Layout (what `run_shootout.sh` writes):
+//! Layout (what `shootout bench` writes):
 //! `HIST_DIR/<input file name>/<label>/<run folder>/<format>.<ser|de|de_all>.hgrm` (`de_all`, the
 //! complete decode, only from runs that measured it: a missing file is no error). Every sub-folder of
 //! the label's folder counts as one run, and `.hgrm` files directly in it count as one more.

@@ -1,10 +1,9 @@
 //! `shootout report`, step 1: read any number of results CSVs (`run` writes them; other days,
-//! other machines) and the `environment.txt` that `run_shootout.sh` leaves next to each.
+//! other machines) and the `environment.txt` that `shootout bench` leaves next to each.
 //!
 //! Columns are read by header name. The columns in [`REQUIRED`] must be there. The size as stored
-//! and the memcpy floor (`zstd_bytes, zlib_bytes, zstd_ns, memcpy_p50_ns, memcpy_mean_ns`), then
-//! the complete decode and the batch timings ([`BATCH_COLUMNS`]), together [`OPTIONAL`], are read
-//! when the header has them: files from before they were written still load, and an empty cell (a
+//! and the memcpy floor ([`OPTIONAL`]), the complete decode and the batch timings
+//! ([`BATCH_COLUMNS`]) and the `unit` are read when the header has them: files from before they were written still load, and an empty cell (a
 //! run with `--no-stored-size`, or a row from an older build in a pooled file) means not
 //! measured. Any other column is ignored, so files from older and newer builds can be pooled.
 
@@ -52,32 +51,19 @@ pub const REQUIRED: &[&str] = &[
     "git_rev",
 ];
 
-/// Columns read when present: the size as stored (empty when the run skipped it), the memcpy
-/// floor, then [`BATCH_COLUMNS`].
+/// Columns read when present: the size as stored (empty when the run skipped it) and the memcpy
+/// floor; [`BATCH_COLUMNS`] after them are read when present too.
 pub const OPTIONAL: &[&str] = &[
     "zstd_bytes",
     "zlib_bytes",
     "zstd_ns",
     "memcpy_p50_ns",
     "memcpy_mean_ns",
-    "de_all_p50_ns",
-    "de_all_p90_ns",
-    "de_all_p99_ns",
-    "de_all_p999_ns",
-    "de_all_p9999_ns",
-    "de_all_max_ns",
-    "de_all_mean_ns",
-    "de_all_total_ns",
-    "ser_batch_ns",
-    "de_batch_ns",
-    "de_all_batch_ns",
-    "clock",
-    "memcpy_batch_ns",
 ];
 
 /// The columns written after `memcpy_mean_ns` since runs time a complete decode (`de_all_*`:
 /// every field of every message read and checksummed) and each whole window with one clock pair
-/// (`*_batch_ns`, ns per packet), in the order they are written. The tail of [`OPTIONAL`].
+/// (`*_batch_ns`, ns per packet), in the order they are written, right after [`OPTIONAL`].
 pub const BATCH_COLUMNS: &[&str] = &[
     "de_all_p50_ns",
     "de_all_p90_ns",
@@ -451,17 +437,14 @@ mod tests {
     #[test]
     fn required_columns_are_columns_the_run_writes() {
         let written: Vec<&str> = crate::export::csv::COLUMNS.split(',').collect();
-        let older = OPTIONAL.len() - BATCH_COLUMNS.len();
-        assert_eq!(OPTIONAL[older..], *BATCH_COLUMNS);
-        for c in REQUIRED.iter().chain(&OPTIONAL[..older]) {
+        for c in REQUIRED.iter().chain(OPTIONAL) {
             assert!(written.contains(c), "{c} is not written by `run`");
         }
-        // The batch columns come with the writer that measures them: all of them, right after
-        // memcpy_mean_ns, or (before that writer) none.
+        // The batch columns, all of them, right after memcpy_mean_ns.
         let at = written.iter().position(|c| *c == "memcpy_mean_ns").unwrap();
         let after = &written[at + 1..];
         assert!(
-            after.is_empty() || after.starts_with(BATCH_COLUMNS),
+            after.starts_with(BATCH_COLUMNS),
             "after memcpy_mean_ns `run` writes {after:?}, not {BATCH_COLUMNS:?}"
         );
     }
