@@ -17,9 +17,8 @@ pub fn capture(exe: &Path, runs: u32, prefixes: &[Prefix]) -> String {
             .ok()
             .map(|s| s.trim().to_owned())
     };
-    let governor = read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")
-        .filter(|g| !g.is_empty())
-        .unwrap_or_else(|| "unreadable".into());
+    let governor = crate::measure::trust::Governor::here();
+    let governor = governor.recorded();
     let kernel = match (
         read("/proc/sys/kernel/ostype"),
         read("/proc/sys/kernel/osrelease"),
@@ -42,7 +41,7 @@ pub fn capture(exe: &Path, runs: u32, prefixes: &[Prefix]) -> String {
     line("host", &info.host);
     line("cpu", &info.cpu);
     line("cores", &cores);
-    line("governor", &governor);
+    line("governor", governor);
     line("kernel", &kernel);
     line("rustc", &info.rustc);
     line("git", &info.git_rev);

@@ -257,6 +257,8 @@ struct Expected {
     batch_check: u64,
     /// Messages after the warm-up.
     batch_messages: u64,
+    /// Messages in the whole window.
+    messages: u64,
 }
 
 /// The state of one run between windows: the formats, what they measured, the references.
@@ -380,6 +382,7 @@ impl<'c> Shootout<'c> {
         } else {
             Checksum::of(&packets[skip..]).value()
         };
+        e.messages = window.messages;
         e.batch_messages = packets[skip..]
             .iter()
             .map(|p| p.messages.len() as u64)
@@ -534,11 +537,7 @@ impl<'c> Shootout<'c> {
                 ),
             });
         }
-        self.footprints[i].learn(
-            whole.len(),
-            packets.len(),
-            packets.iter().map(|p| p.messages.len() as u64).sum(),
-        );
+        self.footprints[i].learn(whole.len(), packets.len(), self.expected.messages);
         if self.config.stored_size {
             // Size as stored: the whole window compressed (see measure::stored).
             let compress_start = Instant::now();

@@ -83,8 +83,18 @@ impl Governor {
     /// This machine's, from sysfs.
     pub fn here() -> Governor {
         match std::fs::read_to_string("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor") {
-            Ok(g) => Governor::named(g.trim()),
-            Err(_) => Governor::Unreadable,
+            Ok(g) if !g.trim().is_empty() => Governor::named(g.trim()),
+            _ => Governor::Unreadable,
+        }
+    }
+
+    /// The word `environment.txt` records (`performance`, another name, or `unreadable`), which
+    /// `report` reads back.
+    pub fn recorded(&self) -> &str {
+        match self {
+            Governor::Performance => "performance",
+            Governor::Other(g) => g,
+            Governor::Unreadable | Governor::NotRecorded => "unreadable",
         }
     }
 
