@@ -34,7 +34,7 @@ th,td{border:1px solid #ccc;padding:.3em .45em;text-align:right;white-space:nowr
 th{white-space:normal;vertical-align:bottom}
 th{background:#f0f3f7}td:first-child,th:first-child,td.side{text-align:left}
 tr:nth-child(even) td{background:#fafafa}
-caption{caption-side:top;text-align:left;color:#555;padding-bottom:.3em}
+p.caption{color:#555;margin-bottom:.3em}
 .warnings{background:#fff6e0;border:1px solid #e8c15a;padding:.6em 1.2em;border-radius:4px}
 .ok{background:#eaf6ea;border:1px solid #8c8;padding:.6em 1.2em;border-radius:4px}
 figure{margin:1em 0}figure img{width:960px;max-width:100%;border:1px solid #ddd}
@@ -45,7 +45,7 @@ code{background:#f3f3f3;padding:0 .2em}
 fn table(w: &mut dyn Write, t: &Table) -> io::Result<()> {
     writeln!(
         w,
-        "<div class=\"scroll\"><table>\n<caption>{}</caption>",
+        "<p class=\"caption\">{}</p>\n<div class=\"scroll\"><table>",
         escape(&t.caption)
     )?;
     write!(w, "<tr>")?;

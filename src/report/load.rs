@@ -163,6 +163,8 @@ pub struct RunRow {
     /// Its file name: what rows are grouped by, and the folder name of its `.hgrm` files.
     pub input_name: String,
     pub label: String,
+    /// What one timed unit was: `packet` or `message` (`unit` column; packet when absent).
+    pub unit: &'static str,
     pub format: String,
     pub host: String,
     pub bytes_per_message: f64,
@@ -327,6 +329,10 @@ fn read_csv(path: &Path, source: usize) -> Result<Vec<RunRow>, ReportError> {
             input: r.input,
             // Per-message figures are never ranked against per-packet ones: they form sections
             // of their own, named by the unit.
+            unit: match r.unit.as_deref() {
+                Some("message") => "message",
+                _ => "packet",
+            },
             label: match r.unit.as_deref() {
                 Some("message") => format!("{} (per message)", r.label),
                 _ => r.label,

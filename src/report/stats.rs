@@ -87,6 +87,8 @@ pub struct Group {
     /// The input's file name.
     pub input: String,
     pub label: String,
+    /// `packet` or `message`: what the figures are per (the label says it too).
+    pub unit: &'static str,
     pub format: String,
     pub runs: usize,
     /// Distinct hosts the runs came from, sorted.
@@ -255,6 +257,7 @@ pub fn summarize(runs: &Runs) -> Summary {
             Group {
                 input: input.to_owned(),
                 label: label.to_owned(),
+                unit: rows[0].unit,
                 format: format.to_owned(),
                 runs: rows.len(),
                 hosts,

@@ -14,9 +14,10 @@ pub struct Table {
 /// The two tables of one (input, label): the headline figures, then every percentile.
 pub fn section_tables(groups: &[&Group]) -> [Table; 2] {
     let runs = runs_text(groups);
+    let unit = groups.first().map_or("packet", |g| g.unit);
     let headline = Table {
         caption: format!(
-            "Median across {runs}, min–max in brackets; ns per packet. {} \
+            "Median across {runs}, min–max in brackets; ns per {unit}. {} \
              de is the selective decode (only the fields the aggregation needs); de_all the \
              complete decode (every field of every message read and folded into a checksum). \
              msgs/s: messages over ser + de time, from the batch timing in runs that have \
@@ -95,9 +96,9 @@ pub fn section_tables(groups: &[&Group]) -> [Table; 2] {
     };
     let all = Table {
         caption: format!(
-            "Every percentile: median across {runs} in ns per packet, coefficient of variation \
-             (stdev/mean across runs) in brackets. Each packet timed on its own (a clock pair \
-             per packet). de: selective decode; de_all: complete decode, where measured."
+            "Every percentile: median across {runs} in ns per {unit}, coefficient of variation \
+             (stdev/mean across runs) in brackets. Each {unit} timed on its own (a clock pair \
+             per {unit}). de: selective decode; de_all: complete decode, where measured."
         ),
         header,
         rows: groups
@@ -117,16 +118,17 @@ pub fn section_tables(groups: &[&Group]) -> [Table; 2] {
 /// What the section is ranked by, as sentences for the caption.
 fn basis_text(groups: &[&Group]) -> String {
     let basis = groups.first().map_or(Basis::P50, |g| g.basis);
+    let unit = groups.first().map_or("packet", |g| g.unit);
     let partial = groups
         .iter()
         .any(|g| g.batch_runs > 0 && g.batch_runs < g.runs);
     match basis {
         Basis::Batch => format!(
             "Ranked by median ser batch + de batch (batch: one clock pair around each whole \
-             window, ns per packet, mean over the run; not quantized by the clock's steps and \
+             window, ns per {unit}, mean over the run; not quantized by the clock's steps and \
              without the timer's own cost); vs fastest and x raw are that sum over the \
              fastest's and raw's, x raw (de_all) the same with de_all batch. p50, p99 and \
-             p99.9 time each packet on its own.{}",
+             p99.9 time each {unit} on its own.{}",
             if partial {
                 " Batch figures are over the runs that measured them."
             } else {

@@ -1491,5 +1491,20 @@ fn per_message_rows_are_kept_apart_from_per_packet_ones() {
             ("normal".to_owned(), 2),
             ("normal (per message)".to_owned(), 2)
         ]
-    );
+    ); // Each section's tables say what their figures are per.
+    for (_, label, groups) in summary.sections() {
+        let unit = if label.ends_with("(per message)") {
+            "message"
+        } else {
+            "packet"
+        };
+        let [headline, all] = report::tables::section_tables(&groups);
+        for t in [&headline, &all] {
+            assert!(
+                t.caption.contains(&format!("ns per {unit}")),
+                "{label}: {}",
+                t.caption
+            );
+        }
+    }
 }

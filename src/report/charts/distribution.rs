@@ -10,6 +10,7 @@ pub(super) fn distribution(
     title: &str,
     formats: &[FormatRuns],
     colours: &Colours,
+    unit: &str,
 ) -> DrawResult<String> {
     let points = |d: &crate::report::dist::Distribution| -> Vec<(f64, f64)> {
         d.points
@@ -45,7 +46,7 @@ pub(super) fn distribution(
         chart
             .configure_mesh()
             .x_desc("percentile (x = 1/(1−p), log scale)")
-            .y_desc("latency per packet (ns, log scale)")
+            .y_desc(format!("latency per {unit} (ns, log scale)"))
             .x_label_formatter(&|x| nines_label(*x))
             .y_label_formatter(&|y| thousands(*y))
             .label_style((FONT, 15))

@@ -118,7 +118,7 @@ pub fn write_all(
             if side == "de_all" && !groups.iter().all(|g| g.de_all.is_some()) {
                 continue;
             }
-            let title = format!("{section}: {side_name} latency per packet");
+            let title = format!("{section}: {side_name} latency per {}", groups[0].unit);
             let file = names.get(&format!("pct-{input}-{label}-{side}"));
             let svg = percentile_bars(&title, &groups, side)
                 .map_err(|e| chart_error(out_dir, &file, e))?;
@@ -173,7 +173,7 @@ pub fn write_all(
                 }
             );
             let file = names.get(&format!("dist-{input}-{label}-{side}"));
-            let svg = distribution(&title, &runs, &colours)
+            let svg = distribution(&title, &runs, &colours, groups[0].unit)
                 .map_err(|e| chart_error(out_dir, &file, e))?;
             save(out_dir, &file, &svg)?;
             out.push(ChartFile {

@@ -57,7 +57,10 @@ pub(super) fn percentile_bars(title: &str, groups: &[&Group], side: &str) -> Dra
             .configure_mesh()
             .disable_x_mesh()
             .x_desc("format (fastest first)")
-            .y_desc("ns per packet, median across runs (log scale)")
+            .y_desc(format!(
+                "ns per {}, median across runs (log scale)",
+                groups[0].unit
+            ))
             .x_label_formatter(&name_of)
             .y_label_formatter(&|y| thousands(*y))
             .label_style((FONT, 15))
