@@ -18,6 +18,8 @@ enum Ty {
     Bytes4,
     /// Not on the wire: implied by the type byte.
     Side,
+    /// On the wire but not carried: `skip N` reserved bytes.
+    Reserved(usize),
 }
 
 impl Ty {
@@ -46,16 +48,18 @@ impl Ty {
             Ty::Symbol => "S",
             Ty::Bytes4 => "[u8; 4]",
             Ty::Side => "Side",
+            Ty::Reserved(_) => unreachable!("reserved bytes are not in the model"),
         }
     }
 
     /// The type in raw's packed record; `None` when not on the wire.
-    fn raw(self) -> Option<&'static str> {
+    fn raw(self) -> Option<String> {
         match self {
-            Ty::Symbol => Some("[u8; 8]"),
+            Ty::Symbol => Some("[u8; 8]".into()),
             Ty::Side => None,
-            Ty::Timestamp | Ty::Price | Ty::I64 => Some("i64"),
-            other => Some(other.model()),
+            Ty::Reserved(n) => Some(format!("[u8; {n}]")),
+            Ty::Timestamp | Ty::Price | Ty::I64 => Some("i64".into()),
+            other => Some(other.model().into()),
         }
     }
 
@@ -66,6 +70,7 @@ impl Ty {
             Ty::U32 | Ty::Bytes4 => 4,
             Ty::I64 | Ty::Timestamp | Ty::Price | Ty::Symbol => 8,
             Ty::Side => 0,
+            Ty::Reserved(n) => n,
         }
     }
 }
@@ -74,6 +79,13 @@ struct Field {
     name: String,
     ty: Ty,
     doc: String,
+}
+
+impl Field {
+    /// Whether the model carries the field (reserved bytes are only on the wire).
+    fn carried(&self) -> bool {
+        !matches!(self.ty, Ty::Reserved(_))
+    }
 }
 
 struct Variant {
@@ -93,6 +105,11 @@ struct Struct {
 }
 
 impl Struct {
+    /// The fields the model carries, in wire order.
+    fn carried(&self) -> impl Iterator<Item = &Field> {
+        self.fields.iter().filter(|f| f.carried())
+    }
+
     fn has_symbol(&self) -> bool {
         self.fields.iter().any(|f| f.ty == Ty::Symbol)
     }
@@ -167,6 +184,14 @@ fn parse(text: &str) -> Vec<Struct> {
                 Ok(len) => current.len = len,
                 Err(_) => bad(n, line),
             },
+            ["skip", count] => match count.parse() {
+                Ok(count) => current.fields.push(Field {
+                    name: format!("reserved_{}", current.fields.len()),
+                    ty: Ty::Reserved(count),
+                    doc: String::new(),
+                }),
+                Err(_) => bad(n, line),
+            },
             ["field", name, ty, ..] => current.fields.push(Field {
                 name: name.to_string(),
                 ty: Ty::parse(ty),
@@ -224,7 +249,7 @@ fn model(structs: &[Struct]) -> String {
         doc(&mut o, "", &s.doc);
         let _ = writeln!(o, "#[derive(Debug, Clone, Copy, PartialEq, Eq)]");
         let _ = writeln!(o, "pub struct {} {{", s.generic("S = Symbol"));
-        for f in &s.fields {
+        for f in s.carried() {
             doc(&mut o, "    ", &f.doc);
             let _ = writeln!(o, "    pub {}: {},", f.name, f.ty.model());
         }
@@ -309,8 +334,7 @@ fn model(structs: &[Struct]) -> String {
     for (s, name, _) in &mvs {
         if s.has_symbol() {
             let fields: Vec<String> = s
-                .fields
-                .iter()
+                .carried()
                 .map(|f| {
                     if f.ty == Ty::Symbol {
                         format!("{}: f(m.{})", f.name, f.name)
@@ -337,7 +361,7 @@ fn model(structs: &[Struct]) -> String {
     );
     for (s, name, _) in &mvs {
         let _ = writeln!(o, "            Message::{name}(m) => {{");
-        for f in &s.fields {
+        for f in s.carried() {
             let _ = writeln!(o, "                visitor.field(\"{0}\", m.{0});", f.name);
         }
         o.push_str("            }\n");
@@ -368,7 +392,7 @@ fn wire(structs: &[Struct]) -> String {
     };
     for (s, name, _) in &mvs {
         let _ = writeln!(o, "    {name} {{");
-        for f in &s.fields {
+        for f in s.carried() {
             let _ = writeln!(o, "        {}: {},", f.name, wire_ty(f.ty));
         }
         o.push_str("    },\n");
@@ -381,8 +405,7 @@ fn wire(structs: &[Struct]) -> String {
     );
     for (s, name, _) in &mvs {
         let fields: Vec<String> = s
-            .fields
-            .iter()
+            .carried()
             .map(|f| match f.ty {
                 Ty::Symbol => format!("{}: sym(&m.{})", f.name, f.name),
                 Ty::Side => format!("{}: m.{}.into()", f.name, f.name),
@@ -402,10 +425,9 @@ fn wire(structs: &[Struct]) -> String {
          ) -> Result<Message, DecodeError> {\n        Ok(match self {\n",
     );
     for (s, name, _) in &mvs {
-        let names: Vec<&str> = s.fields.iter().map(|f| f.name.as_str()).collect();
+        let names: Vec<&str> = s.carried().map(|f| f.name.as_str()).collect();
         let fields: Vec<String> = s
-            .fields
-            .iter()
+            .carried()
             .map(|f| match f.ty {
                 Ty::Symbol => format!("{}: sym({})?", f.name, f.name),
                 Ty::Side => format!("{}: {}.into()", f.name, f.name),
@@ -455,6 +477,7 @@ fn raw(structs: &[Struct]) -> String {
             .filter(|f| f.ty.raw().is_some())
             .map(|f| match f.ty {
                 Ty::Symbol => format!("{}: m.{}.0", f.name, f.name),
+                Ty::Reserved(n) => format!("{}: [0; {n}]", f.name),
                 _ => format!("{}: m.{}", f.name, f.name),
             })
             .collect();
@@ -475,8 +498,7 @@ fn raw(structs: &[Struct]) -> String {
     let last = all.len() - 1;
     for (i, (s, v)) in all.iter().enumerate() {
         let fields: Vec<String> = s
-            .fields
-            .iter()
+            .carried()
             .map(|f| match f.ty {
                 Ty::Symbol => format!("{}: Symbol(r.{})", f.name, f.name),
                 Ty::Side => format!(

@@ -38,6 +38,11 @@ struct Message {
     officialPrice @10 :OfficialPrice;
     auctionInformation @11 :AuctionInformation;
     quoteUpdate @12 :QuoteUpdate;
+    addOrder @13 :AddOrder;
+    orderModify @14 :OrderModify;
+    orderDelete @15 :OrderDelete;
+    orderExecuted @16 :OrderExecuted;
+    clearBook @17 :ClearBook;
   }
 }
 
@@ -154,4 +159,51 @@ struct QuoteUpdate {
   bidPrice @4 :Int64;
   askPrice @5 :Int64;
   askSize @6 :UInt32;
+}
+
+# DEEP+ order messages. Add Order keeps its side as the wire byte ('8' buy, '5' sell): it is the
+# one order message that carries it, and a byte the spec does not list must survive the trip.
+
+# a
+struct AddOrder {
+  side @0 :UInt8;
+  timestamp @1 :Int64;
+  symbol @2 :UInt64;
+  orderId @3 :Int64;
+  size @4 :UInt32;
+  price @5 :Int64;
+}
+
+# M
+struct OrderModify {
+  flags @0 :UInt8;
+  timestamp @1 :Int64;
+  symbol @2 :UInt64;
+  orderId @3 :Int64;
+  size @4 :UInt32;         # the new total displayed size
+  price @5 :Int64;
+}
+
+# R
+struct OrderDelete {
+  timestamp @0 :Int64;
+  symbol @1 :UInt64;
+  orderId @2 :Int64;
+}
+
+# L
+struct OrderExecuted {
+  flags @0 :UInt8;
+  timestamp @1 :Int64;
+  symbol @2 :UInt64;
+  orderId @3 :Int64;
+  size @4 :UInt32;
+  price @5 :Int64;
+  tradeId @6 :Int64;
+}
+
+# C
+struct ClearBook {
+  timestamp @0 :Int64;
+  symbol @1 :UInt64;
 }

@@ -270,12 +270,15 @@ impl From<UnitArg> for measure::Unit {
 enum FeedArg {
     Deep,
     Tops,
+    /// DEEP+ 1.0, order by order.
+    DeepPlus,
 }
 
 impl From<FeedArg> for Feed {
     fn from(feed: FeedArg) -> Feed {
         match feed {
             FeedArg::Deep => Feed::Deep,
+            FeedArg::DeepPlus => Feed::DeepPlus,
             FeedArg::Tops => Feed::Tops,
         }
     }

@@ -16,19 +16,25 @@ pub type Price = i64;
 
 /// Which IEX feed a segment belongs to, from the IEX-TP message protocol id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum Feed {
     /// TOPS 1.6, protocol id `0x8003`.
     Tops,
     /// DEEP 1.0, protocol id `0x8004`.
     Deep,
+    /// DEEP+ 1.0, protocol id `0x8005`: order by order.
+    DeepPlus,
 }
 
 impl Feed {
+    /// Every feed we read.
+    pub const ALL: [Feed; 3] = [Feed::Deep, Feed::Tops, Feed::DeepPlus];
+
     pub fn name(self) -> &'static str {
         match self {
             Feed::Tops => "tops",
             Feed::Deep => "deep",
+            Feed::DeepPlus => "deep-plus",
         }
     }
 }
@@ -44,6 +50,7 @@ impl fmt::Display for Feed {
 pub struct FeedsSeen {
     pub deep: bool,
     pub tops: bool,
+    pub deep_plus: bool,
 }
 
 impl FeedsSeen {
@@ -52,16 +59,19 @@ impl FeedsSeen {
         match feed {
             Feed::Deep => self.deep = true,
             Feed::Tops => self.tops = true,
+            Feed::DeepPlus => self.deep_plus = true,
         }
     }
 
-    /// `deep`, `tops`, `mixed`, or `None` when no IEX-TP segment was seen.
+    /// The one feed seen (`deep`, `tops`, `deep-plus`), `mixed`, or `None` when no IEX-TP
+    /// segment was seen.
     pub fn name(self) -> Option<&'static str> {
-        match (self.deep, self.tops) {
-            (true, false) => Some("deep"),
-            (false, true) => Some("tops"),
-            (true, true) => Some("mixed"),
-            (false, false) => None,
+        match (self.deep, self.tops, self.deep_plus) {
+            (false, false, false) => None,
+            (true, false, false) => Some(Feed::Deep.name()),
+            (false, true, false) => Some(Feed::Tops.name()),
+            (false, false, true) => Some(Feed::DeepPlus.name()),
+            _ => Some("mixed"),
         }
     }
 }
@@ -232,7 +242,10 @@ mod tests {
 
     #[test]
     fn wire_lengths_match_the_spec_table() {
-        let expected = [10, 31, 22, 18, 19, 18, 18, 30, 30, 38, 38, 26, 80, 42];
+        let expected = [
+            10, 31, 22, 18, 19, 18, 18, 30, 30, 38, 38, 26, 80, 42, 38, 38, 26, 46, 18,
+        ];
+        assert_eq!(kind::ALL.len(), expected.len());
         for (k, len) in kind::ALL.iter().zip(expected) {
             assert_eq!(kind::wire_len(*k), Some(len), "type {}", *k as char);
         }

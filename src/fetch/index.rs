@@ -25,8 +25,22 @@ pub fn parse_date(text: &str) -> Result<String, FetchError> {
     }
 }
 
-/// The feed versions the IEX parser implements (`iex-feed.md`): DEEP 1.0 and TOPS 1.6.
-pub const SPEC_VERSIONS: [(Feed, &str); 2] = [(Feed::Deep, "1.0"), (Feed::Tops, "1.6")];
+/// The feed versions the IEX parser implements (`iex-feed.md`): DEEP 1.0, TOPS 1.6, DEEP+ 1.0.
+pub const SPEC_VERSIONS: [(Feed, &str); 3] = [
+    (Feed::Deep, "1.0"),
+    (Feed::Tops, "1.6"),
+    (Feed::DeepPlus, "1.0"),
+];
+
+/// The feed's name in the HIST index: `DEEP`, `TOPS`, and `DPLS` for the single-channel DEEP+
+/// file (the multi-channel `DPLC` is another feed there, not taken).
+pub fn hist_feed(feed: Feed) -> &'static str {
+    match feed {
+        Feed::Deep => "DEEP",
+        Feed::Tops => "TOPS",
+        Feed::DeepPlus => "DPLS",
+    }
+}
 
 /// How much a file of `feed` in `version` is wanted: the implemented version first, then by
 /// version number (`1.10` above `1.6`; an unparsable or missing version lowest).
@@ -184,14 +198,14 @@ impl HistIndex {
         }
         files
             .iter()
-            .filter(|f| f.feed.eq_ignore_ascii_case(feed.name()))
+            .filter(|f| f.feed.eq_ignore_ascii_case(hist_feed(feed)))
             // Reversed: on a tie `max_by_key` keeps the last, which is then the first listed.
             .rev()
             .max_by_key(|f| preference(feed, &f.version))
             .cloned()
             .ok_or_else(|| FetchError::NoFeed {
                 date: date.to_string(),
-                feed: feed.name().to_ascii_uppercase(),
+                feed: hist_feed(feed).to_string(),
                 available: files
                     .iter()
                     .map(|f| format!("{} {}", f.feed, f.version).trim().to_string())
@@ -308,5 +322,31 @@ mod tests {
         assert_eq!(link("20170831", Feed::Tops), "t110");
         // DEEP 1.0 over 2.0; the feed name's case does not matter.
         assert_eq!(link("20170831", Feed::Deep), "d1");
+    }
+
+    #[test]
+    fn deep_plus_is_the_dpls_file_version_1_0_first_never_dplc() {
+        let json = br#"{
+            "20241105": [{"link": "dplc", "feed": "DPLC", "version": "1.0", "size": 9},
+                         {"link": "dpls11", "feed": "DPLS", "version": "1.1", "size": 2},
+                         {"link": "dpls10", "feed": "DPLS", "version": "1.0", "size": 1},
+                         {"link": "deep", "feed": "DEEP", "version": "1.0", "size": 3}],
+            "20241106": [{"link": "dpls12", "feed": "DPLS", "version": "1.2", "size": 2},
+                         {"link": "dpls11", "feed": "DPLS", "version": "1.1", "size": 1}],
+            "20241107": [{"link": "dplc", "feed": "DPLC", "version": "1.0", "size": 9}]
+        }"#;
+        let index = HistIndex::parse("u", json).unwrap();
+        let link = |date, feed| index.find(date, feed).unwrap().link;
+        assert_eq!(link("20241105", Feed::DeepPlus), "dpls10");
+        assert_eq!(link("20241105", Feed::Deep), "deep");
+        assert_eq!(link("20241106", Feed::DeepPlus), "dpls12");
+        let err = index
+            .find("20241107", Feed::DeepPlus)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "IEX HIST has no DPLS file for 20241107 (that day has: DPLC 1.0)"
+        );
     }
 }

@@ -11,9 +11,10 @@ use crate::model::{Side, Symbol};
 /// What the aggregation keeps per symbol. Prices are `None` until one is seen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct SymbolStats {
-    /// Sum of trade report sizes (breaks not subtracted, not counted).
+    /// Sum of trade report and (DEEP+) order execution sizes: the symbol's executed volume
+    /// (breaks not subtracted, not counted).
     pub trade_volume: u64,
-    /// Sum of trade report size x price (raw fixed point): makes the selective decode read every
+    /// Sum of those trades' size x price (raw fixed point): makes the selective decode read every
     /// trade's price, so no format can skip that load.
     pub trade_notional: i128,
     pub bid_high: Option<i64>,
@@ -37,8 +38,9 @@ impl SymbolStats {
 /// Per symbol trade volume and notional and bid / ask high and low; packet and message counts and
 /// a sum of packet sequence numbers.
 ///
-/// Bid side: buy price level updates (DEEP `8`) and non-zero quote bid prices (TOPS `Q`). Ask side:
-/// sell price level updates (`5`) and non-zero quote ask prices. Two aggregates are equal when
+/// Bid side: buy price level updates (DEEP `8`), non-zero quote bid prices (TOPS `Q`) and buy add
+/// orders (DEEP+ `a` with side `8`). Ask side: sell price level updates (`5`), non-zero quote ask
+/// prices and sell add orders (side `5`). Two aggregates are equal when
 /// every count and every symbol's figures are. Every value a decoder hands over is used, so the
 /// compiler cannot drop a load for one format and keep it for another.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -126,6 +128,17 @@ impl Sink for Aggregate {
     }
 
     #[inline]
+    fn add_order(&mut self, side: u8, symbol: &[u8; 8], price: i64) {
+        self.messages += 1;
+        match side {
+            b'8' => self.entry(symbol).bid(price),
+            b'5' => self.entry(symbol).ask(price),
+            // Not a side the spec knows: the message counts, its price does not.
+            _ => {}
+        }
+    }
+
+    #[inline]
     fn quote(&mut self, symbol: &[u8; 8], bid_price: i64, ask_price: i64) {
         self.messages += 1;
         if bid_price == 0 && ask_price == 0 {
@@ -154,6 +167,8 @@ pub fn visit_packet<K: Sink>(packet: &crate::model::Packet, sink: &mut K) {
     for m in &packet.messages {
         match m {
             Message::TradeReport(t) => sink.trade(&t.symbol.0, t.size, t.price),
+            Message::OrderExecuted(e) => sink.trade(&e.symbol.0, e.size, e.price),
+            Message::AddOrder(a) => sink.add_order(a.side, &a.symbol.0, a.price),
             Message::PriceLevelUpdate(p) => sink.price_level(p.side, &p.symbol.0, p.price),
             Message::QuoteUpdate(q) => sink.quote(&q.symbol.0, q.bid_price, q.ask_price),
             _ => sink.other(),

@@ -21,9 +21,10 @@ use ::capnp::Word;
 
 use super::{DecodeError, Format, Sink, Visitor, MAX_MESSAGES_PER_PACKET, MAX_PACKET_BYTES};
 use crate::model::{
-    AuctionInformation, Message, OfficialPrice, OperationalHalt, Packet, PriceLevelUpdate,
-    QuoteUpdate, RetailLiquidity, SecurityDirectory, SecurityEvent, ShortSalePriceTest, Side,
-    Symbol, SystemEvent, Trade, TradingStatus,
+    AddOrder, AuctionInformation, ClearBook, Message, OfficialPrice, OperationalHalt,
+    OrderDelete, OrderExecuted, OrderModify, Packet, PriceLevelUpdate, QuoteUpdate,
+    RetailLiquidity, SecurityDirectory, SecurityEvent, ShortSalePriceTest, Side, Symbol,
+    SystemEvent, Trade, TradingStatus,
 };
 
 /// The code `capnpc` generated from `schemas/marketdata.capnp` (in OUT_DIR).
@@ -260,6 +261,14 @@ impl<const PACKED: bool> Format for Capnp<PACKED> {
                             q.get_ask_price(),
                         );
                     }
+                    Ok(Which::OrderExecuted(e)) => {
+                        let e = e.map_err(err)?;
+                        sink.trade(&e.get_symbol().to_le_bytes(), e.get_size(), e.get_price());
+                    }
+                    Ok(Which::AddOrder(a)) => {
+                        let a = a.map_err(err)?;
+                        sink.add_order(a.get_side(), &a.get_symbol().to_le_bytes(), a.get_price());
+                    }
                     // Other known types, and union members from a newer schema: counted.
                     Ok(_) | Err(_) => sink.other(),
                 }
@@ -376,6 +385,45 @@ fn build_message(b: msg::Builder<'_>, m: &Message) {
             x.set_bid_price(m.bid_price);
             x.set_ask_price(m.ask_price);
             x.set_ask_size(m.ask_size);
+        }
+        Message::AddOrder(m) => {
+            let mut x = b.init_add_order();
+            x.set_side(m.side);
+            x.set_timestamp(m.timestamp);
+            x.set_symbol(m.symbol.as_u64());
+            x.set_order_id(m.order_id);
+            x.set_size(m.size);
+            x.set_price(m.price);
+        }
+        Message::OrderModify(m) => {
+            let mut x = b.init_order_modify();
+            x.set_flags(m.flags);
+            x.set_timestamp(m.timestamp);
+            x.set_symbol(m.symbol.as_u64());
+            x.set_order_id(m.order_id);
+            x.set_size(m.size);
+            x.set_price(m.price);
+        }
+        Message::OrderDelete(m) => {
+            let mut x = b.init_order_delete();
+            x.set_timestamp(m.timestamp);
+            x.set_symbol(m.symbol.as_u64());
+            x.set_order_id(m.order_id);
+        }
+        Message::OrderExecuted(m) => {
+            let mut x = b.init_order_executed();
+            x.set_flags(m.flags);
+            x.set_timestamp(m.timestamp);
+            x.set_symbol(m.symbol.as_u64());
+            x.set_order_id(m.order_id);
+            x.set_size(m.size);
+            x.set_price(m.price);
+            x.set_trade_id(m.trade_id);
+        }
+        Message::ClearBook(m) => {
+            let mut x = b.init_clear_book();
+            x.set_timestamp(m.timestamp);
+            x.set_symbol(m.symbol.as_u64());
         }
     }
 }
@@ -517,6 +565,55 @@ fn read_message(m: msg::Reader<'_>) -> Result<Message, DecodeError> {
                 bid_price: x.get_bid_price(),
                 ask_price: x.get_ask_price(),
                 ask_size: x.get_ask_size(),
+            })
+        }
+        Which::AddOrder(x) => {
+            let x = x.map_err(err)?;
+            Message::AddOrder(AddOrder {
+                side: x.get_side(),
+                timestamp: x.get_timestamp(),
+                symbol: sym(x.get_symbol()),
+                order_id: x.get_order_id(),
+                size: x.get_size(),
+                price: x.get_price(),
+            })
+        }
+        Which::OrderModify(x) => {
+            let x = x.map_err(err)?;
+            Message::OrderModify(OrderModify {
+                flags: x.get_flags(),
+                timestamp: x.get_timestamp(),
+                symbol: sym(x.get_symbol()),
+                order_id: x.get_order_id(),
+                size: x.get_size(),
+                price: x.get_price(),
+            })
+        }
+        Which::OrderDelete(x) => {
+            let x = x.map_err(err)?;
+            Message::OrderDelete(OrderDelete {
+                timestamp: x.get_timestamp(),
+                symbol: sym(x.get_symbol()),
+                order_id: x.get_order_id(),
+            })
+        }
+        Which::OrderExecuted(x) => {
+            let x = x.map_err(err)?;
+            Message::OrderExecuted(OrderExecuted {
+                flags: x.get_flags(),
+                timestamp: x.get_timestamp(),
+                symbol: sym(x.get_symbol()),
+                order_id: x.get_order_id(),
+                size: x.get_size(),
+                price: x.get_price(),
+                trade_id: x.get_trade_id(),
+            })
+        }
+        Which::ClearBook(x) => {
+            let x = x.map_err(err)?;
+            Message::ClearBook(ClearBook {
+                timestamp: x.get_timestamp(),
+                symbol: sym(x.get_symbol()),
             })
         }
     })

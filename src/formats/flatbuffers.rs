@@ -15,9 +15,10 @@ use ::flatbuffers::{FlatBufferBuilder, VerifierOptions, WIPOffset};
 
 use super::{DecodeError, Format, Sink, Visitor};
 use crate::model::{
-    AuctionInformation, Message, OfficialPrice, OperationalHalt, Packet, PriceLevelUpdate,
-    QuoteUpdate, RetailLiquidity, SecurityDirectory, SecurityEvent, ShortSalePriceTest, Side,
-    Symbol, SystemEvent, Trade, TradingStatus,
+    AddOrder, AuctionInformation, ClearBook, Message, OfficialPrice, OperationalHalt,
+    OrderDelete, OrderExecuted, OrderModify, Packet, PriceLevelUpdate, QuoteUpdate,
+    RetailLiquidity, SecurityDirectory, SecurityEvent, ShortSalePriceTest, Side, Symbol,
+    SystemEvent, Trade, TradingStatus,
 };
 
 /// The code `flatc` generated from `schemas/marketdata.fbs` (in OUT_DIR).
@@ -158,6 +159,18 @@ pub fn visit<K: Sink>(root: fbs::Packet<'_>, sink: &mut K) -> Result<(), DecodeE
                     .body_as_quote_update()
                     .ok_or(DecodeError::Malformed("no body"))?;
                 sink.quote(&q.symbol().0, q.bid_price(), q.ask_price());
+            }
+            fbs::Body::OrderExecuted => {
+                let e = m
+                    .body_as_order_executed()
+                    .ok_or(DecodeError::Malformed("no body"))?;
+                sink.trade(&e.symbol().0, e.size(), e.price());
+            }
+            fbs::Body::AddOrder => {
+                let a = m
+                    .body_as_add_order()
+                    .ok_or(DecodeError::Malformed("no body"))?;
+                sink.add_order(a.side(), &a.symbol().0, a.price());
             }
             _ => sink.other(),
         }
@@ -328,6 +341,75 @@ fn build_body(fbb: &mut FlatBufferBuilder<'static>, m: &Message) -> (fbs::Body, 
             )
             .as_union_value(),
         ),
+        Message::AddOrder(m) => (
+            fbs::Body::AddOrder,
+            fbs::AddOrder::create(
+                fbb,
+                &fbs::AddOrderArgs {
+                    timestamp: m.timestamp,
+                    symbol: Some(&fbs::Symbol(m.symbol.0)),
+                    order_id: m.order_id,
+                    price: m.price,
+                    size: m.size,
+                    side: m.side,
+                },
+            )
+            .as_union_value(),
+        ),
+        Message::OrderModify(m) => (
+            fbs::Body::OrderModify,
+            fbs::OrderModify::create(
+                fbb,
+                &fbs::OrderModifyArgs {
+                    timestamp: m.timestamp,
+                    symbol: Some(&fbs::Symbol(m.symbol.0)),
+                    order_id: m.order_id,
+                    price: m.price,
+                    size: m.size,
+                    flags: m.flags,
+                },
+            )
+            .as_union_value(),
+        ),
+        Message::OrderDelete(m) => (
+            fbs::Body::OrderDelete,
+            fbs::OrderDelete::create(
+                fbb,
+                &fbs::OrderDeleteArgs {
+                    timestamp: m.timestamp,
+                    symbol: Some(&fbs::Symbol(m.symbol.0)),
+                    order_id: m.order_id,
+                },
+            )
+            .as_union_value(),
+        ),
+        Message::OrderExecuted(m) => (
+            fbs::Body::OrderExecuted,
+            fbs::OrderExecuted::create(
+                fbb,
+                &fbs::OrderExecutedArgs {
+                    timestamp: m.timestamp,
+                    symbol: Some(&fbs::Symbol(m.symbol.0)),
+                    order_id: m.order_id,
+                    price: m.price,
+                    trade_id: m.trade_id,
+                    size: m.size,
+                    flags: m.flags,
+                },
+            )
+            .as_union_value(),
+        ),
+        Message::ClearBook(m) => (
+            fbs::Body::ClearBook,
+            fbs::ClearBook::create(
+                fbb,
+                &fbs::ClearBookArgs {
+                    timestamp: m.timestamp,
+                    symbol: Some(&fbs::Symbol(m.symbol.0)),
+                },
+            )
+            .as_union_value(),
+        ),
     }
 }
 
@@ -480,6 +562,55 @@ fn read_message(m: fbs::Message<'_>) -> Result<Message, DecodeError> {
                 bid_price: x.bid_price(),
                 ask_price: x.ask_price(),
                 ask_size: x.ask_size(),
+            })
+        }
+        fbs::Body::AddOrder => {
+            let x = m.body_as_add_order().ok_or(NO_BODY)?;
+            Message::AddOrder(AddOrder {
+                side: x.side(),
+                timestamp: x.timestamp(),
+                symbol: sym(x.symbol()),
+                order_id: x.order_id(),
+                size: x.size(),
+                price: x.price(),
+            })
+        }
+        fbs::Body::OrderModify => {
+            let x = m.body_as_order_modify().ok_or(NO_BODY)?;
+            Message::OrderModify(OrderModify {
+                flags: x.flags(),
+                timestamp: x.timestamp(),
+                symbol: sym(x.symbol()),
+                order_id: x.order_id(),
+                size: x.size(),
+                price: x.price(),
+            })
+        }
+        fbs::Body::OrderDelete => {
+            let x = m.body_as_order_delete().ok_or(NO_BODY)?;
+            Message::OrderDelete(OrderDelete {
+                timestamp: x.timestamp(),
+                symbol: sym(x.symbol()),
+                order_id: x.order_id(),
+            })
+        }
+        fbs::Body::OrderExecuted => {
+            let x = m.body_as_order_executed().ok_or(NO_BODY)?;
+            Message::OrderExecuted(OrderExecuted {
+                flags: x.flags(),
+                timestamp: x.timestamp(),
+                symbol: sym(x.symbol()),
+                order_id: x.order_id(),
+                size: x.size(),
+                price: x.price(),
+                trade_id: x.trade_id(),
+            })
+        }
+        fbs::Body::ClearBook => {
+            let x = m.body_as_clear_book().ok_or(NO_BODY)?;
+            Message::ClearBook(ClearBook {
+                timestamp: x.timestamp(),
+                symbol: sym(x.symbol()),
             })
         }
         _ => {

@@ -114,10 +114,13 @@ impl DecodeError {
 pub trait Sink {
     /// A packet starts; its messages follow.
     fn packet(&mut self, seq: u64);
-    /// A trade report (`T`); trade breaks go to [`Sink::other`].
+    /// A trade report (`T`) or a DEEP+ order execution (`L`): both are executed volume. Trade
+    /// breaks go to [`Sink::other`].
     fn trade(&mut self, symbol: &[u8; 8], size: u32, price: i64);
     /// A DEEP price level update (`8` / `5`).
     fn price_level(&mut self, side: Side, symbol: &[u8; 8], price: i64);
+    /// A DEEP+ add order (`a`), its side the wire byte (`8` buy, `5` sell).
+    fn add_order(&mut self, side: u8, symbol: &[u8; 8], price: i64);
     /// A TOPS quote update (`Q`); a zero price means no quote on that side.
     fn quote(&mut self, symbol: &[u8; 8], bid_price: i64, ask_price: i64);
     /// Any other message.

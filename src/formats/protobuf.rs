@@ -18,9 +18,10 @@ use prost::Message as _;
 
 use super::{DecodeError, Format, Sink, Visitor};
 use crate::model::{
-    AuctionInformation, Message, OfficialPrice, OperationalHalt, Packet, PriceLevelUpdate,
-    QuoteUpdate, RetailLiquidity, SecurityDirectory, SecurityEvent, ShortSalePriceTest, Side,
-    Symbol, SystemEvent, Trade, TradingStatus,
+    AddOrder, AuctionInformation, ClearBook, Message, OfficialPrice, OperationalHalt,
+    OrderDelete, OrderExecuted, OrderModify, Packet, PriceLevelUpdate, QuoteUpdate,
+    RetailLiquidity, SecurityDirectory, SecurityEvent, ShortSalePriceTest, Side, Symbol,
+    SystemEvent, Trade, TradingStatus,
 };
 
 /// The code prost-build generated from `schemas/marketdata.proto` (in OUT_DIR).
@@ -165,6 +166,40 @@ fn to_pb(m: &Message) -> pb::Message {
             ask_price: m.ask_price,
             ask_size: m.ask_size,
         }),
+        Message::AddOrder(m) => Body::AddOrder(pb::AddOrder {
+            side: m.side.into(),
+            timestamp: m.timestamp,
+            symbol: sym_u64(&m.symbol),
+            order_id: m.order_id,
+            size: m.size,
+            price: m.price,
+        }),
+        Message::OrderModify(m) => Body::OrderModify(pb::OrderModify {
+            flags: m.flags.into(),
+            timestamp: m.timestamp,
+            symbol: sym_u64(&m.symbol),
+            order_id: m.order_id,
+            size: m.size,
+            price: m.price,
+        }),
+        Message::OrderDelete(m) => Body::OrderDelete(pb::OrderDelete {
+            timestamp: m.timestamp,
+            symbol: sym_u64(&m.symbol),
+            order_id: m.order_id,
+        }),
+        Message::OrderExecuted(m) => Body::OrderExecuted(pb::OrderExecuted {
+            flags: m.flags.into(),
+            timestamp: m.timestamp,
+            symbol: sym_u64(&m.symbol),
+            order_id: m.order_id,
+            size: m.size,
+            price: m.price,
+            trade_id: m.trade_id,
+        }),
+        Message::ClearBook(m) => Body::ClearBook(pb::ClearBook {
+            timestamp: m.timestamp,
+            symbol: sym_u64(&m.symbol),
+        }),
     };
     pb::Message { body: Some(body) }
 }
@@ -254,6 +289,40 @@ fn from_pb(m: &pb::Message) -> Result<Message, DecodeError> {
             ask_price: m.ask_price,
             ask_size: m.ask_size,
         }),
+        Body::AddOrder(m) => Message::AddOrder(AddOrder {
+            side: byte(m.side)?,
+            timestamp: m.timestamp,
+            symbol: sym(m.symbol),
+            order_id: m.order_id,
+            size: m.size,
+            price: m.price,
+        }),
+        Body::OrderModify(m) => Message::OrderModify(OrderModify {
+            flags: byte(m.flags)?,
+            timestamp: m.timestamp,
+            symbol: sym(m.symbol),
+            order_id: m.order_id,
+            size: m.size,
+            price: m.price,
+        }),
+        Body::OrderDelete(m) => Message::OrderDelete(OrderDelete {
+            timestamp: m.timestamp,
+            symbol: sym(m.symbol),
+            order_id: m.order_id,
+        }),
+        Body::OrderExecuted(m) => Message::OrderExecuted(OrderExecuted {
+            flags: byte(m.flags)?,
+            timestamp: m.timestamp,
+            symbol: sym(m.symbol),
+            order_id: m.order_id,
+            size: m.size,
+            price: m.price,
+            trade_id: m.trade_id,
+        }),
+        Body::ClearBook(m) => Message::ClearBook(ClearBook {
+            timestamp: m.timestamp,
+            symbol: sym(m.symbol),
+        }),
     })
 }
 
@@ -295,6 +364,12 @@ impl Format for Protobuf {
                 }
                 Some(Body::QuoteUpdate(q)) => {
                     sink.quote(&q.symbol.to_le_bytes(), q.bid_price, q.ask_price)
+                }
+                Some(Body::OrderExecuted(e)) => {
+                    sink.trade(&e.symbol.to_le_bytes(), e.size, e.price)
+                }
+                Some(Body::AddOrder(a)) => {
+                    sink.add_order(byte(a.side)?, &a.symbol.to_le_bytes(), a.price)
                 }
                 Some(_) => sink.other(),
                 None => return Err(DecodeError::Malformed("protobuf: message with no body")),

@@ -18,11 +18,8 @@
 use bytemuck::{Pod, Zeroable};
 
 use super::{DecodeError, Format, Sink, Visitor};
-use crate::model::{
-    kind, AuctionInformation, Message, OfficialPrice, OperationalHalt, Packet, PriceLevelUpdate,
-    QuoteUpdate, RetailLiquidity, SecurityDirectory, SecurityEvent, ShortSalePriceTest, Side,
-    Symbol, SystemEvent, Trade, TradingStatus,
-};
+// Every message struct, by name, for the code generated from the message table.
+use crate::model::*;
 
 /// The packet header.
 #[derive(Clone, Copy, Pod, Zeroable)]
@@ -128,6 +125,14 @@ impl Format for Raw {
                 kind::QUOTE_UPDATE => {
                     let r: &RawQuoteUpdate = view(r);
                     sink.quote(&r.symbol, r.bid_price, r.ask_price)
+                }
+                kind::ORDER_EXECUTED => {
+                    let r: &RawOrderExecuted = view(r);
+                    sink.trade(&r.symbol, r.size, r.price)
+                }
+                kind::ADD_ORDER => {
+                    let r: &RawAddOrder = view(r);
+                    sink.add_order(r.side, &r.symbol, r.price)
                 }
                 _ => sink.other(),
             }

@@ -127,6 +127,18 @@ pub fn visit<K: Sink>(p: &ArchivedMPacket, sink: &mut K) {
                 ask_price,
                 ..
             } => sink.quote(symbol, bid_price.to_native(), ask_price.to_native()),
+            ArchivedWire::OrderExecuted {
+                symbol,
+                size,
+                price,
+                ..
+            } => sink.trade(symbol, size.to_native(), price.to_native()),
+            ArchivedWire::AddOrder {
+                side,
+                symbol,
+                price,
+                ..
+            } => sink.add_order(*side, symbol, price.to_native()),
             _ => sink.other(),
         }
     }

@@ -13,9 +13,10 @@
 
 use super::{DecodeError, Format, Sink, Visitor};
 use crate::model::{
-    AuctionInformation, Message, OfficialPrice, OperationalHalt, Packet, PriceLevelUpdate,
-    QuoteUpdate, RetailLiquidity, SecurityDirectory, SecurityEvent, ShortSalePriceTest, Side,
-    Symbol, SystemEvent, Trade, TradingStatus,
+    AddOrder, AuctionInformation, ClearBook, Message, OfficialPrice, OperationalHalt,
+    OrderDelete, OrderExecuted, OrderModify, Packet, PriceLevelUpdate, QuoteUpdate,
+    RetailLiquidity, SecurityDirectory, SecurityEvent, ShortSalePriceTest, Side, Symbol,
+    SystemEvent, Trade, TradingStatus,
 };
 
 /// The code `build.rs` generated from the schema, made a module (see build.rs).
@@ -59,6 +60,11 @@ fn encoded_len(m: &Message) -> usize {
             Message::OfficialPrice(_) => official_price_codec::SBE_BLOCK_LENGTH,
             Message::AuctionInformation(_) => auction_information_codec::SBE_BLOCK_LENGTH,
             Message::QuoteUpdate(_) => quote_update_codec::SBE_BLOCK_LENGTH,
+            Message::AddOrder(_) => add_order_codec::SBE_BLOCK_LENGTH,
+            Message::OrderModify(_) => order_modify_codec::SBE_BLOCK_LENGTH,
+            Message::OrderDelete(_) => order_delete_codec::SBE_BLOCK_LENGTH,
+            Message::OrderExecuted(_) => order_executed_codec::SBE_BLOCK_LENGTH,
+            Message::ClearBook(_) => clear_book_codec::SBE_BLOCK_LENGTH,
         })
 }
 
@@ -216,6 +222,42 @@ fn put_message(buf: &mut [u8], off: usize, m: &Message) -> usize {
             e.ask_price(m.ask_price);
             e.ask_size(m.ask_size);
         }),
+        Message::AddOrder(m) => put!(buf, off, add_order_codec::AddOrderEncoder, |e| {
+            e.side(m.side);
+            e.timestamp(m.timestamp);
+            e.symbol(&m.symbol.0);
+            e.order_id(m.order_id);
+            e.size(m.size);
+            e.price(m.price);
+        }),
+        Message::OrderModify(m) => put!(buf, off, order_modify_codec::OrderModifyEncoder, |e| {
+            e.flags(m.flags);
+            e.timestamp(m.timestamp);
+            e.symbol(&m.symbol.0);
+            e.order_id(m.order_id);
+            e.size(m.size);
+            e.price(m.price);
+        }),
+        Message::OrderDelete(m) => put!(buf, off, order_delete_codec::OrderDeleteEncoder, |e| {
+            e.timestamp(m.timestamp);
+            e.symbol(&m.symbol.0);
+            e.order_id(m.order_id);
+        }),
+        Message::OrderExecuted(m) => {
+            put!(buf, off, order_executed_codec::OrderExecutedEncoder, |e| {
+                e.flags(m.flags);
+                e.timestamp(m.timestamp);
+                e.symbol(&m.symbol.0);
+                e.order_id(m.order_id);
+                e.size(m.size);
+                e.price(m.price);
+                e.trade_id(m.trade_id);
+            })
+        }
+        Message::ClearBook(m) => put!(buf, off, clear_book_codec::ClearBookEncoder, |e| {
+            e.timestamp(m.timestamp);
+            e.symbol(&m.symbol.0);
+        }),
     }
 }
 
@@ -237,6 +279,11 @@ fn min_block(template: u16) -> Option<u16> {
         official_price_codec::SBE_TEMPLATE_ID => official_price_codec::SBE_BLOCK_LENGTH,
         auction_information_codec::SBE_TEMPLATE_ID => auction_information_codec::SBE_BLOCK_LENGTH,
         quote_update_codec::SBE_TEMPLATE_ID => quote_update_codec::SBE_BLOCK_LENGTH,
+        add_order_codec::SBE_TEMPLATE_ID => add_order_codec::SBE_BLOCK_LENGTH,
+        order_modify_codec::SBE_TEMPLATE_ID => order_modify_codec::SBE_BLOCK_LENGTH,
+        order_delete_codec::SBE_TEMPLATE_ID => order_delete_codec::SBE_BLOCK_LENGTH,
+        order_executed_codec::SBE_TEMPLATE_ID => order_executed_codec::SBE_BLOCK_LENGTH,
+        clear_book_codec::SBE_TEMPLATE_ID => clear_book_codec::SBE_BLOCK_LENGTH,
         _ => return None,
     })
 }
@@ -356,6 +403,15 @@ impl Format for Sbe {
                 Some(quote_update_codec::SBE_TEMPLATE_ID) => {
                     let d = quote_update_codec::QuoteUpdateDecoder::default().header(header, pos);
                     sink.quote(&d.symbol(), d.bid_price(), d.ask_price());
+                }
+                Some(order_executed_codec::SBE_TEMPLATE_ID) => {
+                    let d = order_executed_codec::OrderExecutedDecoder::default()
+                        .header(header, pos);
+                    sink.trade(&d.symbol(), d.size(), d.price());
+                }
+                Some(add_order_codec::SBE_TEMPLATE_ID) => {
+                    let d = add_order_codec::AddOrderDecoder::default().header(header, pos);
+                    sink.add_order(d.side(), &d.symbol(), d.price());
                 }
                 _ => sink.other(),
             }
@@ -525,6 +581,55 @@ fn read_message(
                 bid_price: d.bid_price(),
                 ask_price: d.ask_price(),
                 ask_size: d.ask_size(),
+            })
+        }
+        add_order_codec::SBE_TEMPLATE_ID => {
+            let d = add_order_codec::AddOrderDecoder::default().header(header, pos);
+            Message::AddOrder(AddOrder {
+                side: d.side(),
+                timestamp: d.timestamp(),
+                symbol: Symbol(d.symbol()),
+                order_id: d.order_id(),
+                size: d.size(),
+                price: d.price(),
+            })
+        }
+        order_modify_codec::SBE_TEMPLATE_ID => {
+            let d = order_modify_codec::OrderModifyDecoder::default().header(header, pos);
+            Message::OrderModify(OrderModify {
+                flags: d.flags(),
+                timestamp: d.timestamp(),
+                symbol: Symbol(d.symbol()),
+                order_id: d.order_id(),
+                size: d.size(),
+                price: d.price(),
+            })
+        }
+        order_delete_codec::SBE_TEMPLATE_ID => {
+            let d = order_delete_codec::OrderDeleteDecoder::default().header(header, pos);
+            Message::OrderDelete(OrderDelete {
+                timestamp: d.timestamp(),
+                symbol: Symbol(d.symbol()),
+                order_id: d.order_id(),
+            })
+        }
+        order_executed_codec::SBE_TEMPLATE_ID => {
+            let d = order_executed_codec::OrderExecutedDecoder::default().header(header, pos);
+            Message::OrderExecuted(OrderExecuted {
+                flags: d.flags(),
+                timestamp: d.timestamp(),
+                symbol: Symbol(d.symbol()),
+                order_id: d.order_id(),
+                size: d.size(),
+                price: d.price(),
+                trade_id: d.trade_id(),
+            })
+        }
+        clear_book_codec::SBE_TEMPLATE_ID => {
+            let d = clear_book_codec::ClearBookDecoder::default().header(header, pos);
+            Message::ClearBook(ClearBook {
+                timestamp: d.timestamp(),
+                symbol: Symbol(d.symbol()),
             })
         }
         _ => {

@@ -7,11 +7,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::{DecodeError, Sink};
-use crate::model::{
-    AuctionInformation, Message, OfficialPrice, OperationalHalt, PriceLevelUpdate, QuoteUpdate,
-    RetailLiquidity, SecurityDirectory, SecurityEvent, ShortSalePriceTest, Side, Symbol,
-    SystemEvent, Trade, TradingStatus,
-};
+// Every message struct, by name, for the code generated from the message table.
+use crate::model::*;
 
 /// [`Side`].
 #[derive(
@@ -57,7 +54,7 @@ impl From<WSide> for Side {
 }
 
 impl<S> Wire<S> {
-    /// Hands the message to `sink`: the three types the aggregation reads, with the symbol's 8
+    /// Hands the message to `sink`: the types the aggregation reads, with the symbol's 8
     /// bytes from `sym` (which may refuse it), every other type as [`Sink::other`].
     #[inline(always)]
     pub fn visit<K: Sink>(
@@ -84,6 +81,18 @@ impl<S> Wire<S> {
                 ask_price,
                 ..
             } => sink.quote(&sym(symbol)?, *bid_price, *ask_price),
+            Wire::OrderExecuted {
+                symbol,
+                size,
+                price,
+                ..
+            } => sink.trade(&sym(symbol)?, *size, *price),
+            Wire::AddOrder {
+                side,
+                symbol,
+                price,
+                ..
+            } => sink.add_order(*side, &sym(symbol)?, *price),
             _ => sink.other(),
         }
         Ok(())

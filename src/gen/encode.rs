@@ -1,5 +1,5 @@
 //! IEX message and IEX-TP segment encoder (the inverse of the decoder): little-endian, exact wire
-//! lengths from the DEEP 1.0 / TOPS 1.6 tables.
+//! lengths from the DEEP 1.0 / TOPS 1.6 / DEEP+ 1.0 tables.
 //!
 //! Each message is assembled in a fixed-size stack array and appended with one copy, so encoding
 //! never allocates once the output buffer has grown to its working size.
@@ -150,6 +150,43 @@ pub fn encode_prefixed(msg: &Message, out: &mut Vec<u8>) {
             w.i64(m.bid_price);
             w.i64(m.ask_price);
             w.u32(m.ask_size);
+            w.finish(out)
+        }
+        Message::AddOrder(m) => {
+            let mut w = W::<38>::new(kind::ADD_ORDER, m.side, m.timestamp);
+            w.sym(&m.symbol);
+            w.i64(m.order_id);
+            w.u32(m.size);
+            w.i64(m.price);
+            w.finish(out)
+        }
+        Message::OrderModify(m) => {
+            let mut w = W::<38>::new(kind::ORDER_MODIFY, m.flags, m.timestamp);
+            w.sym(&m.symbol);
+            w.i64(m.order_id);
+            w.u32(m.size);
+            w.i64(m.price);
+            w.finish(out)
+        }
+        Message::OrderDelete(m) => {
+            // Byte 1 is reserved: zero.
+            let mut w = W::<26>::new(kind::ORDER_DELETE, 0, m.timestamp);
+            w.sym(&m.symbol);
+            w.i64(m.order_id);
+            w.finish(out)
+        }
+        Message::OrderExecuted(m) => {
+            let mut w = W::<46>::new(kind::ORDER_EXECUTED, m.flags, m.timestamp);
+            w.sym(&m.symbol);
+            w.i64(m.order_id);
+            w.u32(m.size);
+            w.i64(m.price);
+            w.i64(m.trade_id);
+            w.finish(out)
+        }
+        Message::ClearBook(m) => {
+            let mut w = W::<18>::new(kind::CLEAR_BOOK, 0, m.timestamp);
+            w.sym(&m.symbol);
             w.finish(out)
         }
     }

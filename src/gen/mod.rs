@@ -166,6 +166,7 @@ pub fn generate<W: Write>(opts: &GenOptions, mut out: W) -> Result<GenReport, Ge
     let endpoints = frame::Endpoints::iex(match opts.feed {
         Feed::Deep => 4,
         Feed::Tops => 8,
+        Feed::DeepPlus => 12,
     });
     let mut header = encode::SegmentHeader {
         version: crate::iex::segment::VERSION,

@@ -1,4 +1,4 @@
-//! DEEP 1.0 and TOPS 1.6 messages: one nom parser per type, all borrowing the symbol.
+//! DEEP 1.0, TOPS 1.6 and DEEP+ 1.0 messages: one nom parser per type, all borrowing the symbol.
 //!
 //! Byte 0 is the type, byte 1 a flag or status byte, bytes 2..10 the timestamp; most types then
 //! carry the 8-byte symbol. Messages longer than the spec are accepted (the extra bytes ignored)
@@ -56,7 +56,12 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded<'_>, MessageError> {
         kind::TRADE_BREAK => trade(body).map(|(r, t)| (r, Message::TradeBreak(t))),
         kind::OFFICIAL_PRICE => official_price(body),
         kind::AUCTION_INFORMATION => auction_information(body),
-        _ => quote_update(body),
+        kind::QUOTE_UPDATE => quote_update(body),
+        kind::ADD_ORDER => add_order(body),
+        kind::ORDER_MODIFY => order_modify(body),
+        kind::ORDER_DELETE => order_delete(body),
+        kind::ORDER_EXECUTED => order_executed(body),
+        _ => clear_book(body),
     };
     parsed.map(|(_, m)| m).map_err(|_| short)
 }
@@ -255,4 +260,82 @@ fn quote_update(i: &[u8]) -> IResult<&[u8], Decoded<'_>> {
             ask_size,
         }),
     ))
+}
+
+/// Add Order's and Order Modify's shared layout: head, order id, size, price.
+type Order<'a> = ((u8, Timestamp, &'a Symbol), i64, u32, Price);
+
+/// The layout Add Order and Order Modify share.
+#[inline]
+fn order(i: &[u8]) -> IResult<&[u8], Order<'_>> {
+    (head, le_i64, le_u32, le_i64).parse(i)
+}
+
+#[inline]
+fn add_order(i: &[u8]) -> IResult<&[u8], Decoded<'_>> {
+    let (i, ((side, timestamp, symbol), order_id, size, price)) = order(i)?;
+    Ok((
+        i,
+        Message::AddOrder(AddOrder {
+            side,
+            timestamp,
+            symbol,
+            order_id,
+            size,
+            price,
+        }),
+    ))
+}
+
+#[inline]
+fn order_modify(i: &[u8]) -> IResult<&[u8], Decoded<'_>> {
+    let (i, ((flags, timestamp, symbol), order_id, size, price)) = order(i)?;
+    Ok((
+        i,
+        Message::OrderModify(OrderModify {
+            flags,
+            timestamp,
+            symbol,
+            order_id,
+            size,
+            price,
+        }),
+    ))
+}
+
+#[inline]
+fn order_delete(i: &[u8]) -> IResult<&[u8], Decoded<'_>> {
+    let (i, ((_reserved, timestamp, symbol), order_id)) = (head, le_i64).parse(i)?;
+    Ok((
+        i,
+        Message::OrderDelete(OrderDelete {
+            timestamp,
+            symbol,
+            order_id,
+        }),
+    ))
+}
+
+#[inline]
+fn order_executed(i: &[u8]) -> IResult<&[u8], Decoded<'_>> {
+    let (i, ((flags, timestamp, symbol), order_id, size, price, trade_id)) =
+        (head, le_i64, le_u32, le_i64, le_i64).parse(i)?;
+    Ok((
+        i,
+        Message::OrderExecuted(OrderExecuted {
+            flags,
+            timestamp,
+            symbol,
+            order_id,
+            size,
+            price,
+            trade_id,
+        }),
+    ))
+}
+
+#[inline]
+fn clear_book(i: &[u8]) -> IResult<&[u8], Decoded<'_>> {
+    let (i, (_reserved, timestamp, symbol)) = head(i)?;
+    Ok((i, Message::ClearBook(ClearBook { timestamp, symbol })))
 }

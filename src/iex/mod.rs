@@ -1,4 +1,4 @@
-//! IEX Transport Protocol v1 and the DEEP 1.0 / TOPS 1.6 messages it carries.
+//! IEX Transport Protocol v1 and the DEEP 1.0 / TOPS 1.6 / DEEP+ 1.0 messages it carries.
 //!
 //! All IEX integers are little-endian. Parsing is zero-copy: segments and messages borrow the
 //! capture buffer, symbols included. A segment is validated whole (lengths, counts, each known
@@ -19,6 +19,8 @@ pub const UDP_PORT: u16 = 10378;
 pub const TOPS_PROTOCOL_ID: u16 = 0x8003;
 /// IEX-TP message protocol id of DEEP 1.0.
 pub const DEEP_PROTOCOL_ID: u16 = 0x8004;
+/// IEX-TP message protocol id of DEEP+ 1.0.
+pub const DEEP_PLUS_PROTOCOL_ID: u16 = 0x8005;
 
 impl Feed {
     /// The feed a segment's message protocol id names, if we read it.
@@ -26,6 +28,7 @@ impl Feed {
         match id {
             TOPS_PROTOCOL_ID => Some(Feed::Tops),
             DEEP_PROTOCOL_ID => Some(Feed::Deep),
+            DEEP_PLUS_PROTOCOL_ID => Some(Feed::DeepPlus),
             _ => None,
         }
     }
@@ -35,6 +38,7 @@ impl Feed {
         match self {
             Feed::Tops => TOPS_PROTOCOL_ID,
             Feed::Deep => DEEP_PROTOCOL_ID,
+            Feed::DeepPlus => DEEP_PLUS_PROTOCOL_ID,
         }
     }
 }

@@ -27,6 +27,14 @@ fn every_type() -> Packet {
         price,
         trade_id,
     };
+    let order = |side, order_id, size, price| AddOrder {
+        side,
+        timestamp: TS + 60,
+        symbol: aapl,
+        order_id,
+        size,
+        price,
+    };
     let level = |side, size, price| PriceLevelUpdate {
         side,
         flags: 1,
@@ -124,6 +132,39 @@ fn every_type() -> Packet {
                 ask_price: 0,
                 ask_size: 0,
             }),
+            // DEEP+: an order's life, and a side byte the spec does not list (kept, not booked).
+            Message::AddOrder(order(b'8', 429_974, 100, 1_480_000)),
+            Message::AddOrder(order(b'5', 429_975, 300, 1_520_000)),
+            Message::AddOrder(AddOrder {
+                symbol: spy,
+                ..order(b'X', 429_976, 1, 9)
+            }),
+            Message::OrderModify(OrderModify {
+                flags: 0x80,
+                timestamp: TS + 61,
+                symbol: aapl,
+                order_id: 429_974,
+                size: 80,
+                price: 1_485_000,
+            }),
+            Message::OrderExecuted(OrderExecuted {
+                flags: 0x20,
+                timestamp: TS + 62,
+                symbol: aapl,
+                order_id: 429_974,
+                size: 30,
+                price: 1_500_500,
+                trade_id: 7_000_003,
+            }),
+            Message::OrderDelete(OrderDelete {
+                timestamp: TS + 63,
+                symbol: aapl,
+                order_id: 429_975,
+            }),
+            Message::ClearBook(ClearBook {
+                timestamp: TS + 64,
+                symbol: spy,
+            }),
         ],
     }
 }
@@ -201,16 +242,19 @@ fn sink_gives_expected_aggregate<F: Format>() {
     assert_eq!(agg.packets, 1);
     assert_eq!(agg.seq_sum, p.seq, "the packet's sequence number is read");
     assert_eq!(agg.messages, p.messages.len() as u64);
-    assert_eq!(agg.messages, 17);
+    assert_eq!(agg.messages, 24);
     assert_eq!(agg.symbol_count(), 2, "{agg:?}"); // AAPL and SPY; QQQ had no prices
     assert_eq!(
         agg.get(&sym("AAPL")),
         Some(&SymbolStats {
-            trade_volume: 150,                                // the break is not counted
-            trade_notional: 100 * 1_500_000 + 50 * 1_501_000, // size x price, from the spec's fixed point
+            // Two trade reports and one order execution; the break is not counted.
+            trade_volume: 100 + 50 + 30,
+            // size x price, from the spec's fixed point
+            trade_notional: 100 * 1_500_000 + 50 * 1_501_000 + 30 * 1_500_500,
+            // Price level updates and add orders alike (modifies are not read).
             bid_high: Some(1_495_000),
-            bid_low: Some(1_490_000),
-            ask_high: Some(1_510_000),
+            bid_low: Some(1_480_000),
+            ask_high: Some(1_520_000),
             ask_low: Some(1_510_000),
         })
     );
@@ -234,7 +278,7 @@ fn sink_gives_expected_aggregate<F: Format>() {
     assert_eq!(
         String::from_utf8(csv).unwrap(),
         "symbol,trade_volume,bid_high,bid_low,ask_high,ask_low\n\
-         AAPL,150,1495000,1490000,1510000,1510000\n\
+         AAPL,180,1495000,1480000,1520000,1510000\n\
          SPY,0,4300000,4300000,,\n"
     );
 }
@@ -461,7 +505,7 @@ fn rkyv_reads_a_misaligned_slice_through_its_scratch_copy() {
     assert_eq!((back, used), (p, buf.len() - 1));
     let mut agg = Aggregate::new();
     assert_eq!(f.decode(&buf[1..], &mut agg).unwrap(), buf.len() - 1);
-    assert_eq!(agg.messages, 17);
+    assert_eq!(agg.messages, 24);
 }
 
 #[test]

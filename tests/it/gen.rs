@@ -227,6 +227,7 @@ fn every_message_type_appears_in_a_20k_packet_day() {
         let expected: &[u8] = match feed {
             Feed::Deep => b"SDHOPEI85TBXA",
             Feed::Tops => b"SDHOPEIQTBXA",
+            Feed::DeepPlus => b"SDHOPEIaMRLCTB",
         };
         for &k in expected {
             assert!(
@@ -239,6 +240,7 @@ fn every_message_type_appears_in_a_20k_packet_day() {
         let absent: &[u8] = match feed {
             Feed::Deep => b"Q",
             Feed::Tops => b"85",
+            Feed::DeepPlus => b"85QXA",
         };
         for &k in absent {
             assert!(

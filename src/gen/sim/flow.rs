@@ -128,7 +128,7 @@ impl Simulation {
                     price,
                 })
             }
-            Feed::Tops => {
+            Feed::Tops | Feed::DeepPlus => {
                 let bid_size = self.lot(10);
                 let ask_size = self.lot(10);
                 let s = &self.syms[i];

@@ -52,6 +52,12 @@ pub struct Simulation {
 impl Simulation {
     /// Validates the options and lays out the day; the only allocations are here.
     pub fn new(opts: &GenOptions) -> Result<Self, GenError> {
+        if opts.feed == Feed::DeepPlus {
+            return Err(GenError::InvalidOption {
+                option: "--feed",
+                reason: "deep-plus: the order-by-order generator is not built yet".into(),
+            });
+        }
         if opts.symbols == 0 || opts.symbols > MAX_SYMBOLS {
             return Err(GenError::InvalidOption {
                 option: "symbols",
