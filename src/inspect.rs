@@ -9,8 +9,9 @@ use rustc_hash::FxHashSet;
 
 use crate::capture::CaptureKind;
 use crate::error::{FileError, Result};
+use crate::iex::book::{BookCheck, BookReport};
 use crate::iex::{decode, MessageError, SeqEvent};
-use crate::model::FeedsSeen;
+use crate::model::{kind, FeedsSeen};
 use crate::source::Compression;
 use crate::stream::{self, IexReader, Item, Skipped};
 
@@ -22,10 +23,17 @@ pub struct Tally {
     pub messages: u64,
     pub by_type: [u64; 256],
     pub unknown: u64,
+    /// Known types longer than the spec's layout (IEX may append fields): parsed by their
+    /// known prefix.
+    pub longer: u64,
     pub gaps: u64,
     pub missing_messages: u64,
     pub duplicates: u64,
     pub symbols: FxHashSet<u64>,
+    /// DEEP+ order messages replayed into a book.
+    pub book: BookCheck,
+    /// Whether any order message was seen.
+    pub orders_seen: bool,
     /// The previous message's symbol, already in `symbols`.
     last_symbol: Option<u64>,
     pub feeds: FeedsSeen,
@@ -41,10 +49,13 @@ impl Default for Tally {
             messages: 0,
             by_type: [0; 256],
             unknown: 0,
+            longer: 0,
             gaps: 0,
             missing_messages: 0,
             duplicates: 0,
             symbols: FxHashSet::default(),
+            book: BookCheck::default(),
+            orders_seen: false,
             last_symbol: None,
             feeds: FeedsSeen::default(),
             first_send_time: None,
@@ -75,7 +86,22 @@ impl Tally {
             match decode(block) {
                 Ok(m) => {
                     self.messages += 1;
-                    self.by_type[usize::from(block[0])] += 1;
+                    let k = block[0];
+                    self.by_type[usize::from(k)] += 1;
+                    if block.len() > kind::wire_len(k).unwrap_or(usize::MAX) {
+                        self.longer += 1;
+                    }
+                    if matches!(
+                        k,
+                        kind::ADD_ORDER
+                            | kind::ORDER_MODIFY
+                            | kind::ORDER_DELETE
+                            | kind::ORDER_EXECUTED
+                            | kind::CLEAR_BOOK
+                    ) {
+                        self.orders_seen = true;
+                        self.book.apply(&m);
+                    }
                     if let Some(symbol) = m.symbol() {
                         // Updates come in runs per symbol: skip the hash for a repeat.
                         let key = symbol.as_u64();
@@ -135,12 +161,16 @@ pub struct Inspection {
     /// Messages by type character (unknown types included, also counted in `unknown`).
     pub by_type: BTreeMap<String, u64>,
     pub unknown: u64,
+    /// Messages of a known type longer than its layout (appended fields): known prefix parsed.
+    pub longer: u64,
     pub gaps: u64,
     pub missing_messages: u64,
     pub duplicates: u64,
     /// Distinct symbols.
     pub symbols: u64,
-    /// `deep`, `tops`, `mixed`, or null when no IEX-TP segment was found.
+    /// DEEP+ book consistency; null when the capture holds no order messages (and is not DEEP+).
+    pub book: Option<BookReport>,
+    /// `deep`, `tops`, `deep-plus`, `mixed`, or null when no IEX-TP segment was found.
     pub feed: Option<&'static str>,
     pub first_send_time: Option<i64>,
     pub last_send_time: Option<i64>,
@@ -184,6 +214,8 @@ pub fn inspect(path: &Path, lenient: bool) -> std::result::Result<Inspection, Fi
         messages: tally.messages,
         by_type,
         unknown: tally.unknown,
+        longer: tally.longer,
+        book: (tally.orders_seen || tally.feeds.deep_plus).then(|| tally.book.report()),
         gaps: tally.gaps,
         missing_messages: tally.missing_messages,
         duplicates: tally.duplicates,
@@ -239,8 +271,8 @@ impl Inspection {
                 self.packets, self.heartbeats, self.frames
             ),
             format!(
-                "messages    {} ({} of unknown type)",
-                self.messages, self.unknown
+                "messages    {} ({} of unknown type, {} longer than the spec)",
+                self.messages, self.unknown, self.longer
             ),
             format!("feed        {}", self.feed.unwrap_or("none found")),
             format!("symbols     {}", self.symbols),
@@ -264,6 +296,28 @@ impl Inspection {
             s.malformed_segments
         ));
         lines.push(format!("by type     {}", by_type.join(", ")));
+        if let Some(b) = &self.book {
+            lines.push(format!(
+                "book        {} adds, {} live at the end (peak {}), {} cleared; {} references to \
+                 orders not live, {} executions above the remaining size, {} adds of a live id",
+                b.adds,
+                b.live_orders,
+                b.peak_live_orders,
+                b.cleared_orders,
+                b.unknown_references,
+                b.overfills,
+                b.duplicate_adds
+            ));
+            if b.untracked_adds > 0 {
+                lines.push(format!(
+                    "            {} adds past the {}-order bound went untracked; {} references \
+                     to unknown orders after that are unchecked",
+                    b.untracked_adds,
+                    crate::iex::book::MAX_LIVE_ORDERS,
+                    b.unchecked_references
+                ));
+            }
+        }
         lines.push(format!(
             "throughput  {:.3} s, {:.0} MB/s of capture, {:.2} M messages/s",
             self.seconds,

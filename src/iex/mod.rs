@@ -5,6 +5,7 @@
 //! message's minimum size) before any of its messages is handed out, so a caller sees either a
 //! consistent segment or an error, never half of one.
 
+pub mod book;
 pub mod message;
 pub mod segment;
 pub mod sequence;

@@ -61,8 +61,19 @@ pub fn price_level(kind: u8, symbol: &str, size: u32, price: i64) -> Vec<u8> {
     m
 }
 
-/// The 40-byte IEX-TP header followed by `(length u16, message)` blocks.
+/// The 40-byte IEX-TP header followed by `(length u16, message)` blocks, on channel 1.
 pub fn segment(protocol: u16, first_seq: u64, send_time: i64, messages: &[Vec<u8>]) -> Vec<u8> {
+    segment_on(protocol, 1, first_seq, send_time, messages)
+}
+
+/// [`segment`] on channel `channel`.
+pub fn segment_on(
+    protocol: u16,
+    channel: u32,
+    first_seq: u64,
+    send_time: i64,
+    messages: &[Vec<u8>],
+) -> Vec<u8> {
     let payload: Vec<u8> = messages
         .iter()
         .flat_map(|m| {
@@ -73,7 +84,7 @@ pub fn segment(protocol: u16, first_seq: u64, send_time: i64, messages: &[Vec<u8
         .collect();
     let mut s = vec![1, 0];
     s.extend(protocol.to_le_bytes());
-    s.extend(1u32.to_le_bytes()); // channel
+    s.extend(channel.to_le_bytes());
     s.extend(0x4200_0000u32.to_le_bytes()); // session
     s.extend((payload.len() as u16).to_le_bytes());
     s.extend((messages.len() as u16).to_le_bytes());

@@ -7,6 +7,7 @@ mod capture;
 mod cli_errors;
 mod corrupt_input;
 mod crash_safety;
+mod deep_plus;
 mod fetch;
 mod formats;
 mod fuzz_regressions;
