@@ -13,7 +13,7 @@ use md_shootout::export::{self, RunInfo, RunReport};
 use md_shootout::fetch::{self, FetchOptions};
 use md_shootout::gen::{self, GenOptions};
 use md_shootout::inspect;
-use md_shootout::measure::{self, shootout::DEFAULT_WINDOW};
+use md_shootout::measure::{self, shootout::DEFAULT_WINDOW, stored::StoredMode};
 use md_shootout::model::Feed;
 use md_shootout::output::Progress;
 use md_shootout::report;
@@ -71,9 +71,13 @@ enum Command {
         /// Count and skip malformed frames and segments instead of stopping at the first.
         #[arg(long)]
         lenient: bool,
-        /// Skip compressing every window for the size as stored (zstd, zlib): the slowest part
-        /// of a run; the CSV's size columns stay empty.
-        #[arg(long)]
+        /// Which windows are compressed (zstd -3, zlib -6) for the size as stored: `sample` (the
+        /// first 16, then one in 16; the rest estimated from them), `all` (exact, the slowest
+        /// part of a long run), or `none` (the CSV's size columns stay empty).
+        #[arg(long, value_enum, default_value_t = StoredArg::Sample)]
+        stored_size: StoredArg,
+        /// The same as --stored-size none (kept for scripts written before it).
+        #[arg(long, conflicts_with = "stored_size")]
         no_stored_size: bool,
         /// What one timed unit is: an IEX-TP packet, or one IEX message (a packet of one
         /// message, heartbeats skipped). --warmup and --window count units.
@@ -177,8 +181,12 @@ struct BenchArgs {
     /// Also decode every packet back and compare it field by field with the source.
     #[arg(long)]
     verify: bool,
-    /// Skip compressing every window for the size as stored (zstd, zlib): faster.
-    #[arg(long)]
+    /// Which windows are compressed for the size as stored: sample, all or none (see `shootout
+    /// run --help`).
+    #[arg(long, value_enum, default_value_t = StoredArg::Sample)]
+    stored_size: StoredArg,
+    /// The same as --stored-size none.
+    #[arg(long, conflicts_with = "stored_size")]
     no_stored_size: bool,
     /// What one timed unit is (see `shootout run --help`); `packet,message` runs the matrix
     /// for both.
@@ -236,7 +244,7 @@ impl BenchArgs {
             prefixes: prefixes.into_iter().map(|(_, p)| p).collect(),
             formats: self.formats,
             verify: self.verify,
-            no_stored_size: self.no_stored_size,
+            stored: stored_mode(self.stored_size, self.no_stored_size),
             warmup: self.warmup,
             units: self.unit.into_iter().map(Into::into).collect(),
             quick: self.quick,
@@ -263,6 +271,22 @@ impl From<UnitArg> for measure::Unit {
             UnitArg::Packet => measure::Unit::Packet,
             UnitArg::Message => measure::Unit::Message,
         }
+    }
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum StoredArg {
+    Sample,
+    All,
+    None,
+}
+
+/// `--stored-size`, or none when the older `--no-stored-size` was given.
+fn stored_mode(arg: StoredArg, no_stored_size: bool) -> StoredMode {
+    match (no_stored_size, arg) {
+        (true, _) | (false, StoredArg::None) => StoredMode::None,
+        (false, StoredArg::Sample) => StoredMode::Sample,
+        (false, StoredArg::All) => StoredMode::All,
     }
 }
 
@@ -393,6 +417,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             warmup,
             window,
             lenient,
+            stored_size,
             no_stored_size,
             unit,
         } => {
@@ -401,7 +426,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 verify,
                 warmup,
                 window,
-                stored_size: !no_stored_size,
+                stored: stored_mode(stored_size, no_stored_size),
                 unit: unit.into(),
             };
             // Settings that would measure nothing are refused before the file is opened.

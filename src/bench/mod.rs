@@ -25,6 +25,7 @@ use std::process::Stdio;
 
 use crate::fetch::{self, FetchOptions};
 use crate::gen::{self, GenOptions};
+use crate::measure::stored::StoredMode;
 use crate::model::Feed;
 use crate::output::Progress;
 use crate::report;
@@ -47,7 +48,8 @@ pub struct Options {
     pub prefixes: Vec<String>,
     pub formats: Option<Vec<String>>,
     pub verify: bool,
-    pub no_stored_size: bool,
+    /// Which windows runs compress for the size as stored (`--stored-size`).
+    pub stored: StoredMode,
     pub warmup: u64,
     /// What one timed unit is, passed to runs (`--unit`): each unit is a dimension of the
     /// matrix. Per-message runs keep their histograms and resume records under
@@ -322,9 +324,7 @@ fn run_matrix(
             cmd.arg("--verify");
         }
         cmd.arg("--unit").arg(unit.name());
-        if opts.no_stored_size {
-            cmd.arg("--no-stored-size");
-        }
+        cmd.arg("--stored-size").arg(opts.stored.name());
         cmd.arg("--label")
             .arg(run_label)
             .arg("--hist-dir")

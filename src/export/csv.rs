@@ -46,9 +46,11 @@ pub struct Row {
     pub cpu: String,
     pub rustc: String,
     pub git_rev: String,
-    /// Empty when the run skipped the size as stored (`--no-stored-size`).
+    /// The size as stored, exact (`--stored-size all`) or estimated from a sample of windows
+    /// (`sample`, see `stored_mode`); empty with `--stored-size none`.
     pub zstd_bytes: Option<u64>,
     pub zlib_bytes: Option<u64>,
+    /// Time zstd took over the windows it compressed.
     pub zstd_ns: Option<u64>,
     /// The memcpy floor of the run (see `measure::floor`): the same on every row of a run.
     pub memcpy_p50_ns: u64,
@@ -74,6 +76,10 @@ pub struct Row {
     pub unit: String,
     /// Units whose times were recorded: what the percentiles rest on.
     pub units: u64,
+    /// `sample`, `all` or `none`: which windows were compressed for the size as stored.
+    pub stored_mode: String,
+    /// Encoded bytes that were compressed: what `zstd_bytes` and `zlib_bytes` rest on.
+    pub stored_sampled_bytes: Option<u64>,
 }
 
 /// The header line, as written.
@@ -82,7 +88,7 @@ encoded_bytes,bytes_per_message,ser_p50_ns,ser_p90_ns,ser_p99_ns,ser_p999_ns,ser
 ser_max_ns,ser_mean_ns,ser_total_ns,de_p50_ns,de_p90_ns,de_p99_ns,de_p999_ns,de_p9999_ns,\
 de_max_ns,de_mean_ns,de_total_ns,msgs_per_sec,timer_overhead_ns,host,cpu,rustc,git_rev,zstd_bytes,zlib_bytes,zstd_ns,\
 memcpy_p50_ns,memcpy_mean_ns,de_all_p50_ns,de_all_p90_ns,de_all_p99_ns,de_all_p999_ns,de_all_p9999_ns,\
-de_all_max_ns,de_all_mean_ns,de_all_total_ns,ser_batch_ns,de_batch_ns,de_all_batch_ns,clock,memcpy_batch_ns,unit,units";
+de_all_max_ns,de_all_mean_ns,de_all_total_ns,ser_batch_ns,de_batch_ns,de_all_batch_ns,clock,memcpy_batch_ns,unit,units,stored_mode,stored_sampled_bytes";
 
 fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
@@ -93,6 +99,7 @@ impl Row {
         let (o, info) = (report.outcome, report.info);
         let (ser, de, floor) = (f.ser.summary(), f.de.summary(), o.memcpy.summary());
         let all = f.de_all.summary();
+        let stored = f.stored(o.stored);
         Row {
             run_id: info.run_id.clone(),
             started_at: info.started_at.clone(),
@@ -127,9 +134,9 @@ impl Row {
             cpu: info.cpu.clone(),
             rustc: info.rustc.clone(),
             git_rev: info.git_rev.clone(),
-            zstd_bytes: o.stored_size.then_some(f.zstd_bytes),
-            zlib_bytes: o.stored_size.then_some(f.zlib_bytes),
-            zstd_ns: o.stored_size.then_some(f.zstd_ns),
+            zstd_bytes: stored.map(|s| s.zstd_bytes),
+            zlib_bytes: stored.map(|s| s.zlib_bytes),
+            zstd_ns: stored.map(|_| f.stored.zstd_ns),
             memcpy_p50_ns: floor.p50,
             memcpy_mean_ns: round3(floor.mean),
             de_all_p50_ns: all.p50,
@@ -147,6 +154,8 @@ impl Row {
             memcpy_batch_ns: round3(o.memcpy_batch.ns_per_packet()),
             unit: o.unit.name().to_owned(),
             units: o.units_recorded,
+            stored_mode: o.stored.name().to_owned(),
+            stored_sampled_bytes: stored.map(|_| f.stored.compressed_bytes()),
         }
     }
 }

@@ -9,6 +9,7 @@ use std::fmt::Write;
 
 use super::RunReport;
 use crate::measure::stats::FormatResult;
+use crate::measure::stored::{StoredMode, SAMPLE_HEAD, SAMPLE_STRIDE};
 use crate::measure::trust::{self, Governor};
 use crate::report::stats::RAW;
 
@@ -61,18 +62,17 @@ pub fn render(report: &RunReport<'_>) -> String {
     .map(String::from)
     .to_vec()];
     for f in &ranked {
-        let stored = |bytes: u64| {
-            if o.stored_size {
-                fmt_f(bytes as f64 / f.messages_encoded.max(1) as f64, 1)
-            } else {
-                "-".to_owned()
-            }
+        let estimate = f.stored(o.stored);
+        let per_message = |bytes: Option<u64>| {
+            bytes.map_or("-".to_owned(), |b| {
+                fmt_f(b as f64 / f.messages_encoded.max(1) as f64, 1)
+            })
         };
         rows.push(vec![
             f.name.to_owned(),
             fmt_f(f.bytes_per_message(), 1),
-            stored(f.zstd_bytes),
-            stored(f.zlib_bytes),
+            per_message(estimate.map(|e| e.zstd_bytes)),
+            per_message(estimate.map(|e| e.zlib_bytes)),
             fmt_f(f.ser_batch.ns_per_packet(), 1),
             fmt_f(f.de_batch.ns_per_packet(), 1),
             fmt_f(f.de_all_batch.ns_per_packet(), 1),
@@ -144,18 +144,36 @@ pub fn render(report: &RunReport<'_>) -> String {
             o.verify_ns as f64 / 1e9
         );
     }
-    if o.stored_size {
-        let zstd_ns: u64 = o.formats.iter().map(|f| f.zstd_ns).sum();
+    if o.stored != StoredMode::None {
+        let zstd_ns: u64 = o.formats.iter().map(|f| f.stored.zstd_ns).sum();
+        let encoded: u64 = o.formats.iter().map(|f| f.encoded_bytes).sum();
+        let compressed: u64 = o.formats.iter().map(|f| f.stored.compressed_bytes()).sum();
+        let which = match o.stored {
+            StoredMode::Sample => format!(
+                "a sample of windows ({:.1}% of the encoded bytes: the first {SAMPLE_HEAD}, then \
+                 one in {SAMPLE_STRIDE}; --stored-size all compresses every one)",
+                compressed as f64 * 100.0 / encoded.max(1) as f64
+            ),
+            _ => "every window (--stored-size sample estimates from a sample)".to_owned(),
+        };
         let _ = writeln!(
             t,
-            "size as stored: each window compressed whole (zstd -3, zlib -6), untimed: {:.2} s \
-             more ({:.1}% of the {:.2} s wall time), of which zstd {:.2} s; \
-             --no-stored-size skips it",
+            "size as stored: {which}, each compressed whole (zstd -3, zlib -6), untimed: {:.2} s \
+             more ({:.1}% of the {:.2} s wall time), of which zstd {:.2} s",
             o.compress_ns as f64 / 1e9,
             o.compress_ns as f64 * 100.0 / o.wall_ns.max(1) as f64,
             o.wall_ns as f64 / 1e9,
             zstd_ns as f64 / 1e9,
         );
+        if o.stored == StoredMode::All {
+            if let Some(worst) = sampling_error(o) {
+                let _ = writeln!(
+                    t,
+                    "  the sample alone would have estimated every format's size as stored \
+                     within {worst:.2}% (zstd and zlib)"
+                );
+            }
+        }
     }
     for warning in warnings(o, &Governor::here()) {
         let _ = writeln!(t, "warning: {warning}");
@@ -196,6 +214,27 @@ fn write_rows(t: &mut String, rows: &[Vec<String>]) {
 
 /// `raw`'s batch serialize and selective deserialize over the memcpy floor's batch figure, when
 /// raw ran and the floor measured something.
+/// With every window compressed: the largest difference, in percent of the exact size, between
+/// what the sample would have estimated and the exact size, over every format, zstd and zlib.
+/// `None` when the input has no window past the sample's head (the sample is then exact).
+fn sampling_error(o: &crate::measure::Outcome) -> Option<f64> {
+    let mut worst: Option<f64> = None;
+    for f in &o.formats {
+        let (exact, sampled) = (f.stored.exact(), f.stored.sampled());
+        if sampled == exact {
+            continue;
+        }
+        for (e, s) in [
+            (exact.zstd_bytes, sampled.zstd_bytes),
+            (exact.zlib_bytes, sampled.zlib_bytes),
+        ] {
+            let pct = (s as f64 - e as f64).abs() * 100.0 / e.max(1) as f64;
+            worst = Some(worst.map_or(pct, |w: f64| w.max(pct)));
+        }
+    }
+    worst
+}
+
 fn raw_over_floor(o: &crate::measure::Outcome) -> Option<(f64, f64)> {
     let floor = o.memcpy_batch.ns_per_packet();
     let raw = o.formats.iter().find(|f| f.name == RAW)?;
@@ -267,7 +306,7 @@ mod tests {
         gen::generate(&opts, &mut bytes).unwrap();
         let config = Config {
             formats: Some(vec![format.into()]),
-            stored_size: false,
+            stored: StoredMode::None,
             ..Config::default()
         };
         measure::run(IexReader::new(&bytes[..], false).unwrap(), &config, |_| {}).unwrap()

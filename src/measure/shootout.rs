@@ -13,7 +13,7 @@ use super::clock::Timer;
 use super::floor::MemcpyFloor;
 use super::runner::{self, PacketStat, Runner};
 use super::stats::{BatchStats, FormatResult, Timings};
-use super::stored::Compressors;
+use super::stored::{Compressors, StoredMode};
 use super::verify;
 use super::window::{Unit, Window};
 
@@ -35,9 +35,10 @@ pub struct Config {
     /// Packets run through every format before times are recorded.
     pub warmup: u64,
     pub window: usize,
-    /// Compress every window (zstd, zlib) for the size as stored. It is the slowest part of a
-    /// run (zlib -6 especially), untimed per packet; off, the size columns stay empty.
-    pub stored_size: bool,
+    /// Which windows are compressed (zstd, zlib) for the size as stored: a sample (default),
+    /// all, or none. Compression is the slowest part of a long run (zlib -6 especially), untimed;
+    /// with none, the size columns stay empty.
+    pub stored: StoredMode,
     /// What one timed sample is: an IEX-TP packet or one IEX message. `warmup` and `window`
     /// count these units.
     pub unit: Unit,
@@ -50,7 +51,7 @@ impl Default for Config {
             verify: false,
             warmup: 0,
             window: DEFAULT_WINDOW,
-            stored_size: true,
+            stored: StoredMode::Sample,
             unit: Unit::Packet,
         }
     }
@@ -138,8 +139,8 @@ pub struct Outcome {
     pub timed_ns: u64,
     /// Time spent compressing windows for the size as stored (zstd and zlib, untimed per packet).
     pub compress_ns: u64,
-    /// Whether the size as stored was measured (`Config::stored_size`).
-    pub stored_size: bool,
+    /// Which windows were compressed for the size as stored (`Config::stored`).
+    pub stored: StoredMode,
     /// Time spent decoding every packet back and comparing it (`--verify`), untimed.
     pub verify_ns: u64,
     /// The memcpy floor: `raw`'s bytes copied packet by packet in the same timed loop
@@ -278,6 +279,8 @@ struct Shootout<'c> {
     compressors: Compressors,
     floor: MemcpyFloor,
     rotation: usize,
+    /// Windows done: the next window's index (which `Config::stored` samples by).
+    windows: u64,
     /// Units so far (packets or messages, see `Config::unit`).
     packets: u64,
     /// IEX-TP packets read so far, heartbeats included, whatever the unit.
@@ -310,6 +313,7 @@ impl<'c> Shootout<'c> {
             compressors: Compressors::new()?,
             floor: MemcpyFloor::default(),
             rotation: 0,
+            windows: 0,
             packets: 0,
             segments: 0,
             messages: 0,
@@ -355,6 +359,7 @@ impl<'c> Shootout<'c> {
             self.after_window(i, packets, skip, first_packet)?;
         }
         self.rotation += 1;
+        self.windows += 1;
         self.packets += n as u64;
         self.messages += window.messages;
         Ok(())
@@ -538,15 +543,17 @@ impl<'c> Shootout<'c> {
             });
         }
         self.footprints[i].learn(whole.len(), packets.len(), self.expected.messages);
-        if self.config.stored_size {
-            // Size as stored: the whole window compressed (see measure::stored).
+        // Size as stored: the whole window compressed, if the mode picks it (measure::stored).
+        let encoded = runner.buffer().len() as u64;
+        let stored = if self.config.stored.compresses(self.windows) {
             let compress_start = Instant::now();
             let stored = self.compressors.measure(runner.buffer())?;
             self.compress_ns += compress_start.elapsed().as_nanos() as u64;
-            result.zstd_bytes += stored.zstd_bytes;
-            result.zlib_bytes += stored.zlib_bytes;
-            result.zstd_ns += stored.zstd_ns;
-        }
+            Some(stored)
+        } else {
+            None
+        };
+        result.stored.add(self.windows, encoded, stored.as_ref());
         if self.config.verify {
             let verify_start = Instant::now();
             verify_window(runner.as_mut(), packets, first_packet, &mut self.decoded)?;
@@ -598,7 +605,7 @@ impl<'c> Shootout<'c> {
             parse_ns: self.parse_ns,
             timed_ns: self.timed_ns,
             compress_ns: self.compress_ns,
-            stored_size: self.config.stored_size,
+            stored: self.config.stored,
             verify_ns: self.verify_ns,
             memcpy: self.floor.stats,
             memcpy_batch: self.floor.batch,
@@ -868,7 +875,7 @@ mod tests {
         };
         gen::generate(&opts, &mut bytes).unwrap();
         let config = Config {
-            stored_size: false,
+            stored: StoredMode::None,
             window: 512,
             ..Config::default()
         };
@@ -983,7 +990,7 @@ mod tests {
         let config = Config {
             formats: Some(vec!["raw".into()]),
             warmup: 1_000,
-            stored_size: false,
+            stored: StoredMode::None,
             ..Config::default()
         };
         let e = run(IexReader::new(&bytes[..], false).unwrap(), &config, |_| {})

@@ -4,6 +4,7 @@
 
 use hdrhistogram::Histogram;
 
+use super::stored::{Estimate, StoredMode, StoredTally};
 use crate::formats::Aggregate;
 
 /// Highest value a histogram tracks: 10 s. A packet taking longer is clamped, not dropped.
@@ -108,12 +109,9 @@ pub struct FormatResult {
     pub aggregate: Aggregate,
     /// What the batch selective decode produced (the packets after the warm-up).
     pub batch_aggregate: Aggregate,
-    /// Every window's encoded bytes compressed with zstd level 3, one frame per window, summed.
-    pub zstd_bytes: u64,
-    /// The same with zlib level 6.
-    pub zlib_bytes: u64,
-    /// Time zstd took for all windows (outside the timed per-packet regions).
-    pub zstd_ns: u64,
+    /// Windows compressed with zstd level 3 and zlib level 6, one frame per window: the size as
+    /// stored, exact or estimated (see `measure::stored`).
+    pub stored: StoredTally,
 }
 
 impl FormatResult {
@@ -131,10 +129,13 @@ impl FormatResult {
             messages_recorded: 0,
             aggregate: Aggregate::new(),
             batch_aggregate: Aggregate::new(),
-            zstd_bytes: 0,
-            zlib_bytes: 0,
-            zstd_ns: 0,
+            stored: StoredTally::default(),
         }
+    }
+
+    /// The size as stored under `mode` (exact, estimated from a sample, or not measured).
+    pub fn stored(&self, mode: StoredMode) -> Option<Estimate> {
+        self.stored.estimate(mode)
     }
 
     pub fn bytes_per_message(&self) -> f64 {
