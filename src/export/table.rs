@@ -124,6 +124,20 @@ pub fn render(report: &RunReport<'_>) -> String {
         o.parse_ns as f64 * 100.0 / measuring,
         o.timed_ns as f64 * 100.0 / measuring,
     );
+    let p = &o.passes;
+    let secs = |ns: u64| format!("{:.2}", ns as f64 / 1e9);
+    let _ = writeln!(
+        t,
+        "timed work by pass (s, all formats): per packet ser {}, de {}, de_all {}; per window \
+         ser {}, de {}, de_all {}; memcpy floor {}",
+        secs(p.ser),
+        secs(p.de),
+        secs(p.de_all),
+        secs(p.ser_batch),
+        secs(p.de_batch),
+        secs(p.de_all_batch),
+        secs(p.floor),
+    );
     let floor = o.memcpy.summary();
     if floor.count > 0 {
         let vs_raw = raw_over_floor(o).map_or(String::new(), |(ser, de)| {

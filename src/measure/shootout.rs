@@ -112,6 +112,33 @@ impl From<std::io::Error> for RunError {
     }
 }
 
+/// Time inside the timed regions of each pass, summed over the formats: where a run's minutes go.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Passes {
+    /// Per packet (the latency passes): the sum of the timed packets' durations.
+    pub ser: u64,
+    pub de: u64,
+    pub de_all: u64,
+    /// Per window (the throughput passes).
+    pub ser_batch: u64,
+    pub de_batch: u64,
+    pub de_all_batch: u64,
+    /// The memcpy floor, both ways.
+    pub floor: u64,
+}
+
+impl Passes {
+    pub fn total(&self) -> u64 {
+        self.ser
+            + self.de
+            + self.de_all
+            + self.ser_batch
+            + self.de_batch
+            + self.de_all_batch
+            + self.floor
+    }
+}
+
 /// What a run measured.
 pub struct Outcome {
     pub formats: Vec<FormatResult>,
@@ -137,6 +164,8 @@ pub struct Outcome {
     pub parse_ns: u64,
     /// Time inside the timed regions (per packet and per window).
     pub timed_ns: u64,
+    /// `timed_ns` by pass, summed over the formats.
+    pub passes: Passes,
     /// Time spent compressing windows for the size as stored (zstd and zlib, untimed per packet).
     pub compress_ns: u64,
     /// Which windows were compressed for the size as stored (`Config::stored`).
@@ -287,7 +316,7 @@ struct Shootout<'c> {
     segments: u64,
     messages: u64,
     parse_ns: u64,
-    timed_ns: u64,
+    passes: Passes,
     compress_ns: u64,
     verify_ns: u64,
 }
@@ -318,7 +347,7 @@ impl<'c> Shootout<'c> {
             segments: 0,
             messages: 0,
             parse_ns: 0,
-            timed_ns: 0,
+            passes: Passes::default(),
             compress_ns: 0,
             verify_ns: 0,
         })
@@ -344,9 +373,9 @@ impl<'c> Shootout<'c> {
         for k in 0..=count {
             let i = (k + self.rotation) % (count + 1);
             if i == count {
-                self.timed_ns += self
-                    .floor
-                    .measure(packets, skip, &self.timer, &mut self.stats);
+                self.passes.floor +=
+                    self.floor
+                        .measure(packets, skip, &self.timer, &mut self.stats);
             } else {
                 self.measure_format(i, packets, skip, first_packet)?;
             }
@@ -439,7 +468,7 @@ impl<'c> Shootout<'c> {
         for s in &stats[skip..] {
             result.ser.record(s.ns);
         }
-        self.timed_ns += stats.iter().map(|s| s.ns).sum::<u64>();
+        self.passes.ser += stats.iter().map(|s| s.ns).sum::<u64>();
         result.encoded_bytes += runner.buffer().len() as u64;
         result.messages_encoded += stats.iter().map(|s| s.check).sum::<u64>();
         // Where the packets after the warm-up start in the buffer.
@@ -452,7 +481,7 @@ impl<'c> Shootout<'c> {
         for s in &stats[skip..] {
             result.de.record(s.ns);
         }
-        self.timed_ns += stats.iter().map(|s| s.ns).sum::<u64>();
+        self.passes.de += stats.iter().map(|s| s.ns).sum::<u64>();
 
         stats.clear();
         self.checksum.reset();
@@ -462,7 +491,7 @@ impl<'c> Shootout<'c> {
         for s in &stats[skip..] {
             result.de_all.record(s.ns);
         }
-        self.timed_ns += stats.iter().map(|s| s.ns).sum::<u64>();
+        self.passes.de_all += stats.iter().map(|s| s.ns).sum::<u64>();
         if let Some(at) = stats
             .iter()
             .zip(&self.expected.checks)
@@ -480,7 +509,7 @@ impl<'c> Shootout<'c> {
         let recorded = &packets[skip..];
         let batch = runner.encode_batch(recorded, timer);
         result.ser_batch.add(batch.ns, batch.packets);
-        self.timed_ns += batch.ns;
+        self.passes.ser_batch += batch.ns;
         let messages = self.expected.batch_messages;
         let window_error = |what: String| RunError::Disagree {
             format: name,
@@ -497,14 +526,14 @@ impl<'c> Shootout<'c> {
             .decode_batch(from, &mut result.batch_aggregate, timer)
             .map_err(|e| window_error(format!("the batch decode failed: {e}")))?;
         result.de_batch.add(batch.ns, batch.packets);
-        self.timed_ns += batch.ns;
+        self.passes.de_batch += batch.ns;
 
         self.checksum.reset();
         let batch = runner
             .decode_all_batch(from, &mut self.checksum, timer)
             .map_err(|e| window_error(format!("the batch complete decode failed: {e}")))?;
         result.de_all_batch.add(batch.ns, batch.packets);
-        self.timed_ns += batch.ns;
+        self.passes.de_all_batch += batch.ns;
         if self.checksum.value() != self.expected.batch_check || batch.messages != messages {
             return Err(window_error(format!(
                 "the batch complete decode read {} messages with checksum {:#018x}; the source \
@@ -603,7 +632,8 @@ impl<'c> Shootout<'c> {
             capture_bytes,
             wall_ns,
             parse_ns: self.parse_ns,
-            timed_ns: self.timed_ns,
+            timed_ns: self.passes.total(),
+            passes: self.passes,
             compress_ns: self.compress_ns,
             stored: self.config.stored,
             verify_ns: self.verify_ns,

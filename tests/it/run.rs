@@ -555,6 +555,8 @@ fn stored_size_from_a_sample_is_close_to_compressing_every_window() {
         }
     }
     assert!(sample[0]["table"].contains("size as stored: a sample of windows"));
+    // Where the time went, pass by pass.
+    assert!(sample[0]["table"].contains("timed work by pass (s, all formats): per packet ser "));
     assert!(all[0]["table"]
         .contains("the sample alone would have estimated every format's size as stored within"));
 
