@@ -161,7 +161,7 @@ missing run once. Options that make no sense are refused with one line and exit 
 #[derive(Args)]
 struct BenchArgs {
     /// Capture files (pcap/pcapng, gzip'd or not), globs ('data/*.pcap.gz') or directories (their
-    /// *.pcap* files) [default: data/sample-deep.pcapng.gz].
+    /// *.pcap* files) [default: data/sample-deep.pcapng.gz and data/sample-deep-plus.pcapng.gz].
     #[arg(value_name = "INPUT")]
     inputs: Vec<PathBuf>,
     /// Runs per input and prefix [default: 3; 1 with --quick].

@@ -169,8 +169,12 @@ fn check(opts: &Options) -> Result<Checked, Failure> {
     })
 }
 
-/// The default input when none is given.
-pub const DEFAULT_INPUT: &str = "data/sample-deep.pcapng.gz";
+/// The default inputs when none is given: the bundled DEEP and DEEP+ samples, so every report
+/// shows the two workloads (price levels, orders) side by side.
+pub const DEFAULT_INPUTS: [&str; 2] = [
+    "data/sample-deep.pcapng.gz",
+    "data/sample-deep-plus.pcapng.gz",
+];
 
 /// Runs the bench; returns after the report is written.
 pub fn bench(opts: &Options) -> Result<(), Failure> {
@@ -183,13 +187,14 @@ pub fn bench(opts: &Options) -> Result<(), Failure> {
     let exe = std::env::current_exe()
         .map_err(|e| Failure::Failed(format!("cannot find this program's own path: {e}")))?;
     if inputs.is_empty() && date.is_none() && !opts.quick {
-        let default = PathBuf::from(DEFAULT_INPUT);
-        if !default.is_file() {
-            return Err(Failure::Usage(format!(
-                "{DEFAULT_INPUT}: no such file (give INPUT files, --quick or --date)"
-            )));
+        for default in DEFAULT_INPUTS {
+            if !Path::new(default).is_file() {
+                return Err(Failure::Usage(format!(
+                    "{default}: no such file (give INPUT files, --quick or --date)"
+                )));
+            }
+            inputs.push(PathBuf::from(default));
         }
-        inputs.push(default);
     }
 
     if let Some(date) = &date {

@@ -15,8 +15,9 @@ use crate::report::stats::RAW;
 
 /// What each workload does, as the table's footer says it.
 pub const WORKLOADS: &str = "ser builds the format's representation of each packet; de \
-    (selective) reads the fields the aggregation needs (seq; trade symbol, size, price; price \
-    level side, symbol, price; quote symbol, bid and ask price); de_all (complete) reads every \
+    (selective) reads the fields the aggregation needs (seq; trade and order execution symbol, \
+    size, price; price level and add order side, symbol, price; quote symbol, bid and ask \
+    price); de_all (complete) reads every \
     field of every message and folds it into a checksum";
 
 /// Renders the results tables.
