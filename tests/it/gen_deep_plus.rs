@@ -30,6 +30,28 @@ struct Replay {
     reset_priority: u64,
 }
 
+type Levels = HashMap<(Symbol, u8), BTreeMap<i64, u32>>;
+
+/// Adds `delta` orders at `price` on one side of a symbol's book and asserts the book is not
+/// locked or crossed: every buy strictly below every sell.
+fn level(levels: &mut Levels, sym: Symbol, side: u8, price: i64, delta: i32) {
+    let l = levels.entry((sym, side)).or_default();
+    let n = l.entry(price).or_insert(0);
+    *n = n.checked_add_signed(delta).expect("level count");
+    if *n == 0 {
+        l.remove(&price);
+    }
+    let bid = levels
+        .get(&(sym, b'8'))
+        .and_then(|l| l.keys().next_back().copied());
+    let ask = levels
+        .get(&(sym, b'5'))
+        .and_then(|l| l.keys().next().copied());
+    if let (Some(b), Some(a)) = (bid, ask) {
+        assert!(b < a, "{sym}: book locked or crossed: bid {b} ask {a}");
+    }
+}
+
 /// Applies every message of `o`'s day in sequence order to a book of live orders and panics on
 /// the first inconsistency.
 fn replay(o: &GenOptions) -> Replay {
@@ -39,6 +61,8 @@ fn replay(o: &GenOptions) -> Replay {
     let mut next_seq = 1;
     let mut last_trade_id = i64::MIN;
     let mut trades = HashSet::new();
+    // Per (symbol, side): price -> live orders at it, to see the top of book.
+    let mut levels = Levels::new();
     for p in gen::packets(o).unwrap() {
         assert_eq!(p.seq, next_seq, "sequence numbers contiguous");
         next_seq += p.messages.len() as u64;
@@ -50,6 +74,7 @@ fn replay(o: &GenOptions) -> Replay {
                     assert!(a.size > 0 && a.price > 0 && a.price % 100 == 0);
                     let old = live.insert(a.order_id, (a.symbol, a.side, a.size, a.price));
                     assert!(old.is_none(), "order id {} added while live", a.order_id);
+                    level(&mut levels, a.symbol, a.side, a.price, 1);
                 }
                 Message::OrderModify(mo) => {
                     let e = live
@@ -66,6 +91,8 @@ fn replay(o: &GenOptions) -> Replay {
                         gen::sim::MODIFY_RESET_PRIORITY => r.reset_priority += 1,
                         f => panic!("modify flags {f:#x}"),
                     }
+                    level(&mut levels, e.0, e.1, e.3, -1);
+                    level(&mut levels, e.0, e.1, mo.price, 1);
                     e.2 = mo.size;
                     e.3 = mo.price;
                 }
@@ -74,6 +101,7 @@ fn replay(o: &GenOptions) -> Replay {
                         .remove(&d.order_id)
                         .unwrap_or_else(|| panic!("R of order {} not live", d.order_id));
                     assert_eq!(e.0, d.symbol);
+                    level(&mut levels, e.0, e.1, e.3, -1);
                 }
                 Message::OrderExecuted(l) => {
                     let e = live
@@ -101,6 +129,7 @@ fn replay(o: &GenOptions) -> Replay {
                     }
                     if l.size == e.2 {
                         r.full_executions += 1;
+                        level(&mut levels, e.0, e.1, e.3, -1);
                         live.remove(&l.order_id);
                     } else {
                         r.partial_executions += 1;
@@ -111,6 +140,7 @@ fn replay(o: &GenOptions) -> Replay {
                     let before = live.len();
                     let others = live.values().filter(|e| e.0 != c.symbol).count();
                     live.retain(|_, e| e.0 != c.symbol);
+                    levels.retain(|k, _| k.0 != c.symbol);
                     assert_eq!(live.len(), others, "C drops only its symbol's orders");
                     assert!(live.len() < before, "C clears a non-empty book");
                 }

@@ -27,7 +27,10 @@
 //! # Consistency
 //! Every `M`, `R` and `L` names an order picked from the symbol's live book, so it is live;
 //! executions never exceed the remaining size (a full one removes the order); order ids come
-//! from one counter that only increases, so they are unique for the whole day.
+//! from one counter that only increases, so they are unique for the whole day. Prices follow the
+//! symbol's random walk (as on DEEP), tied to the book ([`Simulation::anchor`]): a new or
+//! repriced order is always strictly inside the book's best bid and offer, so the displayed book
+//! never locks or crosses, and an execution takes the true top of one side.
 //!
 //! # Modify flags
 //! The priority bit of `M` is 0x01: 0x01 keeps time priority (a size decrease at the same
@@ -158,22 +161,46 @@ impl Simulation {
         }
     }
 
-    /// A price `levels` ticks behind the touch on `side`, never below one tick.
-    fn passive_price(&self, i: usize, side: u8, levels: i64) -> Price {
+    /// Ties the walked touch to the book so that it never crosses the book's best bid or offer
+    /// (a walk alone drifts away from orders already resting); returns that best bid and offer.
+    fn anchor(&mut self, i: usize) -> (Price, Price) {
+        let (bid, ask) = self.books[i].bbo();
+        let s = &mut self.syms[i];
+        if ask != Price::MAX && s.bid >= ask {
+            s.bid = (ask - TICK).max(TICK);
+        }
+        if bid != Price::MIN && s.ask() <= bid {
+            s.bid = bid;
+        }
+        (bid, ask)
+    }
+
+    /// A price `levels` ticks behind the walked touch on `side`, strictly inside the book's best
+    /// bid and offer `bbo` so the book never locks or crosses; `None` for a buy when the best
+    /// offer is one tick (no room below it).
+    fn passive_price(&self, i: usize, side: u8, levels: i64, bbo: (Price, Price)) -> Option<Price> {
         let s = &self.syms[i];
         if side == BUY {
-            (s.bid - levels * TICK).max(TICK)
+            let p = (s.bid - levels * TICK)
+                .max(TICK)
+                .min(bbo.1.saturating_sub(TICK));
+            (p >= TICK).then_some(p)
         } else {
-            s.ask() + levels * TICK
+            Some((s.ask() + levels * TICK).max(bbo.0.saturating_add(TICK)))
         }
     }
 
     fn add_order(&mut self, i: usize, ts: Timestamp) -> Message {
         self.walk(i);
+        let bbo = self.anchor(i);
         let symbol = self.touch(i);
         let side = if self.rng.bool() { BUY } else { SELL };
         let level = ADD_LEVELS[self.rng.usize(0..ADD_LEVELS.len())];
-        let price = self.passive_price(i, side, level);
+        let (side, price) = match self.passive_price(i, side, level, bbo) {
+            Some(p) => (side, p),
+            // A one-tick offer leaves no room for a bid: sell instead.
+            None => (SELL, bbo.0.saturating_add(TICK).max(self.syms[i].ask())),
+        };
         let size = self.lot(20);
         self.next_order_id += self.rng.i64(1..=4);
         let id = self.next_order_id;
@@ -216,14 +243,13 @@ impl Simulation {
         let (flags, size, price) = if o.size > 1 && self.rng.u8(0..100) < 55 {
             (MODIFY_MAINTAIN_PRIORITY, self.smaller(o.size), o.price)
         } else {
-            // Requoted near where the touch is now.
+            // Requoted near where the touch is now (or kept where it is if there is no room).
+            let bbo = self.anchor(i);
             let level = ADD_LEVELS[self.rng.usize(0..ADD_LEVELS.len())];
-            let price = self.passive_price(i, o.side, level);
+            let price = self.passive_price(i, o.side, level, bbo).unwrap_or(o.price);
             (MODIFY_RESET_PRIORITY, self.lot(20), price)
         };
-        let slot = self.books[i].get_mut(at);
-        slot.size = size;
-        slot.price = price;
+        self.books[i].set(at, size, price);
         Message::OrderModify(OrderModify {
             flags,
             timestamp: ts,
@@ -246,7 +272,7 @@ impl Simulation {
     fn execute_order(&mut self, f: Flow, i: usize, ts: Timestamp) -> Message {
         let first = if self.rng.bool() { BUY } else { SELL };
         let other = if first == BUY { SELL } else { BUY };
-        let book = &self.books[i];
+        let book = &mut self.books[i];
         let Some(at) = book.best(first).or_else(|| book.best(other)) else {
             // Not reached: draw_action turns an execution on an empty book into an add.
             return self.add_order(i, ts);
@@ -264,7 +290,7 @@ impl Simulation {
         if full {
             self.books[i].remove(at);
         } else {
-            self.books[i].get_mut(at).size -= size;
+            self.books[i].set(at, o.size - size, o.price);
         }
         let mut flags = 0u8;
         if size < 100 {
