@@ -11,6 +11,7 @@ fn bench_generate(c: &mut Criterion) {
         (Feed::Deep, CaptureKind::Pcapng),
         (Feed::Deep, CaptureKind::Pcap),
         (Feed::Tops, CaptureKind::Pcapng),
+        (Feed::DeepPlus, CaptureKind::Pcapng),
     ] {
         let opts = GenOptions {
             feed,
@@ -27,26 +28,34 @@ fn bench_generate(c: &mut Criterion) {
             b.iter(|| gen::generate(&opts, std::io::sink()).expect("valid options"))
         });
     }
-    // The simulation alone, to see what framing and encoding add on top.
-    let opts = GenOptions {
-        packets: 50_000,
-        ..GenOptions::default()
-    };
-    let bytes = gen::generate(&opts, std::io::sink())
-        .expect("valid options")
-        .bytes;
-    group.throughput(Throughput::Bytes(bytes));
-    group.bench_function("simulation-only", |b| {
-        b.iter(|| {
-            let mut sim = gen::Simulation::new(&opts).expect("valid options");
-            let mut p = Packet::default();
-            let mut n = 0usize;
-            while sim.next_into(&mut p) {
-                n += p.messages.len();
-            }
-            n
-        })
-    });
+    // The simulation alone, to see what framing and encoding add on top; for DEEP+ this is the
+    // order book bookkeeping.
+    for feed in [Feed::Deep, Feed::DeepPlus] {
+        let opts = GenOptions {
+            feed,
+            packets: 50_000,
+            ..GenOptions::default()
+        };
+        let bytes = gen::generate(&opts, std::io::sink())
+            .expect("valid options")
+            .bytes;
+        group.throughput(Throughput::Bytes(bytes));
+        let name = match feed {
+            Feed::Deep => "simulation-only".to_string(),
+            _ => format!("simulation-only-{feed}"),
+        };
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                let mut sim = gen::Simulation::new(&opts).expect("valid options");
+                let mut p = Packet::default();
+                let mut n = 0usize;
+                while sim.next_into(&mut p) {
+                    n += p.messages.len();
+                }
+                n
+            })
+        });
+    }
     group.finish();
 }
 

@@ -1,5 +1,5 @@
-//! Writes seed corpora for every fuzz target from the generator: small DEEP and TOPS days as
-//! pcapng and pcap, their IEX-TP payloads, and every format's encoding of their packets.
+//! Writes seed corpora for every fuzz target from the generator: small DEEP, TOPS and DEEP+ days
+//! as pcapng and pcap, their IEX-TP payloads, and every format's encoding of their packets.
 //! Usage (from fuzz/): cargo run --bin seeds -- corpus
 
 use std::path::Path;
@@ -27,7 +27,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     let timer = Timer::calibrate();
     let mut n = 0;
-    for feed in [Feed::Deep, Feed::Tops] {
+    for feed in [Feed::Deep, Feed::Tops, Feed::DeepPlus] {
         for kind in [CaptureKind::Pcapng, CaptureKind::Pcap] {
             for packets in [3u64, 40] {
                 let opts = GenOptions {

@@ -1,5 +1,5 @@
-//! Synthetic IEX trading day generator: spec-valid DEEP or TOPS captures of any size, without
-//! needing a multi-GB download.
+//! Synthetic IEX trading day generator: spec-valid DEEP, TOPS or DEEP+ (order by order)
+//! captures of any size, without needing a multi-GB download.
 //!
 //! One [`sim::Simulation`] decides every packet; [`generate`] frames and writes what it decides,
 //! [`packets`] hands the same packets out as [`model::Packet`](crate::model::Packet)s, so tests

@@ -217,11 +217,17 @@ fn same_seed_same_bytes_different_seed_different_bytes() {
         view(&opts(Feed::Tops, CaptureKind::Pcap, 500, 9)),
         view(&opts(Feed::Tops, CaptureKind::Pcap, 500, 9))
     );
+    let d = bytes_of(&opts(Feed::DeepPlus, CaptureKind::Pcapng, 3000, 42)).0;
+    let e = bytes_of(&opts(Feed::DeepPlus, CaptureKind::Pcapng, 3000, 42)).0;
+    let f = bytes_of(&opts(Feed::DeepPlus, CaptureKind::Pcapng, 3000, 43)).0;
+    assert_eq!(d, e);
+    assert_ne!(d, f);
+    assert_ne!(a, d, "the feed changes the day");
 }
 
 #[test]
 fn every_message_type_appears_in_a_20k_packet_day() {
-    for feed in [Feed::Deep, Feed::Tops] {
+    for feed in [Feed::Deep, Feed::Tops, Feed::DeepPlus] {
         let r =
             gen::generate(&opts(feed, CaptureKind::Pcapng, 20_000, 1), std::io::sink()).unwrap();
         let expected: &[u8] = match feed {
@@ -260,6 +266,8 @@ fn capture_is_spec_valid_and_matches_packet_view() {
     for (feed, capture) in [
         (Feed::Deep, CaptureKind::Pcapng),
         (Feed::Tops, CaptureKind::Pcap),
+        (Feed::DeepPlus, CaptureKind::Pcapng),
+        (Feed::DeepPlus, CaptureKind::Pcap),
     ] {
         let o = opts(feed, capture, 5_000, 3);
         let (cap, report) = bytes_of(&o);

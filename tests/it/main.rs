@@ -12,6 +12,7 @@ mod fetch;
 mod formats;
 mod fuzz_regressions;
 mod gen;
+mod gen_deep_plus;
 mod iex_golden;
 mod report;
 mod robustness;

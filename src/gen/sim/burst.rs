@@ -2,8 +2,8 @@
 //! security events, one symbol after another.
 
 use crate::model::{
-    Message, OfficialPrice, OperationalHalt, RetailLiquidity, SecurityDirectory, SecurityEvent,
-    ShortSalePriceTest, SystemEvent, Timestamp, TradingStatus,
+    Feed, Message, OfficialPrice, OperationalHalt, RetailLiquidity, SecurityDirectory,
+    SecurityEvent, ShortSalePriceTest, SystemEvent, Timestamp, TradingStatus,
 };
 
 use super::layout::Burst;
@@ -26,9 +26,17 @@ impl Simulation {
                 timestamp: ts,
             }));
         }
-        let subs = if b == Burst::Admin { 5 } else { 2 };
+        // DEEP+ has no `X`: its open and close bursts are the `E` (sub-step 1) alone.
+        let no_official_price = self.feed == Feed::DeepPlus && b != Burst::Admin;
+        let subs = if b == Burst::Admin {
+            5
+        } else if no_official_price {
+            1
+        } else {
+            2
+        };
         loop {
-            let (i, sub) = (self.cur_sym, self.cur_sub);
+            let (i, mut sub) = (self.cur_sym, self.cur_sub);
             if i >= self.syms.len() {
                 return None;
             }
@@ -39,6 +47,9 @@ impl Simulation {
             }
             if b == Burst::Admin && sub == 0 && !self.syms[i].listed {
                 continue;
+            }
+            if no_official_price {
+                sub = 1;
             }
             let symbol = self.touch(i);
             let r = self.rng.u32(0..100);

@@ -1,5 +1,6 @@
-//! Continuous trading: the messages of a flow phase (book updates or quotes, trades, breaks,
-//! retail liquidity, short-sale tests, auction information) and the random walk of each touch.
+//! Continuous trading on DEEP and TOPS: the messages of a flow phase (book updates or quotes,
+//! trades, breaks, retail liquidity, short-sale tests, auction information) and the random walk
+//! of each touch, which DEEP+ (`orders`) shares.
 
 use crate::model::{
     AuctionInformation, Feed, Message, PriceLevelUpdate, QuoteUpdate, RetailLiquidity,
@@ -42,6 +43,9 @@ impl Simulation {
         ts: Timestamp,
         last_of_event: bool,
     ) -> Message {
+        if self.feed == Feed::DeepPlus {
+            return self.order_message(f, i, ts);
+        }
         if matches!(f, Flow::OpenAuction | Flow::CloseAuction)
             && !self.listed.is_empty()
             && self.rng.u8(0..4) == 0
@@ -77,7 +81,7 @@ impl Simulation {
     }
 
     /// Random walk of the touch: a tick up or down now and then, spread between 1 and 5 ticks.
-    fn walk(&mut self, i: usize) {
+    pub(super) fn walk(&mut self, i: usize) {
         let r = self.rng.u8(0..100);
         let s = &mut self.syms[i];
         match r {
@@ -89,7 +93,7 @@ impl Simulation {
         }
     }
 
-    fn lot(&mut self, odd_pct: u8) -> u32 {
+    pub(super) fn lot(&mut self, odd_pct: u8) -> u32 {
         if self.rng.u8(0..100) < odd_pct {
             self.rng.u32(1..100)
         } else {
@@ -128,6 +132,7 @@ impl Simulation {
                     price,
                 })
             }
+            // DEEP+ never gets here (`order_message`); quotes would be harmless.
             Feed::Tops | Feed::DeepPlus => {
                 let bid_size = self.lot(10);
                 let ask_size = self.lot(10);
@@ -145,7 +150,7 @@ impl Simulation {
         }
     }
 
-    fn trade(&mut self, f: Flow, i: usize, ts: Timestamp) -> Message {
+    pub(super) fn trade(&mut self, f: Flow, i: usize, ts: Timestamp) -> Message {
         self.walk(i);
         let symbol = self.touch(i);
         let size = self.lot(25);
@@ -177,7 +182,7 @@ impl Simulation {
     }
 
     /// Breaks the symbol's last trade, or trades if it has none yet.
-    fn trade_break(&mut self, f: Flow, i: usize, ts: Timestamp) -> Message {
+    pub(super) fn trade_break(&mut self, f: Flow, i: usize, ts: Timestamp) -> Message {
         let Some((id, size, price)) = self.syms[i].last_trade.take() else {
             return self.trade(f, i, ts);
         };

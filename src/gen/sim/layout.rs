@@ -69,7 +69,8 @@ pub(super) struct Phase {
 /// [`MAX_BURST_DENSITY`]) to stay within a quarter of the packets when they are not; with very
 /// few packets the bursts are cut short (fewer symbols get their admin messages). The last packet
 /// is the end of day whenever there are at least two.
-pub(super) fn layout(packets: u64, n_sym: u64, n_listed: u64) -> Vec<Phase> {
+/// `oc_per_sym` is how many messages each symbol gets in the open and the close bursts.
+pub(super) fn layout(packets: u64, n_sym: u64, n_listed: u64, oc_per_sym: u64) -> Vec<Phase> {
     let mut phases = Vec::with_capacity(10);
     if packets == 0 {
         return phases;
@@ -77,7 +78,7 @@ pub(super) fn layout(packets: u64, n_sym: u64, n_listed: u64) -> Vec<Phase> {
     let has_end = packets >= 2;
     let rest = packets - u64::from(has_end);
     let admin_msgs = 2 + 4 * n_sym + n_listed;
-    let oc_msgs = 1 + 2 * n_sym;
+    let oc_msgs = 1 + oc_per_sym * n_sym;
     let need = |d_admin: u64, d_oc: u64| {
         (
             admin_msgs.div_ceil(d_admin),
@@ -174,7 +175,7 @@ mod tests {
     fn layout_sums_to_packets() {
         for n in [0u64, 1, 2, 3, 10, 100, 1000, 20_000, 40_000_000, u64::MAX] {
             for syms in [1u64, 500, 100_000] {
-                let p = layout(n, syms, syms / 50 + 1);
+                let p = layout(n, syms, syms / 50 + 1, 2);
                 assert_eq!(
                     p.iter().map(|p| p.packets).sum::<u64>(),
                     n,
@@ -183,7 +184,7 @@ mod tests {
             }
         }
         // Plenty of packets: bursts at natural density, regular hours dominate.
-        let p = layout(40_000_000, 500, 11);
+        let p = layout(40_000_000, 500, 11, 2);
         assert_eq!(p[0].density, 16);
         assert_eq!(p[0].packets, (2 + 4 * 500 + 11u64).div_ceil(16));
         assert!(p[4].packets > 29_000_000);

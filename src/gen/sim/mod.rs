@@ -8,11 +8,18 @@
 //! admin burst → pre-market → opening auction window → open burst → regular hours → closing
 //! auction window → close burst → post-market → end of day. Bursts are packed densely (as IEX
 //! does at start of day); flows carry ~2.4 messages per segment with heartbeats in quiet times.
-//! State kept is per symbol only, so memory is bounded whatever the packet count.
+//!
+//! DEEP and TOPS keep state per symbol only, so memory is bounded whatever the packet count.
+//! DEEP+ (`orders`) also keeps each symbol's live orders: a busy book hovers around
+//! [`DEPTH_TARGET`] orders and never passes its cap ([`live_cap`]; at most [`MAX_LIVE_ORDERS`]
+//! for the day, 48 MiB), so memory grows with the live book, never with the day. Its open and
+//! close bursts carry no `X` official price.
 
+mod book;
 mod burst;
 mod flow;
 mod layout;
+mod orders;
 mod universe;
 
 use fastrand::Rng;
@@ -21,8 +28,12 @@ use crate::model::{Feed, Message, Packet, Symbol, SystemEvent, Timestamp};
 
 use super::{GenError, GenOptions};
 
+pub use book::{live_cap, MAX_LIVE_ORDERS};
 pub use layout::{DAY_START, MARKET_CLOSE, MARKET_OPEN, SYSTEM_END, SYSTEM_START};
+pub use orders::{DEPTH_TARGET, MODIFY_MAINTAIN_PRIORITY, MODIFY_RESET_PRIORITY};
 pub use universe::{MAX_SYMBOLS, TEST_SYMBOL};
+
+use book::Book;
 
 use flow::FLOW_COUNTS;
 use layout::{layout, Kind, Phase, BURST_STEP};
@@ -47,17 +58,16 @@ pub struct Simulation {
     burst_left: u64,
     trade_id: i64,
     distinct: usize,
+    /// DEEP+ only (empty otherwise): each symbol's live orders, at most `live_cap` each.
+    books: Vec<Book>,
+    live_cap: usize,
+    /// Last order id handed out; ids only increase, so they are unique for the day.
+    next_order_id: i64,
 }
 
 impl Simulation {
     /// Validates the options and lays out the day; the only allocations are here.
     pub fn new(opts: &GenOptions) -> Result<Self, GenError> {
-        if opts.feed == Feed::DeepPlus {
-            return Err(GenError::InvalidOption {
-                option: "--feed",
-                reason: "deep-plus: the order-by-order generator is not built yet".into(),
-            });
-        }
         if opts.symbols == 0 || opts.symbols > MAX_SYMBOLS {
             return Err(GenError::InvalidOption {
                 option: "symbols",
@@ -69,7 +79,19 @@ impl Simulation {
         let listed: Vec<u32> = (0..syms.len() as u32)
             .filter(|&i| syms[i as usize].listed)
             .collect();
-        let phases = layout(opts.packets, opts.symbols as u64, listed.len() as u64);
+        // DEEP+ has no official price: its open and close bursts are one `E` per symbol.
+        let per_symbol_oc = if opts.feed == Feed::DeepPlus { 1 } else { 2 };
+        let phases = layout(
+            opts.packets,
+            opts.symbols as u64,
+            listed.len() as u64,
+            per_symbol_oc,
+        );
+        let books = if opts.feed == Feed::DeepPlus {
+            vec![Book::default(); syms.len()]
+        } else {
+            Vec::new()
+        };
         let burst_left = phases.first().map_or(0, |p| p.burst_msgs);
         Ok(Simulation {
             rng,
@@ -87,6 +109,9 @@ impl Simulation {
             burst_left,
             trade_id: 1_000_000,
             distinct: 0,
+            books,
+            live_cap: live_cap(opts.symbols),
+            next_order_id: 4_000_000,
         })
     }
 
@@ -97,6 +122,11 @@ impl Simulation {
     /// Distinct symbols that appeared in messages so far.
     pub fn distinct_symbols(&self) -> usize {
         self.distinct
+    }
+
+    /// DEEP+: orders live right now, over all symbols (0 for the other feeds).
+    pub fn live_orders(&self) -> usize {
+        self.books.iter().map(Book::len).sum()
     }
 
     /// Sequence number the next message will carry.
@@ -275,9 +305,16 @@ mod tests {
 
     #[test]
     fn tiny_and_odd_sizes_do_not_panic() {
-        for n in [0u64, 1, 2, 3, 5, 17] {
+        for (n, feed) in [0u64, 1, 2, 3, 5, 17]
+            .into_iter()
+            .flat_map(|n| Feed::ALL.map(|f| (n, f)))
+        {
             for syms in [1usize, 2, 500] {
-                let mut sim = Simulation::new(&opts(n, syms)).unwrap();
+                let o = GenOptions {
+                    feed,
+                    ..opts(n, syms)
+                };
+                let mut sim = Simulation::new(&o).unwrap();
                 let mut p = Packet::default();
                 let mut count = 0;
                 while sim.next_into(&mut p) {
@@ -286,5 +323,47 @@ mod tests {
                 assert_eq!(count, n);
             }
         }
+    }
+
+    #[test]
+    fn deep_plus_books_never_pass_their_cap() {
+        let o = GenOptions {
+            feed: Feed::DeepPlus,
+            ..opts(20_000, 2)
+        };
+        let mut sim = Simulation::new(&o).unwrap();
+        // A tiny cap so it binds: adds on a full book must turn into deletes.
+        sim.live_cap = 8;
+        let mut p = Packet::default();
+        let (mut full, mut adds) = (0, 0);
+        while sim.next_into(&mut p) {
+            assert!(sim.books.iter().all(|b| b.len() <= 8));
+            full += sim.books.iter().filter(|b| b.len() == 8).count();
+            adds += p.messages.iter().filter(|m| m.kind() == b'a').count();
+        }
+        assert!(full > 0 && adds > 1000, "full {full}, adds {adds}");
+        assert!(sim.live_orders() <= 16);
+    }
+
+    #[test]
+    fn deep_plus_open_and_close_bursts_have_no_official_price() {
+        let o = GenOptions {
+            feed: Feed::DeepPlus,
+            ..opts(2_000, 50)
+        };
+        let mut sim = Simulation::new(&o).unwrap();
+        let mut p = Packet::default();
+        let mut kinds = [0u64; 256];
+        while sim.next_into(&mut p) {
+            for m in &p.messages {
+                kinds[m.kind() as usize] += 1;
+            }
+        }
+        // One `E` per symbol at the open and at the close, and no `X`, `A`, `8`, `5` or `Q`.
+        assert_eq!(kinds[b'E' as usize], 100);
+        for k in *b"XA85Q" {
+            assert_eq!(kinds[k as usize], 0, "{}", k as char);
+        }
+        assert!(kinds[b'a' as usize] > 0);
     }
 }
