@@ -782,10 +782,11 @@ fn writes_csv_markdown_charts_and_html() {
         .iter()
         .filter(|p| p.extension().is_some_and(|e| e == "svg"))
         .collect();
-    // pct ser/de + bytes per (input, label) = 6, dist ser/de for the label with histograms = 2.
-    assert_eq!(svgs.len(), 8, "{svgs:?}");
+    // scatter (wire only: no size as stored) + pct ser/de + bytes per (input, label) = 8, dist
+    // ser/de for the label with histograms = 2.
+    assert_eq!(svgs.len(), 10, "{svgs:?}");
     assert!(
-        md.contains("day1.pcapng.gz [pinned]: no .hgrm files found"),
+        md.contains("day1.pcapng.gz [pinned]: no histograms (.hlog or .hgrm) found"),
         "{md}"
     );
     for path in &svgs {
@@ -817,8 +818,9 @@ fn writes_csv_markdown_charts_and_html() {
             .descendants()
             .filter(|n| n.has_tag_name("polyline"))
             .collect();
+        // The legend names each format once, without repeating what every entry shares.
         for format in formats {
-            let legend = format!("{format} (median of 3 runs by p50)");
+            let legend = format.to_string();
             assert_eq!(
                 texts.iter().filter(|t| **t == legend).count(),
                 1,
@@ -864,7 +866,21 @@ fn writes_csv_markdown_charts_and_html() {
             "{name} not in index.html"
         );
     }
-    assert_eq!(html.matches("<table>").count(), 4);
+    // Two tables per (input, label), the labels side by side, and the verdicts: the primary
+    // label's at the top, the other's in its section.
+    assert_eq!(html.matches("<table>").count(), 5);
+    assert_eq!(html.matches("<table class=\"verdict\">").count(), 2);
+    // The answer first: the verdict and the size-vs-speed chart before any warning.
+    let at = |what: &str| {
+        html.find(what)
+            .unwrap_or_else(|| panic!("{what} not in index.html"))
+    };
+    assert!(at("<table class=\"verdict\">") < at("id=\"warnings\""));
+    assert!(at("scatter-day1.pcapng.gz-normal-wire.svg") < at("id=\"warnings\""));
+    assert!(at("id=\"scheduling\"") < at("id=\"warnings\""));
+    assert!(html.contains("<details class=\"warnings\"><summary>Fewer than 3 runs behind 2 of 4"));
+    assert!(html.contains("Input: day1.pcapng.gz, IEX DEEP feed, 50,000 packets"));
+    assert!(md.find("| need | measured by | winner |").unwrap() < md.find("## Warnings").unwrap());
     assert!(html.contains("<td>capnp-packed</td>"));
     assert!(html.contains("<th>x raw</th><th>bytes/msg</th><th>zstd B/msg</th><th>zlib B/msg</th>"));
     assert!(
@@ -900,12 +916,23 @@ fn command_line_writes_the_report_and_prints_warnings() {
     );
     assert!(o.status.success(), "{stderr}");
     assert!(stdout.contains("index.html"), "{stdout}");
+    // One line per kind of warning, not one per warning.
     assert!(
-        stderr.contains("warning: ") && stderr.contains("only 2 runs"),
+        stderr.contains("warning: Fewer than 3 runs behind 2 of 4 format rows"),
         "{stderr}"
     );
+    assert_eq!(
+        stderr.lines().count(),
+        stderr
+            .lines()
+            .filter(|l| l.starts_with("warning: "))
+            .count()
+    );
     // No histograms next to the CSVs: said, not an error.
-    assert!(stderr.contains("no .hgrm files found"), "{stderr}");
+    assert!(
+        stderr.contains("No histograms for 2 of 2 sections"),
+        "{stderr}"
+    );
     for f in ["summary.csv", "summary.md", "index.html"] {
         assert!(out.join(f).is_file(), "{f}");
     }
