@@ -13,6 +13,7 @@ mod fuzz_regressions;
 mod gen;
 mod iex_golden;
 mod report;
+mod report_answer;
 mod robustness;
 mod roundtrip;
 mod run;

@@ -16,32 +16,32 @@ use md_shootout::report::{
 /// One fixture row: a run of one format. The other percentiles follow p50 by fixed factors
 /// (p90 = 2x, p99 = 4x, p99.9 = 8x, p99.99 = 16x, max = 100x, mean = 1.5x), so every percentile
 /// of a group has the CV of its p50 and medians scale the same way.
-struct Fixture {
-    run: &'static str,
-    input: &'static str,
-    label: &'static str,
-    format: &'static str,
-    host: &'static str,
-    bytes: f64,
-    ser_p50: u64,
-    de_p50: u64,
-    msgs_per_sec: u64,
-    overhead: f64,
-    messages: u64,
+pub(crate) struct Fixture {
+    pub(crate) run: &'static str,
+    pub(crate) input: &'static str,
+    pub(crate) label: &'static str,
+    pub(crate) format: &'static str,
+    pub(crate) host: &'static str,
+    pub(crate) bytes: f64,
+    pub(crate) ser_p50: u64,
+    pub(crate) de_p50: u64,
+    pub(crate) msgs_per_sec: u64,
+    pub(crate) overhead: f64,
+    pub(crate) messages: u64,
     /// The size as stored, whole run: `None` writes an empty cell (`--no-stored-size`).
-    zstd: Option<u64>,
-    zlib: Option<u64>,
-    zstd_ns: Option<u64>,
+    pub(crate) zstd: Option<u64>,
+    pub(crate) zlib: Option<u64>,
+    pub(crate) zstd_ns: Option<u64>,
     /// The run's memcpy floor (p50, mean); `None` writes empty cells.
-    floor: Option<(u64, f64)>,
+    pub(crate) floor: Option<(u64, f64)>,
     /// The complete decode's p50 (the other percentiles follow it like ser's and de's); `None`
     /// writes empty cells, as a row from before it was measured.
-    de_all_p50: Option<u64>,
+    pub(crate) de_all_p50: Option<u64>,
     /// ser batch, de batch, de_all batch (ns per packet); `None` writes empty cells.
-    batch: Option<(f64, f64, f64)>,
+    pub(crate) batch: Option<(f64, f64, f64)>,
     /// The memcpy floor timed the batch way; `None` writes an empty cell.
-    memcpy_batch: Option<f64>,
-    clock: Option<&'static str>,
+    pub(crate) memcpy_batch: Option<f64>,
+    pub(crate) clock: Option<&'static str>,
 }
 
 fn values(f: &Fixture) -> HashMap<String, String> {
@@ -123,13 +123,13 @@ fn values(f: &Fixture) -> HashMap<String, String> {
 }
 
 /// The header `run` writes, complete decode and batch columns included.
-fn columns_now() -> Vec<&'static str> {
+pub(crate) fn columns_now() -> Vec<&'static str> {
     let c: Vec<&str> = COLUMNS.split(',').collect();
     assert!(BATCH_COLUMNS.iter().all(|b| c.contains(b)));
     c
 }
 
-fn write_csv(path: &Path, header: &[&str], rows: &[Fixture]) {
+pub(crate) fn write_csv(path: &Path, header: &[&str], rows: &[Fixture]) {
     let mut w = csv::Writer::from_path(path).unwrap();
     w.write_record(header).unwrap();
     for f in rows {
@@ -141,7 +141,7 @@ fn write_csv(path: &Path, header: &[&str], rows: &[Fixture]) {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn fx(
+pub(crate) fn fx(
     run: &'static str,
     input: &'static str,
     label: &'static str,
@@ -193,7 +193,7 @@ fn old_columns() -> Vec<&'static str> {
 /// No `raw` format in either.
 ///
 /// Returns (dir, csv a, csv b).
-fn fixtures() -> (tempfile::TempDir, PathBuf, PathBuf) {
+pub(crate) fn fixtures() -> (tempfile::TempDir, PathBuf, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = (dir.path().join("a"), dir.path().join("b"));
     std::fs::create_dir_all(&a).unwrap();
@@ -462,7 +462,7 @@ fn the_same_rows_twice_count_once() {
 /// | json   | 300,320,310| 502    | 30000, 64000, 124000 | 28000, 56000, 112000 |
 ///
 /// Latency CVs stay under 10% (raw ser 9.09%); sbe's zlib size varies 25% across runs.
-fn stored_fixture() -> (tempfile::TempDir, PathBuf) {
+pub(crate) fn stored_fixture() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let c = dir.path().join("c");
     std::fs::create_dir_all(&c).unwrap();
@@ -677,7 +677,7 @@ fn write_histograms(hist: &Path, formats: &[&str], runs: usize) {
     }
 }
 
-fn svg_texts(doc: &roxmltree::Document) -> Vec<String> {
+pub(crate) fn svg_texts(doc: &roxmltree::Document) -> Vec<String> {
     doc.descendants()
         .filter(|n| n.has_tag_name("text"))
         .map(|n| n.text().unwrap_or("").trim().to_owned())
@@ -1056,7 +1056,7 @@ fn warns_when_raw_is_far_above_the_memcpy_floor() {
 ///
 /// By p50: raw 20, sbe 40, capnp 60. By batch: raw 7, capnp 24, sbe 34. The memcpy floor: p50
 /// 10, batch 3 (raw at 1.33x and 1x of it). Every CV stays under 10%.
-fn batch_fixture() -> (tempfile::TempDir, PathBuf) {
+pub(crate) fn batch_fixture() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().join("d");
     std::fs::create_dir_all(&d).unwrap();

@@ -229,8 +229,13 @@ pub(super) fn scatter(
                 "Pareto frontier".to_owned(),
                 Swatch::Line(FRONTIER, 2, true),
             ));
-            entries.push(("(bold names: none".to_owned(), Swatch::Blank));
-            entries.push(("smaller and faster)".to_owned(), Swatch::Blank));
+        }
+        for line in [
+            "bold names: no other",
+            "format is both smaller",
+            "and faster",
+        ] {
+            entries.push((line.to_owned(), Swatch::Blank));
         }
         legend_column(&legend, &entries)?;
         root.present().map_err(err)?;
