@@ -94,6 +94,7 @@ fn spread(s: &Stat) -> String {
 /// The comparison as a table (also what `report --baseline` prints).
 pub fn table(c: &Comparison) -> Table {
     Table {
+        left: 3,
         caption: "Against the baseline: new over old, ns per unit (median, min–max across \
                   runs). The ratio's range is new min over old max to new max over old min; \
                   where the two sides' spreads overlap it is no change."

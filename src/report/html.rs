@@ -34,6 +34,7 @@ table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:.88em}
 th,td{border:1px solid #ccc;padding:.3em .45em;text-align:right;white-space:nowrap}
 th{white-space:normal;vertical-align:bottom}
 th{background:#f0f3f7}td:first-child,th:first-child,td.side{text-align:left}
+table.verdict th{text-align:left}
 tr:nth-child(even) td{background:#fafafa}
 p.caption{color:#555;margin-bottom:.3em}
 details.warnings{background:#fff6e0;border:1px solid #e8c15a;padding:.4em 1em;border-radius:4px;margin:.4em 0}
@@ -70,7 +71,7 @@ fn table(w: &mut dyn Write, t: &Table, class: &str) -> io::Result<()> {
     for r in &t.rows {
         write!(w, "<tr>")?;
         for (i, c) in r.iter().enumerate() {
-            let class = if i == 1 && t.header[1] == "side" {
+            let class = if i > 0 && i < t.left {
                 " class=\"side\""
             } else {
                 ""

@@ -29,13 +29,7 @@ fn table(w: &mut dyn Write, t: &Table) -> io::Result<()> {
     };
     writeln!(w, "{}", row(&t.header))?;
     let align: Vec<&str> = (0..t.header.len())
-        .map(|i| {
-            if i == 0 || (i == 1 && t.header[1] == "side") {
-                "---"
-            } else {
-                "---:"
-            }
-        })
+        .map(|i| if i < t.left { "---" } else { "---:" })
         .collect();
     writeln!(w, "|{}|", align.join("|"))?;
     for r in &t.rows {

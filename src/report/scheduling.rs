@@ -178,6 +178,7 @@ fn comparison(
         unit,
         baseline: baseline.to_owned(),
         table: Table {
+            left: 1,
             caption: format!(
                 "{input}: the same runs under each scheduling label, side by side (ns per {unit}, \
                  median across runs, min–max in brackets; # the rank within the label). ser+de \

@@ -4,10 +4,12 @@ use super::charts::MergedRow;
 use super::load::PERCENTILES;
 use super::stats::{trim, Basis, Group, SideStats, Stat, MIN_TAIL_SAMPLES};
 
-/// A table as text cells. The first column is left-aligned, the others are numbers.
+/// A table as text cells: [`Table::left`] text columns, then numbers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Table {
     pub caption: String,
+    /// How many leading columns are text, aligned left (the rest are numbers).
+    pub left: usize,
     pub header: Vec<String>,
     pub rows: Vec<Vec<String>>,
 }
@@ -17,6 +19,7 @@ pub fn section_tables(groups: &[&Group]) -> [Table; 2] {
     let runs = runs_text(groups);
     let unit = groups.first().map_or("packet", |g| g.unit);
     let headline = Table {
+        left: 1,
         caption: format!(
             "Median across {runs}, min–max in brackets; ns per {unit}. {} \
              de is the selective decode (only the fields the aggregation needs); de_all the \
@@ -100,6 +103,7 @@ pub fn section_tables(groups: &[&Group]) -> [Table; 2] {
         row
     };
     let all = Table {
+        left: 2,
         caption: format!(
             "Every percentile: median across {runs} in ns per {unit}, coefficient of variation \
              (stdev/mean across runs) in brackets. Each {unit} timed on its own (a clock pair \
@@ -133,6 +137,7 @@ pub fn merged_table(rows: &[&MergedRow], unit: &str) -> Option<Table> {
     header.push(format!("{unit}s"));
     header.extend(PERCENTILES.iter().map(|p| p.to_string()));
     Some(Table {
+        left: 2,
         caption: format!(
             "Merged: each format's histograms of every run (and every host) added into one, \
              ns per {unit}. Unlike a median of the runs' percentiles, these are the percentiles \

@@ -299,7 +299,8 @@ pub fn input_line(input: &str, groups: &[&Group], label: &str) -> String {
         format!("{lo}–{hi} runs")
     };
     format!(
-        "Input: {input}, IEX {} feed, {} packets, {} messages; {kind}. Each figure above is the          median of {runs} under label {}, timed per {}, on {}.",
+        "Input: {input}, IEX {} feed, {} packets, {} messages; {kind}. Each figure above is the \
+         median of {runs} under label {}, timed per {}, on {}.",
         g.feed.to_uppercase(),
         super::tables::count(g.packets),
         super::tables::count(g.messages),
@@ -324,6 +325,7 @@ pub fn real_day(input: &str) -> Option<String> {
 pub fn table(verdicts: &[Verdict], what: &str) -> Table {
     let runs = verdicts.iter().map(|v| v.runs).max().unwrap_or(0);
     Table {
+        left: 6,
         caption: format!(
             "{what}: median of {} (min–max). Margin: runner-up over winner; a tie when the \
              spreads overlap or the medians are under {TIE_STEPS:.0} clock steps \

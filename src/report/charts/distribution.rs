@@ -28,7 +28,8 @@ pub(super) fn distribution(
         .chain(headlines.iter().flat_map(points))
         .collect();
     let max_nines = all.iter().map(|p| p.0).fold(0.0, f64::max);
-    let nines = (max_nines.ceil() as usize).clamp(2, 9);
+    // A last point a hair past a whole number of nines does not earn an empty decade.
+    let nines = ((max_nines - 0.1).ceil() as usize).clamp(2, 9);
     let y_lo = all.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
     let y_hi = all.iter().map(|p| p.1).fold(1.0, f64::max);
     let y_lo = if y_lo.is_finite() { y_lo } else { 1.0 };
