@@ -38,7 +38,7 @@ pub fn group(warnings: &[Warning], summary: &Summary) -> Vec<WarningGroup> {
             let summary = match kind {
                 WarningKind::FewRuns => format!(
                     "Fewer than {MIN_RUNS} runs behind {n} of {groups} format rows: a median of \
-                     fewer says little about the spread, and no tie can be called."
+                     fewer says little about the spread, so margins and ties there are rough."
                 ),
                 WarningKind::HighVariation => format!(
                     "Run-to-run variation (CV) above {MAX_CV_PCT}% in {n} of {groups} format rows, \

@@ -440,3 +440,70 @@ fn baseline_gives_a_ratio_per_format_and_no_change_within_the_spread() {
     );
     assert!(!dir.path().join("out2").exists());
 }
+
+#[test]
+fn scheduling_labels_side_by_side_say_what_changed() {
+    let (dir, a, b) = super::report::fixtures();
+    let mut s = report::summarize(&report::load(&[a, b]).unwrap());
+    let c = report::scheduling::compare(&s);
+    assert_eq!(c.len(), 1, "{c:?}");
+    let c = &c[0];
+    assert_eq!(
+        (c.baseline.as_str(), c.labels.clone()),
+        ("normal", vec!["normal".to_owned(), "pinned".to_owned()])
+    );
+    assert_eq!(c.table.rows.len(), 2);
+    assert_eq!(
+        c.table.header,
+        [
+            "format",
+            "normal: ser+de ns (rank)",
+            "normal: p99.9 ser+de",
+            "pinned: ser+de ns (rank)",
+            "pinned: p99.9 ser+de"
+        ]
+    );
+    assert!(
+        c.findings[0].starts_with("pinned against normal: the ranking"),
+        "{:?}",
+        c.findings
+    );
+    assert!(c.findings[1].contains("p99.9 tails"), "{:?}", c.findings);
+
+    // Make pinning swap the two beyond the spread: capnp-packed far faster under `pinned`.
+    for g in s
+        .groups
+        .iter_mut()
+        .filter(|g| g.label == "pinned" && g.format == "capnp-packed")
+    {
+        for st in g.ser.0.iter_mut().chain(g.de.0.iter_mut()) {
+            *st = Stat {
+                median: 1.0,
+                min: 1.0,
+                max: 1.0,
+                cv_pct: 0.0,
+            };
+        }
+    }
+    let c = &report::scheduling::compare(&s)[0];
+    assert!(
+        c.findings[0].contains("changed beyond the spread: capnp-packed ahead of sbe"),
+        "{:?}",
+        c.findings
+    );
+    assert!(
+        c.findings[1].contains("lower beyond the spread for 1 (capnp-packed)"),
+        "{:?}",
+        c.findings
+    );
+
+    // The page shows the comparison before the per-label sections.
+    let out = dir.path().join("out");
+    report::write_report(&s, &[], &out).unwrap();
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    let at = |w: &str| html.find(w).unwrap_or_else(|| panic!("{w}"));
+    assert!(at("Scheduling labels compared") < at("<h2>day1.pcapng.gz [normal]</h2>"));
+    // Thin percentiles are marked where they are shown.
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(md.contains(" †"), "{md}");
+}

@@ -591,6 +591,30 @@ mod tests {
     use super::*;
 
     #[test]
+    fn every_format_looks_different_however_many() {
+        let names: Vec<String> = (0..40).map(|i| format!("f{i}")).collect();
+        let c = Colours(names.clone());
+        let looks: Vec<((u8, u8, u8), usize)> = names
+            .iter()
+            .map(|n| {
+                let RGBColor(r, g, b) = c.of(n);
+                ((r, g, b), c.tier(n))
+            })
+            .collect();
+        let mut distinct = looks.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert_eq!(distinct.len(), names.len(), "{looks:?}");
+        // The first ten are the palette, solid; the rest are drawn dashed, with other markers.
+        assert!(looks[..10].iter().all(|(_, t)| *t == 0));
+        assert!(looks[10..].iter().all(|(_, t)| *t > 0));
+        // Generated colours are not the palette's.
+        for (rgb, _) in &looks[10..] {
+            assert!(!PALETTE.iter().any(|p| (p.0, p.1, p.2) == *rgb));
+        }
+    }
+
+    #[test]
     fn labels_and_ticks() {
         assert_eq!(nines_label(0.0), "0%");
         assert_eq!(nines_label(1.0), "90%");
