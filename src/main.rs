@@ -96,6 +96,14 @@ enum Command {
         /// hist/ next to each CSV).
         #[arg(long)]
         hist_dir: Vec<PathBuf>,
+        /// Also write the summary as Bencher Metric Format JSON (one benchmark per
+        /// input/label/format; value, lower_value and upper_value across runs).
+        #[arg(long, value_name = "FILE")]
+        bmf: Option<PathBuf>,
+        /// Results CSV(s) to compare against (repeatable): each format's ratio to the baseline
+        /// with both sides' spreads, "no change" where they overlap.
+        #[arg(long, value_name = "OLD.csv")]
+        baseline: Vec<PathBuf>,
     },
     /// Write a deterministic synthetic IEX day (gzip'd when FILE ends in .gz).
     Gen {
@@ -455,11 +463,26 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             csvs,
             out,
             hist_dir,
+            bmf,
+            baseline,
         } => {
             let summary = report::summarize(&report::load(&csvs)?);
-            let files = report::write_report(&summary, &hist_dir, &out)?;
-            for w in &files.warnings {
-                eprintln!("warning: {w}");
+            let against = if baseline.is_empty() {
+                None
+            } else {
+                let old = report::summarize(&report::load(&baseline)?);
+                Some(report::baseline::compare(&summary, &old))
+            };
+            let files = report::write_report_with(&summary, &hist_dir, &out, against.as_ref())?;
+            if let Some(path) = &bmf {
+                report::bmf::write(&summary, path)?;
+            }
+            // One line per kind of warning; each single warning is in summary.md and index.html.
+            for g in report::warnings::group(&files.warnings, &summary) {
+                eprintln!("warning: {}", g.summary);
+            }
+            if let Some(c) = &against {
+                print(report::baseline::text(c).trim_end())?;
             }
             print(&format!(
                 "wrote {} files to {}; open {}",

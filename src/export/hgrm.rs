@@ -1,5 +1,8 @@
-//! `--hist-dir`: each format's full latency distribution per side, in the percentile
-//! distribution text format HdrHistogram's own plotter and tools read (`*.hgrm`).
+//! `--hist-dir`: each format's full latency distribution per side, twice: in the percentile
+//! distribution text format HdrHistogram's own plotter reads (`*.hgrm`, for people), and as the
+//! histogram itself in HdrHistogram's interval-log format (`*.hlog`: one interval, the V2
+//! compressed encoding in base64, as Java's `HistogramLogWriter` writes it), so `shootout
+//! report` and other HdrHistogram tools can merge runs instead of averaging their percentiles.
 
 use std::io::{self, Write};
 use std::path::Path;
@@ -10,16 +13,35 @@ use super::RunReport;
 use crate::output::write_atomically;
 
 /// Writes `FORMAT.ser.hgrm`, `FORMAT.de.hgrm` and `FORMAT.de_all.hgrm` for every format into
-/// `dir`.
+/// `dir`, each with its `.hlog` beside it.
 pub fn write_all(dir: &Path, report: &RunReport<'_>) -> io::Result<()> {
     std::fs::create_dir_all(dir)?;
     for f in &report.outcome.formats {
         for (side, stats) in [("ser", &f.ser), ("de", &f.de), ("de_all", &f.de_all)] {
             let path = dir.join(format!("{}.{side}.hgrm", f.name));
             write_atomically(&path, |w| write_distribution(&stats.hist, w))?;
+            let path = dir.join(format!("{}.{side}.hlog", f.name));
+            write_atomically(&path, |w| {
+                write_log(&stats.hist, &format!("{} {side}, ns", f.name), w)
+            })?;
         }
     }
     Ok(())
+}
+
+/// `h` as an interval log of one interval (start 0, length 0: the run is one interval), tagged
+/// with nothing, values in ns; `comment` goes on a `#` line above it.
+pub fn write_log(h: &Histogram<u64>, comment: &str, w: &mut dyn Write) -> io::Result<()> {
+    use hdrhistogram::serialization::interval_log::IntervalLogWriterBuilder;
+    use hdrhistogram::serialization::V2DeflateSerializer;
+    let mut serializer = V2DeflateSerializer::new();
+    let mut w = w;
+    let mut log = IntervalLogWriterBuilder::new()
+        .add_comment(comment)
+        .begin_log_with(&mut w, &mut serializer)?;
+    let zero = std::time::Duration::ZERO;
+    log.write_histogram(h, zero, zero, None)
+        .map_err(|e| io::Error::other(format!("cannot encode the histogram: {e:?}")))
 }
 
 /// The percentile distribution, values in nanoseconds, 5 ticks per half distance like

@@ -1,5 +1,11 @@
-//! `shootout report`: finding and reading the `.hgrm` percentile distributions that `run
-//! --hist-dir` wrote, for the distribution charts.
+//! `shootout report`: finding and reading the histograms that `run --hist-dir` wrote, for the
+//! distribution charts and the merged percentiles.
+//!
+//! Where a run left `<format>.<side>.hlog` (the histogram itself, HdrHistogram's interval log),
+//! the runs' histograms are merged, across runs and across hosts (every `--hist-dir`): the
+//! merged distribution is what all the timed units together had, which a median of each run's
+//! percentiles is not. Folders from before, with `.hgrm` text only, still load: each run is
+//! then a percentile curve and the median run stands in for the merge.
 //!
 //! Layout (what `shootout bench` writes):
 //! `HIST_DIR/<input file name>/<label>/<run folder>/<format>.<ser|de|de_all>.hgrm` (`de_all`, the
@@ -9,6 +15,11 @@
 //! rule applies to `HIST_DIR/<input file name>/` itself, and its runs are pooled for every label.
 
 use std::path::{Path, PathBuf};
+
+use base64::Engine as _;
+use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
+use hdrhistogram::serialization::Deserializer;
+use hdrhistogram::Histogram;
 
 use super::ReportError;
 
@@ -37,14 +48,78 @@ pub struct FormatRuns {
     pub format: String,
     /// Sorted by p50.
     pub runs: Vec<Distribution>,
+    /// Every run's histogram added into one, when every run left one (`.hlog`); `None` when
+    /// some run has only its `.hgrm` text.
+    pub merged: Option<Histogram<u64>>,
 }
 
 impl FormatRuns {
+    /// The curve to draw bold: the merged distribution where there is one, else the median run.
+    pub fn headline(&self) -> Distribution {
+        match &self.merged {
+            Some(h) => Distribution {
+                path: PathBuf::from("merged"),
+                points: points(h),
+            },
+            None => self.median_run().clone(),
+        }
+    }
+
     /// The run whose p50 is the median of the runs' p50s (the lower middle one for an even
     /// count). It is a run that happened, unlike a pointwise median of several curves.
     pub fn median_run(&self) -> &Distribution {
         &self.runs[(self.runs.len() - 1) / 2]
     }
+}
+
+/// A histogram's percentile curve as an `.hgrm` file has it: 5 ticks per half distance, the
+/// final 100% row left out.
+pub fn points(h: &Histogram<u64>) -> Vec<(f64, f64)> {
+    if h.is_empty() {
+        return Vec::new();
+    }
+    h.iter_quantiles(5)
+        .map(|v| (v.quantile_iterated_to(), v.value_iterated_to() as f64))
+        .filter(|(q, _)| *q < 1.0)
+        .collect()
+}
+
+/// Every histogram in an interval log (`.hlog`), added into one.
+pub fn parse_log(bytes: &[u8]) -> Result<Histogram<u64>, String> {
+    let mut merged: Option<Histogram<u64>> = None;
+    let mut deserializer = Deserializer::new();
+    for entry in IntervalLogIterator::new(bytes) {
+        let entry = entry.map_err(|e| format!("not an HdrHistogram interval log: {e:?}"))?;
+        let LogEntry::Interval(interval) = entry else {
+            continue;
+        };
+        let encoded = base64::engine::general_purpose::STANDARD
+            .decode(interval.encoded_histogram())
+            .map_err(|e| format!("a histogram is not base64: {e}"))?;
+        let h: Histogram<u64> = deserializer
+            .deserialize(&mut encoded.as_slice())
+            .map_err(|e| format!("not a V2 histogram: {e:?}"))?;
+        match &mut merged {
+            None => merged = Some(h),
+            Some(m) => m
+                .add(&h)
+                .map_err(|e| format!("cannot add the histograms: {e:?}"))?,
+        }
+    }
+    merged.ok_or_else(|| "no histogram in the log".to_owned())
+}
+
+/// `runs` added into one histogram (auto-resizing, so runs recorded with other bounds fit).
+pub fn merge<'a>(
+    runs: impl IntoIterator<Item = &'a Histogram<u64>>,
+) -> Result<Histogram<u64>, String> {
+    let mut merged = Histogram::<u64>::new(3).expect("3 significant figures are valid");
+    for h in runs {
+        merged
+            .add(h)
+            .map_err(|e| format!("cannot add the histograms: {e:?}"))?;
+    }
+    Ok(merged)
 }
 
 /// Parses the text of an `.hgrm` file: `Value Percentile TotalCount 1/(1-Percentile)` rows.
@@ -108,21 +183,44 @@ pub fn find(
     let mut out = Vec::new();
     for format in formats {
         let mut runs = Vec::new();
+        let mut hists = Vec::new();
+        let mut text_only = false;
         for folder in &folders {
+            let log = folder.join(format!("{format}.{side}.hlog"));
             let path = folder.join(format!("{format}.{side}.hgrm"));
-            if path.is_file() {
+            if log.is_file() {
+                let h = read_log(&log)?;
+                runs.push(Distribution {
+                    path: log,
+                    points: points(&h),
+                });
+                hists.push(h);
+            } else if path.is_file() {
                 runs.push(read(&path)?);
+                text_only = true;
             }
         }
         if !runs.is_empty() {
             runs.sort_by(|a, b| a.p50().total_cmp(&b.p50()));
+            let merged = if text_only {
+                None
+            } else {
+                Some(merge(&hists).map_err(|m| ReportError::new(&folders[0], m))?)
+            };
             out.push(FormatRuns {
                 format: (*format).to_owned(),
                 runs,
+                merged,
             });
         }
     }
     Ok(out)
+}
+
+fn read_log(path: &Path) -> Result<Histogram<u64>, ReportError> {
+    let bytes =
+        std::fs::read(path).map_err(|e| ReportError::new(path, format!("cannot read: {e}")))?;
+    parse_log(&bytes).map_err(|m| ReportError::new(path, m))
 }
 
 fn read(path: &Path) -> Result<Distribution, ReportError> {

@@ -5,8 +5,9 @@
 use std::io::{self, Write};
 
 use super::stats::{section_hosts, section_name};
-use super::tables::{section_tables, Table};
-use super::{ChartFile, Export, ReportData};
+use super::tables::{self, section_tables, Table};
+use super::{baseline, scheduling, verdict, warnings};
+use super::{ChartFile, ChartKind, Export, ReportData};
 
 pub struct Html;
 
@@ -27,25 +28,39 @@ pub fn escape(s: &str) -> String {
 }
 
 const STYLE: &str = "\
-body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;margin:2em auto;max-width:1500px;padding:0 1em;color:#222;line-height:1.4}
+body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;margin:1em auto;max-width:1500px;padding:0 1em;color:#222;line-height:1.4}
 h1{font-size:1.7em}h2{margin-top:2em;border-bottom:2px solid #ddd;padding-bottom:.2em}
 table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:.88em}
 th,td{border:1px solid #ccc;padding:.3em .45em;text-align:right;white-space:nowrap}
 th{white-space:normal;vertical-align:bottom}
 th{background:#f0f3f7}td:first-child,th:first-child,td.side{text-align:left}
+table.verdict th{text-align:left}
 tr:nth-child(even) td{background:#fafafa}
 p.caption{color:#555;margin-bottom:.3em}
-.warnings{background:#fff6e0;border:1px solid #e8c15a;padding:.6em 1.2em;border-radius:4px}
+details.warnings{background:#fff6e0;border:1px solid #e8c15a;padding:.4em 1em;border-radius:4px;margin:.4em 0}
+details.warnings summary{cursor:pointer}details.warnings li{font-size:.9em}
+.answer{display:flex;flex-wrap:wrap;gap:0 1.5em;align-items:flex-start}
+.answer .verdict{flex:1 1 560px;max-width:720px}.answer figure{flex:1 1 600px;max-width:680px;margin:0}
+.answer figure img{width:100%}table.verdict{font-size:.84em}
+table.verdict td{white-space:normal;text-align:left}table.verdict td small{white-space:nowrap}
+p.lead{font-size:.92em;color:#333;margin:.2em 0}h1{margin:.2em 0 .4em}
+ul.findings{margin:.3em 0}
 .ok{background:#eaf6ea;border:1px solid #8c8;padding:.6em 1.2em;border-radius:4px}
 figure{margin:1em 0}figure img{width:960px;max-width:100%;border:1px solid #ddd}
 .scroll{overflow-x:auto}td small{color:#777;white-space:normal}
 code{background:#f3f3f3;padding:0 .2em}
 ";
 
-fn table(w: &mut dyn Write, t: &Table) -> io::Result<()> {
+/// A table with its caption above; `class` on the table element when not empty.
+fn table(w: &mut dyn Write, t: &Table, class: &str) -> io::Result<()> {
+    let class = if class.is_empty() {
+        String::new()
+    } else {
+        format!(" class=\"{class}\"")
+    };
     writeln!(
         w,
-        "<p class=\"caption\">{}</p>\n<div class=\"scroll\"><table>",
+        "<p class=\"caption\">{}</p>\n<div class=\"scroll\"><table{class}>",
         escape(&t.caption)
     )?;
     write!(w, "<tr>")?;
@@ -56,7 +71,7 @@ fn table(w: &mut dyn Write, t: &Table) -> io::Result<()> {
     for r in &t.rows {
         write!(w, "<tr>")?;
         for (i, c) in r.iter().enumerate() {
-            let class = if i == 1 && t.header[1] == "side" {
+            let class = if i > 0 && i < t.left {
                 " class=\"side\""
             } else {
                 ""
@@ -82,14 +97,18 @@ fn charts(w: &mut dyn Write, charts: &[&ChartFile]) -> io::Result<()> {
     }
     writeln!(w, "<div class=\"charts\">")?;
     for c in charts {
-        writeln!(
-            w,
-            "<figure><img src=\"{}\" alt=\"{}\"></figure>",
-            escape(&c.file),
-            escape(&c.title)
-        )?;
+        img(w, c)?;
     }
     writeln!(w, "</div>")
+}
+
+fn img(w: &mut dyn Write, c: &ChartFile) -> io::Result<()> {
+    writeln!(
+        w,
+        "<figure><img src=\"{}\" alt=\"{}\"></figure>",
+        escape(&c.file),
+        escape(&c.title)
+    )
 }
 
 impl Export for Html {
@@ -104,9 +123,108 @@ impl Export for Html {
             "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
              <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
              <title>md-shootout report</title>\n<style>\n{STYLE}</style>\n</head>\n<body>\n\
-             <h1>md-shootout report</h1>"
+             <h1>md-shootout: which format, for which need</h1>"
         )?;
-        writeln!(w, "<p>Results read:</p>\n<ul>")?;
+        let sections = s.sections();
+        let of_kind = |input: &str, label: &str, kind: ChartKind| -> Vec<&ChartFile> {
+            report
+                .charts
+                .iter()
+                .filter(|c| c.input == input && c.label.as_deref() == Some(label) && c.kind == kind)
+                .collect()
+        };
+        // The answer first: per input, the verdict and the size-vs-speed chart side by side.
+        let primaries: Vec<_> = s
+            .inputs()
+            .into_iter()
+            .filter_map(|i| s.primary(i))
+            .collect();
+        for (input, label, groups) in &primaries {
+            let verdicts = verdict::verdicts(groups);
+            writeln!(w, "<div class=\"answer\" id=\"answer\">")?;
+            writeln!(w, "<div class=\"verdict\">")?;
+            table(
+                w,
+                &verdict::table(&verdicts, &section_name(input, label)),
+                "verdict",
+            )?;
+            writeln!(
+                w,
+                "<p class=\"lead\">{}</p>",
+                escape(&verdict::input_line(input, groups, label))
+            )?;
+            writeln!(w, "</div>")?;
+            for c in of_kind(input, label, ChartKind::Scatter) {
+                img(w, c)?;
+            }
+            writeln!(w, "</div>")?;
+        }
+        if let Some(b) = report.baseline {
+            writeln!(w, "<h2 id=\"baseline\">Against the baseline</h2>")?;
+            table(w, &baseline::table(b), "")?;
+        }
+        let comparisons = scheduling::compare(s);
+        if !comparisons.is_empty() {
+            writeln!(w, "<h2 id=\"scheduling\">Scheduling labels compared</h2>")?;
+            for c in &comparisons {
+                writeln!(w, "<ul class=\"findings\">")?;
+                for f in &c.findings {
+                    writeln!(w, "<li>{}</li>", escape(f))?;
+                }
+                writeln!(w, "</ul>")?;
+                table(w, &c.table, "")?;
+            }
+        }
+        writeln!(w, "<h2 id=\"warnings\">Warnings</h2>")?;
+        if report.warnings.is_empty() {
+            writeln!(w, "<p class=\"ok\">None.</p>")?;
+        } else {
+            for g in warnings::group(report.warnings, s) {
+                writeln!(
+                    w,
+                    "<details class=\"warnings\"><summary>{}</summary>\n<ul>",
+                    escape(&g.summary)
+                )?;
+                for d in &g.details {
+                    writeln!(w, "<li>{}</li>", escape(d))?;
+                }
+                writeln!(w, "</ul></details>")?;
+            }
+        }
+        for input in s.inputs() {
+            for (_, label, groups) in sections.iter().filter(|(i, _, _)| *i == input) {
+                writeln!(w, "<h2>{}</h2>", escape(&section_name(input, label)))?;
+                writeln!(w, "<p>Hosts: {}</p>", escape(&section_hosts(groups)))?;
+                let primary = primaries.iter().any(|(i, l, _)| i == &input && l == label);
+                if !primary {
+                    table(
+                        w,
+                        &verdict::table(&verdict::verdicts(groups), &section_name(input, label)),
+                        "verdict",
+                    )?;
+                }
+                for t in section_tables(groups) {
+                    table(w, &t, "")?;
+                }
+                let merged: Vec<_> = report
+                    .merged
+                    .iter()
+                    .filter(|m| m.input == input && &m.label == label)
+                    .collect();
+                if let Some(t) = tables::merged_table(&merged, groups[0].unit) {
+                    table(w, &t, "")?;
+                }
+                let mut own = Vec::new();
+                if !primary {
+                    own.extend(of_kind(input, label, ChartKind::Scatter));
+                }
+                own.extend(of_kind(input, label, ChartKind::Percentiles));
+                own.extend(of_kind(input, label, ChartKind::Bytes));
+                own.extend(of_kind(input, label, ChartKind::Distribution));
+                charts(w, &own)?;
+            }
+        }
+        writeln!(w, "<h2 id=\"sources\">Results read</h2>\n<ul>")?;
         for src in &s.sources {
             writeln!(
                 w,
@@ -116,41 +234,6 @@ impl Export for Html {
             )?;
         }
         writeln!(w, "</ul>")?;
-        writeln!(w, "<h2 id=\"warnings\">Warnings</h2>")?;
-        if report.warnings.is_empty() {
-            writeln!(w, "<p class=\"ok\">None.</p>")?;
-        } else {
-            writeln!(w, "<ul class=\"warnings\">")?;
-            for warning in report.warnings {
-                writeln!(w, "<li>{}</li>", escape(&warning.message))?;
-            }
-            writeln!(w, "</ul>")?;
-        }
-        let sections = s.sections();
-        for input in s.inputs() {
-            for (_, label, groups) in sections.iter().filter(|(i, _, _)| *i == input) {
-                writeln!(w, "<h2>{}</h2>", escape(&section_name(input, label)))?;
-                writeln!(w, "<p>Hosts: {}</p>", escape(&section_hosts(groups)))?;
-                for t in section_tables(groups) {
-                    table(w, &t)?;
-                }
-                let own: Vec<&ChartFile> = report
-                    .charts
-                    .iter()
-                    .filter(|c| c.input == input && c.label.as_deref() == Some(*label))
-                    .collect();
-                charts(w, &own)?;
-            }
-            let dists: Vec<&ChartFile> = report
-                .charts
-                .iter()
-                .filter(|c| c.input == input && c.label.is_none())
-                .collect();
-            if !dists.is_empty() {
-                writeln!(w, "<h2>{} — percentile distributions</h2>", escape(input))?;
-                charts(w, &dists)?;
-            }
-        }
         writeln!(w, "</body>\n</html>")
     }
 }

@@ -93,6 +93,8 @@ struct CsvRow {
     label: String,
     input: String,
     format: String,
+    feed: String,
+    packets: f64,
     messages: f64,
     bytes_per_message: f64,
     ser_p50_ns: f64,
@@ -167,6 +169,10 @@ pub struct RunRow {
     pub unit: &'static str,
     pub format: String,
     pub host: String,
+    /// The `feed` column (`deep`, `tops`): what the input carried.
+    pub feed: String,
+    /// The `packets` column: IEX-TP packets in the input.
+    pub packets: f64,
     pub bytes_per_message: f64,
     /// ns per packet, in [`PERCENTILES`] order.
     pub ser: [f64; 7],
@@ -339,6 +345,8 @@ fn read_csv(path: &Path, source: usize) -> Result<Vec<RunRow>, ReportError> {
             },
             format: r.format,
             host: r.host,
+            feed: r.feed,
+            packets: r.packets,
             bytes_per_message: r.bytes_per_message,
             ser: [
                 r.ser_p50_ns,

@@ -3,14 +3,19 @@
 //! [`summarize`] them (medians, spreads, ratios, warnings), [`write_report`] the outputs
 //! (`summary.csv`, `summary.md`, SVG charts, `index.html`), one file per output behind [`Export`].
 
+pub mod baseline;
+pub mod bmf;
 pub mod charts;
 pub mod dist;
 pub mod html;
 pub mod load;
 pub mod markdown;
+pub mod scheduling;
 pub mod stats;
 pub mod summary_csv;
 pub mod tables;
+pub mod verdict;
+pub mod warnings;
 
 pub use crate::output::write_atomically;
 pub use load::{load, Runs};
@@ -45,6 +50,17 @@ pub struct ChartFile {
     pub input: String,
     /// `None` for the distribution charts, which pool the labels (see [`dist`]).
     pub label: Option<String>,
+    pub kind: ChartKind,
+}
+
+/// What a chart shows, for placing it on the page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChartKind {
+    /// Size against speed: beside the verdict.
+    Scatter,
+    Percentiles,
+    Bytes,
+    Distribution,
 }
 
 /// What a text output renders: the summary, the charts drawn for it, and every warning
@@ -53,6 +69,10 @@ pub struct ReportData<'a> {
     pub summary: &'a Summary,
     pub charts: &'a [ChartFile],
     pub warnings: &'a [Warning],
+    /// Every run's histograms merged, per (input, label, format, side), where runs left them.
+    pub merged: &'a [charts::MergedRow],
+    /// Each format against the baseline (`--baseline`), when given.
+    pub baseline: Option<&'a baseline::Comparison>,
 }
 
 /// One file of the report (`summary.csv`, `summary.md`, `index.html`), written whole.
@@ -79,8 +99,16 @@ pub fn write_report(
     hist_dirs: &[PathBuf],
     out_dir: &Path,
 ) -> Result<ReportFiles, ReportError> {
-    std::fs::create_dir_all(out_dir)
-        .map_err(|e| ReportError::new(out_dir, format!("cannot create the report folder: {e}")))?;
+    write_report_with(summary, hist_dirs, out_dir, None)
+}
+
+/// [`write_report`], with the comparison against a baseline shown after the answer.
+pub fn write_report_with(
+    summary: &Summary,
+    hist_dirs: &[PathBuf],
+    out_dir: &Path,
+    baseline: Option<&baseline::Comparison>,
+) -> Result<ReportFiles, ReportError> {
     let hist_dirs: Vec<PathBuf> = if hist_dirs.is_empty() {
         let mut dirs: Vec<PathBuf> = summary
             .sources
@@ -98,14 +126,19 @@ pub fn write_report(
         }
         hist_dirs.to_vec()
     };
+    let hists = charts::read_histograms(summary, &hist_dirs)?;
+    std::fs::create_dir_all(out_dir)
+        .map_err(|e| ReportError::new(out_dir, format!("cannot create the report folder: {e}")))?;
     let mut warnings = summary.warnings.clone();
     let mut files = Vec::new();
-    let charts = charts::write_all(summary, &hist_dirs, out_dir, &mut warnings)?;
-    files.extend(charts.iter().map(|c| out_dir.join(&c.file)));
+    let drawn = charts::write_all(summary, &hists, &hist_dirs, out_dir, &mut warnings)?;
+    files.extend(drawn.charts.iter().map(|c| out_dir.join(&c.file)));
     let data = ReportData {
         summary,
-        charts: &charts,
+        charts: &drawn.charts,
         warnings: &warnings,
+        merged: &drawn.merged,
+        baseline,
     };
     let exports: [&dyn Export; 3] = [&summary_csv::SummaryCsv, &markdown::Markdown, &html::Html];
     for export in exports {

@@ -90,6 +90,10 @@ pub struct Group {
     /// `packet` or `message`: what the figures are per (the label says it too).
     pub unit: &'static str,
     pub format: String,
+    /// The input's feed (`deep`, `tops`), packets and messages, as the first run recorded them.
+    pub feed: String,
+    pub packets: f64,
+    pub messages: f64,
     pub runs: usize,
     /// Distinct hosts the runs came from, sorted.
     pub hosts: Vec<String>,
@@ -185,6 +189,51 @@ pub enum WarningKind {
 pub struct Warning {
     pub kind: WarningKind,
     pub message: String,
+    /// For [`WarningKind::HighVariation`]: the columns that varied (`ser p99`, `de batch`), so
+    /// the warnings can be summed up by column; empty for the other kinds.
+    pub columns: Vec<String>,
+}
+
+impl Warning {
+    pub fn new(kind: WarningKind, message: String) -> Warning {
+        Warning {
+            kind,
+            message,
+            columns: Vec::new(),
+        }
+    }
+}
+
+/// A percentile with fewer samples than this beyond it, in one run, is read as indicative: its
+/// run-to-run variation is expected and not flagged, and the tables mark it. (p99.99 of 50,000
+/// packets rests on 5 samples.)
+pub const MIN_TAIL_SAMPLES: f64 = 25.0;
+
+/// The quantile of each of [`PERCENTILES`]; `None` for the mean. Max is the 1.0 quantile.
+const QUANTILES: [Option<f64>; 7] = [
+    Some(0.5),
+    Some(0.9),
+    Some(0.99),
+    Some(0.999),
+    Some(0.9999),
+    Some(1.0),
+    None,
+];
+
+impl Group {
+    /// Units timed in one run: packets, or messages for per-message rows.
+    pub fn units(&self) -> f64 {
+        if self.unit == "message" {
+            self.messages
+        } else {
+            self.packets
+        }
+    }
+    /// Whether the percentile at `i` of [`PERCENTILES`] has fewer than [`MIN_TAIL_SAMPLES`]
+    /// samples beyond it in one run (max always has one; the mean is never thin).
+    pub fn thin(&self, i: usize) -> bool {
+        QUANTILES[i].is_some_and(|q| self.units() * (1.0 - q) < MIN_TAIL_SAMPLES)
+    }
 }
 
 impl std::fmt::Display for Warning {
@@ -228,6 +277,37 @@ impl Summary {
         f
     }
 
+    /// The section the answer is given for on `input`: per packet, label `normal` when there is
+    /// one, else the first label (per-packet before per-message).
+    pub fn primary(&self, input: &str) -> Option<(&str, &str, Vec<&Group>)> {
+        let mut of_input: Vec<(&str, &str, Vec<&Group>)> = self
+            .sections()
+            .into_iter()
+            .filter(|(i, _, _)| *i == input)
+            .collect();
+        of_input.sort_by_key(|(_, l, gs)| (gs[0].unit != "packet", *l != "normal"));
+        of_input.into_iter().next()
+    }
+
+    /// `input`'s formats in the one order every chart of it uses: fastest first in its
+    /// [`Summary::primary`] section, then any other by name.
+    pub fn format_order(&self, input: &str) -> Vec<String> {
+        let mut order: Vec<String> = self
+            .primary(input)
+            .map(|(_, _, gs)| gs.iter().map(|g| g.format.clone()).collect())
+            .unwrap_or_default();
+        let mut rest: Vec<String> = self
+            .groups
+            .iter()
+            .filter(|g| g.input == input && !order.contains(&g.format))
+            .map(|g| g.format.clone())
+            .collect();
+        rest.sort_unstable();
+        rest.dedup();
+        order.extend(rest);
+        order
+    }
+
     /// Every input name, sorted.
     pub fn inputs(&self) -> Vec<&str> {
         let mut f: Vec<&str> = self.groups.iter().map(|g| g.input.as_str()).collect();
@@ -259,6 +339,9 @@ pub fn summarize(runs: &Runs) -> Summary {
                 label: label.to_owned(),
                 unit: rows[0].unit,
                 format: format.to_owned(),
+                feed: rows[0].feed.clone(),
+                packets: rows[0].packets,
+                messages: rows[0].messages,
                 runs: rows.len(),
                 hosts,
                 ser: SideStats::of(&rows, |r| &r.ser),
@@ -385,11 +468,12 @@ pub fn section_name(input: &str, label: &str) -> String {
 
 fn warnings(summary: &Summary, runs: &Runs) -> Vec<Warning> {
     let mut out = Vec::new();
-    let mut warn = |kind, message| out.push(Warning { kind, message });
+    let warn = |out: &mut Vec<Warning>, kind, message| out.push(Warning::new(kind, message));
     for g in &summary.groups {
         let name = format!("{} {}", section_name(&g.input, &g.label), g.format);
         if g.runs < MIN_RUNS {
             warn(
+                &mut out,
                 WarningKind::FewRuns,
                 format!(
                     "{name}: only {} run{}; at least {MIN_RUNS} are needed for a median and a spread worth reading",
@@ -401,7 +485,9 @@ fn warnings(summary: &Summary, runs: &Runs) -> Vec<Warning> {
         // Max is left out: it is a preemption on a shared machine more often than the format.
         // Nor are the size-as-stored columns: a size is the input's, not the machine's, and
         // zstd_ns is harness time, outside what is measured.
-        let mut noisy: Vec<String> = [
+        // Nor is a percentile with too few samples behind it: it varies as expected (the tables
+        // mark it instead).
+        let mut noisy: Vec<(String, f64)> = [
             ("ser", Some(&g.ser)),
             ("de", Some(&g.de)),
             ("de_all", g.de_all.as_ref()),
@@ -411,8 +497,9 @@ fn warnings(summary: &Summary, runs: &Runs) -> Vec<Warning> {
         .flat_map(|(side, s)| {
             s.0.iter()
                 .zip(PERCENTILES)
-                .filter(|(stat, p)| *p != "max" && stat.cv_pct > MAX_CV_PCT)
-                .map(move |(stat, p)| format!("{side} {p} {:.1}%", stat.cv_pct))
+                .enumerate()
+                .filter(|(i, (stat, p))| *p != "max" && !g.thin(*i) && stat.cv_pct > MAX_CV_PCT)
+                .map(move |(_, (stat, p))| (format!("{side} {p}"), stat.cv_pct))
         })
         .collect();
         noisy.extend(
@@ -424,16 +511,22 @@ fn warnings(summary: &Summary, runs: &Runs) -> Vec<Warning> {
             .into_iter()
             .filter_map(|(what, s)| Some((what, s?)))
             .filter(|(_, s)| s.cv_pct > MAX_CV_PCT)
-            .map(|(what, s)| format!("{what} {:.1}%", s.cv_pct)),
+            .map(|(what, s)| (what.to_owned(), s.cv_pct)),
         );
         if !noisy.is_empty() {
-            warn(
+            let list: Vec<String> = noisy
+                .iter()
+                .map(|(c, cv)| format!("{c} {cv:.1}%"))
+                .collect();
+            let mut w = Warning::new(
                 WarningKind::HighVariation,
                 format!(
                     "{name}: run-to-run coefficient of variation above {MAX_CV_PCT}%: {}",
-                    noisy.join(", ")
+                    list.join(", ")
                 ),
             );
+            w.columns = noisy.into_iter().map(|(c, _)| c).collect();
+            out.push(w);
         }
     }
     for (input, label, groups) in summary.sections() {
@@ -453,6 +546,7 @@ fn warnings(summary: &Summary, runs: &Runs) -> Vec<Warning> {
             .expect("a section has a group");
         if let Some(why) = trust::timer_cost(overhead, smallest, &which) {
             warn(
+                &mut out,
                 WarningKind::TimerOverhead,
                 format!("{}: {why}", section_name(input, label)),
             );
@@ -481,6 +575,7 @@ fn warnings(summary: &Summary, runs: &Runs) -> Vec<Warning> {
         };
         if let Some(why) = trust::raw_above_floor(ser, de, floor, basis) {
             warn(
+                &mut out,
                 WarningKind::AboveFloor,
                 format!("{}: {why}", section_name(input, label)),
             );
@@ -489,10 +584,11 @@ fn warnings(summary: &Summary, runs: &Runs) -> Vec<Warning> {
     for s in &runs.sources {
         let csv = s.csv.display();
         if let Some(why) = s.governor.warning() {
-            warn(WarningKind::Governor, format!("{csv}: {why}"));
+            warn(&mut out, WarningKind::Governor, format!("{csv}: {why}"));
         }
         if s.duplicates > 0 {
             warn(
+                &mut out,
                 WarningKind::Duplicates,
                 format!(
                     "{csv}: {} row{} already read from an earlier file, counted once",

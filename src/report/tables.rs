@@ -1,12 +1,15 @@
 //! The tables of `summary.md` and `index.html`, built once as text cells so both show the same.
 
+use super::charts::MergedRow;
 use super::load::PERCENTILES;
-use super::stats::{trim, Basis, Group, SideStats, Stat};
+use super::stats::{trim, Basis, Group, SideStats, Stat, MIN_TAIL_SAMPLES};
 
-/// A table as text cells. The first column is left-aligned, the others are numbers.
+/// A table as text cells: [`Table::left`] text columns, then numbers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Table {
     pub caption: String,
+    /// How many leading columns are text, aligned left (the rest are numbers).
+    pub left: usize,
     pub header: Vec<String>,
     pub rows: Vec<Vec<String>>,
 }
@@ -16,6 +19,7 @@ pub fn section_tables(groups: &[&Group]) -> [Table; 2] {
     let runs = runs_text(groups);
     let unit = groups.first().map_or("packet", |g| g.unit);
     let headline = Table {
+        left: 1,
         caption: format!(
             "Median across {runs}, min–max in brackets; ns per {unit}. {} \
              de is the selective decode (only the fields the aggregation needs); de_all the \
@@ -88,17 +92,24 @@ pub fn section_tables(groups: &[&Group]) -> [Table; 2] {
     header.extend(PERCENTILES.iter().map(|p| p.to_string()));
     let side_row = |g: &Group, side: &str, s: &SideStats| {
         let mut row = vec![g.format.clone(), side.to_owned()];
-        row.extend(
-            s.0.iter()
-                .map(|st| format!("{} ({:.1}%)", trim(st.median), st.cv_pct)),
-        );
+        row.extend(s.0.iter().enumerate().map(|(i, st)| {
+            let thin = if g.thin(i) && PERCENTILES[i] != "max" {
+                " †"
+            } else {
+                ""
+            };
+            format!("{} ({:.1}%){thin}", trim(st.median), st.cv_pct)
+        }));
         row
     };
     let all = Table {
+        left: 2,
         caption: format!(
             "Every percentile: median across {runs} in ns per {unit}, coefficient of variation \
              (stdev/mean across runs) in brackets. Each {unit} timed on its own (a clock pair \
-             per {unit}). de: selective decode; de_all: complete decode, where measured."
+             per {unit}). de: selective decode; de_all: complete decode, where measured. \
+             † fewer than {MIN_TAIL_SAMPLES:.0} samples lie beyond this percentile in a run: \
+             indicative only, and its variation across runs is expected (max is one sample)."
         ),
         header,
         rows: groups
@@ -113,6 +124,40 @@ pub fn section_tables(groups: &[&Group]) -> [Table; 2] {
             .collect(),
     };
     [headline, all]
+}
+
+/// The "merged" rows of a section: every run's histograms added into one, per format and side,
+/// and the percentiles of that (what all the timed units together had); `None` when no run left
+/// its histograms (`.hlog`).
+pub fn merged_table(rows: &[&MergedRow], unit: &str) -> Option<Table> {
+    if rows.is_empty() {
+        return None;
+    }
+    let mut header = vec!["format".to_owned(), "side".to_owned(), "runs".to_owned()];
+    header.push(format!("{unit}s"));
+    header.extend(PERCENTILES.iter().map(|p| p.to_string()));
+    Some(Table {
+        left: 2,
+        caption: format!(
+            "Merged: each format's histograms of every run (and every host) added into one, \
+             ns per {unit}. Unlike a median of the runs' percentiles, these are the percentiles \
+             of all the timed {unit}s together; the distribution charts draw the same."
+        ),
+        header,
+        rows: rows
+            .iter()
+            .map(|r| {
+                let mut row = vec![
+                    r.format.clone(),
+                    format!("{} merged", r.side),
+                    r.runs.to_string(),
+                    count(r.count as f64),
+                ];
+                row.extend(r.values.iter().map(|v| trim(*v)));
+                row
+            })
+            .collect(),
+    })
 }
 
 /// What the section is ranked by, as sentences for the caption.
@@ -203,6 +248,19 @@ pub fn spread(s: &Stat) -> String {
     } else {
         format!("{} ({}–{})", trim(s.median), trim(s.min), trim(s.max))
     }
+}
+
+/// `1,234,567` for a count.
+pub fn count(x: f64) -> String {
+    let digits = format!("{:.0}", x.abs());
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// `6.07M`, `950.0k`.

@@ -1,5 +1,5 @@
 //! A run killed with SIGKILL at any point leaves only whole results: every CSV line a complete
-//! row, the summary and histograms either absent or complete.
+//! row, the summary and histograms (.hgrm and .hlog) either absent or complete.
 
 use std::path::Path;
 use std::process::Command;
@@ -49,6 +49,15 @@ fn assert_absent_or_complete(out: &Path, complete_summary: &str) {
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
             if name.starts_with('.') {
                 continue; // a killed writer's temporary; never read, removed by the next write
+            }
+            if name.ends_with(".hlog") {
+                // The histogram itself: whole when it parses.
+                let bytes = std::fs::read(&path).unwrap();
+                assert!(
+                    md_shootout::report::dist::parse_log(&bytes).is_ok(),
+                    "{name} is cut short"
+                );
+                continue;
             }
             let text = std::fs::read_to_string(&path).unwrap();
             assert!(text.contains("#[Buckets"), "{name} is cut short");

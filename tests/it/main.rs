@@ -15,6 +15,7 @@ mod gen;
 mod gen_deep_plus;
 mod iex_golden;
 mod report;
+mod report_answer;
 mod robustness;
 mod roundtrip;
 mod run;

@@ -277,6 +277,10 @@ fn run_matches_an_independent_summary_and_writes_sound_csv() {
                     text.contains("Total count    =        19000]"),
                     "{f} {side}"
                 );
+                // The histogram itself, as an HdrHistogram interval log: the same count.
+                let log = std::fs::read(hist.join(format!("{f}.{side}.hlog"))).unwrap();
+                let h = md_shootout::report::dist::parse_log(&log).unwrap();
+                assert_eq!(h.len(), 19000, "{f} {side}.hlog");
             }
         }
     }

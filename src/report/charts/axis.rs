@@ -48,9 +48,47 @@ pub(super) fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
     }
     if all.len() > 12 {
         only_decades
+    } else if all.len() < 3 {
+        // A range under a decade: every integer multiple, so the axis has enough labels.
+        let mut more = Vec::new();
+        let mut decade = 10f64.powf(lo.log10().floor());
+        while decade <= hi {
+            for m in 1..10 {
+                let v = decade * f64::from(m);
+                if v >= lo && v <= hi {
+                    more.push(v);
+                }
+            }
+            decade *= 10.0;
+        }
+        if more.len() > 10 {
+            more.into_iter().step_by(2).collect()
+        } else {
+            more
+        }
     } else {
         all
     }
+}
+
+/// The largest 1, 2 or 5 × 10^k at or below `x` (positive).
+pub(super) fn nice_below(x: f64) -> f64 {
+    let decade = 10f64.powf(x.log10().floor());
+    [5.0, 2.0, 1.0]
+        .iter()
+        .map(|m| m * decade)
+        .find(|v| *v <= x * (1.0 + 1e-9))
+        .unwrap_or(decade)
+}
+
+/// The smallest 1, 2 or 5 × 10^k at or above `x` (positive).
+pub(super) fn nice_above(x: f64) -> f64 {
+    let decade = 10f64.powf(x.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * decade)
+        .find(|v| *v >= x * (1.0 - 1e-9))
+        .unwrap_or(10.0 * decade)
 }
 
 /// An f64 axis, linear or logarithmic, with ticks exactly where asked (plotters' own
@@ -79,6 +117,39 @@ impl Axis {
             log: true,
             ticks: log_ticks(lo, hi),
         }
+    }
+    /// A log axis from the 1-2-5 value at or under `lo` to the one at or over `hi`: fitted to
+    /// the data, without the empty decades of rounding to powers of ten.
+    pub(super) fn fitted_log(lo: f64, hi: f64) -> Axis {
+        let lo = nice_below(lo.max(f64::MIN_POSITIVE));
+        let hi = nice_above(hi.max(lo * 1.01));
+        Axis::log(lo, hi)
+    }
+    /// A linear axis over `lo..=hi` widened to round steps (about `n` ticks), not to zero.
+    pub(super) fn fitted_linear(lo: f64, hi: f64, n: usize) -> Axis {
+        let span = (hi - lo).max(hi.abs() * 0.02).max(1e-9);
+        let raw = span / n as f64;
+        let mag = 10f64.powf(raw.log10().floor());
+        let step = [1.0, 2.0, 2.5, 5.0, 10.0]
+            .iter()
+            .map(|m| m * mag)
+            .find(|s| *s >= raw)
+            .unwrap_or(10.0 * mag);
+        let a = (lo / step).floor() * step;
+        let b = (hi / step).ceil() * step;
+        let b = if b <= a { a + step } else { b };
+        let ticks = (0..)
+            .map(|i| a + i as f64 * step)
+            .take_while(|v| *v <= b + step * 1e-6)
+            .collect();
+        Axis::linear(a, b, ticks)
+    }
+    /// `(lo, hi)` of the axis.
+    pub(super) fn bounds(&self) -> (f64, f64) {
+        (self.lo, self.hi)
+    }
+    pub(super) fn is_log(&self) -> bool {
+        self.log
     }
     /// Linear ticks at round steps, about `n` of them.
     pub(super) fn round_ticks(hi: f64, n: usize) -> Vec<f64> {

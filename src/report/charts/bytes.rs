@@ -1,26 +1,35 @@
-//! `bytes-<input>-<label>.svg`: bytes per message per format, encoded and as stored.
+//! `bytes-<input>-<label>.svg`: bytes per message per format, encoded and as stored, smallest
+//! first.
 
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::axis::{err, thousands, Axis, DrawResult};
-use super::{legend, Colours, FONT, SIZE, SIZE_COLOURS};
+use super::{frame, legend_column, slot_labels, Colours, Swatch, FONT, SIZE, SIZE_COLOURS};
 use crate::report::stats::Group;
+
+/// `groups` smallest encoded size first (then by name), as both bytes charts show them.
+fn by_size<'a>(groups: &[&'a Group]) -> Vec<&'a Group> {
+    let mut g = groups.to_vec();
+    g.sort_by(|a, b| {
+        a.bytes_per_message
+            .median
+            .total_cmp(&b.bytes_per_message.median)
+            .then(a.format.cmp(&b.format))
+    });
+    g
+}
 
 /// The frame both bytes charts draw in: one slot per format on x (named), bytes on y.
 fn bytes_frame<'a, 'b>(
-    root: &'a DrawingArea<SVGBackend<'b>, plotters::coord::Shift>,
-    title: &str,
+    plot: &'a DrawingArea<SVGBackend<'b>, plotters::coord::Shift>,
     names: &[String],
     top: f64,
     y_desc: &str,
 ) -> DrawResult<ChartContext<'a, SVGBackend<'b>, Cartesian2d<Axis, Axis>>> {
-    root.fill(&WHITE).map_err(err)?;
     let n = names.len();
-    let mut chart = ChartBuilder::on(root)
-        .caption(title, (FONT, 22))
-        .margin(16)
-        .margin_right(48)
+    let mut chart = ChartBuilder::on(plot)
+        .margin(10)
         .x_label_area_size(56)
         .y_label_area_size(90)
         .build_cartesian_2d(
@@ -28,36 +37,46 @@ fn bytes_frame<'a, 'b>(
             Axis::linear(0.0, top, Axis::round_ticks(top, 8)),
         )
         .map_err(err)?;
-    let name_of = |x: &f64| names.get(x.floor() as usize).cloned().unwrap_or_default();
     chart
         .configure_mesh()
         .disable_x_mesh()
-        .x_desc("format (fastest first)")
+        .x_desc("format (smallest encoded first)")
         .y_desc(y_desc)
-        .x_label_formatter(&name_of)
+        .x_label_formatter(&|_| String::new())
         .y_label_formatter(&|y| thousands(*y))
-        .label_style((FONT, 15))
+        .label_style((FONT, 14))
         .axis_desc_style((FONT, 16))
         .light_line_style(WHITE)
         .bold_line_style(BLACK.mix(0.12))
         .draw()
         .map_err(err)?;
+    let (bx, by) = plot.get_base_pixel();
+    slot_labels(plot, names, |i| {
+        let (x, y) = chart.backend_coord(&(i as f64 + 0.5, 0.0));
+        (x - bx, y - by)
+    })?;
     Ok(chart)
 }
 
-pub(super) fn bytes_bars(title: &str, groups: &[&Group], colours: &Colours) -> DrawResult<String> {
+pub(super) fn bytes_bars(
+    section: &str,
+    what: &str,
+    groups: &[&Group],
+    colours: &Colours,
+) -> DrawResult<String> {
+    let groups = by_size(groups);
     let top = groups
         .iter()
         .map(|g| g.bytes_per_message.max)
         .fold(1.0, f64::max)
-        * (1.25 + 0.07 * groups.len() as f64); // room for the legend above the bars
+        * 1.12; // room for the values above the bars
     let names: Vec<String> = groups.iter().map(|g| g.format.clone()).collect();
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        let (plot, _) = frame(&root, section, what, false)?;
         let mut chart = bytes_frame(
-            &root,
-            title,
+            &plot,
             &names,
             top,
             "bytes per message (encoded, median across runs)",
@@ -72,11 +91,7 @@ pub(super) fn bytes_bars(title: &str, groups: &[&Group], colours: &Colours) -> D
                     [(i as f64 + 0.2, 0.0), (i as f64 + 0.8, b)],
                     colour.filled(),
                 )])
-                .map_err(err)?
-                .label(g.format.clone())
-                .legend(move |(x, y)| {
-                    Rectangle::new([(x, y - 6), (x + 14, y + 6)], colour.filled())
-                });
+                .map_err(err)?;
             chart
                 .draw_series([Text::new(
                     format!("{b:.1}"),
@@ -85,7 +100,6 @@ pub(super) fn bytes_bars(title: &str, groups: &[&Group], colours: &Colours) -> D
                 )])
                 .map_err(err)?;
         }
-        legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         root.present().map_err(err)?;
     }
     Ok(svg)
@@ -93,7 +107,12 @@ pub(super) fn bytes_bars(title: &str, groups: &[&Group], colours: &Colours) -> D
 
 /// Three bars per format: encoded, zstd and zlib bytes per message (medians). A format whose
 /// runs did not measure the size as stored gets its encoded bar only.
-pub(super) fn stored_bytes_bars(title: &str, groups: &[&Group]) -> DrawResult<String> {
+pub(super) fn stored_bytes_bars(
+    section: &str,
+    what: &str,
+    groups: &[&Group],
+) -> DrawResult<String> {
+    let groups = by_size(groups);
     let sizes = |g: &Group| -> [Option<f64>; 3] {
         [
             Some(g.bytes_per_message.median),
@@ -105,25 +124,21 @@ pub(super) fn stored_bytes_bars(title: &str, groups: &[&Group]) -> DrawResult<St
         .iter()
         .flat_map(|g| sizes(g).into_iter().flatten())
         .fold(1.0, f64::max);
-    // The upper third for the legend and the values written above the bars.
-    let top = highest * 1.5;
+    // Room above the highest bar for its value, written upwards.
+    let top = highest * 1.18;
     let names: Vec<String> = groups.iter().map(|g| g.format.clone()).collect();
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        let mut chart = bytes_frame(
-            &root,
-            title,
-            &names,
-            top,
-            "bytes per message (median across runs)",
-        )?;
+        let (plot, legend) = frame(&root, section, what, true)?;
+        let mut chart = bytes_frame(&plot, &names, top, "bytes per message (median across runs)")?;
         let width = 0.8 / 3.0;
         // Written upwards from just above the bar: three labels side by side would not fit.
         let value_style =
-            TextStyle::from((FONT, 13).into_font().transform(FontTransform::Rotate270))
+            TextStyle::from((FONT, 12).into_font().transform(FontTransform::Rotate270))
                 .pos(Pos::new(HPos::Left, VPos::Center));
         let kinds = ["encoded", "zstd -3, as stored", "zlib -6, as stored"];
+        let mut entries = Vec::new();
         for (j, kind) in kinds.iter().enumerate() {
             let colour = SIZE_COLOURS[j];
             let bars = groups.iter().enumerate().filter_map(|(i, g)| {
@@ -134,13 +149,8 @@ pub(super) fn stored_bytes_bars(title: &str, groups: &[&Group]) -> DrawResult<St
                     colour.filled(),
                 ))
             });
-            chart
-                .draw_series(bars)
-                .map_err(err)?
-                .label(*kind)
-                .legend(move |(x, y)| {
-                    Rectangle::new([(x, y - 6), (x + 14, y + 6)], colour.filled())
-                });
+            chart.draw_series(bars).map_err(err)?;
+            entries.push((kind.to_string(), Swatch::Fill(colour)));
         }
         for (i, g) in groups.iter().enumerate() {
             for (j, b) in sizes(g).into_iter().enumerate() {
@@ -155,7 +165,7 @@ pub(super) fn stored_bytes_bars(title: &str, groups: &[&Group]) -> DrawResult<St
                     .map_err(err)?;
             }
         }
-        legend(&mut chart, SeriesLabelPosition::UpperRight)?;
+        legend_column(&legend, &entries)?;
         root.present().map_err(err)?;
     }
     Ok(svg)

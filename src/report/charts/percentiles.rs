@@ -4,7 +4,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::axis::{err, thousands, Axis, DrawResult};
-use super::{legend, FONT, PCT_COLOURS, SIZE};
+use super::{frame, legend_column, slot_labels, Swatch, FONT, PCT_COLOURS, SIZE};
 use crate::report::stats::{trim, Group, Stat};
 
 /// The side's p50, p99 and p99.9 (`de_all` only for groups that have it: see [`write_all`]).
@@ -20,7 +20,13 @@ fn side_stats<'a>(g: &'a Group, side: &str) -> [&'a Stat; 3] {
     [s.p50(), s.p99(), s.p999()]
 }
 
-pub(super) fn percentile_bars(title: &str, groups: &[&Group], side: &str) -> DrawResult<String> {
+/// `groups` in the report's format order (the same in every chart of the input).
+pub(super) fn percentile_bars(
+    section: &str,
+    what: &str,
+    groups: &[&Group],
+    side: &str,
+) -> DrawResult<String> {
     let n = groups.len();
     let highest = groups
         .iter()
@@ -31,47 +37,50 @@ pub(super) fn percentile_bars(title: &str, groups: &[&Group], side: &str) -> Dra
         .flat_map(|g| side_stats(g, side).map(|s| s.min.min(s.median)))
         .fold(f64::INFINITY, f64::min)
         .max(1.0);
-    // Log scale: p99.9 is often 10-100x p50. The floor is a power of ten below the lowest
-    // value; the top leaves the upper 30% for the legend and the value labels.
-    let bottom = 10f64.powf(lowest.log10().floor());
-    let top = 10f64.powf(bottom.log10() + (highest.log10() - bottom.log10()).max(1.0) / 0.7);
+    // Log scale: p99.9 is often 10-100x p50. Fitted to the data, with room above the highest
+    // whisker for its value.
+    let y = Axis::fitted_log(lowest * 0.8, highest * 1.3);
+    let bottom = y.bounds().0;
     let names: Vec<String> = groups.iter().map(|g| g.format.clone()).collect();
     let most_runs = groups.iter().map(|g| g.runs).max().unwrap_or(0);
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        root.fill(&WHITE).map_err(err)?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(title, (FONT, 22))
-            .margin(16)
-            .margin_right(48)
+        let (plot, legend) = frame(&root, section, what, true)?;
+        let mut chart = ChartBuilder::on(&plot)
+            .margin(10)
             .x_label_area_size(56)
             .y_label_area_size(90)
             .build_cartesian_2d(
                 Axis::linear(0.0, n as f64, (0..n).map(|i| i as f64 + 0.5).collect()),
-                Axis::log(bottom, top),
+                y,
             )
             .map_err(err)?;
-        let name_of = |x: &f64| names.get(x.floor() as usize).cloned().unwrap_or_default();
         chart
             .configure_mesh()
             .disable_x_mesh()
-            .x_desc("format (fastest first)")
+            .x_desc("format")
             .y_desc(format!(
                 "ns per {}, median across runs (log scale)",
                 groups[0].unit
             ))
-            .x_label_formatter(&name_of)
+            .x_label_formatter(&|_| String::new())
             .y_label_formatter(&|y| thousands(*y))
-            .label_style((FONT, 15))
+            .label_style((FONT, 14))
             .axis_desc_style((FONT, 16))
             .light_line_style(WHITE)
             .bold_line_style(BLACK.mix(0.12))
             .draw()
             .map_err(err)?;
+        let (bx, by) = plot.get_base_pixel();
+        slot_labels(&plot, &names, |i| {
+            let (x, y) = chart.backend_coord(&(i as f64 + 0.5, bottom));
+            (x - bx, y - by)
+        })?;
         let width = 0.8 / 3.0;
         let value_style =
-            TextStyle::from((FONT, 15).into_font()).pos(Pos::new(HPos::Center, VPos::Bottom));
+            TextStyle::from((FONT, 13).into_font()).pos(Pos::new(HPos::Center, VPos::Bottom));
+        let mut entries = Vec::new();
         for (j, pct) in ["p50", "p99", "p99.9"].iter().enumerate() {
             let colour = PCT_COLOURS[j];
             let bars = groups.iter().enumerate().map(|(i, g)| {
@@ -82,13 +91,8 @@ pub(super) fn percentile_bars(title: &str, groups: &[&Group], side: &str) -> Dra
                     colour.filled(),
                 )
             });
-            chart
-                .draw_series(bars)
-                .map_err(err)?
-                .label(*pct)
-                .legend(move |(x, y)| {
-                    Rectangle::new([(x, y - 6), (x + 14, y + 6)], colour.filled())
-                });
+            chart.draw_series(bars).map_err(err)?;
+            entries.push((pct.to_string(), Swatch::Fill(colour)));
         }
         for (i, g) in groups.iter().enumerate() {
             for (j, s) in side_stats(g, side).iter().enumerate() {
@@ -114,15 +118,9 @@ pub(super) fn percentile_bars(title: &str, groups: &[&Group], side: &str) -> Dra
             }
         }
         if most_runs > 1 {
-            chart
-                .draw_series(std::iter::empty::<PathElement<(f64, f64)>>())
-                .map_err(err)?
-                .label("min–max across runs")
-                .legend(|(x, y)| {
-                    PathElement::new(vec![(x + 7, y - 7), (x + 7, y + 7)], BLACK.stroke_width(1))
-                });
+            entries.push(("min–max of runs".to_owned(), Swatch::Whisker));
         }
-        legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
+        legend_column(&legend, &entries)?;
         root.present().map_err(err)?;
     }
     Ok(svg)

@@ -1,0 +1,69 @@
+//! `report --bmf FILE`: the summary in Bencher Metric Format (BMF) JSON, so results can go into
+//! bencher.dev or any tracker that reads it: one benchmark per (input, label, format), named
+//! `input/label/format`, each measure with its median as `value` and the min and max across
+//! runs as `lower_value` and `upper_value`.
+
+use std::path::Path;
+
+use serde_json::{json, Map, Value};
+
+use super::stats::{Group, Stat, Summary};
+use super::{write_atomically, ReportError};
+
+/// The measures of one group, by BMF measure name; those not measured are left out.
+pub fn measures(g: &Group) -> Vec<(&'static str, Stat)> {
+    let all = g.de_all.as_ref();
+    [
+        ("ser-p50-ns", Some(*g.ser.p50())),
+        ("ser-p99-ns", Some(*g.ser.p99())),
+        ("ser-p999-ns", Some(*g.ser.p999())),
+        ("de-p50-ns", Some(*g.de.p50())),
+        ("de-p99-ns", Some(*g.de.p99())),
+        ("de-p999-ns", Some(*g.de.p999())),
+        ("de-all-p50-ns", all.map(|s| *s.p50())),
+        ("de-all-p99-ns", all.map(|s| *s.p99())),
+        ("de-all-p999-ns", all.map(|s| *s.p999())),
+        ("ser-batch-ns", g.ser_batch),
+        ("de-batch-ns", g.de_batch),
+        ("de-all-batch-ns", g.de_all_batch),
+        ("bytes-per-msg", Some(g.bytes_per_message)),
+        ("zstd-bytes-per-msg", g.zstd_bytes_per_message),
+        ("zlib-bytes-per-msg", g.zlib_bytes_per_message),
+        ("msgs-per-sec", Some(g.msgs_per_sec)),
+    ]
+    .into_iter()
+    .filter_map(|(name, s)| Some((name, s?)))
+    .collect()
+}
+
+/// `input/label/format`: the benchmark's name.
+pub fn benchmark_name(g: &Group) -> String {
+    format!("{}/{}/{}", g.input, g.label, g.format)
+}
+
+/// The whole summary as one BMF object.
+pub fn to_json(summary: &Summary) -> Value {
+    let mut out = Map::new();
+    for g in &summary.groups {
+        let mut m = Map::new();
+        for (name, s) in measures(g) {
+            m.insert(
+                name.to_owned(),
+                json!({ "value": s.median, "lower_value": s.min, "upper_value": s.max }),
+            );
+        }
+        out.insert(benchmark_name(g), Value::Object(m));
+    }
+    Value::Object(out)
+}
+
+/// Writes [`to_json`] to `path`, whole or not at all.
+pub fn write(summary: &Summary, path: &Path) -> Result<(), ReportError> {
+    let text = serde_json::to_string_pretty(&to_json(summary))
+        .map_err(|e| ReportError::new(path, format!("cannot encode: {e}")))?;
+    write_atomically(path, |w| {
+        w.write_all(text.as_bytes())?;
+        w.write_all(b"\n")
+    })
+    .map_err(|e| ReportError::new(path, format!("cannot write: {e}")))
+}

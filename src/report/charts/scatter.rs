@@ -1,0 +1,244 @@
+//! `scatter-<input>-<label>-<wire|stored>.svg`: size against speed, one labelled point per
+//! format with its run-to-run range as error bars, and the Pareto frontier: the formats no other
+//! beats on both size and time. The first chart a reader sees, beside the verdict.
+
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use super::axis::{err, thousands, Axis, DrawResult};
+use super::{frame, legend_column, marker, Colours, Swatch, FONT};
+use crate::report::stats::{trim, Group, Stat, RAW};
+use crate::report::verdict::speed;
+
+/// Narrower than the other charts' 960 × 540: it is shown beside the verdict, at about 680 px,
+/// and read for the labels next to each point.
+/// The frontier's dashed line.
+const FRONTIER: RGBColor = RGBColor(0x66, 0x66, 0x66);
+
+pub(super) const SCATTER_SIZE: (u32, u32) = (820, 600);
+
+/// One format's point: size (x) and ser + de time (y), each with its spread.
+#[derive(Debug, Clone)]
+pub struct Point {
+    pub format: String,
+    pub x: Stat,
+    pub y: Stat,
+}
+
+/// The points of a section: bytes per message on the wire, or as stored (zstd) when `stored`;
+/// formats without the figure are left out.
+pub fn points(groups: &[&Group], stored: bool) -> Vec<Point> {
+    groups
+        .iter()
+        .filter_map(|g| {
+            let x = if stored {
+                g.zstd_bytes_per_message?
+            } else {
+                g.bytes_per_message
+            };
+            Some(Point {
+                format: g.format.clone(),
+                x,
+                y: speed(g)?,
+            })
+        })
+        .collect()
+}
+
+/// The formats nothing beats on both axes (by medians; raw, the floor, is not a contender),
+/// smallest first.
+pub fn pareto(points: &[Point]) -> Vec<&Point> {
+    let contenders: Vec<&Point> = points.iter().filter(|p| p.format != RAW).collect();
+    let mut front: Vec<&Point> = contenders
+        .iter()
+        .copied()
+        .filter(|p| {
+            !contenders.iter().any(|q| {
+                q.x.median <= p.x.median
+                    && q.y.median <= p.y.median
+                    && (q.x.median < p.x.median || q.y.median < p.y.median)
+            })
+        })
+        .collect();
+    front.sort_by(|a, b| a.x.median.total_cmp(&b.x.median));
+    front
+}
+
+/// A label's box in pixels: left, top, right, bottom.
+type Boxed = (i32, i32, i32, i32);
+
+fn overlaps(a: Boxed, b: Boxed) -> bool {
+    a.0 < b.2 && b.0 < a.2 && a.1 < b.3 && b.1 < a.3
+}
+
+pub(super) fn scatter(
+    section: &str,
+    what: &str,
+    x_desc: &str,
+    groups: &[&Group],
+    colours: &Colours,
+    stored: bool,
+) -> DrawResult<String> {
+    let pts = points(groups, stored);
+    let front = pareto(&pts);
+    let unit = groups.first().map_or("packet", |g| g.unit);
+    let (x_lo, x_hi) = pts.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), p| {
+        (lo.min(p.x.min), hi.max(p.x.max))
+    });
+    let (y_lo, y_hi) = pts.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), p| {
+        (lo.min(p.y.min), hi.max(p.y.max))
+    });
+    let pad = (x_hi - x_lo).max(1.0) * 0.08;
+    let x_axis = Axis::fitted_linear((x_lo - pad).max(0.0), x_hi + pad, 8);
+    // Log where the times span more than a factor of 4: json beside sbe would flatten the rest.
+    let y_axis = if y_hi > 4.0 * y_lo.max(1e-9) {
+        Axis::fitted_log(y_lo * 0.85, y_hi * 1.15)
+    } else {
+        let pad = (y_hi - y_lo).max(1.0) * 0.1;
+        Axis::fitted_linear((y_lo - pad).max(0.0), y_hi + pad, 8)
+    };
+    let y_desc = format!(
+        "ser + de, ns per {unit}{}",
+        if y_axis.is_log() { " (log scale)" } else { "" }
+    );
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SCATTER_SIZE).into_drawing_area();
+        let (plot, legend) = frame(&root, section, what, true)?;
+        let mut chart = ChartBuilder::on(&plot)
+            .margin(10)
+            .margin_right(20)
+            .x_label_area_size(56)
+            .y_label_area_size(90)
+            .build_cartesian_2d(x_axis, y_axis)
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .x_desc(x_desc)
+            .y_desc(y_desc)
+            .x_label_formatter(&|x| trim(*x))
+            .y_label_formatter(&|y| thousands(*y))
+            .label_style((FONT, 14))
+            .axis_desc_style((FONT, 16))
+            .light_line_style(WHITE)
+            .bold_line_style(BLACK.mix(0.12))
+            .draw()
+            .map_err(err)?;
+        // The frontier first, under the points.
+        if front.len() > 1 {
+            chart
+                .draw_series(DashedLineSeries::new(
+                    front.iter().map(|p| (p.x.median, p.y.median)),
+                    6,
+                    4,
+                    FRONTIER.stroke_width(2),
+                ))
+                .map_err(err)?;
+        }
+        let bar = BLACK.mix(0.6).stroke_width(1);
+        for p in &pts {
+            if p.y.min < p.y.max {
+                chart
+                    .draw_series([PathElement::new(
+                        vec![(p.x.median, p.y.min), (p.x.median, p.y.max)],
+                        bar,
+                    )])
+                    .map_err(err)?;
+            }
+            if p.x.min < p.x.max {
+                chart
+                    .draw_series([PathElement::new(
+                        vec![(p.x.min, p.y.median), (p.x.max, p.y.median)],
+                        bar,
+                    )])
+                    .map_err(err)?;
+            }
+        }
+        // Markers, then each name beside its point where it covers no other name or point.
+        let at: Vec<(i32, i32)> = pts
+            .iter()
+            .map(|p| chart.backend_coord(&(p.x.median, p.y.median)))
+            .collect();
+        for (p, &px) in pts.iter().zip(&at) {
+            let colour = if p.format == RAW {
+                RGBColor(0x99, 0x99, 0x99)
+            } else {
+                colours.of(&p.format)
+            };
+            marker(&root, px, colour, colours.tier(&p.format), 6)?;
+        }
+        let (pw, ph) = plot.dim_in_pixel();
+        let (ox, oy) = plot.get_base_pixel();
+        let bounds = (ox + 100, oy + 10, ox + pw as i32 - 10, oy + ph as i32 - 60);
+        let mut taken: Vec<Boxed> = at
+            .iter()
+            .map(|&(x, y)| (x - 7, y - 7, x + 7, y + 7))
+            .collect();
+        for (p, &(x, y)) in pts.iter().zip(&at) {
+            let on_front = front.iter().any(|f| f.format == p.format);
+            let text = if p.format == RAW {
+                "raw (floor)".to_owned()
+            } else {
+                p.format.clone()
+            };
+            let size = 16;
+            let w = (0.58 * size as f64 * text.chars().count() as f64) as i32;
+            let h = size + 2;
+            // Right, left, above, below, then further out.
+            let tries = [
+                (10, -h / 2),
+                (-10 - w, -h / 2),
+                (-w / 2, -10 - h),
+                (-w / 2, 10),
+                (10, -h - 6),
+                (10, 6),
+                (-10 - w, -h - 6),
+                (-10 - w, 6),
+                (-w / 2, -22 - h),
+                (-w / 2, 22),
+            ];
+            let inside =
+                |b: Boxed| b.0 >= bounds.0 && b.2 <= bounds.2 && b.1 >= bounds.1 && b.3 <= bounds.3;
+            let place = tries
+                .iter()
+                .map(|(dx, dy)| (x + dx, y + dy, x + dx + w, y + dy + h))
+                .find(|b| inside(*b) && !taken.iter().any(|t| overlaps(*t, *b)))
+                .unwrap_or((x + 10, y - h / 2, x + 10 + w, y + h / 2));
+            taken.push(place);
+            let font = if on_front {
+                (FONT, size).into_font().style(FontStyle::Bold)
+            } else {
+                (FONT, size).into_font()
+            };
+            root.draw(&Text::new(
+                text,
+                (place.0, place.1),
+                TextStyle::from(font).pos(Pos::new(HPos::Left, VPos::Top)),
+            ))
+            .map_err(err)?;
+        }
+        let mut entries = vec![
+            (
+                "format (median)".to_owned(),
+                Swatch::Marker(RGBColor(0x33, 0x22, 0x88), 0),
+            ),
+            ("min–max of runs".to_owned(), Swatch::Whisker),
+        ];
+        if front.len() > 1 {
+            entries.push((
+                "Pareto frontier".to_owned(),
+                Swatch::Line(FRONTIER, 2, true),
+            ));
+        }
+        for line in [
+            "bold names: no other",
+            "format is both smaller",
+            "and faster",
+        ] {
+            entries.push((line.to_owned(), Swatch::Blank));
+        }
+        legend_column(&legend, &entries)?;
+        root.present().map_err(err)?;
+    }
+    Ok(svg)
+}

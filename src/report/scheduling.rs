@@ -1,0 +1,193 @@
+//! Runs that differ only by label (`normal`, `taskset`, `nice`: the scheduling prefixes of
+//! `shootout bench`) compared side by side: one table with each format's figures per label, and
+//! whether pinning changed the ranking or the tails beyond the run-to-run spread. The per-label
+//! sections repeat each other; this says what differs.
+
+use super::stats::{trim, Group, Stat, Summary};
+use super::tables::Table;
+use super::verdict::{speed, sum};
+
+/// The comparison of one input's labels (of one unit).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Comparison {
+    pub input: String,
+    pub unit: &'static str,
+    /// The label the others are compared with (the primary's: `normal` when there is one).
+    pub baseline: String,
+    pub labels: Vec<String>,
+    pub table: Table,
+    /// Sentences: what changed the ranking, what moved the tails.
+    pub findings: Vec<String>,
+}
+
+/// `a` clearly below `b`: their spreads do not overlap.
+fn below(a: &Stat, b: &Stat) -> bool {
+    a.max < b.min
+}
+
+fn tail(g: &Group) -> Stat {
+    sum(g.ser.p999(), g.de.p999())
+}
+
+/// One comparison per (input, unit) with more than one label.
+pub fn compare(summary: &Summary) -> Vec<Comparison> {
+    let mut out = Vec::new();
+    for input in summary.inputs() {
+        let order = summary.format_order(input);
+        for unit in ["packet", "message"] {
+            let sections: Vec<(&str, Vec<&Group>)> = summary
+                .sections()
+                .into_iter()
+                .filter(|(i, _, gs)| *i == input && gs[0].unit == unit)
+                .map(|(_, l, gs)| (l, gs))
+                .collect();
+            if sections.len() < 2 {
+                continue;
+            }
+            let baseline = summary
+                .primary(input)
+                .filter(|(_, _, gs)| gs[0].unit == unit)
+                .map_or(sections[0].0, |(_, l, _)| l);
+            let mut sections = sections;
+            sections.sort_by_key(|(l, _)| *l != baseline);
+            out.push(comparison(input, unit, baseline, &sections, &order));
+        }
+    }
+    out
+}
+
+fn comparison(
+    input: &str,
+    unit: &'static str,
+    baseline: &str,
+    sections: &[(&str, Vec<&Group>)],
+    order: &[String],
+) -> Comparison {
+    fn find<'a>(gs: &[&'a Group], f: &str) -> Option<&'a Group> {
+        gs.iter().copied().find(|g| g.format == f)
+    }
+    let rank = |gs: &[&Group], f: &str| gs.iter().position(|g| g.format == f).map(|i| i + 1);
+    let mut header = vec!["format".to_owned()];
+    for (label, _) in sections {
+        header.push(format!("{label}: ser+de ns (rank)"));
+        header.push(format!("{label}: p99.9 ser+de"));
+    }
+    let formats: Vec<&String> = order
+        .iter()
+        .filter(|f| sections.iter().any(|(_, gs)| find(gs, f).is_some()))
+        .collect();
+    let rows = formats
+        .iter()
+        .map(|f| {
+            let mut row = vec![(*f).clone()];
+            for (_, gs) in sections {
+                match find(gs, f) {
+                    Some(g) => {
+                        let s = speed(g).unwrap_or_default();
+                        row.push(format!(
+                            "{} #{} ({}–{})",
+                            trim(s.median),
+                            rank(gs, f).unwrap_or(0),
+                            trim(s.min),
+                            trim(s.max)
+                        ));
+                        let t = tail(g);
+                        row.push(format!(
+                            "{} ({}–{})",
+                            trim(t.median),
+                            trim(t.min),
+                            trim(t.max)
+                        ));
+                    }
+                    None => row.extend(["-".to_owned(), "-".to_owned()]),
+                }
+            }
+            row
+        })
+        .collect();
+    let (_, base) = &sections[0];
+    let mut findings = Vec::new();
+    for (label, gs) in &sections[1..] {
+        // Ranking: a pair counts as swapped only when both labels separate it beyond the spread.
+        let mut swaps = Vec::new();
+        for (i, a) in formats.iter().enumerate() {
+            for b in &formats[i + 1..] {
+                let (Some(ba), Some(bb), Some(la), Some(lb)) =
+                    (find(base, a), find(base, b), find(gs, a), find(gs, b))
+                else {
+                    continue;
+                };
+                let (Some(ba), Some(bb), Some(la), Some(lb)) =
+                    (speed(ba), speed(bb), speed(la), speed(lb))
+                else {
+                    continue;
+                };
+                if (below(&ba, &bb) && below(&lb, &la)) || (below(&bb, &ba) && below(&la, &lb)) {
+                    let (first, second) = if below(&la, &lb) { (a, b) } else { (b, a) };
+                    swaps.push(format!("{first} ahead of {second}"));
+                }
+            }
+        }
+        findings.push(if swaps.is_empty() {
+            format!(
+                "{label} against {baseline}: the ranking by ser + de is the same beyond the \
+                 run-to-run spread."
+            )
+        } else {
+            format!(
+                "{label} against {baseline}: the ranking changed beyond the spread: {}.",
+                swaps.join(", ")
+            )
+        });
+        let (mut lower, mut higher, mut changes) = (Vec::new(), Vec::new(), Vec::new());
+        for f in &formats {
+            let (Some(b), Some(l)) = (find(base, f), find(gs, f)) else {
+                continue;
+            };
+            let (tb, tl) = (tail(b), tail(l));
+            if tb.median > 0.0 {
+                changes.push(tl.median / tb.median - 1.0);
+            }
+            if below(&tl, &tb) {
+                lower.push((*f).clone());
+            } else if below(&tb, &tl) {
+                higher.push((*f).clone());
+            }
+        }
+        changes.sort_by(f64::total_cmp);
+        let median = changes.get(changes.len() / 2).copied().unwrap_or(0.0);
+        let list = |v: &[String]| {
+            if v.is_empty() {
+                "none".to_owned()
+            } else {
+                format!("{} ({})", v.len(), v.join(", "))
+            }
+        };
+        findings.push(format!(
+            "{label} against {baseline}: p99.9 tails lower beyond the spread for {}, higher for \
+             {}, of {} formats; median change {:+.0}%.",
+            list(&lower),
+            list(&higher),
+            changes.len(),
+            100.0 * median
+        ));
+    }
+    let labels: Vec<String> = sections.iter().map(|(l, _)| l.to_string()).collect();
+    Comparison {
+        input: input.to_owned(),
+        unit,
+        baseline: baseline.to_owned(),
+        table: Table {
+            left: 1,
+            caption: format!(
+                "{input}: the same runs under each scheduling label, side by side (ns per {unit}, \
+                 median across runs, min–max in brackets; # the rank within the label). ser+de \
+                 is what each label's section ranks by."
+            ),
+            header,
+            rows,
+        },
+        labels,
+        findings,
+    }
+}

@@ -1,0 +1,108 @@
+//! Warnings summed up by what they are about: one line per kind with its count, the single
+//! warnings behind it for whoever opens the details. Thirty lines of "CV above 10%" before the
+//! first figure bury the figures; one line saying where the variation is informs.
+
+use std::collections::BTreeMap;
+
+use super::stats::{Summary, Warning, WarningKind, MAX_CV_PCT, MIN_RUNS, MIN_TAIL_SAMPLES};
+
+/// Every warning of one kind.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WarningGroup {
+    pub kind: WarningKind,
+    /// One line: what, how many, and what it means.
+    pub summary: String,
+    pub details: Vec<String>,
+}
+
+/// The warnings grouped by kind, in [`WarningKind`] order.
+pub fn group(warnings: &[Warning], summary: &Summary) -> Vec<WarningGroup> {
+    let mut by_kind: BTreeMap<WarningKind, Vec<&Warning>> = BTreeMap::new();
+    for w in warnings {
+        by_kind.entry(w.kind).or_default().push(w);
+    }
+    let groups = summary.groups.len();
+    let sections = summary.sections().len();
+    let files = summary.sources.len();
+    let plural = |n: usize, one: &str, many: &str| {
+        if n == 1 {
+            format!("{n} {one}")
+        } else {
+            format!("{n} {many}")
+        }
+    };
+    by_kind
+        .into_iter()
+        .map(|(kind, ws)| {
+            let n = ws.len();
+            let summary = match kind {
+                WarningKind::FewRuns => format!(
+                    "Fewer than {MIN_RUNS} runs behind {n} of {groups} format rows: a median of \
+                     fewer says little about the spread, so margins and ties there are rough."
+                ),
+                WarningKind::HighVariation => format!(
+                    "Run-to-run variation (CV) above {MAX_CV_PCT}% in {n} of {groups} format rows, \
+                     mostly {}. Percentiles with fewer than {MIN_TAIL_SAMPLES:.0} samples beyond \
+                     them in a run (and max, one sample) vary as expected and are not counted: \
+                     the tables mark them †.",
+                    most_common(&ws)
+                ),
+                WarningKind::TimerOverhead => format!(
+                    "The timer's own cost is a large share of the smallest median in {n} of \
+                     {}: read the batch figures there, not p50.",
+                    plural(sections, "section", "sections")
+                ),
+                WarningKind::AboveFloor => format!(
+                    "raw is well above the memcpy floor in {n} of {}: the machine was busy or \
+                     the loop costs more than the copy.",
+                    plural(sections, "section", "sections")
+                ),
+                WarningKind::Governor => format!(
+                    "The CPU frequency governor was not `performance` (or not recorded) for \
+                     {n} of {}: clock speed may have moved during the runs.",
+                    plural(files, "results file", "results files")
+                ),
+                WarningKind::Duplicates => format!(
+                    "Rows read twice and counted once in {}.",
+                    plural(n, "file", "files")
+                ),
+                WarningKind::NoHistograms => format!(
+                    "No histograms for {n} of {}: no distribution chart there (pass \
+                     --hist-dir).",
+                    plural(sections, "section", "sections")
+                ),
+            };
+            WarningGroup {
+                kind,
+                summary,
+                details: ws.iter().map(|w| w.message.clone()).collect(),
+            }
+        })
+        .collect()
+}
+
+/// `in ser p99 (12), de p99.9 (9) and de batch (3)`: the columns flagged most often, by count.
+fn most_common(ws: &[&Warning]) -> String {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for w in ws {
+        for c in &w.columns {
+            *counts.entry(c.as_str()).or_default() += 1;
+        }
+    }
+    let mut by_count: Vec<(&str, usize)> = counts.into_iter().collect();
+    by_count.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let top: Vec<String> = by_count
+        .iter()
+        .take(3)
+        .map(|(c, n)| format!("{c} ({n})"))
+        .collect();
+    match top.len() {
+        0 => "in no named column".to_owned(),
+        1 => format!("in {}", top[0]),
+        _ => format!(
+            "in {} and {}",
+            top[..top.len() - 1].join(", "),
+            top[top.len() - 1]
+        ),
+    }
+}

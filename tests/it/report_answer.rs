@@ -1,0 +1,509 @@
+//! What the report leads with and what it hands to other tools: the verdict (winners, margins,
+//! ties), the size-vs-speed chart, the merged histograms, the charts' geometry, `--bmf` and
+//! `--baseline`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use md_shootout::export;
+use md_shootout::report::stats::{Basis, Stat};
+use md_shootout::report::verdict::{self, Call, Need};
+use md_shootout::report::{self, dist};
+
+use super::report::{
+    batch_fixture, columns_now, fx, stored_fixture, svg_texts, write_csv, Fixture,
+};
+
+fn shootout() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_shootout"))
+}
+
+fn st(median: f64, min: f64, max: f64) -> Stat {
+    Stat {
+        median,
+        min,
+        max,
+        cv_pct: 0.0,
+    }
+}
+
+fn row(v: &[verdict::Verdict], need: Need) -> &verdict::Verdict {
+    v.iter()
+        .find(|v| v.need == need)
+        .expect("need in the verdict")
+}
+
+/// The batch fixture (see `report::batch_fixture`): capnp encodes in 10 ns against sbe's
+/// 17.5–18.5, decodes in 13.5–14.5 against sbe's 16; sbe wins the tail (8x p50 each side).
+#[test]
+fn the_verdict_names_winners_margins_and_ties() {
+    let (_dir, d) = batch_fixture();
+    let s = report::summarize(&report::load(&[d]).unwrap());
+    let (_, _, groups) = s.primary("day4.pcapng.gz").unwrap();
+    let v = verdict::verdicts(&groups);
+    let enc = row(&v, Need::Encode);
+    assert_eq!(enc.winner.as_ref().unwrap().0, "capnp");
+    assert_eq!(enc.runner_up.as_ref().unwrap().0, "sbe");
+    assert_eq!(enc.margin_text(), "1.80x (1.75–1.85x across runs)");
+    // raw is the floor, shown beside the winner, never the winner.
+    assert_eq!(enc.raw.unwrap().median, 4.0);
+    let de = row(&v, Need::SelectiveDecode);
+    assert_eq!(de.winner.as_ref().unwrap().0, "capnp");
+    assert_eq!(de.margin_text(), "1.14x (1.10–1.19x across runs)");
+    // The complete decode: de_all batch, sbe 30 against capnp 50.
+    assert_eq!(
+        row(&v, Need::CompleteDecode).winner.as_ref().unwrap().0,
+        "sbe"
+    );
+    // Tail: ser p99.9 + de p99.9 = 8 × (20 + 20) for sbe, 8 × (30 + 30) for capnp.
+    let tail = row(&v, Need::Tail);
+    assert_eq!(
+        tail.winner.as_ref().unwrap(),
+        &("sbe".to_owned(), st(320.0, 320.0, 320.0))
+    );
+    assert_eq!(tail.margin_text(), "1.50x (every run)");
+    assert_eq!(row(&v, Need::Wire).winner.as_ref().unwrap().0, "capnp");
+    // No size as stored in this fixture: no row for it rather than a made-up one.
+    assert!(v.iter().all(|v| v.need != Need::Stored));
+    assert_eq!(
+        row(&v, Need::BytesTime).measure,
+        "bytes/msg × (ser + de batch ns/packet)"
+    );
+
+    // Overlapping spreads: a tie, naming who it is with.
+    let mut g: Vec<_> = groups.iter().map(|g| (*g).clone()).collect();
+    let capnp = g.iter().position(|g| g.format == "capnp").unwrap();
+    g[capnp].ser_batch = Some(st(17.0, 16.0, 19.0));
+    let refs: Vec<_> = g.iter().collect();
+    let enc = verdict::verdicts(&refs)[0].clone();
+    assert!(enc.is_tie(), "{enc:?}");
+    assert_eq!(
+        enc.margin_text(),
+        "tie with sbe: run-to-run spreads overlap"
+    );
+
+    // Figures timed per packet move in 10 ns clock steps: 10 ns apart is a tie whatever the
+    // spread, and a 20 ns winner is not divided by.
+    for g in &mut g {
+        g.basis = Basis::P50;
+    }
+    let sbe = g.iter().position(|g| g.format == "sbe").unwrap();
+    g[capnp].ser.0[0] = st(30.0, 30.0, 30.0);
+    g[sbe].ser.0[0] = st(40.0, 40.0, 40.0);
+    let refs: Vec<_> = g.iter().collect();
+    let enc = verdict::verdicts(&refs)[0].clone();
+    assert_eq!(enc.measure, "ser p50, ns/packet");
+    assert!(
+        matches!(&enc.call, Call::Tie { why, .. } if why.contains("10 ns apart, under 3 steps")),
+        "{enc:?}"
+    );
+    g[capnp].ser.0[0] = st(20.0, 20.0, 20.0);
+    g[sbe].ser.0[0] = st(60.0, 60.0, 60.0);
+    let refs: Vec<_> = g.iter().collect();
+    let enc = verdict::verdicts(&refs)[0].clone();
+    assert_eq!(
+        enc.margin_text(),
+        "+40 ns (4 clock steps; too few to divide)"
+    );
+}
+
+/// Two runs' V2 histograms for `formats` × ser/de under `hist/day4.pcapng.gz/normal/run<i>/`:
+/// run 1 records 10,000 × 100 ns, run 2 10,000 × 300 ns (plus 10 ns per format index).
+fn write_logs(hist: &Path, formats: &[&str]) {
+    for (run, value) in [(1, 100u64), (2, 300)] {
+        let dir = hist.join("day4.pcapng.gz/normal").join(format!("run{run}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (i, f) in formats.iter().enumerate() {
+            for side in ["ser", "de"] {
+                let mut h = hdrhistogram::Histogram::<u64>::new(3).unwrap();
+                h.record_n(value + 10 * i as u64, 10_000).unwrap();
+                let mut text = Vec::new();
+                export::hgrm::write_log(&h, "test", &mut text).unwrap();
+                std::fs::write(dir.join(format!("{f}.{side}.hlog")), text).unwrap();
+            }
+        }
+    }
+}
+
+#[test]
+fn distributions_come_from_merged_histograms() {
+    // The log round-trips, and two runs add up: the count is both runs', and the percentiles
+    // are those of all the samples together (a median of the two runs' p50s would be 200).
+    let mut a = hdrhistogram::Histogram::<u64>::new(3).unwrap();
+    a.record_n(100, 10_000).unwrap();
+    let mut b = hdrhistogram::Histogram::<u64>::new(3).unwrap();
+    b.record_n(300, 30_000).unwrap();
+    let mut text = Vec::new();
+    export::hgrm::write_log(&a, "sbe ser, ns", &mut text).unwrap();
+    assert!(String::from_utf8_lossy(&text).starts_with("#sbe ser, ns"));
+    let back = dist::parse_log(&text).unwrap();
+    assert_eq!(back, a);
+    let merged = dist::merge([&back, &b]).unwrap();
+    assert_eq!(merged.len(), 40_000);
+    assert_eq!(merged.value_at_quantile(0.25), 100);
+    assert_eq!(merged.value_at_quantile(0.5), 300);
+    assert!(dist::parse_log(b"not a log").is_err());
+
+    // Through the report: the merged rows and the chart drawn from them.
+    let (dir, d) = batch_fixture();
+    let hist = d.parent().unwrap().join("hist");
+    write_logs(&hist, &["raw", "sbe", "capnp"]);
+    let s = report::summarize(&report::load(&[d]).unwrap());
+    let out = dir.path().join("out");
+    report::write_report(&s, &[], &out).unwrap();
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    // sbe is the second format: 110 and 310 ns. p50 is the first run's value, p90 on the
+    // second's; 20,000 samples behind them.
+    assert!(
+        md.contains("| sbe | ser merged | 2 | 20,000 | 110 | 310 | 310 | 310 | 310 | 310 | 210 |"),
+        "{md}"
+    );
+    let svg = std::fs::read_to_string(out.join("dist-day4.pcapng.gz-normal-ser.svg")).unwrap();
+    let texts = svg_texts(&roxmltree::Document::parse(&svg).unwrap());
+    assert!(
+        texts.iter().any(|t| t.contains("2 runs merged bold")),
+        "{texts:?}"
+    );
+
+    // An unreadable histogram: one line naming it, and nothing written.
+    let bad = hist.join("day4.pcapng.gz/normal/run2/sbe.de.hlog");
+    std::fs::write(&bad, "#[comment]\nnot,a,histogram\n").unwrap();
+    let fresh = dir.path().join("fresh");
+    let o = shootout()
+        .arg("report")
+        .arg(dir.path().join("d/runs.csv"))
+        .arg("--out")
+        .arg(&fresh)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains(&bad.display().to_string()), "{stderr}");
+    assert!(
+        !fresh.exists(),
+        "nothing written for an unreadable histogram"
+    );
+}
+
+/// (x, y, font size, anchor, rotated, text) of every `<text>` of an SVG.
+fn text_boxes(doc: &roxmltree::Document) -> Vec<(f64, f64, f64, String, bool, String)> {
+    doc.descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .map(|n| {
+            let num = |a: &str| n.attribute(a).and_then(|v| v.parse().ok()).unwrap_or(0.0);
+            (
+                num("x"),
+                num("y"),
+                num("font-size"),
+                n.attribute("text-anchor").unwrap_or("start").to_owned(),
+                n.attribute("transform").is_some(),
+                n.text().unwrap_or("").trim().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// Every chart of a full report parses, and no text runs off its canvas.
+fn check_geometry(svgs: &[PathBuf]) {
+    for path in svgs {
+        let text = std::fs::read_to_string(path).unwrap();
+        let doc = roxmltree::Document::parse(&text).unwrap();
+        let root = doc.root_element();
+        let w: f64 = root.attribute("width").unwrap().parse().unwrap();
+        let h: f64 = root.attribute("height").unwrap().parse().unwrap();
+        for (x, y, size, anchor, rotated, t) in text_boxes(&doc) {
+            let name = path.file_name().unwrap().to_string_lossy();
+            assert!(
+                (0.0..=w).contains(&x) && (0.0..=h).contains(&y),
+                "{name}: `{t}` at ({x}, {y}) is outside {w}x{h}"
+            );
+            if rotated {
+                continue;
+            }
+            // A generous 0.6 em per character.
+            let width = 0.6 * size * t.chars().count() as f64;
+            let left = match anchor.as_str() {
+                "middle" => x - width / 2.0,
+                "end" => x - width,
+                _ => x,
+            };
+            assert!(
+                left >= 0.0 && left + width <= w,
+                "{name}: `{t}` ({left:.0}..{:.0}) runs off the {w} px canvas",
+                left + width
+            );
+        }
+    }
+}
+
+#[test]
+fn charts_fit_their_canvas_and_the_scatter_labels_every_format() {
+    let (dir, c) = stored_fixture();
+    let s = report::summarize(&report::load(&[c]).unwrap());
+    let out = dir.path().join("out");
+    let files = report::write_report(&s, &[], &out).unwrap();
+    let svgs: Vec<PathBuf> = files
+        .files
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "svg"))
+        .cloned()
+        .collect();
+    // Scatter on the wire and as stored, pct ser/de/de_all? (no de_all here), bytes.
+    assert!(svgs.len() >= 5, "{svgs:?}");
+    check_geometry(&svgs);
+
+    for stem in ["wire", "stored"] {
+        let text =
+            std::fs::read_to_string(out.join(format!("scatter-day2.pcapng.gz-normal-{stem}.svg")))
+                .unwrap();
+        let doc = roxmltree::Document::parse(&text).unwrap();
+        let texts = svg_texts(&doc);
+        // One label per format, each once: raw named as the floor.
+        for label in ["sbe", "json", "raw (floor)"] {
+            assert_eq!(
+                texts.iter().filter(|t| *t == label).count(),
+                1,
+                "{stem}: {label} in {texts:?}"
+            );
+        }
+        // One marker per format (and one in the legend).
+        assert_eq!(
+            doc.descendants()
+                .filter(|n| n.has_tag_name("circle"))
+                .count(),
+            4
+        );
+        // One format on the frontier: said in bold, no line to draw.
+        assert!(
+            texts.iter().any(|t| t == "bold names: no other"),
+            "{texts:?}"
+        );
+        assert!(!texts.iter().any(|t| t == "Pareto frontier"), "{texts:?}");
+    }
+    // The Pareto frontier: raw is the floor, not a contender; sbe is smaller and faster than
+    // json, so it alone is on the frontier.
+    let (_, _, groups) = s.primary("day2.pcapng.gz").unwrap();
+    let points = report::charts::scatter::points(&groups, false);
+    let front: Vec<&str> = report::charts::scatter::pareto(&points)
+        .iter()
+        .map(|p| p.format.as_str())
+        .collect();
+    assert_eq!(front, ["sbe"]);
+    // The size chart, smallest first: raw 40.0, sbe 50.3, json 150.0 (encoded).
+    let bytes = std::fs::read_to_string(out.join("bytes-day2.pcapng.gz-normal.svg")).unwrap();
+    let texts = svg_texts(&roxmltree::Document::parse(&bytes).unwrap());
+    let pos = |t: &str| texts.iter().position(|x| x == t).unwrap();
+    assert!(
+        pos("raw") < pos("sbe") && pos("sbe") < pos("json"),
+        "{texts:?}"
+    );
+}
+
+#[test]
+fn bmf_has_one_benchmark_per_input_label_and_format() {
+    let (dir, d) = batch_fixture();
+    let (_dir2, c) = stored_fixture();
+    let json = dir.path().join("bmf.json");
+    let o = shootout()
+        .arg("report")
+        .arg(&d)
+        .arg(&c)
+        .arg("--out")
+        .arg(dir.path().join("out"))
+        .arg("--bmf")
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let obj = v.as_object().unwrap();
+    let mut names: Vec<&str> = obj.keys().map(String::as_str).collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        [
+            "day2.pcapng.gz/normal/json",
+            "day2.pcapng.gz/normal/raw",
+            "day2.pcapng.gz/normal/sbe",
+            "day4.pcapng.gz/normal/capnp",
+            "day4.pcapng.gz/normal/raw",
+            "day4.pcapng.gz/normal/sbe",
+        ]
+    );
+    let sbe = &obj["day4.pcapng.gz/normal/sbe"];
+    assert_eq!(sbe["ser-batch-ns"]["value"], 18.0);
+    assert_eq!(sbe["ser-batch-ns"]["lower_value"], 17.5);
+    assert_eq!(sbe["ser-batch-ns"]["upper_value"], 18.5);
+    assert_eq!(sbe["de-all-batch-ns"]["value"], 30.0);
+    assert_eq!(sbe["bytes-per-msg"]["value"], 50.3);
+    // Not measured there: left out, not zero.
+    assert!(sbe.get("zstd-bytes-per-msg").is_none());
+    assert_eq!(
+        obj["day2.pcapng.gz/normal/sbe"]["zstd-bytes-per-msg"]["value"],
+        15.5
+    );
+}
+
+/// `batch_fixture`'s runs again, on another day, with capnp's ser batch doubled (10 → 20 ns)
+/// and everything else the same.
+fn slower_capnp(dir: &Path) -> PathBuf {
+    let mut rows: Vec<Fixture> = Vec::new();
+    let table = [
+        ("raw", 10, [4.0; 3], [3.0; 3], 5.0),
+        ("sbe", 20, [17.5, 18.0, 18.5], [16.0; 3], 30.0),
+        ("capnp", 30, [20.0; 3], [13.5, 14.0, 14.5], 50.0),
+    ];
+    for (i, run) in ["u1", "u2", "u3"].into_iter().enumerate() {
+        for (format, p50, ser_b, de_b, all_b) in &table {
+            rows.push(Fixture {
+                floor: Some((10, 11.0)),
+                de_all_p50: Some(42),
+                batch: Some((ser_b[i], de_b[i], *all_b)),
+                memcpy_batch: Some(3.0),
+                clock: Some("tsc"),
+                ..fx(
+                    run,
+                    "data/day5.pcapng.gz",
+                    "normal",
+                    format,
+                    "e",
+                    *p50,
+                    *p50,
+                    5_000_000,
+                    0.1,
+                )
+            });
+        }
+    }
+    let path = dir.join("new.csv");
+    write_csv(&path, &columns_now(), &rows);
+    path
+}
+
+#[test]
+fn baseline_gives_a_ratio_per_format_and_no_change_within_the_spread() {
+    let (dir, old) = batch_fixture();
+    let new = slower_capnp(dir.path());
+    let o = shootout()
+        .arg("report")
+        .arg(&new)
+        .arg("--baseline")
+        .arg(&old)
+        .arg("--out")
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let line = |f: &str| {
+        stdout
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{f} ")))
+            .unwrap_or_else(|| panic!("no line for {f}: {stdout}"))
+            .to_owned()
+    };
+    // Two days, one input each: matched by label and format. raw and sbe ran the same: their
+    // spreads overlap. capnp: (20 + 14) / (10 + 14) = 1.42x; (20 + 13.5) / (10 + 14.5) to
+    // (20 + 14.5) / (10 + 13.5) across runs.
+    assert!(
+        line("raw").contains("1.00x") && line("raw").contains("no change"),
+        "{stdout}"
+    );
+    assert!(
+        line("sbe").contains("1.00x (0.97–1.03x)") && line("sbe").contains("no change"),
+        "{stdout}"
+    );
+    assert!(
+        line("capnp").contains("1.42x (1.37–1.47x)") && line("capnp").contains("slower"),
+        "{stdout}"
+    );
+    let md = std::fs::read_to_string(dir.path().join("out/summary.md")).unwrap();
+    assert!(md.contains("## Against the baseline"), "{md}");
+    // A missing baseline is one line naming it.
+    let missing = dir.path().join("nope.csv");
+    let o = shootout()
+        .arg("report")
+        .arg(&new)
+        .arg("--baseline")
+        .arg(&missing)
+        .arg("--out")
+        .arg(dir.path().join("out2"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr.contains(&format!("{}: no such file", missing.display())),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("out2").exists());
+}
+
+#[test]
+fn scheduling_labels_side_by_side_say_what_changed() {
+    let (dir, a, b) = super::report::fixtures();
+    let mut s = report::summarize(&report::load(&[a, b]).unwrap());
+    let c = report::scheduling::compare(&s);
+    assert_eq!(c.len(), 1, "{c:?}");
+    let c = &c[0];
+    assert_eq!(
+        (c.baseline.as_str(), c.labels.clone()),
+        ("normal", vec!["normal".to_owned(), "pinned".to_owned()])
+    );
+    assert_eq!(c.table.rows.len(), 2);
+    assert_eq!(
+        c.table.header,
+        [
+            "format",
+            "normal: ser+de ns (rank)",
+            "normal: p99.9 ser+de",
+            "pinned: ser+de ns (rank)",
+            "pinned: p99.9 ser+de"
+        ]
+    );
+    assert!(
+        c.findings[0].starts_with("pinned against normal: the ranking"),
+        "{:?}",
+        c.findings
+    );
+    assert!(c.findings[1].contains("p99.9 tails"), "{:?}", c.findings);
+
+    // Make pinning swap the two beyond the spread: capnp-packed far faster under `pinned`.
+    for g in s
+        .groups
+        .iter_mut()
+        .filter(|g| g.label == "pinned" && g.format == "capnp-packed")
+    {
+        for st in g.ser.0.iter_mut().chain(g.de.0.iter_mut()) {
+            *st = Stat {
+                median: 1.0,
+                min: 1.0,
+                max: 1.0,
+                cv_pct: 0.0,
+            };
+        }
+    }
+    let c = &report::scheduling::compare(&s)[0];
+    assert!(
+        c.findings[0].contains("changed beyond the spread: capnp-packed ahead of sbe"),
+        "{:?}",
+        c.findings
+    );
+    assert!(
+        c.findings[1].contains("lower beyond the spread for 1 (capnp-packed)"),
+        "{:?}",
+        c.findings
+    );
+
+    // The page shows the comparison before the per-label sections.
+    let out = dir.path().join("out");
+    report::write_report(&s, &[], &out).unwrap();
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    let at = |w: &str| html.find(w).unwrap_or_else(|| panic!("{w}"));
+    assert!(at("Scheduling labels compared") < at("<h2>day1.pcapng.gz [normal]</h2>"));
+    // Thin percentiles are marked where they are shown.
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(md.contains(" †"), "{md}");
+}
