@@ -1,5 +1,6 @@
-//! Parsing throughput: a synthetic DEEP day generated once into memory, then parsed from a byte
-//! slice so only the parser is measured (no disk, no gzip).
+//! Parsing throughput: synthetic DEEP and DEEP+ days generated once into memory, then parsed
+//! from a byte slice so only the parser is measured (no disk, no gzip). The DEEP+ capture runs
+//! through the same `inspect` pipeline, its book check included.
 //!
 //! Groups:
 //! - `parse-bytes`: the whole `inspect` pipeline (`Tally::from_reader`), in capture bytes/s;
@@ -22,7 +23,7 @@ use md_shootout::inspect::Tally;
 use md_shootout::model::Feed;
 use md_shootout::stream::IexReader;
 
-/// DEEP packets per generated capture (~39 MB of pcapng in release builds).
+/// Packets per generated capture (~39 MB of DEEP pcapng in release builds).
 const PACKETS: u64 = if cfg!(debug_assertions) {
     5_000
 } else {
@@ -30,14 +31,14 @@ const PACKETS: u64 = if cfg!(debug_assertions) {
 };
 
 struct Capture {
-    kind: CaptureKind,
+    name: &'static str,
     bytes: Vec<u8>,
     messages: u64,
 }
 
-fn capture(kind: CaptureKind) -> Capture {
+fn capture(name: &'static str, feed: Feed, kind: CaptureKind) -> Capture {
     let opts = GenOptions {
-        feed: Feed::Deep,
+        feed,
         capture: kind,
         packets: PACKETS,
         seed: 1,
@@ -47,21 +48,18 @@ fn capture(kind: CaptureKind) -> Capture {
     let report = gen::generate(&opts, &mut bytes).expect("valid options");
     assert_eq!(report.bytes, bytes.len() as u64);
     Capture {
-        kind,
+        name,
         bytes,
         messages: report.messages,
     }
 }
 
 fn captures() -> Vec<Capture> {
-    vec![capture(CaptureKind::Pcapng), capture(CaptureKind::Pcap)]
-}
-
-fn name(kind: CaptureKind) -> &'static str {
-    match kind {
-        CaptureKind::Pcapng => "deep-pcapng",
-        CaptureKind::Pcap => "deep-pcap",
-    }
+    vec![
+        capture("deep-pcapng", Feed::Deep, CaptureKind::Pcapng),
+        capture("deep-pcap", Feed::Deep, CaptureKind::Pcap),
+        capture("deep-plus-pcapng", Feed::DeepPlus, CaptureKind::Pcapng),
+    ]
 }
 
 /// Small samples: each iteration already parses tens of MB.
@@ -91,7 +89,7 @@ fn bench_parse(c: &mut Criterion) {
     configure(&mut group);
     for cap in &caps {
         group.throughput(Throughput::Bytes(cap.bytes.len() as u64));
-        group.bench_function(name(cap.kind), |b| b.iter(|| tally(black_box(&cap.bytes))));
+        group.bench_function(cap.name, |b| b.iter(|| tally(black_box(&cap.bytes))));
     }
     group.finish();
 
@@ -99,7 +97,7 @@ fn bench_parse(c: &mut Criterion) {
     configure(&mut group);
     for cap in &caps {
         group.throughput(Throughput::Elements(cap.messages));
-        group.bench_function(name(cap.kind), |b| b.iter(|| tally(black_box(&cap.bytes))));
+        group.bench_function(cap.name, |b| b.iter(|| tally(black_box(&cap.bytes))));
     }
     group.finish();
 
@@ -108,7 +106,7 @@ fn bench_parse(c: &mut Criterion) {
     configure(&mut group);
     for cap in &caps {
         group.throughput(Throughput::Bytes(cap.bytes.len() as u64));
-        group.bench_function(name(cap.kind), |b| {
+        group.bench_function(cap.name, |b| {
             b.iter(|| {
                 let mut reader = CaptureReader::new(black_box(&cap.bytes[..])).expect("header");
                 let mut sum = 0u64;
@@ -122,22 +120,27 @@ fn bench_parse(c: &mut Criterion) {
     group.finish();
 
     // Message decoding alone: every block of every segment, copied once into one flat buffer.
-    let (blocks, ranges) = message_blocks(&caps[0].bytes);
-    assert_eq!(ranges.len() as u64, caps[0].messages);
     let mut group = c.benchmark_group("decode");
     configure(&mut group);
-    group.throughput(Throughput::Elements(ranges.len() as u64));
-    group.bench_function("deep-messages", |b| {
-        b.iter(|| {
-            let blocks = black_box(&blocks[..]);
-            let mut ok = 0u64;
-            for &(start, len) in &ranges {
-                let block = &blocks[start as usize..(start + len) as usize];
-                ok += u64::from(decode(block).is_ok());
-            }
-            ok
-        })
-    });
+    for (cap, name) in [
+        (&caps[0], "deep-messages"),
+        (&caps[2], "deep-plus-messages"),
+    ] {
+        let (blocks, ranges) = message_blocks(&cap.bytes);
+        assert_eq!(ranges.len() as u64, cap.messages);
+        group.throughput(Throughput::Elements(ranges.len() as u64));
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                let blocks = black_box(&blocks[..]);
+                let mut ok = 0u64;
+                for &(start, len) in &ranges {
+                    let block = &blocks[start as usize..(start + len) as usize];
+                    ok += u64::from(decode(block).is_ok());
+                }
+                ok
+            })
+        });
+    }
     group.finish();
 }
 

@@ -30,7 +30,10 @@ fn bundled_sample_is_the_documented_gen_output() {
 
 #[test]
 fn bundled_deep_plus_sample_is_the_documented_gen_output() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/data/sample-deep-plus.pcapng.gz");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/sample-deep-plus.pcapng.gz"
+    );
     let mut committed = Vec::new();
     flate2::read::MultiGzDecoder::new(std::fs::File::open(path).expect("bundled sample"))
         .read_to_end(&mut committed)
