@@ -119,6 +119,16 @@ fn values(f: &Fixture) -> HashMap<String, String> {
     set("memcpy_batch_ns", float(f.memcpy_batch));
     set("unit", "packet".into());
     set("units", "50000".into());
+    let stored = f.zstd.is_some();
+    set("stored_mode", if stored { "all" } else { "none" }.into());
+    set(
+        "stored_sampled_bytes",
+        if stored {
+            format!("{}", (f.bytes * f.messages as f64) as u64)
+        } else {
+            String::new()
+        },
+    );
     v
 }
 
