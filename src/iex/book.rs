@@ -11,6 +11,9 @@
 //! an order the book does not know cannot be told apart from one to an untracked order: it is
 //! counted as unchecked, not as an error.
 
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
 use rustc_hash::FxHashMap;
 
 use crate::model::{Message, Symbol};
@@ -49,6 +52,35 @@ impl BookReport {
     }
 }
 
+/// Hashes an order id with the splitmix64 finalizer. Order ids come nearly in sequence, and a
+/// map of them churns (every add is soon a delete): with `FxHash` the table's probe sequences
+/// grew long enough that removing an order took a third of `inspect`'s time on DEEP+.
+#[derive(Debug, Default, Clone, Copy)]
+struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) | u64::from(b);
+        }
+    }
+
+    #[inline]
+    fn write_i64(&mut self, id: i64) {
+        let mut z = (id as u64).wrapping_add(0x9e37_79b9_7f4a_7c15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        self.0 = z ^ (z >> 31);
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type OrderMap = HashMap<i64, Order, BuildHasherDefault<IdHasher>>;
+
 #[derive(Debug, Clone, Copy)]
 struct Order {
     symbol: u64,
@@ -67,7 +99,7 @@ struct SymbolBook {
 /// Replays order messages into a book of live orders (id → symbol, remaining size).
 #[derive(Debug, Clone)]
 pub struct BookCheck {
-    orders: FxHashMap<i64, Order>,
+    orders: OrderMap,
     symbols: FxHashMap<u64, SymbolBook>,
     report: BookReport,
     capacity: usize,
@@ -85,7 +117,7 @@ impl BookCheck {
     /// A check that tracks at most `capacity` orders.
     pub fn with_capacity(capacity: usize) -> Self {
         BookCheck {
-            orders: FxHashMap::default(),
+            orders: OrderMap::default(),
             symbols: FxHashMap::default(),
             report: BookReport::default(),
             capacity,
@@ -113,27 +145,28 @@ impl BookCheck {
 
     fn add(&mut self, id: i64, symbol: u64, size: u32) {
         self.report.adds += 1;
-        if self.take(id).is_some() {
-            self.report.duplicate_adds += 1;
-        }
         if self.orders.len() >= self.capacity {
             self.sweep();
-            if self.orders.len() >= self.capacity {
+            if self.orders.len() >= self.capacity && !self.orders.contains_key(&id) {
                 self.report.untracked_adds += 1;
                 return;
             }
         }
         let book = self.symbols.entry(symbol).or_default();
         book.live += 1;
-        let generation = book.generation;
-        self.orders.insert(
-            id,
-            Order {
-                symbol,
-                remaining: size,
-                generation,
-            },
-        );
+        let order = Order {
+            symbol,
+            remaining: size,
+            generation: book.generation,
+        };
+        // One probe: an add is almost never a duplicate, and a miss that has to look past the
+        // slots deletes left behind is the costly lookup.
+        if let Some(old) = self.orders.insert(id, order) {
+            if !self.stale(&old) {
+                self.report.duplicate_adds += 1;
+                self.forget(&old);
+            }
+        }
         self.report.live_orders += 1;
         self.report.peak_live_orders = self.report.peak_live_orders.max(self.report.live_orders);
     }
@@ -198,8 +231,11 @@ impl BookCheck {
 
     /// The live order `id`, dropping it first if it turns out cleared.
     fn live(&mut self, id: i64) -> Option<&mut Order> {
-        let order = *self.orders.get(&id)?;
-        if self.stale(&order) {
+        let stale = {
+            let order = self.orders.get(&id)?;
+            self.stale(order)
+        };
+        if stale {
             self.orders.remove(&id);
             return None;
         }
@@ -212,11 +248,16 @@ impl BookCheck {
         if self.stale(&order) {
             return None;
         }
+        self.forget(&order);
+        Some(order)
+    }
+
+    /// Counts a live order as gone.
+    fn forget(&mut self, order: &Order) {
         if let Some(book) = self.symbols.get_mut(&order.symbol) {
             book.live -= 1;
         }
         self.report.live_orders -= 1;
-        Some(order)
     }
 
     /// Frees the slots of cleared orders.
