@@ -14,6 +14,7 @@ pub mod sim;
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 use std::path::Path;
+use std::sync::mpsc;
 
 use crate::model::{Feed, Packet, Timestamp};
 use crate::output::atomic::{write_atomically_with, Step};
@@ -157,12 +158,95 @@ struct Counts {
 
 /// Writes the capture for `opts` to `out` (unbuffered writers are fine: output is written in
 /// large chunks). Returns what was written.
+///
+/// The day is simulated and encoded on a second thread while this one writes (and, for a `.gz`
+/// output, compresses), so a large day runs at the speed of the slower of the two rather than
+/// their sum. Chunks go round between the threads (two in flight), so memory stays a few
+/// chunks. Should the thread not start, the same work is done here, one chunk after the other.
 pub fn generate<W: Write>(opts: &GenOptions, mut out: W) -> Result<GenReport, GenError> {
-    let mut sim = Simulation::new(opts)?;
+    let sim = Simulation::new(opts)?;
     let write_err = |cause| GenError::Write {
         what: Writing::Capture,
         cause,
     };
+    let mut written: io::Result<()> = Ok(());
+    let mut bytes = 0u64;
+    let (counts, symbols) = std::thread::scope(|scope| {
+        let (full_tx, full_rx) = mpsc::sync_channel::<Vec<u8>>(2);
+        let (empty_tx, empty_rx) = mpsc::channel::<Vec<u8>>();
+        let producer =
+            std::thread::Builder::new()
+                .name("gen".into())
+                .spawn_scoped(scope, move || {
+                    let mut sim = sim;
+                    let counts = encode_day(opts, &mut sim, |buf| {
+                        let mut next = empty_rx
+                            .try_recv()
+                            .unwrap_or_else(|_| Vec::with_capacity(CHUNK + 4096));
+                        next.clear();
+                        full_tx.send(std::mem::replace(buf, next)).is_ok()
+                    });
+                    (counts, sim.distinct_symbols())
+                });
+        match producer {
+            Ok(producer) => {
+                for mut chunk in full_rx.iter() {
+                    if let Err(e) = out.write_all(&chunk) {
+                        written = Err(e);
+                        break;
+                    }
+                    bytes += chunk.len() as u64;
+                    chunk.clear();
+                    // The producer may be done already: then the chunk is just dropped.
+                    let _ = empty_tx.send(chunk);
+                }
+                // Stops the producer at its next chunk if writing failed.
+                drop(full_rx);
+                Ok(producer
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            }
+            Err(_) => {
+                // The options were valid a moment ago, and a simulation is a pure function of
+                // them: this is the same day.
+                let mut sim = Simulation::new(opts)?;
+                let counts = encode_day(opts, &mut sim, |buf| {
+                    written = out.write_all(buf);
+                    bytes += buf.len() as u64;
+                    buf.clear();
+                    written.is_ok()
+                });
+                Ok((counts, sim.distinct_symbols()))
+            }
+        }
+    })?;
+    written.map_err(write_err)?;
+    out.flush().map_err(write_err)?;
+    let c = counts;
+    Ok(GenReport {
+        packets: c.packets,
+        heartbeats: c.heartbeats,
+        messages: c.messages,
+        by_type: (0..=255u8)
+            .filter(|&k| c.by_type[k as usize] > 0)
+            .map(|k| (k as char, c.by_type[k as usize]))
+            .collect(),
+        symbols,
+        bytes,
+        first_send_time: c.first,
+        last_send_time: c.last,
+        feed: opts.feed,
+    })
+}
+
+/// Simulates the day and encodes it into capture bytes: file header, then one record per
+/// segment. `emit` gets each buffer of about [`CHUNK`] bytes (and the last, shorter one), must
+/// leave it empty for more, and returns `false` to stop early (writing failed).
+fn encode_day(
+    opts: &GenOptions,
+    sim: &mut Simulation,
+    mut emit: impl FnMut(&mut Vec<u8>) -> bool,
+) -> Counts {
     let endpoints = frame::Endpoints::iex(match opts.feed {
         Feed::Deep => 4,
         Feed::Tops => 8,
@@ -188,7 +272,6 @@ pub fn generate<W: Write>(opts: &GenOptions, mut out: W) -> Result<GenReport, Ge
         last: 0,
     };
     let mut buf = Vec::with_capacity(CHUNK + 4096);
-    let mut bytes = 0u64;
     opts.capture.file_header(&mut buf);
     let mut ip_id = 0u16;
     let mut pkt = Packet::default();
@@ -223,29 +306,12 @@ pub fn generate<W: Write>(opts: &GenOptions, mut out: W) -> Result<GenReport, Ge
         for m in &pkt.messages {
             c.by_type[m.kind() as usize] += 1;
         }
-        if buf.len() >= CHUNK {
-            out.write_all(&buf).map_err(write_err)?;
-            bytes += buf.len() as u64;
-            buf.clear();
+        if buf.len() >= CHUNK && !emit(&mut buf) {
+            return c;
         }
     }
-    out.write_all(&buf).map_err(write_err)?;
-    bytes += buf.len() as u64;
-    out.flush().map_err(write_err)?;
-    Ok(GenReport {
-        packets: c.packets,
-        heartbeats: c.heartbeats,
-        messages: c.messages,
-        by_type: (0..=255u8)
-            .filter(|&k| c.by_type[k as usize] > 0)
-            .map(|k| (k as char, c.by_type[k as usize]))
-            .collect(),
-        symbols: sim.distinct_symbols(),
-        bytes,
-        first_send_time: c.first,
-        last_send_time: c.last,
-        feed: opts.feed,
-    })
+    emit(&mut buf);
+    c
 }
 
 /// Generates into `path`, gzip-compressed (level 6) when it ends in `.gz`, written whole or not
@@ -331,6 +397,32 @@ mod tests {
             packets(&opts),
             Err(GenError::InvalidOption { .. })
         ));
+    }
+
+    #[test]
+    fn the_writer_thread_writes_what_one_thread_would() {
+        for feed in Feed::ALL {
+            // ~10 MB: dozens of chunks, so chunks go round between the threads many times.
+            let opts = GenOptions {
+                feed,
+                packets: 50_000,
+                ..GenOptions::default()
+            };
+            let mut threaded = Vec::new();
+            let report = generate(&opts, &mut threaded).unwrap();
+            let mut single = Vec::new();
+            let mut sim = Simulation::new(&opts).unwrap();
+            let counts = encode_day(&opts, &mut sim, |buf| {
+                single.extend_from_slice(buf);
+                buf.clear();
+                true
+            });
+            assert!(single.len() > 30 * CHUNK, "{feed}: {} bytes", single.len());
+            assert!(threaded == single, "{feed}: the bytes differ");
+            assert_eq!(report.bytes, single.len() as u64);
+            assert_eq!(report.packets, counts.packets);
+            assert_eq!(report.symbols, sim.distinct_symbols());
+        }
     }
 
     /// A writer that fails every write.

@@ -511,8 +511,9 @@ fn the_command_line_reports_a_write_failure_in_one_line_naming_the_file() {
     );
 }
 
-/// Manual throughput measurement, not a correctness test:
-/// `GEN_MEASURE_OUT=/dev/shm/day.pcapng GEN_MEASURE_PACKETS=2000000 cargo test --release --test gen -- --ignored --nocapture`
+/// Manual throughput measurement, not a correctness test (`GEN_MEASURE_FEED`: deep, tops or
+/// deep-plus; deep by default):
+/// `GEN_MEASURE_OUT=/dev/shm/day.pcapng GEN_MEASURE_PACKETS=2000000 cargo test --release --test it measure_throughput -- --ignored --nocapture`
 #[test]
 #[ignore]
 fn measure_throughput() {
@@ -522,7 +523,12 @@ fn measure_throughput() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(2_000_000);
-    let o = opts(Feed::Deep, CaptureKind::Pcapng, packets, 1);
+    let feed = match std::env::var("GEN_MEASURE_FEED").as_deref() {
+        Ok("tops") => Feed::Tops,
+        Ok("deep-plus") => Feed::DeepPlus,
+        _ => Feed::Deep,
+    };
+    let o = opts(feed, CaptureKind::Pcapng, packets, 1);
     let t = std::time::Instant::now();
     let r = gen::generate(&o, std::io::sink()).unwrap();
     let sink_s = t.elapsed().as_secs_f64();
@@ -532,13 +538,14 @@ fn measure_throughput() {
     assert_eq!(r, r2);
     let mb = r.bytes as f64 / 1e6;
     println!(
-        "{} packets, {} messages, {} heartbeats, {:.1} MB: sink {:.3} s = {:.0} MB/s, file {path} {:.3} s = {:.0} MB/s; {:.1} bytes/packet, {:.2} messages/packet",
+        "{feed}: {} packets, {} messages, {} heartbeats, {:.1} MB: sink {:.3} s = {:.0} MB/s = {:.2} M messages/s, file {path} {:.3} s = {:.0} MB/s; {:.1} bytes/packet, {:.2} messages/packet",
         r.packets,
         r.messages,
         r.heartbeats,
         mb,
         sink_s,
         mb / sink_s,
+        r.messages as f64 / sink_s / 1e6,
         file_s,
         mb / file_s,
         r.bytes as f64 / r.packets as f64,

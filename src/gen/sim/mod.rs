@@ -366,4 +366,70 @@ mod tests {
         }
         assert!(kinds[b'a' as usize] > 0);
     }
+
+    /// Counts this thread's allocations, so that tests running in parallel do not disturb it.
+    struct CountingAlloc;
+
+    std::thread_local! {
+        static ALLOCATIONS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+
+    // SAFETY: defers to the system allocator; only counts.
+    unsafe impl std::alloc::GlobalAlloc for CountingAlloc {
+        unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+            ALLOCATIONS.with(|c| c.set(c.get() + 1));
+            // SAFETY: same contract as ours.
+            unsafe { std::alloc::System.alloc(layout) }
+        }
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+            // SAFETY: same contract as ours.
+            unsafe { std::alloc::System.dealloc(ptr, layout) }
+        }
+    }
+
+    /// For this crate's unit tests only: lets `*_steady_state_does_not_allocate` count.
+    #[global_allocator]
+    static GLOBAL: CountingAlloc = CountingAlloc;
+
+    #[test]
+    fn deep_plus_steady_state_does_not_allocate() {
+        let o = GenOptions {
+            feed: Feed::DeepPlus,
+            ..opts(400_000, 50)
+        };
+        let mut sim = Simulation::new(&o).unwrap();
+        let mut p = Packet::default();
+        // Warm up: every busy book reaches its depth target, the packet its largest size.
+        for _ in 0..200_000 {
+            sim.next_into(&mut p);
+        }
+        // Allocations a book needs to grow to a capacity: one per doubling (4, 8, 16, ...).
+        let growths = |sim: &Simulation| -> Vec<u32> {
+            sim.books
+                .iter()
+                .map(|b| match b.capacity() {
+                    0 => 0,
+                    c => c.ilog2() - 1,
+                })
+                .collect()
+        };
+        let grown_before = growths(&sim);
+        let before = ALLOCATIONS.with(|c| c.get());
+        let mut messages = 0;
+        while sim.next_into(&mut p) {
+            messages += p.messages.len();
+        }
+        let allocations = ALLOCATIONS.with(|c| c.get()) - before;
+        let book_growth: u32 = growths(&sim)
+            .iter()
+            .zip(&grown_before)
+            .map(|(a, b)| a - b)
+            .sum();
+        assert!(messages > 400_000);
+        // Only thin books still growing towards their depth allocate; nothing per message.
+        assert!(
+            allocations <= u64::from(book_growth) && allocations < 20,
+            "{allocations} allocations over {messages} messages, {book_growth} book growths"
+        );
+    }
 }
