@@ -114,7 +114,8 @@ enum Command {
         feed: FeedArg,
         #[arg(long, value_enum, default_value_t = CaptureKind::Pcapng)]
         capture: CaptureKind,
-        /// IEX-TP segments to write (a full DEEP day is about 40,000,000).
+        /// IEX-TP segments to write (a full DEEP day is about 40,000,000; a 2026 DEEP+ day of
+        /// about 500M messages is about 210,000,000).
         #[arg(long, default_value_t = 100_000)]
         packets: u64,
         #[arg(long, default_value_t = 1)]

@@ -242,3 +242,32 @@ fn a_deep_capture_has_no_book_report() {
     assert_eq!(v["feed"], "deep");
     assert!(v["book"].is_null(), "{}", v["book"]);
 }
+
+#[test]
+fn the_book_check_finds_a_generated_day_consistent() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("dpls.pcapng");
+    let opts = md_shootout::gen::GenOptions {
+        feed: Feed::DeepPlus,
+        packets: 30_000,
+        seed: 3,
+        symbols: 200,
+        ..Default::default()
+    };
+    let report = md_shootout::gen::generate_file(&opts, &path).unwrap();
+    let out = shootout(&["inspect", "--json", path.to_str().unwrap()]);
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let book = &v["book"];
+    assert_eq!(book["adds"], report.by_type[&'a']);
+    for key in [
+        "unknown_references",
+        "overfills",
+        "duplicate_adds",
+        "untracked_adds",
+    ] {
+        assert_eq!(book[key], 0, "{key}: {book}");
+    }
+    assert!(book["live_orders"].as_u64().unwrap() > 0);
+    assert!(book["cleared_orders"].as_u64().unwrap() <= report.by_type[&'a']);
+}
