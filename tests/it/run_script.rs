@@ -667,3 +667,56 @@ fn bench_runs_both_units_in_one_matrix() {
     assert_eq!(refused.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("--unit names each"));
 }
+
+#[test]
+fn date_with_feed_deep_plus_fetches_the_dpls_file_and_runs_it() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let plus = std::fs::read(root.join("data/sample-deep-plus.pcapng.gz")).unwrap();
+    let size = plus.len();
+    let (base, server) = serve(
+        |base| {
+            // The day also lists DEEP and the multi-channel DPLC: only DPLS 1.0 is to be taken.
+            let index = format!(
+                r#"{{"20241105": [
+                    {{"link": "{base}/deep.pcap.gz", "feed": "DEEP", "version": "1.0", "size": "9"}},
+                    {{"link": "{base}/dplc.pcap", "feed": "DPLC", "version": "1.0", "size": "9"}},
+                    {{"link": "{base}/dpls.pcapng.gz", "feed": "DPLS", "version": "1.0", "protocol": "IEXTP1", "size": "{size}"}}]}}"#
+            );
+            BTreeMap::from([
+                ("/hist".to_string(), index.into_bytes()),
+                ("/dpls.pcapng.gz".to_string(), plus.clone()),
+            ])
+        },
+        2,
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let out = dir.path().join("results");
+    let hist_url = format!("{base}/hist");
+    run(
+        &[
+            "--date",
+            "20241105",
+            "--feed",
+            "deep-plus",
+            "--hist-url",
+            &hist_url,
+            "--data",
+            data.to_str().unwrap(),
+            "--runs",
+            "1",
+            "--prefix",
+            "normal=",
+            "--formats",
+            "sbe",
+        ],
+        &out,
+    );
+    server.join().unwrap();
+    let fetched = data.join("dpls.pcapng.gz");
+    assert!(std::fs::read(&fetched).unwrap() == plus);
+    let records = rows(&out);
+    assert_eq!(records.len(), 1);
+    assert_eq!(&records[0][5], "deep-plus", "the feed column");
+    assert_eq!(&records[0][7], "120553", "the DEEP+ sample's messages");
+}
