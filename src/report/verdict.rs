@@ -301,13 +301,21 @@ pub fn input_line(input: &str, groups: &[&Group], label: &str) -> String {
     format!(
         "Input: {input}, IEX {} feed, {} packets, {} messages; {kind}. Each figure above is the \
          median of {runs} under label {}, timed per {}, on {}.",
-        g.feed.to_uppercase(),
+        feed_name(&g.feed),
         super::tables::count(g.packets),
         super::tables::count(g.messages),
         if label.is_empty() { "(none)" } else { label },
         g.unit,
         super::stats::section_hosts(groups),
     )
+}
+
+/// The feed as IEX names it: `DEEP`, `TOPS`, `DEEP+` (the CSV says `deep-plus`).
+fn feed_name(feed: &str) -> String {
+    match feed {
+        "deep-plus" => "DEEP+".to_owned(),
+        other => other.to_uppercase(),
+    }
 }
 
 /// `2019-09-03` from an IEX HIST file name (`data_feeds_20190903_20190903_IEXTP1_DEEP1.0...`).
@@ -369,6 +377,13 @@ pub fn table(verdicts: &[Verdict], what: &str) -> Table {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn feeds_are_named_as_iex_names_them() {
+        assert_eq!(super::feed_name("deep"), "DEEP");
+        assert_eq!(super::feed_name("tops"), "TOPS");
+        assert_eq!(super::feed_name("deep-plus"), "DEEP+");
+    }
 
     fn st(median: f64, min: f64, max: f64) -> Stat {
         Stat {
