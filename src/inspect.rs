@@ -30,10 +30,8 @@ pub struct Tally {
     pub missing_messages: u64,
     pub duplicates: u64,
     pub symbols: FxHashSet<u64>,
-    /// DEEP+ order messages replayed into a book.
+    /// DEEP+ order messages replayed into a book (other messages pass it by).
     pub book: BookCheck,
-    /// Whether any order message was seen.
-    pub orders_seen: bool,
     /// The previous message's symbol, already in `symbols`.
     last_symbol: Option<u64>,
     pub feeds: FeedsSeen,
@@ -55,7 +53,6 @@ impl Default for Tally {
             duplicates: 0,
             symbols: FxHashSet::default(),
             book: BookCheck::default(),
-            orders_seen: false,
             last_symbol: None,
             feeds: FeedsSeen::default(),
             first_send_time: None,
@@ -91,17 +88,7 @@ impl Tally {
                     if block.len() > kind::wire_len(k).unwrap_or(usize::MAX) {
                         self.longer += 1;
                     }
-                    if matches!(
-                        k,
-                        kind::ADD_ORDER
-                            | kind::ORDER_MODIFY
-                            | kind::ORDER_DELETE
-                            | kind::ORDER_EXECUTED
-                            | kind::CLEAR_BOOK
-                    ) {
-                        self.orders_seen = true;
-                        self.book.apply(&m);
-                    }
+                    self.book.apply(&m);
                     if let Some(symbol) = m.symbol() {
                         // Updates come in runs per symbol: skip the hash for a repeat.
                         let key = symbol.as_u64();
@@ -215,7 +202,7 @@ pub fn inspect(path: &Path, lenient: bool) -> std::result::Result<Inspection, Fi
         by_type,
         unknown: tally.unknown,
         longer: tally.longer,
-        book: (tally.orders_seen || tally.feeds.deep_plus).then(|| tally.book.report()),
+        book: (tally.book.saw_orders() || tally.feeds.deep_plus).then(|| tally.book.report()),
         gaps: tally.gaps,
         missing_messages: tally.missing_messages,
         duplicates: tally.duplicates,

@@ -11,6 +11,7 @@
 //! an order the book does not know cannot be told apart from one to an untracked order: it is
 //! counted as unchecked, not as an error.
 
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -105,6 +106,8 @@ pub struct BookCheck {
     capacity: usize,
     /// Whether any clear book happened, so lookups need the generation check.
     cleared: bool,
+    /// Whether any order message was applied.
+    seen: bool,
 }
 
 impl Default for BookCheck {
@@ -122,6 +125,7 @@ impl BookCheck {
             report: BookReport::default(),
             capacity,
             cleared: false,
+            seen: false,
         }
     }
 
@@ -134,8 +138,14 @@ impl BookCheck {
             Message::OrderDelete(o) => self.delete(o.order_id),
             Message::OrderExecuted(e) => self.execute(e.order_id, e.size),
             Message::ClearBook(c) => self.clear(c.symbol.borrow().as_u64()),
-            _ => {}
+            _ => return,
         }
+        self.seen = true;
+    }
+
+    /// Whether any order message was applied.
+    pub fn saw_orders(&self) -> bool {
+        self.seen
     }
 
     /// The figures so far.
@@ -222,24 +232,19 @@ impl BookCheck {
 
     /// Whether a stored order was dropped by a clear book since it was added.
     fn stale(&self, order: &Order) -> bool {
-        self.cleared
-            && self
-                .symbols
-                .get(&order.symbol)
-                .is_some_and(|b| b.generation != order.generation)
+        stale(self.cleared, &self.symbols, order)
     }
 
-    /// The live order `id`, dropping it first if it turns out cleared.
+    /// The live order `id`, dropping it first if it turns out cleared: one map probe.
     fn live(&mut self, id: i64) -> Option<&mut Order> {
-        let stale = {
-            let order = self.orders.get(&id)?;
-            self.stale(order)
-        };
-        if stale {
-            self.orders.remove(&id);
-            return None;
+        match self.orders.entry(id) {
+            Entry::Occupied(e) if stale(self.cleared, &self.symbols, e.get()) => {
+                e.remove();
+                None
+            }
+            Entry::Occupied(e) => Some(e.into_mut()),
+            Entry::Vacant(_) => None,
         }
-        self.orders.get_mut(&id)
     }
 
     /// Removes the live order `id`, keeping the counts right.
@@ -265,13 +270,17 @@ impl BookCheck {
         if !self.cleared {
             return;
         }
-        let symbols = &self.symbols;
-        self.orders.retain(|_, o| {
-            symbols
-                .get(&o.symbol)
-                .is_none_or(|b| b.generation == o.generation)
-        });
+        let (cleared, symbols) = (self.cleared, &self.symbols);
+        self.orders.retain(|_, o| !stale(cleared, symbols, o));
     }
+}
+
+/// Whether a stored order was dropped by a clear book of its symbol since it was added.
+fn stale(cleared: bool, symbols: &FxHashMap<u64, SymbolBook>, order: &Order) -> bool {
+    cleared
+        && symbols
+            .get(&order.symbol)
+            .is_some_and(|b| b.generation != order.generation)
 }
 
 #[cfg(test)]
