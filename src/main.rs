@@ -83,6 +83,11 @@ enum Command {
         /// message, heartbeats skipped). --warmup and --window count units.
         #[arg(long, value_enum, default_value_t = UnitArg::Packet)]
         unit: UnitArg,
+        /// How windows are timed: `alternate` (one window per packet, the next whole, in turn;
+        /// the first after the warm-up both ways) or `both` (every window both ways: twice the
+        /// samples and twice the timed work). Every window is checked by every format either way.
+        #[arg(long, value_enum, default_value_t = TimingArg::Alternate)]
+        timing: TimingArg,
     },
     /// Summarize results CSVs (any number, any days or machines) into tables, charts and warnings.
     Report {
@@ -201,6 +206,9 @@ struct BenchArgs {
     /// for both.
     #[arg(long, value_enum, value_delimiter = ',', default_value = "packet")]
     unit: Vec<UnitArg>,
+    /// How windows are timed: alternate or both (see `shootout run --help`).
+    #[arg(long, value_enum, default_value_t = TimingArg::Alternate)]
+    timing: TimingArg,
     /// Packets run through every format before times are recorded.
     #[arg(long, value_name = "N", default_value_t = 1000)]
     warmup: u64,
@@ -256,6 +264,7 @@ impl BenchArgs {
             stored: stored_mode(self.stored_size, self.no_stored_size),
             warmup: self.warmup,
             units: self.unit.into_iter().map(Into::into).collect(),
+            timing: self.timing.into(),
             quick: self.quick,
             date: self.date,
             feed: self.feed.into(),
@@ -279,6 +288,21 @@ impl From<UnitArg> for measure::Unit {
         match unit {
             UnitArg::Packet => measure::Unit::Packet,
             UnitArg::Message => measure::Unit::Message,
+        }
+    }
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum TimingArg {
+    Alternate,
+    Both,
+}
+
+impl From<TimingArg> for measure::Timing {
+    fn from(timing: TimingArg) -> measure::Timing {
+        match timing {
+            TimingArg::Alternate => measure::Timing::Alternate,
+            TimingArg::Both => measure::Timing::Both,
         }
     }
 }
@@ -429,6 +453,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             stored_size,
             no_stored_size,
             unit,
+            timing,
         } => {
             let config = measure::Config {
                 formats,
@@ -437,6 +462,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 window,
                 stored: stored_mode(stored_size, no_stored_size),
                 unit: unit.into(),
+                timing: timing.into(),
             };
             // Settings that would measure nothing are refused before the file is opened.
             config.check()?;

@@ -55,6 +55,8 @@ pub struct Options {
     /// matrix. Per-message runs keep their histograms and resume records under
     /// `<label> (per message)`, the section `report` shows them in.
     pub units: Vec<crate::measure::Unit>,
+    /// How runs time their windows (`--timing`).
+    pub timing: crate::measure::Timing,
     pub quick: bool,
     pub date: Option<String>,
     pub feed: Feed,
@@ -329,6 +331,7 @@ fn run_matrix(
             cmd.arg("--verify");
         }
         cmd.arg("--unit").arg(unit.name());
+        cmd.arg("--timing").arg(opts.timing.name());
         cmd.arg("--stored-size").arg(opts.stored.name());
         cmd.arg("--label")
             .arg(run_label)

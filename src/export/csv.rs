@@ -80,6 +80,10 @@ pub struct Row {
     pub stored_mode: String,
     /// Encoded bytes that were compressed: what `zstd_bytes` and `zlib_bytes` rest on.
     pub stored_sampled_bytes: Option<u64>,
+    /// `alternate` or `both`: whether each window was timed one way in turn or both ways.
+    pub timing: String,
+    /// Units timed as part of whole windows: what the batch figures rest on.
+    pub batch_units: u64,
 }
 
 /// The header line, as written.
@@ -88,7 +92,7 @@ encoded_bytes,bytes_per_message,ser_p50_ns,ser_p90_ns,ser_p99_ns,ser_p999_ns,ser
 ser_max_ns,ser_mean_ns,ser_total_ns,de_p50_ns,de_p90_ns,de_p99_ns,de_p999_ns,de_p9999_ns,\
 de_max_ns,de_mean_ns,de_total_ns,msgs_per_sec,timer_overhead_ns,host,cpu,rustc,git_rev,zstd_bytes,zlib_bytes,zstd_ns,\
 memcpy_p50_ns,memcpy_mean_ns,de_all_p50_ns,de_all_p90_ns,de_all_p99_ns,de_all_p999_ns,de_all_p9999_ns,\
-de_all_max_ns,de_all_mean_ns,de_all_total_ns,ser_batch_ns,de_batch_ns,de_all_batch_ns,clock,memcpy_batch_ns,unit,units,stored_mode,stored_sampled_bytes";
+de_all_max_ns,de_all_mean_ns,de_all_total_ns,ser_batch_ns,de_batch_ns,de_all_batch_ns,clock,memcpy_batch_ns,unit,units,stored_mode,stored_sampled_bytes,timing,batch_units";
 
 fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
@@ -156,6 +160,8 @@ impl Row {
             units: o.units_recorded,
             stored_mode: o.stored.name().to_owned(),
             stored_sampled_bytes: stored.map(|_| f.stored.compressed_bytes()),
+            timing: o.timing.name().to_owned(),
+            batch_units: o.units_batch,
         }
     }
 }

@@ -26,14 +26,12 @@ pub fn render(report: &RunReport<'_>) -> String {
     let mut t = String::new();
     let _ = writeln!(
         t,
-        "{} packets, {} messages ({}), {} per packet on average; {} {}s recorded, each one \
-         timed unit",
+        "{} packets, {} messages ({}), {} per packet on average; {}",
         o.packets,
         o.messages,
         o.feed.unwrap_or("no IEX data"),
         fmt_f(o.messages as f64 / o.packets.max(1) as f64, 2),
-        o.units_recorded,
-        o.unit.name(),
+        timing_line(o),
     );
     let mut ranked: Vec<&FormatResult> = o.formats.iter().collect();
     ranked.sort_by(|a, b| a.batch_ns().total_cmp(&b.batch_ns()));
@@ -203,6 +201,25 @@ pub fn render(report: &RunReport<'_>) -> String {
         o.reference.symbol_count()
     );
     t
+}
+
+/// What the figures rest on: how many units were timed one by one and in whole windows.
+fn timing_line(o: &crate::measure::Outcome) -> String {
+    use crate::measure::Timing;
+    let unit = o.unit.name();
+    match o.timing {
+        Timing::Both => format!(
+            "every window timed both ways: {} {unit}s timed one by one and again in whole \
+             windows (--timing alternate halves the timed work)",
+            o.units_recorded
+        ),
+        Timing::Alternate => format!(
+            "windows timed per {unit} and whole in turn (--timing both does both on every \
+             window): {} {unit}s timed one by one, {} in whole windows; every window encoded, \
+             decoded and checked by every format",
+            o.units_recorded, o.units_batch
+        ),
+    }
 }
 
 /// Writes `rows` (the first is the header) with right-aligned numbers.

@@ -10,6 +10,7 @@
 
 use super::clock::Timer;
 use super::runner::{FormatRunner, PacketStat, Runner};
+use super::shootout::Timed;
 use super::stats::{BatchStats, Timings};
 use crate::formats::raw::Raw;
 use crate::model::Packet;
@@ -29,15 +30,18 @@ pub struct MemcpyFloor {
 }
 
 impl MemcpyFloor {
-    /// Encodes `window` with `raw` (untimed), then copies each packet's bytes into the reused
-    /// buffer, timing each copy exactly as [`Runner::encode_window`] times an encode: the clock
-    /// read right before and after, a [`PacketStat`] pushed onto `stats`. Records the packets
-    /// after the first `skip`; then copies those again with one clock pair around them all, as
-    /// [`Runner::encode_batch`] is timed. Returns the nanoseconds inside the timed regions.
+    /// Encodes `window` with `raw` (untimed), then, if `timed.per_packet`, copies each packet's
+    /// bytes into the reused buffer, timing each copy exactly as [`Runner::encode_window`] times
+    /// an encode: the clock read right before and after, a [`PacketStat`] pushed onto `stats`,
+    /// the packets after the first `skip` recorded. If `timed.batch`, copies those packets again
+    /// with one clock pair around them all, as [`Runner::encode_batch`] is timed. The formats'
+    /// windows are timed the same way, so the floor rests on the same packets as their figures.
+    /// Returns the nanoseconds inside the timed regions.
     pub fn measure(
         &mut self,
         window: &[Packet],
         skip: usize,
+        timed: Timed,
         timer: &Timer,
         stats: &mut Vec<PacketStat>,
     ) -> u64 {
@@ -50,6 +54,19 @@ impl MemcpyFloor {
             .reserve(need.saturating_sub(self.batch_copy.capacity()));
         self.copy.clear();
         stats.clear();
+        let mut per_packet = 0;
+        if timed.per_packet {
+            per_packet = self.per_packet(skip, timer, stats);
+        }
+        if !timed.batch {
+            return per_packet;
+        }
+        per_packet + self.batch(window.len(), skip, timer)
+    }
+
+    /// The per-packet copy of the window `raw` last encoded.
+    fn per_packet(&mut self, skip: usize, timer: &Timer, stats: &mut Vec<PacketStat>) -> u64 {
+        let src = self.raw.buffer();
         let mut start = 0;
         for end in self.ends.iter().map(|s| s.end) {
             let t = timer.start();
@@ -67,8 +84,12 @@ impl MemcpyFloor {
         for s in stats.iter().skip(skip) {
             self.stats.record(s.ns);
         }
-        let per_packet: u64 = stats.iter().map(|s| s.ns).sum();
+        stats.iter().map(|s| s.ns).sum()
+    }
 
+    /// The copy of the window's packets after `skip`, timed whole.
+    fn batch(&mut self, packets: usize, skip: usize, timer: &Timer) -> u64 {
+        let src = self.raw.buffer();
         let first = if skip == 0 {
             0
         } else {
@@ -83,8 +104,8 @@ impl MemcpyFloor {
         }
         let batch_ns = timer.elapsed_ns(t);
         std::hint::black_box(&self.batch_copy);
-        self.batch.add(batch_ns, window.len() - skip);
-        per_packet + batch_ns
+        self.batch.add(batch_ns, packets - skip);
+        batch_ns
     }
 
     /// The bytes copied for the last window.
@@ -115,7 +136,7 @@ mod tests {
         let timer = Timer::calibrate();
         let mut floor = MemcpyFloor::default();
         let mut stats = Vec::new();
-        let timed = floor.measure(&packets, 100, &timer, &mut stats);
+        let timed = floor.measure(&packets, 100, Timed::BOTH, &timer, &mut stats);
         assert_eq!(floor.copied(), &expected[..]);
         assert_eq!(stats.iter().map(|s| s.end).collect::<Vec<_>>(), ends);
         assert_eq!(floor.stats.hist.len(), 400);
@@ -126,7 +147,7 @@ mod tests {
         assert_eq!(floor.batch.packets, 400);
         assert_eq!(floor.batch_copy, expected[ends[99]..]);
         // A second window replaces the copy and adds to the histogram.
-        floor.measure(&packets[..10], 0, &timer, &mut stats);
+        floor.measure(&packets[..10], 0, Timed::BOTH, &timer, &mut stats);
         assert_eq!(floor.copied(), &expected[..ends[9]]);
         assert_eq!(floor.stats.hist.len(), 410);
         assert_eq!(floor.batch.packets, 410);

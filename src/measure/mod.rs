@@ -12,5 +12,5 @@ pub mod verify;
 pub mod window;
 
 pub use runner::{registry, Runner};
-pub use shootout::{run, run_file, Config, Outcome, RunError, RunFileError};
+pub use shootout::{run, run_file, Config, Outcome, RunError, RunFileError, Timing};
 pub use window::Unit;

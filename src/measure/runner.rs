@@ -76,6 +76,10 @@ pub trait Runner {
     /// The bytes of the last [`Runner::encode_batch`].
     fn batch_buffer(&self) -> &[u8];
 
+    /// Makes the last batch encode the buffer the decodes read (for a window timed only as a
+    /// whole, which has no per-packet encode); the batch buffer is left stale.
+    fn adopt_batch(&mut self);
+
     /// Decodes the buffer from byte `from` to its end into `sink`, one clock pair around it all.
     fn decode_batch(
         &mut self,
@@ -219,6 +223,10 @@ impl<F: Format> Runner for FormatRunner<F> {
 
     fn batch_buffer(&self) -> &[u8] {
         &self.batch_buf
+    }
+
+    fn adopt_batch(&mut self) {
+        std::mem::swap(&mut self.buf, &mut self.batch_buf);
     }
 
     fn decode_batch(

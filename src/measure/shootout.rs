@@ -42,6 +42,71 @@ pub struct Config {
     /// What one timed sample is: an IEX-TP packet or one IEX message. `warmup` and `window`
     /// count these units.
     pub unit: Unit,
+    /// Whether each window is timed both per packet and whole, or one of the two in turn.
+    pub timing: Timing,
+}
+
+/// How the windows are timed (`--timing`). Either way every window is encoded, decoded
+/// selectively and completely by every format, and checked against the source; only which clock
+/// reads surround the work differs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Timing {
+    /// Windows take turns: one timed per packet (the latency distribution), the next whole (the
+    /// throughput). Each figure rests on half the windows, spread over the whole input, for half
+    /// the timed work of [`Timing::Both`]. The first window after the warm-up is timed both
+    /// ways, so that even a one-window input has both figures and the two encodes of one window
+    /// are compared byte for byte in every run.
+    #[default]
+    Alternate,
+    /// Every window both ways: twice the samples and twice the timed work, and every window's
+    /// two encodes compared byte for byte.
+    Both,
+}
+
+impl Timing {
+    /// The name in the CSV's `timing` column and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Timing::Alternate => "alternate",
+            Timing::Both => "both",
+        }
+    }
+}
+
+/// Which timed passes one window gets (see [`Timing`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timed {
+    /// Encode, selective and complete decode timed per packet.
+    pub per_packet: bool,
+    /// The same three timed whole, one clock pair each.
+    pub batch: bool,
+}
+
+impl Timed {
+    pub const BOTH: Timed = Timed {
+        per_packet: true,
+        batch: true,
+    };
+
+    /// The passes for window `index` (0-based) under `timing`. `skip` of its `n` units are
+    /// warm-up; `first_recorded` says no earlier window recorded a unit.
+    pub fn plan(timing: Timing, index: u64, skip: usize, n: usize, first_recorded: bool) -> Timed {
+        let per_packet_only = Timed {
+            per_packet: true,
+            batch: false,
+        };
+        match timing {
+            Timing::Both => Timed::BOTH,
+            Timing::Alternate if skip < n && first_recorded => Timed::BOTH,
+            // A window with warm-up in it is timed per packet: the warm-up units must still be
+            // encoded (and checked) for the byte and message counts to cover the whole input.
+            Timing::Alternate if skip > 0 || index % 2 == 0 => per_packet_only,
+            Timing::Alternate => Timed {
+                per_packet: false,
+                batch: true,
+            },
+        }
+    }
 }
 
 impl Default for Config {
@@ -53,6 +118,7 @@ impl Default for Config {
             window: DEFAULT_WINDOW,
             stored: StoredMode::Sample,
             unit: Unit::Packet,
+            timing: Timing::Alternate,
         }
     }
 }
@@ -148,9 +214,13 @@ pub struct Outcome {
     pub messages: u64,
     /// What one timed sample was.
     pub unit: Unit,
-    /// Units (packets or messages) whose times were recorded (after the warm-up): what every
-    /// percentile rests on.
+    /// Units (packets or messages) timed one by one after the warm-up: what every percentile
+    /// rests on.
     pub units_recorded: u64,
+    /// Units timed as part of a whole window after the warm-up: what the batch figures rest on.
+    pub units_batch: u64,
+    /// How the windows were timed.
+    pub timing: Timing,
     /// Messages of unknown type in the input (carried by no format).
     pub unknown: u64,
     pub feed: Option<&'static str>,
@@ -298,9 +368,11 @@ struct Shootout<'c> {
     results: Vec<FormatResult>,
     footprints: Vec<Footprint>,
     timer: Timer,
-    /// Aggregation of every packet, and of the packets after the warm-up only.
+    /// Aggregation of every packet; of the packets of the windows timed per packet; and of the
+    /// packets after the warm-up in the windows timed whole: what each pass's aggregate must be.
     reference: Aggregate,
-    reference_recorded: Aggregate,
+    reference_per_packet: Aggregate,
+    reference_batch: Aggregate,
     expected: Expected,
     checksum: Checksum,
     stats: Vec<PacketStat>,
@@ -312,6 +384,9 @@ struct Shootout<'c> {
     windows: u64,
     /// Units so far (packets or messages, see `Config::unit`).
     packets: u64,
+    /// Units after the warm-up timed one by one, and timed in whole windows.
+    units_per_packet: u64,
+    units_batch: u64,
     /// IEX-TP packets read so far, heartbeats included, whatever the unit.
     segments: u64,
     messages: u64,
@@ -334,7 +409,8 @@ impl<'c> Shootout<'c> {
             results,
             timer: Timer::calibrate(),
             reference: Aggregate::new(),
-            reference_recorded: Aggregate::new(),
+            reference_per_packet: Aggregate::new(),
+            reference_batch: Aggregate::new(),
             expected: Expected::default(),
             checksum: Checksum::default(),
             stats: Vec::with_capacity(config.window),
@@ -344,6 +420,8 @@ impl<'c> Shootout<'c> {
             rotation: 0,
             windows: 0,
             packets: 0,
+            units_per_packet: 0,
+            units_batch: 0,
             segments: 0,
             messages: 0,
             parse_ns: 0,
@@ -365,7 +443,9 @@ impl<'c> Shootout<'c> {
             .warmup
             .saturating_sub(self.packets)
             .min(n as u64) as usize;
-        self.prepare(window, skip);
+        let first_recorded = self.units_per_packet + self.units_batch == 0;
+        let timed = Timed::plan(self.config.timing, self.windows, skip, n, first_recorded);
+        self.prepare(window, skip, timed);
 
         // Rotate which format goes first so none always runs on a cold cache; the memcpy floor
         // takes its turn in the rotation as slot `count`.
@@ -375,9 +455,9 @@ impl<'c> Shootout<'c> {
             if i == count {
                 self.passes.floor +=
                     self.floor
-                        .measure(packets, skip, &self.timer, &mut self.stats);
+                        .measure(packets, skip, timed, &self.timer, &mut self.stats);
             } else {
-                self.measure_format(i, packets, skip, first_packet)?;
+                self.measure_format(i, packets, skip, first_packet, timed)?;
             }
         }
 
@@ -385,7 +465,14 @@ impl<'c> Shootout<'c> {
         // timed regions it would evict their caches (compression between SBE's encode and decode
         // tripled its serialize p50). Each runner still holds this window's encoding.
         for i in 0..count {
-            self.after_window(i, packets, skip, first_packet)?;
+            self.after_window(i, packets, skip, first_packet, timed)?;
+        }
+        let recorded = (n - skip) as u64;
+        if timed.per_packet {
+            self.units_per_packet += recorded;
+        }
+        if timed.batch {
+            self.units_batch += recorded;
         }
         self.rotation += 1;
         self.windows += 1;
@@ -396,25 +483,34 @@ impl<'c> Shootout<'c> {
 
     /// The references for this window, and every buffer and map sized so that no timed pass
     /// grows one.
-    fn prepare(&mut self, window: &Window, skip: usize) {
+    fn prepare(&mut self, window: &Window, skip: usize, timed: Timed) {
         let packets = window.packets();
         for p in packets {
             visit_packet(p, &mut self.reference);
         }
-        for p in &packets[skip..] {
-            visit_packet(p, &mut self.reference_recorded);
+        if timed.per_packet {
+            for p in packets {
+                visit_packet(p, &mut self.reference_per_packet);
+            }
+        }
+        if timed.batch {
+            for p in &packets[skip..] {
+                visit_packet(p, &mut self.reference_batch);
+            }
         }
         let e = &mut self.expected;
         e.checks.clear();
-        let mut c = Checksum::default();
-        for p in packets {
-            c.visit(p);
-            e.checks.push(c.value());
+        if timed.per_packet {
+            let mut c = Checksum::default();
+            for p in packets {
+                c.visit(p);
+                e.checks.push(c.value());
+            }
         }
-        e.batch_check = if skip == 0 {
-            c.value()
-        } else {
+        e.batch_check = if timed.batch {
             Checksum::of(&packets[skip..]).value()
+        } else {
+            0
         };
         e.messages = window.messages;
         e.batch_messages = packets[skip..]
@@ -440,14 +536,15 @@ impl<'c> Shootout<'c> {
         self.stats.reserve(packets.len());
     }
 
-    /// Format `i`'s six timed passes over the window: encode, selective decode and complete
-    /// decode, first per packet (latency), then per window (throughput), each checked.
+    /// Format `i`'s timed passes over the window: encode, selective decode and complete decode,
+    /// per packet (latency) and/or per window (throughput) as `timed` says, each checked.
     fn measure_format(
         &mut self,
         i: usize,
         packets: &[Packet],
         skip: usize,
         first_packet: u64,
+        timed: Timed,
     ) -> Result<(), RunError> {
         let (runner, result) = (&mut self.runners[i], &mut self.results[i]);
         let (timer, stats) = (&self.timer, &mut self.stats);
@@ -463,47 +560,53 @@ impl<'c> Shootout<'c> {
             }
         };
 
-        stats.clear();
-        runner.encode_window(packets, timer, stats);
-        for s in &stats[skip..] {
-            result.ser.record(s.ns);
-        }
-        self.passes.ser += stats.iter().map(|s| s.ns).sum::<u64>();
-        result.encoded_bytes += runner.buffer().len() as u64;
-        result.messages_encoded += stats.iter().map(|s| s.check).sum::<u64>();
-        // Where the packets after the warm-up start in the buffer.
-        let from = if skip == 0 { 0 } else { stats[skip - 1].end };
+        // Where the packets after the warm-up start in the buffer the decodes read.
+        let mut from = 0;
+        if timed.per_packet {
+            stats.clear();
+            runner.encode_window(packets, timer, stats);
+            for s in &stats[skip..] {
+                result.ser.record(s.ns);
+            }
+            self.passes.ser += stats.iter().map(|s| s.ns).sum::<u64>();
+            result.encoded_bytes += runner.buffer().len() as u64;
+            result.messages_encoded += stats.iter().map(|s| s.check).sum::<u64>();
+            from = if skip == 0 { 0 } else { stats[skip - 1].end };
 
-        stats.clear();
-        runner
-            .decode_window(&mut result.aggregate, timer, stats)
-            .map_err(|cause| decode_error(stats, cause))?;
-        for s in &stats[skip..] {
-            result.de.record(s.ns);
-        }
-        self.passes.de += stats.iter().map(|s| s.ns).sum::<u64>();
+            stats.clear();
+            runner
+                .decode_window(&mut result.aggregate, timer, stats)
+                .map_err(|cause| decode_error(stats, cause))?;
+            for s in &stats[skip..] {
+                result.de.record(s.ns);
+            }
+            self.passes.de += stats.iter().map(|s| s.ns).sum::<u64>();
 
-        stats.clear();
-        self.checksum.reset();
-        runner
-            .decode_all_window(&mut self.checksum, timer, stats)
-            .map_err(|cause| decode_error(stats, cause))?;
-        for s in &stats[skip..] {
-            result.de_all.record(s.ns);
+            stats.clear();
+            self.checksum.reset();
+            runner
+                .decode_all_window(&mut self.checksum, timer, stats)
+                .map_err(|cause| decode_error(stats, cause))?;
+            for s in &stats[skip..] {
+                result.de_all.record(s.ns);
+            }
+            self.passes.de_all += stats.iter().map(|s| s.ns).sum::<u64>();
+            if let Some(at) = stats
+                .iter()
+                .zip(&self.expected.checks)
+                .position(|(s, e)| s.check != *e)
+            {
+                let start = if at == 0 { 0 } else { stats[at - 1].end };
+                return Err(checksum_mismatch(
+                    runner.as_mut(),
+                    start,
+                    &packets[at],
+                    first_packet + at as u64,
+                ));
+            }
         }
-        self.passes.de_all += stats.iter().map(|s| s.ns).sum::<u64>();
-        if let Some(at) = stats
-            .iter()
-            .zip(&self.expected.checks)
-            .position(|(s, e)| s.check != *e)
-        {
-            let start = if at == 0 { 0 } else { stats[at - 1].end };
-            return Err(checksum_mismatch(
-                runner.as_mut(),
-                start,
-                &packets[at],
-                first_packet + at as u64,
-            ));
+        if !timed.batch {
+            return Ok(());
         }
 
         let recorded = &packets[skip..];
@@ -520,6 +623,13 @@ impl<'c> Shootout<'c> {
                 "the batch encode wrote {} messages, the packets hold {messages}",
                 batch.messages
             )));
+        }
+        if !timed.per_packet {
+            // The window's only encode: the decodes read it, and it counts as the window's
+            // bytes (no warm-up in such a window, see `Timed::plan`).
+            runner.adopt_batch();
+            result.encoded_bytes += runner.buffer().len() as u64;
+            result.messages_encoded += batch.messages;
         }
 
         let batch = runner
@@ -543,22 +653,27 @@ impl<'c> Shootout<'c> {
                 self.expected.batch_check
             )));
         }
+        result.messages_batch += messages;
         Ok(())
     }
 
-    /// Format `i`'s untimed work on the window it still holds: the batch encode must have
-    /// written the same bytes as the per-packet one, then the size as stored and `--verify`.
+    /// Format `i`'s untimed work on the window it still holds: when it was encoded both ways,
+    /// the batch encode must have written the same bytes as the per-packet one; then the size as
+    /// stored and `--verify`.
     fn after_window(
         &mut self,
         i: usize,
         packets: &[Packet],
         skip: usize,
         first_packet: u64,
+        timed: Timed,
     ) -> Result<(), RunError> {
         let (runner, result) = (&mut self.runners[i], &mut self.results[i]);
         let whole = runner.buffer();
         let batch = runner.batch_buffer();
-        if batch.len() > whole.len() || whole[whole.len() - batch.len()..] != *batch {
+        if timed == Timed::BOTH
+            && (batch.len() > whole.len() || whole[whole.len() - batch.len()..] != *batch)
+        {
             return Err(RunError::Disagree {
                 format: result.name,
                 what: format!(
@@ -588,7 +703,6 @@ impl<'c> Shootout<'c> {
             verify_window(runner.as_mut(), packets, first_packet, &mut self.decoded)?;
             self.verify_ns += verify_start.elapsed().as_nanos() as u64;
         }
-        result.messages_recorded += self.expected.batch_messages;
         Ok(())
     }
 
@@ -599,14 +713,13 @@ impl<'c> Shootout<'c> {
         capture_bytes: u64,
         wall_ns: u64,
     ) -> Result<Outcome, RunError> {
-        let units_recorded = self.floor.batch.packets;
         let unit = self.config.unit.name();
         if self.packets == 0 {
             return Err(RunError::Config(format!(
                 "the input holds no IEX {unit} to time: there is nothing to measure",
             )));
         }
-        if units_recorded == 0 {
+        if self.units_per_packet + self.units_batch == 0 {
             return Err(RunError::Config(format!(
                 "--warmup {} leaves nothing to record: the input has {} {unit}s",
                 self.config.warmup, self.packets
@@ -614,8 +727,8 @@ impl<'c> Shootout<'c> {
         }
         cross_check(
             &self.results,
-            &self.reference,
-            &self.reference_recorded,
+            &self.reference_per_packet,
+            &self.reference_batch,
             self.messages,
         )?;
         Ok(Outcome {
@@ -624,7 +737,9 @@ impl<'c> Shootout<'c> {
             packets: self.segments,
             messages: self.messages,
             unit: self.config.unit,
-            units_recorded,
+            units_recorded: self.units_per_packet,
+            units_batch: self.units_batch,
+            timing: self.config.timing,
             unknown: window.unknown,
             feed: window.feeds.name(),
             timer_overhead_ns: self.timer.overhead_ns,
@@ -723,11 +838,12 @@ fn verify_window(
 }
 
 /// Every format must have carried every message and produced the reference aggregation, in the
-/// per-packet pass and in the batch pass.
+/// per-packet passes (`per_packet`: the packets of the windows timed per packet) and in the batch
+/// passes (`batch`: the packets after the warm-up of the windows timed whole).
 fn cross_check(
     results: &[FormatResult],
-    reference: &Aggregate,
-    reference_recorded: &Aggregate,
+    per_packet: &Aggregate,
+    batch: &Aggregate,
     messages: u64,
 ) -> Result<(), RunError> {
     for r in results {
@@ -741,16 +857,16 @@ fn cross_check(
                 r.messages_encoded
             )));
         }
-        if r.aggregate.messages != messages {
-            return Err(disagree(format!(
-                "deserialized {} messages, serialized {messages}",
-                r.aggregate.messages
-            )));
-        }
         for (pass, got, want) in [
-            ("", &r.aggregate, reference),
-            ("batch ", &r.batch_aggregate, reference_recorded),
+            ("", &r.aggregate, per_packet),
+            ("batch ", &r.batch_aggregate, batch),
         ] {
+            if got.messages != want.messages {
+                return Err(disagree(format!(
+                    "{pass}deserialized {} messages, the packets it decoded hold {}",
+                    got.messages, want.messages
+                )));
+            }
             if got != want {
                 let differing = want
                     .sorted()
@@ -977,10 +1093,106 @@ mod tests {
     fn the_encoders_count_is_checked() {
         let mut o = run_broken::<5>().unwrap();
         o.formats[1].messages_encoded -= 1;
-        let e = cross_check(&o.formats, &o.reference, &o.reference, o.messages)
+        // raw passed every check, so its aggregates are the references of each pass.
+        let (per_packet, batch) = (
+            o.formats[0].aggregate.clone(),
+            o.formats[0].batch_aggregate.clone(),
+        );
+        let e = cross_check(&o.formats, &per_packet, &batch, o.messages)
             .unwrap_err()
             .to_string();
         assert!(e.starts_with("broken: serialized "), "{e}");
+    }
+
+    #[test]
+    fn alternate_timing_takes_turns_after_a_both_ways_first_window() {
+        let plan = |index, skip, first| Timed::plan(Timing::Alternate, index, skip, 100, first);
+        let pp = Timed {
+            per_packet: true,
+            batch: false,
+        };
+        let whole = Timed {
+            per_packet: false,
+            batch: true,
+        };
+        // Warm-up only: per packet, nothing recorded yet.
+        assert_eq!(plan(0, 100, true), pp);
+        // The first window with a recorded unit, warm-up in it or not: both ways.
+        assert_eq!(plan(1, 40, true), Timed::BOTH);
+        assert_eq!(plan(0, 0, true), Timed::BOTH);
+        // Then in turn by window index; a window with warm-up in it stays per packet.
+        assert_eq!(plan(2, 0, false), pp);
+        assert_eq!(plan(3, 0, false), whole);
+        assert_eq!(plan(3, 10, false), pp);
+        for index in 0..4 {
+            assert_eq!(
+                Timed::plan(Timing::Both, index, 0, 100, index == 0),
+                Timed::BOTH
+            );
+        }
+    }
+
+    /// A run of raw and JSON over `packets` synthetic packets in windows of 512.
+    fn timed_run(packets: u64, timing: Timing, warmup: u64) -> Outcome {
+        let mut bytes = Vec::new();
+        gen::generate(
+            &GenOptions {
+                packets,
+                ..GenOptions::default()
+            },
+            &mut bytes,
+        )
+        .unwrap();
+        let config = Config {
+            formats: Some(vec!["raw".into(), "json".into()]),
+            stored: StoredMode::None,
+            window: 512,
+            warmup,
+            timing,
+            ..Config::default()
+        };
+        run(IexReader::new(&bytes[..], false).unwrap(), &config, |_| {}).unwrap()
+    }
+
+    #[test]
+    fn alternate_timing_splits_the_windows_and_still_counts_every_message() {
+        // 3000 segments: 6 windows of 512 (the last short); warm-up 100 ends in window 0.
+        let alt = timed_run(3_000, Timing::Alternate, 100);
+        let both = timed_run(3_000, Timing::Both, 100);
+        let recorded = both.units_recorded;
+        assert_eq!(both.units_batch, recorded);
+        assert_eq!(alt.units_recorded + alt.units_batch, recorded + 412);
+        // Window 0 both ways (412 recorded); then windows 2 and 4 per packet, 1, 3, 5 whole.
+        assert!(
+            alt.units_batch > 412 && alt.units_recorded > 412,
+            "{} {}",
+            alt.units_batch,
+            alt.units_recorded
+        );
+        for (a, b) in alt.formats.iter().zip(&both.formats) {
+            // Every message was encoded and counted, and the sizes agree whichever pass wrote
+            // the bytes.
+            assert_eq!(a.messages_encoded, alt.messages);
+            assert_eq!(a.encoded_bytes, b.encoded_bytes, "{}", a.name);
+            assert_eq!(a.ser.hist.len(), alt.units_recorded);
+            assert_eq!(a.de_all.hist.len(), alt.units_recorded);
+            assert_eq!(a.ser_batch.packets, alt.units_batch);
+            assert_eq!(a.de_all_batch.packets, alt.units_batch);
+            assert_eq!(b.ser.hist.len(), recorded);
+            assert!(a.messages_batch > 0 && a.messages_batch < b.messages_batch);
+        }
+        assert_eq!(alt.memcpy.hist.len(), alt.units_recorded);
+        assert_eq!(alt.memcpy_batch.packets, alt.units_batch);
+        // Half the timed work, give or take the windows' sizes.
+        assert!(alt.passes.ser_batch > 0 && alt.passes.ser > 0);
+    }
+
+    #[test]
+    fn a_one_window_input_is_timed_both_ways_under_alternate() {
+        let o = timed_run(300, Timing::Alternate, 0);
+        assert!(o.units_recorded > 0);
+        assert_eq!(o.units_batch, o.units_recorded);
+        assert!(o.formats.iter().all(|f| f.batch_ns() > 0.0));
     }
 
     #[test]

@@ -103,8 +103,9 @@ pub struct FormatResult {
     pub encoded_bytes: u64,
     /// Messages the encoder reported writing (warm-up included).
     pub messages_encoded: u64,
-    /// Messages in the packets whose times were recorded (after warm-up).
-    pub messages_recorded: u64,
+    /// Messages in the packets timed in whole windows (after warm-up): what `msgs_per_sec`
+    /// rests on.
+    pub messages_batch: u64,
     /// What the per-packet selective decode produced (every packet).
     pub aggregate: Aggregate,
     /// What the batch selective decode produced (the packets after the warm-up).
@@ -126,7 +127,7 @@ impl FormatResult {
             de_all_batch: BatchStats::default(),
             encoded_bytes: 0,
             messages_encoded: 0,
-            messages_recorded: 0,
+            messages_batch: 0,
             aggregate: Aggregate::new(),
             batch_aggregate: Aggregate::new(),
             stored: StoredTally::default(),
@@ -146,7 +147,7 @@ impl FormatResult {
     /// (whole windows timed, so neither the clock's steps nor its own cost per read are in it).
     pub fn msgs_per_sec(&self) -> f64 {
         let ns = (self.ser_batch.ns + self.de_batch.ns) as f64;
-        div_or_zero(self.messages_recorded as f64 * 1e9, ns)
+        div_or_zero(self.messages_batch as f64 * 1e9, ns)
     }
 
     /// Batch serialize + selective deserialize, ns per packet: what formats are ranked by.

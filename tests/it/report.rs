@@ -129,6 +129,8 @@ fn values(f: &Fixture) -> HashMap<String, String> {
             String::new()
         },
     );
+    set("timing", "both".into());
+    set("batch_units", "50000".into());
     v
 }
 

@@ -9,7 +9,7 @@ use md_shootout::model::{Feed, Message, Side};
 
 use crate::common::shootout;
 
-const COLUMNS: [&str; 55] = [
+const COLUMNS: [&str; 57] = [
     "run_id",
     "started_at",
     "label",
@@ -65,6 +65,8 @@ const COLUMNS: [&str; 55] = [
     "units",
     "stored_mode",
     "stored_sampled_bytes",
+    "timing",
+    "batch_units",
 ];
 
 #[derive(Default)]
@@ -223,6 +225,11 @@ fn run_matches_an_independent_summary_and_writes_sound_csv() {
                 assert!(num(r, &format!("{side}_total_ns")) > 0.0);
             }
             assert!(num(r, "msgs_per_sec") > 0.0);
+            assert_eq!(col(r, "timing"), "alternate");
+            assert_eq!(
+                (num(r, "units"), num(r, "batch_units")),
+                (10_000.0, 10_000.0)
+            );
             // Throughput: whole windows timed, ns per packet; msgs/s is ser + de from them.
             for c in [
                 "ser_batch_ns",
@@ -272,15 +279,16 @@ fn run_matches_an_independent_summary_and_writes_sound_csv() {
             for side in ["ser", "de", "de_all"] {
                 let text = std::fs::read_to_string(hist.join(format!("{f}.{side}.hgrm"))).unwrap();
                 assert!(text.starts_with("       Value     Percentile TotalCount"));
-                // Warm-up packets are run but not recorded.
+                // Warm-up packets are run but not recorded; of the 19 windows after it (1000
+                // packets each), the first is timed both ways, then the even ones per packet.
                 assert!(
-                    text.contains("Total count    =        19000]"),
+                    text.contains("Total count    =        10000]"),
                     "{f} {side}"
                 );
                 // The histogram itself, as an HdrHistogram interval log: the same count.
                 let log = std::fs::read(hist.join(format!("{f}.{side}.hlog"))).unwrap();
                 let h = md_shootout::report::dist::parse_log(&log).unwrap();
-                assert_eq!(h.len(), 19000, "{f} {side}.hlog");
+                assert_eq!(h.len(), 10000, "{f} {side}.hlog");
             }
         }
     }
@@ -394,6 +402,8 @@ fn every_message_can_be_its_own_unit() {
             input.to_str().unwrap(),
             "--unit",
             "message",
+            "--timing",
+            "both",
             "--verify",
             "--no-stored-size",
             "--warmup",
@@ -411,7 +421,8 @@ fn every_message_can_be_its_own_unit() {
         let table = String::from_utf8_lossy(&out.stdout);
         assert!(
             table.contains(&format!(
-                "{} messages recorded, each one timed unit",
+                "every window timed both ways: {} messages timed one by one and again in whole \
+                 windows",
                 messages - 500
             )),
             "{table}"
@@ -426,7 +437,9 @@ fn every_message_can_be_its_own_unit() {
         assert_eq!(rows.len(), names.len());
         for r in &rows {
             assert_eq!(col(r, "unit"), "message");
+            assert_eq!(col(r, "timing"), "both");
             assert_eq!(col(r, "units"), (messages - 500).to_string());
+            assert_eq!(col(r, "batch_units"), (messages - 500).to_string());
             assert_eq!(col(r, "packets"), "3000");
             assert_eq!(col(r, "messages"), messages.to_string());
         }
@@ -450,10 +463,18 @@ fn every_message_can_be_its_own_unit() {
     );
     let table = String::from_utf8_lossy(&out.stdout);
     assert!(table.contains("121655 messages each way"), "{table}");
+    // Alternate timing, the default: the first window (4096 units) both ways, then each window
+    // one way in turn.
+    let split = |r: &csv::StringRecord| {
+        let n = |c| col(r, c).parse::<u64>().unwrap();
+        assert!(n("units") > 4096 && n("batch_units") > 4096);
+        assert_eq!(col(r, "timing"), "alternate");
+        n("units") + n("batch_units") - 4096
+    };
     for r in &read(&csv) {
         assert_eq!(
-            (col(r, "unit"), col(r, "units"), col(r, "packets")),
-            ("message".into(), "121655".into(), "50000".into())
+            (col(r, "unit"), split(r), col(r, "packets")),
+            ("message".into(), 121655, "50000".into())
         );
     }
     // The same real-shaped sample per packet, the default: one unit per IEX-TP packet.
@@ -472,8 +493,8 @@ fn every_message_can_be_its_own_unit() {
     );
     for r in &read(&csv) {
         assert_eq!(
-            (col(r, "unit"), col(r, "units"), col(r, "packets")),
-            ("packet".into(), "50000".into(), "50000".into())
+            (col(r, "unit"), split(r), col(r, "packets")),
+            ("packet".into(), 50000, "50000".into())
         );
     }
 }
