@@ -88,6 +88,13 @@ enum Command {
         /// samples and twice the timed work). Every window is checked by every format either way.
         #[arg(long, value_enum, default_value_t = TimingArg::Alternate)]
         timing: TimingArg,
+        /// Split the formats across N worker processes, each pinned to a CPU of its own and
+        /// streaming the input itself; one merged result. At most the CPUs this process may use.
+        #[arg(long, value_name = "N", default_value_t = 1, value_parser = positive_usize)]
+        jobs: usize,
+        /// Internal: run as a `--jobs` worker pinned to this CPU (JSON results on stdout).
+        #[arg(long, hide = true, conflicts_with = "jobs")]
+        worker_cpu: Option<usize>,
     },
     /// Summarize results CSVs (any number, any days or machines) into tables, charts and warnings.
     Report {
@@ -209,6 +216,10 @@ struct BenchArgs {
     /// How windows are timed: alternate or both (see `shootout run --help`).
     #[arg(long, value_enum, default_value_t = TimingArg::Alternate)]
     timing: TimingArg,
+    /// Worker processes per run, each pinned to its own CPU (see `shootout run --help`); the
+    /// default prefixes are then normal and nice (no taskset), labelled "(N jobs)".
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = positive_usize)]
+    jobs: usize,
     /// Packets run through every format before times are recorded.
     #[arg(long, value_name = "N", default_value_t = 1000)]
     warmup: u64,
@@ -234,6 +245,10 @@ struct BenchArgs {
     /// reuses the options DIR was started with (DIR/args).
     #[arg(long, value_name = "DIR")]
     resume: Option<PathBuf>,
+}
+
+fn positive_usize(text: &str) -> Result<usize, String> {
+    positive(text).map(|n| n as usize)
 }
 
 fn positive(text: &str) -> Result<u32, String> {
@@ -265,6 +280,7 @@ impl BenchArgs {
             warmup: self.warmup,
             units: self.unit.into_iter().map(Into::into).collect(),
             timing: self.timing.into(),
+            jobs: self.jobs,
             quick: self.quick,
             date: self.date,
             feed: self.feed.into(),
@@ -454,6 +470,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             no_stored_size,
             unit,
             timing,
+            jobs,
+            worker_cpu,
         } => {
             let config = measure::Config {
                 formats,
@@ -466,8 +484,15 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             };
             // Settings that would measure nothing are refused before the file is opened.
             config.check()?;
+            if let Some(cpu) = worker_cpu {
+                return measure::jobs::work(&file, &config, lenient, cpu);
+            }
             let info = RunInfo::collect(&file, &label);
-            let outcome = measure::run_file(&file, &config, lenient)?;
+            let outcome = if jobs > 1 {
+                measure::jobs::run(&file, &config, lenient, jobs)?
+            } else {
+                measure::run_file(&file, &config, lenient)?
+            };
             let report = RunReport {
                 outcome: &outcome,
                 info: &info,

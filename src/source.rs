@@ -59,6 +59,15 @@ pub fn open(path: &Path) -> Result<Source> {
     })
 }
 
+/// Whether the file at `path` starts with gzip's magic bytes (false if it cannot be read).
+pub fn is_gzip(path: &Path) -> bool {
+    let mut head = [0u8; 2];
+    File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok()
+        && head == [0x1f, 0x8b]
+}
+
 fn open_error(e: io::Error) -> Error {
     match e.kind() {
         io::ErrorKind::NotFound => Error::NotFound,

@@ -57,6 +57,8 @@ pub struct Options {
     pub units: Vec<crate::measure::Unit>,
     /// How runs time their windows (`--timing`).
     pub timing: crate::measure::Timing,
+    /// Worker processes per run (`--jobs`): the formats split across cores.
+    pub jobs: usize,
     pub quick: bool,
     pub date: Option<String>,
     pub feed: Feed,
@@ -114,6 +116,15 @@ fn check(opts: &Options) -> Result<Checked, Failure> {
     {
         return usage("--unit names each of packet and message at most once, and one at least");
     }
+    let cpus = crate::measure::affinity::allowed_cpus();
+    let formats = opts
+        .formats
+        .as_ref()
+        .map_or(crate::formats::names().len(), Vec::len);
+    if opts.jobs > 1 {
+        crate::measure::jobs::check(opts.jobs, formats, &cpus)
+            .map_err(|e| Failure::Usage(e.to_string()))?;
+    }
     if opts.date.is_some() && !opts.inputs.is_empty() {
         return usage("--date fetches the input: give either --date or INPUT files, not both");
     }
@@ -153,7 +164,7 @@ fn check(opts: &Options) -> Result<Checked, Failure> {
     };
     let inputs = plan::resolve_inputs(&opts.inputs)?;
     let prefixes = if opts.prefixes.is_empty() {
-        plan::default_prefixes(&mut |w| eprintln!("warning: {w}"))
+        plan::default_prefixes(opts.jobs, &mut |w| eprintln!("warning: {w}"))
     } else {
         plan::explicit_prefixes(&opts.prefixes)?
     };
@@ -299,7 +310,11 @@ fn run_matrix(
             .map(move |s| (unit, s))
     });
     for (unit, step) in steps {
-        let run_label = &step.prefix.label;
+        // Runs of several workers are kept apart from one-process runs in the report.
+        let run_label = &match opts.jobs {
+            1 => step.prefix.label.clone(),
+            n => format!("{} ({n} jobs)", step.prefix.label),
+        };
         // Where this run's histograms and resume record go: per-message runs apart, under the
         // name of the report section they land in.
         let label = &match unit {
@@ -332,6 +347,7 @@ fn run_matrix(
         }
         cmd.arg("--unit").arg(unit.name());
         cmd.arg("--timing").arg(opts.timing.name());
+        cmd.arg("--jobs").arg(opts.jobs.to_string());
         cmd.arg("--stored-size").arg(opts.stored.name());
         cmd.arg("--label")
             .arg(run_label)

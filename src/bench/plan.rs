@@ -88,10 +88,20 @@ pub const DEFAULT_PREFIXES: [&str; 3] = [
     "nice=taskset -c 1 nice -n -19",
 ];
 
-/// The default prefixes that work here; each one skipped is named in a warning.
-pub fn default_prefixes(warn: &mut dyn FnMut(String)) -> Vec<Prefix> {
+/// The defaults with `--jobs` above 1: each worker pins itself to a core of its own, so
+/// `taskset` (one CPU for all of them) has no place; plain, and at high priority.
+pub const JOBS_PREFIXES: [&str; 2] = ["normal=", "nice=nice -n -19"];
+
+/// The default prefixes that work here (for runs of `jobs` workers); each one skipped is named
+/// in a warning.
+pub fn default_prefixes(jobs: usize, warn: &mut dyn FnMut(String)) -> Vec<Prefix> {
     let mut prefixes = Vec::new();
-    for spec in DEFAULT_PREFIXES {
+    let specs: &[&str] = if jobs > 1 {
+        &JOBS_PREFIXES
+    } else {
+        &DEFAULT_PREFIXES
+    };
+    for &spec in specs {
         let prefix = Prefix::parse(spec).expect("the defaults parse");
         let works = if prefix.command.first().is_some_and(|c| c == "taskset")
             && !Path::new("/sys/devices/system/cpu/cpu1").is_dir()

@@ -111,6 +111,9 @@ pub fn render(report: &RunReport<'_>) -> String {
     write_rows(&mut t, &rows);
 
     let _ = writeln!(t, "\nworkloads: {WORKLOADS}");
+    if !o.workers.is_empty() {
+        let _ = writeln!(t, "{}", workers_line(o));
+    }
     let measuring = o.measuring_ns().max(1) as f64;
     let _ = writeln!(
         t,
@@ -201,6 +204,30 @@ pub fn render(report: &RunReport<'_>) -> String {
         o.reference.symbol_count()
     );
     t
+}
+
+/// A `--jobs` run: each worker's CPU, formats and wall time, and what the times below mean.
+fn workers_line(o: &crate::measure::Outcome) -> String {
+    let each: Vec<String> = o
+        .workers
+        .iter()
+        .map(|w| {
+            let cpu = w.cpu.map_or("unpinned".to_owned(), |c| format!("CPU {c}"));
+            format!(
+                "{cpu}: {} ({:.2} s, timer {} ns)",
+                w.formats.join(", "),
+                w.wall_ns as f64 / 1e9,
+                fmt_f(w.timer_overhead_ns, 1)
+            )
+        })
+        .collect();
+    format!(
+        "jobs: {} worker processes side by side, {:.2} s elapsed; {}. The times spent below are \
+         summed over the workers; the memcpy floor is that of raw's worker",
+        o.workers.len(),
+        o.elapsed_ns as f64 / 1e9,
+        each.join("; ")
+    )
 }
 
 /// What the figures rest on: how many units were timed one by one and in whole windows.

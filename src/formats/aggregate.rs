@@ -9,7 +9,7 @@ use super::Sink;
 use crate::model::{Side, Symbol};
 
 /// What the aggregation keeps per symbol. Prices are `None` until one is seen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SymbolStats {
     /// Sum of trade report and (DEEP+) order execution sizes: the symbol's executed volume
     /// (breaks not subtracted, not counted).
@@ -43,13 +43,35 @@ impl SymbolStats {
 /// prices and sell add orders (side `5`). Two aggregates are equal when
 /// every count and every symbol's figures are. Every value a decoder hands over is used, so the
 /// compiler cannot drop a load for one format and keep it for another.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Aggregate {
     pub packets: u64,
     pub messages: u64,
     /// Wrapping sum of the packets' sequence numbers.
     pub seq_sum: u64,
+    /// As a list of pairs in JSON (a worker's results, see `measure::jobs`): map keys there must
+    /// be strings.
+    #[serde(with = "symbol_pairs")]
     symbols: FxHashMap<[u8; 8], SymbolStats>,
+}
+
+mod symbol_pairs {
+    use super::{FxHashMap, SymbolStats};
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(
+        map: &FxHashMap<[u8; 8], SymbolStats>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        s.collect_seq(map.iter())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<FxHashMap<[u8; 8], SymbolStats>, D::Error> {
+        let pairs = Vec::<([u8; 8], SymbolStats)>::deserialize(d)?;
+        Ok(pairs.into_iter().collect())
+    }
 }
 
 impl Aggregate {

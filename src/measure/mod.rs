@@ -1,8 +1,10 @@
 //! Measuring: the clock, windows of packets, the shootout loop, per-format histograms and the
 //! cross-checks that make the numbers trustworthy.
 
+pub mod affinity;
 pub mod clock;
 pub mod floor;
+pub mod jobs;
 pub mod runner;
 pub mod shootout;
 pub mod stats;

@@ -49,7 +49,7 @@ pub struct Config {
 /// How the windows are timed (`--timing`). Either way every window is encoded, decoded
 /// selectively and completely by every format, and checked against the source; only which clock
 /// reads surround the work differs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub enum Timing {
     /// Windows take turns: one timed per packet (the latency distribution), the next whole (the
     /// throughput). Each figure rests on half the windows, spread over the whole input, for half
@@ -170,6 +170,9 @@ pub enum RunError {
     Disagree { format: &'static str, what: String },
     #[error("compressing for size as stored: {0}")]
     Compress(std::io::Error),
+    /// A `--jobs` worker failed, or the workers disagree (see `measure::jobs`).
+    #[error("{0}")]
+    Worker(String),
 }
 
 impl From<std::io::Error> for RunError {
@@ -179,7 +182,7 @@ impl From<std::io::Error> for RunError {
 }
 
 /// Time inside the timed regions of each pass, summed over the formats: where a run's minutes go.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Passes {
     /// Per packet (the latency passes): the sum of the timed packets' durations.
     pub ser: u64,
@@ -206,6 +209,7 @@ impl Passes {
 }
 
 /// What a run measured.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Outcome {
     pub formats: Vec<FormatResult>,
     /// The aggregation computed straight from the parsed packets, which every format must match.
@@ -223,9 +227,12 @@ pub struct Outcome {
     pub timing: Timing,
     /// Messages of unknown type in the input (carried by no format).
     pub unknown: u64,
+    /// Carried beside the outcome between processes, as `name` of a format is.
+    #[serde(skip)]
     pub feed: Option<&'static str>,
     pub timer_overhead_ns: f64,
     /// The clock behind every timing (`tsc`, `cntvct` or `monotonic`; see [`Timer`]).
+    #[serde(skip)]
     pub clock: &'static str,
     /// Capture bytes parsed.
     pub capture_bytes: u64,
@@ -247,6 +254,13 @@ pub struct Outcome {
     pub memcpy: Timings,
     /// The same copy timed per window, like the formats' batch figures.
     pub memcpy_batch: BatchStats,
+    /// With `--jobs N` (N > 1): the worker processes; empty for a run in one process. The times
+    /// above (`wall_ns`, `parse_ns`, ...) are then summed over the workers.
+    #[serde(skip)]
+    pub workers: Vec<super::jobs::Worker>,
+    /// Wall time from start to end: `wall_ns` for a run in one process.
+    #[serde(skip)]
+    pub elapsed_ns: u64,
 }
 
 impl Outcome {
@@ -754,6 +768,8 @@ impl<'c> Shootout<'c> {
             verify_ns: self.verify_ns,
             memcpy: self.floor.stats,
             memcpy_batch: self.floor.batch,
+            workers: Vec::new(),
+            elapsed_ns: wall_ns,
         })
     }
 }
@@ -899,6 +915,21 @@ pub fn run_file(
     config: &Config,
     lenient: bool,
 ) -> Result<Outcome, RunFileError> {
+    let total = std::fs::metadata(path).ok().map(|m| m.len());
+    let gz = total.is_some() && crate::source::is_gzip(path);
+    let progress = crate::output::Progress::new(total.filter(|_| !gz));
+    let outcome = run_file_with(path, config, lenient, |pos| progress.set(pos));
+    progress.finish();
+    outcome
+}
+
+/// [`run_file`] with `progress` called after each window with the capture bytes read so far.
+pub fn run_file_with(
+    path: &std::path::Path,
+    config: &Config,
+    lenient: bool,
+    progress: impl FnMut(u64),
+) -> Result<Outcome, RunFileError> {
     use crate::source::Compression;
 
     // Refuse an unknown format before reading anything.
@@ -909,12 +940,9 @@ pub fn run_file(
     let crate::stream::Opened {
         reader,
         compression,
-        file_bytes,
+        file_bytes: _,
     } = crate::stream::open(path, lenient)?;
-    let progress =
-        crate::output::Progress::new((compression == Compression::None).then_some(file_bytes));
-    let outcome = run(reader, config, |pos| progress.set(pos));
-    progress.finish();
+    let outcome = run(reader, config, progress);
     let gz = compression == Compression::Gzip;
     outcome.map_err(|e| match e {
         RunError::Input(e) => RunFileError::Input(crate::error::FileError::new(path, gz, e)),

@@ -15,8 +15,10 @@ pub fn new_histogram() -> Histogram<u64> {
 }
 
 /// Timings of one side of one format.
-#[derive(Clone)]
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 pub struct Timings {
+    /// V2-deflate encoded, in base64, in a worker's results (see `measure::jobs`).
+    #[serde(with = "hist_base64")]
     pub hist: Histogram<u64>,
     /// Sum of the recorded per-packet times.
     pub total_ns: u64,
@@ -70,7 +72,7 @@ pub struct Percentiles {
 
 /// One side timed window by window (one clock pair around each window's pass): the sum of those
 /// times and the packets they covered.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct BatchStats {
     pub ns: u64,
     pub packets: u64,
@@ -89,7 +91,10 @@ impl BatchStats {
 }
 
 /// Everything measured and checked for one format.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct FormatResult {
+    /// Carried beside the results between processes (a `&'static str` cannot be read back).
+    #[serde(skip)]
     pub name: &'static str,
     pub ser: Timings,
     /// Selective decode: the aggregation's fields only.
@@ -113,6 +118,9 @@ pub struct FormatResult {
     /// Windows compressed with zstd level 3 and zlib level 6, one frame per window: the size as
     /// stored, exact or estimated (see `measure::stored`).
     pub stored: StoredTally,
+    /// The CPU the `--jobs` worker that measured this format was pinned to.
+    #[serde(skip)]
+    pub worker_cpu: Option<usize>,
 }
 
 impl FormatResult {
@@ -131,6 +139,7 @@ impl FormatResult {
             aggregate: Aggregate::new(),
             batch_aggregate: Aggregate::new(),
             stored: StoredTally::default(),
+            worker_cpu: None,
         }
     }
 
@@ -153,6 +162,34 @@ impl FormatResult {
     /// Batch serialize + selective deserialize, ns per packet: what formats are ranked by.
     pub fn batch_ns(&self) -> f64 {
         self.ser_batch.ns_per_packet() + self.de_batch.ns_per_packet()
+    }
+}
+
+/// A histogram as V2-deflate bytes in base64: how a worker process hands it to the parent.
+mod hist_base64 {
+    use base64::Engine;
+    use hdrhistogram::serialization::{
+        Deserializer as HistReader, Serializer as _, V2DeflateSerializer,
+    };
+    use hdrhistogram::Histogram;
+    use serde::{de::Error as _, ser::Error as _, Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(h: &Histogram<u64>, s: S) -> Result<S::Ok, S::Error> {
+        let mut bytes = Vec::new();
+        V2DeflateSerializer::new()
+            .serialize(h, &mut bytes)
+            .map_err(|e| S::Error::custom(format!("cannot encode a histogram: {e:?}")))?;
+        s.serialize_str(&base64::engine::general_purpose::STANDARD.encode(bytes))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Histogram<u64>, D::Error> {
+        let text = String::deserialize(d)?;
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(text)
+            .map_err(D::Error::custom)?;
+        HistReader::new()
+            .deserialize(&mut &bytes[..])
+            .map_err(|e| D::Error::custom(format!("cannot decode a histogram: {e:?}")))
     }
 }
 

@@ -32,7 +32,7 @@ pub const SAMPLE_HEAD: u64 = 16;
 pub const SAMPLE_STRIDE: u64 = 16;
 
 /// Which windows are compressed for the size as stored (`--stored-size`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub enum StoredMode {
     /// The head and one window in [`SAMPLE_STRIDE`]; the rest estimated from them.
     #[default]
@@ -68,7 +68,7 @@ fn in_sample(index: u64) -> bool {
 }
 
 /// Encoded and compressed bytes of a set of windows.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct Sums {
     encoded: u64,
     zstd: u64,
@@ -84,7 +84,7 @@ impl Sums {
 }
 
 /// One format's windows, as compressed: the size as stored, exact or estimated.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct StoredTally {
     /// Windows before [`SAMPLE_HEAD`].
     head: Sums,

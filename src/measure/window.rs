@@ -15,7 +15,7 @@ use crate::model::{FeedsSeen, Packet};
 use crate::stream::IexReader;
 
 /// What every format encodes, decodes and times as one sample.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Unit {
     /// One IEX-TP packet (segment), as a feed handler receives it.
     #[default]

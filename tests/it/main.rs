@@ -14,6 +14,7 @@ mod fuzz_regressions;
 mod gen;
 mod gen_deep_plus;
 mod iex_golden;
+mod jobs;
 mod report;
 mod report_answer;
 mod robustness;

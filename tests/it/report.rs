@@ -131,6 +131,8 @@ fn values(f: &Fixture) -> HashMap<String, String> {
     );
     set("timing", "both".into());
     set("batch_units", "50000".into());
+    set("jobs", "1".into());
+    set("worker_cpu", String::new());
     v
 }
 

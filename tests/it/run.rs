@@ -9,7 +9,7 @@ use md_shootout::model::{Feed, Message, Side};
 
 use crate::common::shootout;
 
-const COLUMNS: [&str; 57] = [
+const COLUMNS: [&str; 59] = [
     "run_id",
     "started_at",
     "label",
@@ -67,6 +67,8 @@ const COLUMNS: [&str; 57] = [
     "stored_sampled_bytes",
     "timing",
     "batch_units",
+    "jobs",
+    "worker_cpu",
 ];
 
 #[derive(Default)]
