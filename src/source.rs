@@ -9,7 +9,9 @@
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender};
+use std::sync::Arc;
 use std::thread::{self, JoinHandle};
 
 use flate2::bufread::MultiGzDecoder;
@@ -35,6 +37,22 @@ pub struct Source {
     pub compression: Compression,
     /// Size of the file on disk.
     pub file_bytes: u64,
+    /// Bytes of the file read so far (compressed bytes for a gzip'd file): for progress.
+    pub read: Arc<AtomicU64>,
+}
+
+/// Counts the bytes read from the file into a shared counter, for the progress line.
+struct Tally<R> {
+    inner: R,
+    read: Arc<AtomicU64>,
+}
+
+impl<R: Read> Read for Tally<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
 }
 
 /// Opens `path`, sniffing the gzip magic `1f 8b`.
@@ -44,6 +62,11 @@ pub fn open(path: &Path) -> Result<Source> {
         return Err(Error::IsDirectory);
     }
     let file = File::open(path).map_err(open_error)?;
+    let read = Arc::new(AtomicU64::new(0));
+    let file = Tally {
+        inner: file,
+        read: Arc::clone(&read),
+    };
     let mut file = BufReader::with_capacity(256 << 10, file);
     let head = file.fill_buf().map_err(Error::Io)?;
     let gzip = head.starts_with(&[0x1f, 0x8b]);
@@ -56,6 +79,7 @@ pub fn open(path: &Path) -> Result<Source> {
         reader,
         compression,
         file_bytes: meta.len(),
+        read,
     })
 }
 

@@ -155,6 +155,8 @@ pub struct Opened {
     pub compression: Compression,
     /// Size of the file on disk.
     pub file_bytes: u64,
+    /// Bytes of the file read so far (compressed, for a gzip'd file).
+    pub read: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl Opened {
@@ -173,5 +175,6 @@ pub fn open(path: &Path, lenient: bool) -> Result<Opened, FileError> {
         reader,
         compression: src.compression,
         file_bytes: src.file_bytes,
+        read: src.read,
     })
 }

@@ -304,12 +304,17 @@ fn run_matrix(
 ) -> Result<(), Failure> {
     let csv = resume::runs_csv(out);
     let mut skipped = 0;
-    let steps = opts.units.iter().flat_map(|&unit| {
-        plan::steps(inputs, runs, prefixes)
-            .into_iter()
-            .map(move |s| (unit, s))
-    });
-    for (unit, step) in steps {
+    let steps: Vec<_> = opts
+        .units
+        .iter()
+        .flat_map(|&unit| {
+            plan::steps(inputs, runs, prefixes)
+                .into_iter()
+                .map(move |s| (unit, s))
+        })
+        .collect();
+    let total = steps.len();
+    for (k, (unit, step)) in steps.into_iter().enumerate() {
         // Runs of several workers are kept apart from one-process runs in the report.
         let run_label = &match opts.jobs {
             1 => step.prefix.label.clone(),
@@ -360,6 +365,10 @@ fn run_matrix(
             )
             .arg("--summary")
             .arg(out.join(format!("summary-{}.csv", step.name)))
+            .env(
+                crate::output::progress::PREFIX_ENV,
+                format!("run {} of {total}", k + 1),
+            )
             .stdin(Stdio::null());
         let status = cmd.status().map_err(|e| {
             Failure::Failed(format!(

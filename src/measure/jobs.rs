@@ -26,7 +26,7 @@ use super::clock::Timer;
 use super::shootout::{self, Config, Outcome, RunError, RunFileError};
 use super::window::Window;
 use crate::formats::{Aggregate, Checksum};
-use crate::output::Progress;
+use crate::output::{RunProgress, Tick};
 
 /// The hidden `run` option that makes a process a worker pinned to the CPU it names.
 pub const WORKER_FLAG: &str = "--worker-cpu";
@@ -66,10 +66,10 @@ pub fn work(path: &Path, config: &Config, lenient: bool, cpu: usize) -> anyhow::
         }
     };
     let mut last = Instant::now();
-    let outcome = shootout::run_file_with(path, config, lenient, |pos| {
+    let outcome = shootout::run_file_with(path, config, lenient, |tick| {
         if last.elapsed() >= Duration::from_millis(200) {
             last = Instant::now();
-            eprintln!("{PROGRESS_TAG} {pos}");
+            eprintln!("{PROGRESS_TAG} {} {}", tick.file_bytes, tick.messages);
         }
     })?;
     let report = Report {
@@ -106,8 +106,8 @@ pub fn run(
     let started = Instant::now();
     let exe = std::env::current_exe()
         .map_err(|e| fail(RunError::Worker(format!("cannot find this program: {e}"))))?;
-    let total = std::fs::metadata(path).map(|m| m.len()).ok();
-    let progress = Progress::new(total.filter(|_| !crate::source::is_gzip(path)));
+    let total = std::fs::metadata(path).map_or(0, |m| m.len());
+    let progress = RunProgress::new(total);
     let mut running = Vec::new();
     for (group, &cpu) in groups.iter().zip(&cpus) {
         let formats: Vec<&str> = group.iter().map(|&i| names[i]).collect();
@@ -202,7 +202,8 @@ struct Running {
     child: Child,
     cpu: usize,
     formats: String,
-    position: Arc<AtomicU64>,
+    /// The file bytes read and messages parsed, as the worker last reported.
+    position: Arc<[AtomicU64; 2]>,
     stdout: std::thread::JoinHandle<std::io::Result<Vec<u8>>>,
     stderr: std::thread::JoinHandle<Vec<String>>,
 }
@@ -245,7 +246,7 @@ fn spawn(
         .spawn()?;
     let mut out = child.stdout.take().expect("stdout is piped");
     let err = child.stderr.take().expect("stderr is piped");
-    let position = Arc::new(AtomicU64::new(0));
+    let position = Arc::new([AtomicU64::new(0), AtomicU64::new(0)]);
     let seen = Arc::clone(&position);
     let stdout = std::thread::spawn(move || {
         let mut bytes = Vec::new();
@@ -257,9 +258,9 @@ fn spawn(
         let mut messages = Vec::new();
         for line in BufReader::new(err).lines().map_while(Result::ok) {
             match line.strip_prefix(PROGRESS_TAG) {
-                Some(pos) => {
-                    if let Ok(pos) = pos.trim().parse() {
-                        seen.store(pos, Ordering::Relaxed);
+                Some(tick) => {
+                    for (slot, value) in seen.iter().zip(tick.split_whitespace()) {
+                        slot.store(value.parse().unwrap_or(0), Ordering::Relaxed);
                     }
                 }
                 None => {
@@ -286,7 +287,7 @@ fn spawn(
 /// others and its error is the run's.
 fn wait_all(
     running: &mut Vec<Running>,
-    progress: &Progress,
+    progress: &RunProgress,
     path: &str,
 ) -> Result<Vec<Report>, RunError> {
     let mut done = vec![false; running.len()];
@@ -315,10 +316,13 @@ fn wait_all(
             .iter()
             .zip(&done)
             .filter(|(_, d)| !**d)
-            .map(|(w, _)| w.position.load(Ordering::Relaxed))
-            .min();
-        if let Some(pos) = slowest {
-            progress.set(pos);
+            .map(|(w, _)| Tick {
+                file_bytes: w.position[0].load(Ordering::Relaxed),
+                messages: w.position[1].load(Ordering::Relaxed),
+            })
+            .min_by_key(|t| t.file_bytes);
+        if let Some(tick) = slowest {
+            progress.set(tick);
         }
         std::thread::sleep(Duration::from_millis(50));
     }

@@ -7,6 +7,7 @@ use std::time::Instant;
 use crate::error::Error;
 use crate::formats::{aggregate::visit_packet, Aggregate, Checksum, DecodeError};
 use crate::model::Packet;
+use crate::output::Tick;
 use crate::stream::IexReader;
 
 use super::clock::Timer;
@@ -304,11 +305,11 @@ pub fn select(config: &Config) -> Result<Vec<Box<dyn Runner>>, RunError> {
 }
 
 /// Runs the shootout over every packet `reader` yields with the formats `config` names.
-/// `progress` is called after each window with the capture bytes consumed so far.
+/// `progress` is called after each window with the capture bytes and messages read so far.
 pub fn run<R: Read>(
     reader: IexReader<R>,
     config: &Config,
-    progress: impl FnMut(u64),
+    progress: impl FnMut(Tick),
 ) -> Result<Outcome, RunError> {
     let runners = select(config)?;
     run_with(reader, config, runners, progress)
@@ -320,7 +321,7 @@ pub fn run_with<R: Read>(
     mut reader: IexReader<R>,
     config: &Config,
     runners: Vec<Box<dyn Runner>>,
-    mut progress: impl FnMut(u64),
+    mut progress: impl FnMut(Tick),
 ) -> Result<Outcome, RunError> {
     config.check()?;
     let mut shootout = Shootout::new(runners, config)?;
@@ -335,7 +336,10 @@ pub fn run_with<R: Read>(
             break;
         }
         shootout.step(&window)?;
-        progress(reader.position());
+        progress(Tick {
+            file_bytes: reader.position(),
+            messages: shootout.messages,
+        });
     }
     let wall_ns = started.elapsed().as_nanos() as u64;
     shootout.finish(&window, reader.position(), wall_ns)
@@ -915,20 +919,20 @@ pub fn run_file(
     config: &Config,
     lenient: bool,
 ) -> Result<Outcome, RunFileError> {
-    let total = std::fs::metadata(path).ok().map(|m| m.len());
-    let gz = total.is_some() && crate::source::is_gzip(path);
-    let progress = crate::output::Progress::new(total.filter(|_| !gz));
-    let outcome = run_file_with(path, config, lenient, |pos| progress.set(pos));
+    let total = std::fs::metadata(path).map_or(0, |m| m.len());
+    let progress = crate::output::RunProgress::new(total);
+    let outcome = run_file_with(path, config, lenient, |tick| progress.set(tick));
     progress.finish();
     outcome
 }
 
-/// [`run_file`] with `progress` called after each window with the capture bytes read so far.
+/// [`run_file`] with `progress` called after each window with the bytes of the file read so far
+/// (compressed bytes for a gzip'd file) and the messages parsed.
 pub fn run_file_with(
     path: &std::path::Path,
     config: &Config,
     lenient: bool,
-    progress: impl FnMut(u64),
+    mut progress: impl FnMut(Tick),
 ) -> Result<Outcome, RunFileError> {
     use crate::source::Compression;
 
@@ -941,8 +945,14 @@ pub fn run_file_with(
         reader,
         compression,
         file_bytes: _,
+        read,
     } = crate::stream::open(path, lenient)?;
-    let outcome = run(reader, config, progress);
+    let outcome = run(reader, config, |tick| {
+        progress(Tick {
+            file_bytes: read.load(std::sync::atomic::Ordering::Relaxed),
+            ..tick
+        })
+    });
     let gz = compression == Compression::Gzip;
     outcome.map_err(|e| match e {
         RunError::Input(e) => RunFileError::Input(crate::error::FileError::new(path, gz, e)),

@@ -4,4 +4,4 @@ pub mod atomic;
 pub mod progress;
 
 pub use atomic::write_atomically;
-pub use progress::Progress;
+pub use progress::{Progress, RunProgress, Tick};

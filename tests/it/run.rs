@@ -601,3 +601,30 @@ fn stored_size_from_a_sample_is_close_to_compressing_every_window() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be used with"));
 }
+
+/// The progress a run reports: the file's bytes read (compressed bytes for a gzip'd file, so an
+/// ETA holds for both) and messages parsed, both rising to the whole input.
+#[test]
+fn progress_counts_the_files_bytes_and_the_messages() {
+    let sample = std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/sample-deep.pcapng.gz"
+    ));
+    let config = md_shootout::measure::Config {
+        formats: Some(vec!["raw".into()]),
+        stored: md_shootout::measure::stored::StoredMode::None,
+        ..Default::default()
+    };
+    let mut ticks = Vec::new();
+    let o =
+        md_shootout::measure::shootout::run_file_with(sample, &config, false, |t| ticks.push(t))
+            .unwrap();
+    assert_eq!(ticks.len(), 13, "one per window of 4096 packets");
+    assert!(ticks
+        .windows(2)
+        .all(|w| w[0].file_bytes <= w[1].file_bytes && w[0].messages < w[1].messages));
+    let last = ticks.last().unwrap();
+    assert_eq!(last.messages, o.messages);
+    assert_eq!(last.file_bytes, std::fs::metadata(sample).unwrap().len());
+    assert!(ticks[0].file_bytes < last.file_bytes);
+}
