@@ -97,13 +97,13 @@ pub fn run(
         path: path.display().to_string(),
         error: Box::new(error),
     };
+    let started = Instant::now();
     let runners = shootout::select(config).map_err(fail)?;
     let names: Vec<&'static str> = runners.iter().map(|r| r.name()).collect();
-    check(jobs, names.len(), &affinity::allowed_cpus()).map_err(fail)?;
     let cpus = affinity::allowed_cpus();
+    check(jobs, names.len(), &cpus).map_err(fail)?;
     let weights = calibrate(path, config, lenient, runners)?;
     let groups = split(&weights, jobs);
-    let started = Instant::now();
     let exe = std::env::current_exe()
         .map_err(|e| fail(RunError::Worker(format!("cannot find this program: {e}"))))?;
     let total = std::fs::metadata(path).map_or(0, |m| m.len());
@@ -111,9 +111,18 @@ pub fn run(
     let mut running = Vec::new();
     for (group, &cpu) in groups.iter().zip(&cpus) {
         let formats: Vec<&str> = group.iter().map(|&i| names[i]).collect();
-        let spawned = spawn(&exe, path, config, lenient, cpu, &formats)
-            .map_err(|e| fail(RunError::Worker(format!("cannot start a worker: {e}"))))?;
-        running.push(spawned);
+        match spawn(&exe, path, config, lenient, cpu, &formats) {
+            Ok(worker) => running.push(worker),
+            Err(e) => {
+                for w in &mut running {
+                    let _ = w.child.kill();
+                    let _ = w.child.wait();
+                }
+                return Err(fail(RunError::Worker(format!(
+                    "cannot start a worker: {e}"
+                ))));
+            }
+        }
     }
     let reports = wait_all(&mut running, &progress, &path.display().to_string());
     progress.finish();
