@@ -152,6 +152,24 @@ struct CsvRow {
     /// `packet` or `message` (`run --unit`); absent in CSVs from before: packet.
     #[serde(default)]
     unit: Option<String>,
+    /// Worker processes of the run (`run --jobs`); absent in CSVs from before: 1.
+    #[serde(default)]
+    jobs: Option<u32>,
+}
+
+/// The label a row is grouped under: runs of several workers apart from one-process runs (as
+/// `bench --jobs` names them), per-message runs apart from per-packet ones.
+fn section_label(label: String, unit: Option<&str>, jobs: Option<u32>) -> String {
+    let label = match jobs {
+        Some(n) if n > 1 && !label.ends_with(&format!("({n} jobs)")) => {
+            format!("{label} ({n} jobs)")
+        }
+        _ => label,
+    };
+    match unit {
+        Some("message") => format!("{label} (per message)"),
+        _ => label,
+    }
 }
 
 /// One format in one run.
@@ -339,10 +357,7 @@ fn read_csv(path: &Path, source: usize) -> Result<Vec<RunRow>, ReportError> {
                 Some("message") => "message",
                 _ => "packet",
             },
-            label: match r.unit.as_deref() {
-                Some("message") => format!("{} (per message)", r.label),
-                _ => r.label,
-            },
+            label: section_label(r.label, r.unit.as_deref(), r.jobs),
             format: r.format,
             host: r.host,
             feed: r.feed,
@@ -481,5 +496,19 @@ mod tests {
         );
         assert_eq!(parse_governor("governor: unreadable"), Governor::Unreadable);
         assert_eq!(parse_governor("cpu: x"), Governor::Unreadable);
+    }
+
+    #[test]
+    fn runs_of_several_workers_and_per_message_runs_form_sections_of_their_own() {
+        let l = |label: &str, unit, jobs| section_label(label.to_owned(), unit, jobs);
+        assert_eq!(l("normal", None, None), "normal");
+        assert_eq!(l("normal", Some("packet"), Some(1)), "normal");
+        assert_eq!(l("pinned", None, Some(2)), "pinned (2 jobs)");
+        // bench --jobs 2 names its runs so already.
+        assert_eq!(l("normal (2 jobs)", None, Some(2)), "normal (2 jobs)");
+        assert_eq!(
+            l("normal (2 jobs)", Some("message"), Some(2)),
+            "normal (2 jobs) (per message)"
+        );
     }
 }
