@@ -213,8 +213,11 @@ fn workers_line(o: &crate::measure::Outcome) -> String {
         .iter()
         .map(|w| {
             let cpu = w.cpu.map_or("unpinned".to_owned(), |c| format!("CPU {c}"));
+            let rss = w.peak_rss.map_or(String::new(), |b| {
+                format!(", peak RSS {:.1} MB", b as f64 / 1e6)
+            });
             format!(
-                "{cpu}: {} ({:.2} s, timer {} ns)",
+                "{cpu}: {} ({:.2} s, timer {} ns{rss})",
                 w.formats.join(", "),
                 w.wall_ns as f64 / 1e9,
                 fmt_f(w.timer_overhead_ns, 1)

@@ -8,9 +8,9 @@
 //! outcome as JSON on stdout, checks that they read the same input (the same packets, messages
 //! and reference aggregation), and merges: one `run_id`, one summary, every format's row.
 //!
-//! The split: the parent times each format once over the first window (untimed for the
-//! results) and deals the formats out largest first to the least loaded worker, so the workers
-//! finish at about the same time.
+//! The split: the parent times each format once over a window early in the input (untimed for
+//! the results) and deals the formats out largest first to the least loaded worker, so the
+//! workers finish at about the same time.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
@@ -42,6 +42,8 @@ pub struct Worker {
     pub formats: Vec<&'static str>,
     pub wall_ns: u64,
     pub timer_overhead_ns: f64,
+    /// The worker's peak resident memory, in bytes, where the system says (`VmHWM`).
+    pub peak_rss: Option<u64>,
 }
 
 /// What a worker writes on stdout: its outcome, and the names a `&'static str` cannot carry.
@@ -52,6 +54,7 @@ struct Report {
     feed: Option<String>,
     clock: String,
     cpu: Option<usize>,
+    peak_rss: Option<u64>,
 }
 
 /// The worker side: pins this process to `cpu`, runs `config` over `path` and writes the
@@ -77,12 +80,21 @@ pub fn work(path: &Path, config: &Config, lenient: bool, cpu: usize) -> anyhow::
         feed: outcome.feed.map(str::to_owned),
         clock: outcome.clock.to_owned(),
         cpu: pinned,
+        peak_rss: peak_rss(),
         outcome,
     };
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     serde_json::to_writer(&mut out, &report)?;
     out.flush()?;
     Ok(())
+}
+
+/// This process's peak resident set (`VmHWM` in /proc/self/status), in bytes.
+fn peak_rss() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
 }
 
 /// The parent side: splits the formats `config` names over `jobs` workers, runs them and merges
@@ -151,8 +163,12 @@ pub fn check(jobs: usize, formats: usize, cpus: &[usize]) -> Result<(), RunError
     Ok(())
 }
 
-/// Each format's cost over the input's first window (at most 2048 units): encode, selective and
-/// complete decode timed whole, the second of two rounds (the first warms the caches).
+/// Windows read to find the one the split is timed on.
+const CALIBRATION_WINDOWS: usize = 8;
+
+/// Each format's cost over one window (at most 2048 units) from early in the input: encode,
+/// selective and complete decode timed whole; the least of three rounds (the first warms the
+/// caches; the least is the one the machine interrupted least).
 fn calibrate(
     path: &Path,
     config: &Config,
@@ -162,16 +178,28 @@ fn calibrate(
     let opened = crate::stream::open(path, lenient)?;
     let gz = opened.compression == crate::source::Compression::Gzip;
     let mut reader = opened.reader;
-    let mut window = Window::default();
-    window
-        .fill(&mut reader, config.window.min(2048), config.unit)
-        .map_err(|e| crate::error::FileError::new(path, gz, e))?;
+    // Past the start-of-day burst (administrative messages for every symbol, unlike the
+    // trading day): the last full window of the first CALIBRATION_WINDOWS, or the input's last.
+    let (mut window, mut next) = (Window::default(), Window::default());
+    let size = config.window.min(2048);
+    for _ in 0..CALIBRATION_WINDOWS {
+        let n = next
+            .fill(&mut reader, size, config.unit)
+            .map_err(|e| crate::error::FileError::new(path, gz, e))?;
+        if n == 0 {
+            break;
+        }
+        std::mem::swap(&mut window, &mut next);
+        if n < size {
+            break;
+        }
+    }
     let packets = window.packets();
     let timer = Timer::calibrate();
     let mut weights = Vec::with_capacity(runners.len());
     for runner in &mut runners {
-        let mut ns = 0;
-        for _ in 0..2 {
+        let mut ns = u64::MAX;
+        for _ in 0..3 {
             let (mut sink, mut checksum) = (Aggregate::new(), Checksum::default());
             let started = Instant::now();
             runner.encode_batch(packets, &timer);
@@ -179,7 +207,7 @@ fn calibrate(
             // A decode error here is the workers' to report, with the packet.
             let _ = runner.decode_batch(0, &mut sink, &timer);
             let _ = runner.decode_all_batch(0, &mut checksum, &timer);
-            ns = started.elapsed().as_nanos() as u64;
+            ns = ns.min(started.elapsed().as_nanos() as u64);
         }
         weights.push(ns.max(1) as f64);
     }
@@ -418,6 +446,7 @@ fn merge(reports: Vec<Report>, elapsed_ns: u64) -> Result<Outcome, RunError> {
             formats: o.formats.iter().map(|f| f.name).collect(),
             wall_ns: o.wall_ns,
             timer_overhead_ns: o.timer_overhead_ns,
+            peak_rss: r.peak_rss,
         });
         parts.push(o);
     }
