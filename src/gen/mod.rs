@@ -7,6 +7,7 @@
 //! give byte-identical output.
 
 pub mod capture;
+pub mod day;
 pub mod encode;
 pub mod frame;
 pub mod sim;
