@@ -43,3 +43,34 @@ pub fn prefetch<T>(r: &T) {
     #[cfg(not(target_arch = "x86_64"))]
     let _ = r;
 }
+
+/// Turns `O_DIRECT` on or off for `file` (Linux `fcntl(F_SETFL)`): writes then go from our
+/// buffer straight to the disk, without being copied into the page cache and written back later.
+/// Returns whether the flag is now as asked; `false` where the file system or OS does not do
+/// direct I/O (tmpfs, pipes, `/dev/null`, not Linux), and the file is then left as it was.
+pub fn set_direct(file: &std::fs::File, on: bool) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        let fd = file.as_raw_fd();
+        // SAFETY: plain fcntl calls on a descriptor that stays open while `file` is borrowed;
+        // they read or write no memory of ours.
+        unsafe {
+            let flags = libc::fcntl(fd, libc::F_GETFL);
+            if flags < 0 {
+                return false;
+            }
+            let want = if on {
+                flags | libc::O_DIRECT
+            } else {
+                flags & !libc::O_DIRECT
+            };
+            want == flags || libc::fcntl(fd, libc::F_SETFL, want) == 0
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = file;
+        !on
+    }
+}
