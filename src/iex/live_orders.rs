@@ -170,7 +170,7 @@ impl<V: Copy> LiveOrders<V> {
         }
         match self.place(id) {
             Place::Slot(i) => {
-                let old = match self.slots[i].replace(v) {
+                match self.slots[i].replace(v) {
                     Some(old) => Some(old),
                     None => {
                         self.in_slots += 1;
@@ -181,8 +181,7 @@ impl<V: Copy> LiveOrders<V> {
                             None
                         }
                     }
-                };
-                old
+                }
             }
             Place::Map => self.map.insert(id, v),
         }
