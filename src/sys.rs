@@ -1,13 +1,13 @@
 //! The few operating-system hints the hot paths use, in one place: safe wrappers that are
-//! no-ops where the OS lacks them. A hint that fails changes speed, never results, so failures
-//! are ignored.
+//! no-ops where the OS lacks them (and under Miri, which cannot call the OS). A hint that fails
+//! changes speed, never results, so failures are ignored.
 
 /// Asks for transparent huge pages behind `buf` (Linux `MADV_HUGEPAGE`; the kernel's default
 /// here is to use them only where asked). For a large table read at random, such as the book
 /// check's ring of live orders, a 4 KiB page per access misses the TLB on nearly every one.
 /// Call it before the memory is first touched.
 pub fn advise_huge_pages<T>(buf: &mut Vec<T>) {
-    #[cfg(target_os = "linux")]
+    #[cfg(all(target_os = "linux", not(miri)))]
     {
         const PAGE: usize = 4096;
         let start = buf.as_mut_ptr() as usize;
@@ -25,7 +25,7 @@ pub fn advise_huge_pages<T>(buf: &mut Vec<T>) {
             }
         }
     }
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(not(all(target_os = "linux", not(miri))))]
     let _ = buf;
 }
 
@@ -33,14 +33,14 @@ pub fn advise_huge_pages<T>(buf: &mut Vec<T>) {
 /// of the next few order messages this way, so their cache misses overlap instead of queueing.
 #[inline]
 pub fn prefetch<T>(r: &T) {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
         // SAFETY: SSE is part of x86_64; a prefetch never faults and changes no memory, and
         // the address is that of a live reference anyway.
         unsafe { _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(r).cast::<i8>()) };
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
     let _ = r;
 }
 
@@ -49,7 +49,7 @@ pub fn prefetch<T>(r: &T) {
 /// Returns whether the flag is now as asked; `false` where the file system or OS does not do
 /// direct I/O (tmpfs, pipes, `/dev/null`, not Linux), and the file is then left as it was.
 pub fn set_direct(file: &std::fs::File, on: bool) -> bool {
-    #[cfg(target_os = "linux")]
+    #[cfg(all(target_os = "linux", not(miri)))]
     {
         use std::os::fd::AsRawFd;
         let fd = file.as_raw_fd();
@@ -68,7 +68,7 @@ pub fn set_direct(file: &std::fs::File, on: bool) -> bool {
             want == flags || libc::fcntl(fd, libc::F_SETFL, want) == 0
         }
     }
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(not(all(target_os = "linux", not(miri))))]
     {
         let _ = file;
         !on
