@@ -174,7 +174,7 @@ pub struct Inspection {
 pub fn inspect(path: &Path, lenient: bool) -> std::result::Result<Inspection, FileError> {
     let started = Instant::now();
     let mut opened = stream::open(path, lenient)?;
-    let tally = Tally::from_stream(&mut opened.reader).map_err(|e| opened.error(path, e))?;
+    let mut tally = Tally::from_stream(&mut opened.reader).map_err(|e| opened.error(path, e))?;
     let reader = &opened.reader;
     let seconds = started.elapsed().as_secs_f64();
     let capture_bytes = reader.position();

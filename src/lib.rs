@@ -22,5 +22,6 @@ pub mod output;
 pub mod report;
 pub mod source;
 pub mod stream;
+pub mod sys;
 
 pub use error::{Error, FileError, Result};

@@ -126,10 +126,14 @@ enum Command {
         feed: FeedArg,
         #[arg(long, value_enum, default_value_t = CaptureKind::Pcapng)]
         capture: CaptureKind,
-        /// IEX-TP segments to write (a full DEEP day is about 40,000,000; a 2026 DEEP+ day of
-        /// about 500M messages is about 210,000,000).
+        /// IEX-TP segments to write (2.37 messages each on average; see --day for a 2026-size
+        /// day).
         #[arg(long, default_value_t = 100_000)]
         packets: u64,
+        /// A day the size of a 2026 IEX day: 190,000,000 packets (about 450M messages, 37 GB)
+        /// for DEEP, 211,000,000 (about 500M messages, 42 GB) for DEEP+; no preset for TOPS.
+        #[arg(long, conflicts_with = "packets")]
+        day: bool,
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Distinct symbols traded.
@@ -371,7 +375,10 @@ fn main() -> ExitCode {
             Err(e) => e,
         };
     }
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse_from(&args) {
+        Ok(cli) => cli,
+        Err(e) => return refuse(e),
+    };
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -381,28 +388,29 @@ fn main() -> ExitCode {
     }
 }
 
+/// A usage error as one line on stderr and exit code 2: clap's message up to its first blank
+/// line (the tips and usage after it are left out), joined. Help and version are printed whole.
+fn refuse(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind::*;
+    if matches!(
+        e.kind(),
+        DisplayHelp | DisplayVersion | DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        e.exit()
+    }
+    let text = e.render().to_string();
+    let message: Vec<&str> = text
+        .lines()
+        .take_while(|l| !l.trim().is_empty())
+        .map(str::trim)
+        .collect();
+    eprintln!("{}", message.join(" "));
+    ExitCode::from(2)
+}
+
 /// `shootout bench ...`: `--resume DIR` alone takes the options DIR was started with. A
-/// refusal is one line and exit code 2; help is printed whole.
+/// refusal is one line and exit code 2 ([`refuse`]); help is printed whole.
 fn parse_bench(args: &[OsString]) -> Result<bench::Options, ExitCode> {
-    let refuse = |e: clap::Error| {
-        use clap::error::ErrorKind::*;
-        if matches!(
-            e.kind(),
-            DisplayHelp | DisplayVersion | DisplayHelpOnMissingArgumentOrSubcommand
-        ) {
-            e.exit()
-        }
-        // clap's message up to its first blank line (the tips and usage after it are left
-        // out), as one line.
-        let text = e.render().to_string();
-        let message: Vec<&str> = text
-            .lines()
-            .take_while(|l| !l.trim().is_empty())
-            .map(str::trim)
-            .collect();
-        eprintln!("{}", message.join(" "));
-        ExitCode::from(2)
-    };
     let parse = |args: &[OsString]| -> Result<bench::Options, ExitCode> {
         let matches = Cli::command().try_get_matches_from(args).map_err(refuse)?;
         let cli = Cli::from_arg_matches(&matches).map_err(refuse)?;
@@ -548,12 +556,21 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             feed,
             capture,
             packets,
+            day,
             seed,
             symbols,
             json,
         } => {
+            let feed = Feed::from(feed);
+            let packets = if day {
+                gen::day::day_packets(feed).ok_or_else(|| {
+                    anyhow::anyhow!("--day has no preset for {feed}: use --packets N")
+                })?
+            } else {
+                packets
+            };
             let opts = GenOptions {
-                feed: feed.into(),
+                feed,
                 capture,
                 packets,
                 seed,

@@ -7,6 +7,7 @@
 //! give byte-identical output.
 
 pub mod capture;
+pub mod day;
 pub mod encode;
 pub mod frame;
 pub mod sim;
@@ -17,7 +18,8 @@ use std::path::Path;
 use std::sync::mpsc;
 
 use crate::model::{Feed, Packet, Timestamp};
-use crate::output::atomic::{write_atomically_with, Step};
+use crate::output::atomic::{write_file_atomically_with, Step};
+use crate::output::DirectWriter;
 
 pub use capture::CaptureKind;
 pub use sim::Simulation;
@@ -28,6 +30,9 @@ pub const CHANNEL_ID: u32 = 1;
 pub const CAPTURE_DELAY_NS: i64 = 2_500;
 /// Output is flushed to the writer in chunks of about this size.
 const CHUNK: usize = 256 * 1024;
+/// Chunks queued for the writer: 4 MiB, one direct write's worth, so the simulation keeps going
+/// while the writer waits for the disk ([`crate::output::DirectWriter`] writes synchronously).
+const IN_FLIGHT: usize = 16;
 
 /// What to generate.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -161,7 +166,7 @@ struct Counts {
 ///
 /// The day is simulated and encoded on a second thread while this one writes (and, for a `.gz`
 /// output, compresses), so a large day runs at the speed of the slower of the two rather than
-/// their sum. Chunks go round between the threads (two in flight), so memory stays a few
+/// their sum. Chunks go round between the threads ([`IN_FLIGHT`] at most), so memory stays a few
 /// chunks. Should the thread not start, the same work is done here, one chunk after the other.
 pub fn generate<W: Write>(opts: &GenOptions, mut out: W) -> Result<GenReport, GenError> {
     let sim = Simulation::new(opts)?;
@@ -172,7 +177,7 @@ pub fn generate<W: Write>(opts: &GenOptions, mut out: W) -> Result<GenReport, Ge
     let mut written: io::Result<()> = Ok(());
     let mut bytes = 0u64;
     let (counts, symbols) = std::thread::scope(|scope| {
-        let (full_tx, full_rx) = mpsc::sync_channel::<Vec<u8>>(2);
+        let (full_tx, full_rx) = mpsc::sync_channel::<Vec<u8>>(IN_FLIGHT);
         let (empty_tx, empty_rx) = mpsc::channel::<Vec<u8>>();
         let producer =
             std::thread::Builder::new()
@@ -320,9 +325,12 @@ pub fn generate_file(opts: &GenOptions, path: &Path) -> Result<GenReport, GenErr
     // Reject bad options before touching the file system.
     Simulation::new(opts)?;
     let gz = path.to_string_lossy().ends_with(".gz");
-    write_atomically_with(
+    write_file_atomically_with(
         path,
-        |w| {
+        |file| {
+            // A synthetic day is written once and is often larger than the page cache: straight
+            // to the disk, not through the cache (see `DirectWriter`).
+            let w = &mut DirectWriter::new(file);
             if gz {
                 let mut enc = flate2::write::GzEncoder::new(w, flate2::Compression::new(6));
                 let report = generate(opts, &mut enc).map_err(|e| match e {
@@ -335,13 +343,21 @@ pub fn generate_file(opts: &GenOptions, path: &Path) -> Result<GenReport, GenErr
                     },
                     other => other,
                 })?;
-                enc.finish().map_err(|cause| GenError::Write {
-                    what: Writing::GzipFinish,
+                enc.finish()
+                    .and_then(|w| w.flush())
+                    .map_err(|cause| GenError::Write {
+                        what: Writing::GzipFinish,
+                        cause,
+                    })?;
+                Ok(report)
+            } else {
+                // `generate` flushes at its end; flushing again is free, and says so here.
+                let report = generate(opts, &mut *w)?;
+                w.flush().map_err(|cause| GenError::Write {
+                    what: Writing::Capture,
                     cause,
                 })?;
                 Ok(report)
-            } else {
-                generate(opts, w)
             }
         },
         |step, cause| GenError::Write {

@@ -6,16 +6,22 @@
 //! references to orders never added and as executions larger than what is left of an order. Trades
 //! between non-displayed orders (`T`) and breaks (`B`) do not touch the book.
 //!
-//! Memory is bounded: at most [`MAX_LIVE_ORDERS`] orders are tracked (about 100 MB of map). Past
+//! Orders are kept by id in [`LiveOrders`]: a ring indexed by id for the newest million ids (IEX
+//! ids come nearly in sequence, so adds, executions and deletes there need no hashing) and a
+//! hash map for older or outlying ids.
+//!
+//! Memory is bounded: at most [`MAX_LIVE_ORDERS`] orders are tracked (at most about 100 MB of map
+//! plus the 12 MiB ring). Past
 //! that, further adds are counted as untracked instead of stored, and from then on a reference to
 //! an order the book does not know cannot be told apart from one to an untracked order: it is
 //! counted as unchecked, not as an error.
 
-use std::collections::hash_map::Entry;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::collections::VecDeque;
+use std::num::NonZeroU32;
 
 use rustc_hash::FxHashMap;
+
+use super::live_orders::LiveOrders;
 
 use crate::model::{Message, Symbol};
 
@@ -53,43 +59,34 @@ impl BookReport {
     }
 }
 
-/// Hashes an order id with the splitmix64 finalizer. Order ids come nearly in sequence, and a
-/// map of them churns (every add is soon a delete): with `FxHash` the table's probe sequences
-/// grew long enough that removing an order took a third of `inspect`'s time on DEEP+.
-#[derive(Debug, Default, Clone, Copy)]
-struct IdHasher(u64);
+type OrderMap = LiveOrders<Order>;
 
-impl Hasher for IdHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 << 8) | u64::from(b);
-        }
-    }
-
-    #[inline]
-    fn write_i64(&mut self, id: i64) {
-        let mut z = (id as u64).wrapping_add(0x9e37_79b9_7f4a_7c15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        self.0 = z ^ (z >> 31);
-    }
-
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-type OrderMap = HashMap<i64, Order, BuildHasherDefault<IdHasher>>;
-
+/// 12 bytes, and `Option<Order>` too (the book index is never 0): a ring slot is 12 bytes, so
+/// the live orders of a busy book take half the cache lines they would as full symbols.
 #[derive(Debug, Clone, Copy)]
 struct Order {
-    symbol: u64,
+    /// The symbol's [`SymbolBook`], 1-based.
+    book: NonZeroU32,
     remaining: u32,
     /// The symbol's clear-book generation when the order was added: an older one means the
     /// order was cleared (dropped lazily, when next seen or when the map is full).
     generation: u32,
 }
+
+/// An order message, as much of it as the book needs, waiting in [`BookCheck::pending`].
+#[derive(Debug, Clone, Copy)]
+enum Op {
+    Add { id: i64, symbol: u64, size: u32 },
+    Modify { id: i64, size: u32 },
+    Delete { id: i64 },
+    Execute { id: i64, size: u32 },
+    Clear { symbol: u64 },
+}
+
+/// Order messages held back before they are applied, their slots prefetched meanwhile. Each
+/// reference to an older order is a cache miss in a book of tens of thousands of orders; held
+/// back this many messages, a dozen misses overlap instead of queueing one after the other.
+const LOOKAHEAD: usize = 16;
 
 #[derive(Debug, Clone, Copy, Default)]
 struct SymbolBook {
@@ -101,8 +98,14 @@ struct SymbolBook {
 #[derive(Debug, Clone)]
 pub struct BookCheck {
     orders: OrderMap,
-    symbols: FxHashMap<u64, SymbolBook>,
+    /// Symbol → its book in `books` (1-based), so an order names its symbol in 4 bytes and
+    /// finding its book is an index, not a hash lookup.
+    symbols: FxHashMap<u64, NonZeroU32>,
+    books: Vec<SymbolBook>,
     report: BookReport,
+    /// Messages not applied yet, oldest first, at most [`LOOKAHEAD`]; [`BookCheck::report`]
+    /// applies them first, so the figures are those of every message in order.
+    pending: VecDeque<Op>,
     capacity: usize,
     /// Whether any clear book happened, so lookups need the generation check.
     cleared: bool,
@@ -122,25 +125,62 @@ impl BookCheck {
         BookCheck {
             orders: OrderMap::default(),
             symbols: FxHashMap::default(),
+            books: Vec::new(),
             report: BookReport::default(),
+            pending: VecDeque::with_capacity(LOOKAHEAD),
             capacity,
             cleared: false,
             seen: false,
         }
     }
 
-    /// Applies one message; messages that are not about orders are ignored.
+    /// Applies one message (or queues it to be applied in order: see [`LOOKAHEAD`]); messages
+    /// that are not about orders are ignored.
     #[inline]
     pub fn apply<S: std::borrow::Borrow<Symbol>>(&mut self, m: &Message<S>) {
-        match m {
-            Message::AddOrder(a) => self.add(a.order_id, a.symbol.borrow().as_u64(), a.size),
-            Message::OrderModify(o) => self.modify(o.order_id, o.size),
-            Message::OrderDelete(o) => self.delete(o.order_id),
-            Message::OrderExecuted(e) => self.execute(e.order_id, e.size),
-            Message::ClearBook(c) => self.clear(c.symbol.borrow().as_u64()),
+        let op = match m {
+            Message::AddOrder(a) => Op::Add {
+                id: a.order_id,
+                symbol: a.symbol.borrow().as_u64(),
+                size: a.size,
+            },
+            Message::OrderModify(o) => Op::Modify {
+                id: o.order_id,
+                size: o.size,
+            },
+            Message::OrderDelete(o) => Op::Delete { id: o.order_id },
+            Message::OrderExecuted(e) => Op::Execute {
+                id: e.order_id,
+                size: e.size,
+            },
+            Message::ClearBook(c) => Op::Clear {
+                symbol: c.symbol.borrow().as_u64(),
+            },
             _ => return,
-        }
+        };
         self.seen = true;
+        match op {
+            // An add's slot is the ring's newest: already in the cache.
+            Op::Modify { id, .. } | Op::Delete { id } | Op::Execute { id, .. } => {
+                self.orders.prefetch(id)
+            }
+            Op::Add { .. } | Op::Clear { .. } => {}
+        }
+        if self.pending.len() == LOOKAHEAD {
+            self.apply_oldest();
+        }
+        self.pending.push_back(op);
+    }
+
+    fn apply_oldest(&mut self) {
+        match self.pending.pop_front() {
+            Some(Op::Add { id, symbol, size }) => self.add(id, symbol, size),
+            Some(Op::Modify { id, size }) => self.modify(id, size),
+            Some(Op::Delete { id }) => self.delete(id),
+            Some(Op::Execute { id, size }) => self.execute(id, size),
+            Some(Op::Clear { symbol }) => self.clear(symbol),
+            None => {}
+        }
     }
 
     /// Whether any order message was applied.
@@ -148,8 +188,11 @@ impl BookCheck {
         self.seen
     }
 
-    /// The figures so far.
-    pub fn report(&self) -> BookReport {
+    /// The figures of every message applied so far (held-back ones are applied first).
+    pub fn report(&mut self) -> BookReport {
+        while !self.pending.is_empty() {
+            self.apply_oldest();
+        }
         self.report
     }
 
@@ -157,15 +200,16 @@ impl BookCheck {
         self.report.adds += 1;
         if self.orders.len() >= self.capacity {
             self.sweep();
-            if self.orders.len() >= self.capacity && !self.orders.contains_key(&id) {
+            if self.orders.len() >= self.capacity && !self.orders.contains_key(id) {
                 self.report.untracked_adds += 1;
                 return;
             }
         }
-        let book = self.symbols.entry(symbol).or_default();
+        let index = self.book_index(symbol);
+        let book = &mut self.books[slot(index)];
         book.live += 1;
         let order = Order {
-            symbol,
+            book: index,
             remaining: size,
             generation: book.generation,
         };
@@ -214,7 +258,8 @@ impl BookCheck {
     }
 
     fn clear(&mut self, symbol: u64) {
-        let book = self.symbols.entry(symbol).or_default();
+        let index = self.book_index(symbol);
+        let book = &mut self.books[slot(index)];
         book.generation = book.generation.wrapping_add(1);
         self.report.cleared_orders += book.live;
         self.report.live_orders -= book.live;
@@ -232,24 +277,24 @@ impl BookCheck {
 
     /// Whether a stored order was dropped by a clear book since it was added.
     fn stale(&self, order: &Order) -> bool {
-        stale(self.cleared, &self.symbols, order)
+        stale(self.cleared, &self.books, order)
     }
 
-    /// The live order `id`, dropping it first if it turns out cleared: one map probe.
+    /// The live order `id`, dropping it first if it turns out cleared.
     fn live(&mut self, id: i64) -> Option<&mut Order> {
-        match self.orders.entry(id) {
-            Entry::Occupied(e) if stale(self.cleared, &self.symbols, e.get()) => {
-                e.remove();
-                None
+        if self.cleared {
+            let order = self.orders.get_mut(id)?;
+            if stale(self.cleared, &self.books, order) {
+                self.orders.remove(id);
+                return None;
             }
-            Entry::Occupied(e) => Some(e.into_mut()),
-            Entry::Vacant(_) => None,
         }
+        self.orders.get_mut(id)
     }
 
     /// Removes the live order `id`, keeping the counts right.
     fn take(&mut self, id: i64) -> Option<Order> {
-        let order = self.orders.remove(&id)?;
+        let order = self.orders.remove(id)?;
         if self.stale(&order) {
             return None;
         }
@@ -259,9 +304,7 @@ impl BookCheck {
 
     /// Counts a live order as gone.
     fn forget(&mut self, order: &Order) {
-        if let Some(book) = self.symbols.get_mut(&order.symbol) {
-            book.live -= 1;
-        }
+        self.books[slot(order.book)].live -= 1;
         self.report.live_orders -= 1;
     }
 
@@ -270,17 +313,30 @@ impl BookCheck {
         if !self.cleared {
             return;
         }
-        let (cleared, symbols) = (self.cleared, &self.symbols);
-        self.orders.retain(|_, o| !stale(cleared, symbols, o));
+        let (cleared, books) = (self.cleared, &self.books);
+        self.orders.retain(|o| !stale(cleared, books, o));
+    }
+
+    /// The 1-based index of `symbol`'s book, made on first sight.
+    fn book_index(&mut self, symbol: u64) -> NonZeroU32 {
+        let books = &mut self.books;
+        *self.symbols.entry(symbol).or_insert_with(|| {
+            books.push(SymbolBook::default());
+            NonZeroU32::new(u32::try_from(books.len()).expect("fewer than 2^32 symbols"))
+                .expect("at least one book")
+        })
     }
 }
 
+/// Where book `index` (1-based) is in `BookCheck::books`.
+#[inline]
+fn slot(index: NonZeroU32) -> usize {
+    index.get() as usize - 1
+}
+
 /// Whether a stored order was dropped by a clear book of its symbol since it was added.
-fn stale(cleared: bool, symbols: &FxHashMap<u64, SymbolBook>, order: &Order) -> bool {
-    cleared
-        && symbols
-            .get(&order.symbol)
-            .is_some_and(|b| b.generation != order.generation)
+fn stale(cleared: bool, books: &[SymbolBook], order: &Order) -> bool {
+    cleared && books[slot(order.book)].generation != order.generation
 }
 
 #[cfg(test)]
@@ -429,6 +485,37 @@ mod tests {
         assert_eq!(r.unchecked_references, 1);
         assert_eq!(r.unknown_references, 1);
         assert_eq!(r.live_orders, 1);
+    }
+
+    #[test]
+    fn ids_outside_the_ring_window_are_checked_the_same() {
+        // Ids a window and more apart, below the first one, and negative: some live in the
+        // ring, some in the map; the figures must not depend on which.
+        let w = crate::iex::live_orders::WINDOW as i64;
+        let r = run(
+            100,
+            &[
+                add(5 * w, "A", 10),
+                add(5 * w + w, "A", 10), // slides the window: 5w moves to the map
+                add(3, "B", 10),         // far below: the map
+                add(-9, "B", 10),
+                exec(5 * w, 4),
+                exec(5 * w, 7),  // overfill of the order in the map
+                modify(3, 0),    // to zero: gone
+                delete(3),       // unknown
+                add(-9, "B", 1), // duplicate of a live order in the map
+                add(5 * w + w + 1, "A", 10),
+                clear("A"),
+                exec(5 * w + w, 1), // cleared
+                delete(-9),
+                delete(12 * w), // never added
+            ],
+        );
+        assert_eq!(r.overfills, 1, "{r:?}");
+        assert_eq!(r.duplicate_adds, 1);
+        assert_eq!(r.unknown_references, 3);
+        assert_eq!(r.cleared_orders, 2);
+        assert_eq!((r.adds, r.live_orders, r.peak_live_orders), (6, 0, 4));
     }
 
     #[test]

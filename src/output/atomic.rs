@@ -58,6 +58,16 @@ pub fn write_atomically_with<T, E>(
     write: impl FnOnce(&mut dyn Write) -> Result<T, E>,
     io_err: impl Fn(Step, io::Error) -> E,
 ) -> Result<T, E> {
+    write_file_atomically_with(path, |w| write(w), io_err)
+}
+
+/// [`write_atomically_with`] handing the closure the buffered file itself, for a writer that
+/// wants the file underneath (`get_mut`), such as [`super::DirectWriter`].
+pub fn write_file_atomically_with<T, E>(
+    path: &Path,
+    write: impl FnOnce(&mut BufWriter<File>) -> Result<T, E>,
+    io_err: impl Fn(Step, io::Error) -> E,
+) -> Result<T, E> {
     let target = match std::fs::metadata(path) {
         Ok(meta) if !meta.is_file() => return write_directly(path, write, io_err),
         // Follow a link to a regular file so the link itself is kept.
@@ -93,7 +103,7 @@ pub fn write_atomically_with<T, E>(
 
 fn write_directly<T, E>(
     path: &Path,
-    write: impl FnOnce(&mut dyn Write) -> Result<T, E>,
+    write: impl FnOnce(&mut BufWriter<File>) -> Result<T, E>,
     io_err: impl Fn(Step, io::Error) -> E,
 ) -> Result<T, E> {
     let file = std::fs::OpenOptions::new()

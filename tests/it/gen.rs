@@ -511,6 +511,34 @@ fn the_command_line_reports_a_write_failure_in_one_line_naming_the_file() {
     );
 }
 
+#[test]
+fn day_refuses_packets_and_tops_in_one_line_writing_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("day.pcapng");
+    let p = path.to_str().unwrap();
+
+    let out = crate::common::shootout(&["gen", "--day", "--packets", "5", "--out", p]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
+    assert!(stderr.starts_with("error: "), "{stderr}");
+    assert!(
+        stderr.contains("'--day'") && stderr.contains("'--packets <PACKETS>'"),
+        "names both options: {stderr}"
+    );
+
+    // TOPS has no measured 2026 day to size a preset by: refused, not guessed.
+    let out = crate::common::shootout(&["gen", "--day", "--feed", "tops", "--out", p]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(
+        stderr.trim_end(),
+        "error: --day has no preset for tops: use --packets N"
+    );
+
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
 /// Manual throughput measurement, not a correctness test (`GEN_MEASURE_FEED`: deep, tops or
 /// deep-plus; deep by default):
 /// `GEN_MEASURE_OUT=/dev/shm/day.pcapng GEN_MEASURE_PACKETS=2000000 cargo test --release --test it measure_throughput -- --ignored --nocapture`

@@ -166,9 +166,9 @@ fn a_worker_that_fails_fails_the_run_naming_the_file_and_writes_no_row() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let input = day(dir.path(), 3_000);
-    // Cut the capture inside a late packet: the first window (what the split is timed on)
-    // still reads, the workers then stop at the cut.
+    let input = day(dir.path(), 30_000);
+    // Cut the capture inside a late packet: the windows the split is timed on (the first 16,384
+    // packets) still read, the workers then stop at the cut.
     let bytes = std::fs::read(&input).unwrap();
     let cut = dir.path().join("cut.pcapng");
     std::fs::write(&cut, &bytes[..bytes.len() - 100]).unwrap();
