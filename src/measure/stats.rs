@@ -111,9 +111,14 @@ pub struct FormatResult {
     /// Messages in the packets timed in whole windows (after warm-up): what `msgs_per_sec`
     /// rests on.
     pub messages_batch: u64,
-    /// What the per-packet selective decode produced (every packet).
+    /// What the per-packet selective decode produced (the packets of the windows timed per
+    /// packet). Checked against the source's where it was measured, so a `--jobs` worker does
+    /// not send it (nor the next): on a real day it is ten thousand symbols per format.
+    #[serde(skip)]
     pub aggregate: Aggregate,
-    /// What the batch selective decode produced (the packets after the warm-up).
+    /// What the batch selective decode produced (the packets after the warm-up of the windows
+    /// timed whole).
+    #[serde(skip)]
     pub batch_aggregate: Aggregate,
     /// Windows compressed with zstd level 3 and zlib level 6, one frame per window: the size as
     /// stored, exact or estimated (see `measure::stored`).
