@@ -458,17 +458,15 @@ fn merge(reports: Vec<Report>, elapsed_ns: u64) -> Result<Outcome, RunError> {
                 .any(|f| f.name == crate::report::stats::RAW)
         })
         .unwrap_or(0);
+    let floor = parts
+        .get(floor_from)
+        .map(|o| (o.memcpy.clone(), o.memcpy_batch));
     let mut parts = parts.into_iter();
     let mut merged = parts
         .next()
         .ok_or_else(|| RunError::Worker("no worker reported".into()))?;
-    let first_floor = (merged.memcpy.clone(), merged.memcpy_batch);
-    for (k, o) in parts.enumerate() {
+    for o in parts {
         same_input(&merged, &o)?;
-        if k + 1 == floor_from {
-            merged.memcpy = o.memcpy.clone();
-            merged.memcpy_batch = o.memcpy_batch;
-        }
         merged.formats.extend(o.formats);
         merged.timer_overhead_ns = merged.timer_overhead_ns.max(o.timer_overhead_ns);
         merged.wall_ns += o.wall_ns;
@@ -476,17 +474,10 @@ fn merge(reports: Vec<Report>, elapsed_ns: u64) -> Result<Outcome, RunError> {
         merged.timed_ns += o.timed_ns;
         merged.compress_ns += o.compress_ns;
         merged.verify_ns += o.verify_ns;
-        let (p, q) = (&mut merged.passes, o.passes);
-        p.ser += q.ser;
-        p.de += q.de;
-        p.de_all += q.de_all;
-        p.ser_batch += q.ser_batch;
-        p.de_batch += q.de_batch;
-        p.de_all_batch += q.de_all_batch;
-        p.floor += q.floor;
+        merged.passes += o.passes;
     }
-    if floor_from == 0 {
-        (merged.memcpy, merged.memcpy_batch) = first_floor;
+    if let Some(floor) = floor {
+        (merged.memcpy, merged.memcpy_batch) = floor;
     }
     merged
         .formats

@@ -197,6 +197,19 @@ pub struct Passes {
     pub floor: u64,
 }
 
+/// Summing the passes of several `--jobs` workers.
+impl std::ops::AddAssign for Passes {
+    fn add_assign(&mut self, q: Passes) {
+        self.ser += q.ser;
+        self.de += q.de;
+        self.de_all += q.de_all;
+        self.ser_batch += q.ser_batch;
+        self.de_batch += q.de_batch;
+        self.de_all_batch += q.de_all_batch;
+        self.floor += q.floor;
+    }
+}
+
 impl Passes {
     pub fn total(&self) -> u64 {
         self.ser
