@@ -9,14 +9,15 @@ use rustc_hash::FxHashSet;
 
 use crate::capture::CaptureKind;
 use crate::error::{FileError, Result};
-use crate::iex::book::{BookCheck, BookReport};
+use crate::iex::book::BookReport;
+use crate::iex::book_thread::BookFeed;
 use crate::iex::{decode, MessageError, SeqEvent};
 use crate::model::{kind, FeedsSeen};
 use crate::source::Compression;
 use crate::stream::{self, IexReader, Item, Skipped};
 
 /// Counts gathered from the segments, independent of where they came from.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Tally {
     pub packets: u64,
     pub heartbeats: u64,
@@ -30,8 +31,9 @@ pub struct Tally {
     pub missing_messages: u64,
     pub duplicates: u64,
     pub symbols: FxHashSet<u64>,
-    /// DEEP+ order messages replayed into a book (other messages pass it by).
-    pub book: BookCheck,
+    /// DEEP+ order messages replayed into a book (other messages pass it by), on a thread of
+    /// its own when a second CPU is allowed; [`Tally::from_stream`] waits for it.
+    pub book: BookFeed,
     /// The previous message's symbol, already in `symbols`.
     last_symbol: Option<u64>,
     pub feeds: FeedsSeen,
@@ -52,7 +54,7 @@ impl Default for Tally {
             missing_messages: 0,
             duplicates: 0,
             symbols: FxHashSet::default(),
-            book: BookCheck::default(),
+            book: BookFeed::new(),
             last_symbol: None,
             feeds: FeedsSeen::default(),
             first_send_time: None,
@@ -116,12 +118,13 @@ impl Tally {
         Ok((tally, reader))
     }
 
-    /// Tallies every remaining segment of `reader`.
+    /// Tallies every remaining segment of `reader`, the book's last orders included.
     pub fn from_stream<R: Read>(reader: &mut IexReader<R>) -> Result<Tally> {
         let mut tally = Tally::default();
         while let Some(item) = reader.next_segment()? {
             tally.add(&item);
         }
+        tally.book.finish();
         Ok(tally)
     }
 
@@ -202,7 +205,7 @@ pub fn inspect(path: &Path, lenient: bool) -> std::result::Result<Inspection, Fi
         by_type,
         unknown: tally.unknown,
         longer: tally.longer,
-        book: (tally.book.saw_orders() || tally.feeds.deep_plus).then(|| tally.book.report()),
+        book: (tally.book.saw_orders() || tally.feeds.deep_plus).then(|| tally.book.finish()),
         gaps: tally.gaps,
         missing_messages: tally.missing_messages,
         duplicates: tally.duplicates,

@@ -73,14 +73,42 @@ struct Order {
     generation: u32,
 }
 
-/// An order message, as much of it as the book needs, waiting in [`BookCheck::pending`].
-#[derive(Debug, Clone, Copy)]
-enum Op {
+/// An order message, as much of it as the book needs: what [`BookCheck::pending`] holds, and
+/// what goes to the book's thread ([`super::book_thread`]) in batches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
     Add { id: i64, symbol: u64, size: u32 },
     Modify { id: i64, size: u32 },
     Delete { id: i64 },
     Execute { id: i64, size: u32 },
     Clear { symbol: u64 },
+}
+
+impl Op {
+    /// The book's part of `m`; `None` for messages that are not about orders.
+    #[inline]
+    pub fn of<S: std::borrow::Borrow<Symbol>>(m: &Message<S>) -> Option<Op> {
+        Some(match m {
+            Message::AddOrder(a) => Op::Add {
+                id: a.order_id,
+                symbol: a.symbol.borrow().as_u64(),
+                size: a.size,
+            },
+            Message::OrderModify(o) => Op::Modify {
+                id: o.order_id,
+                size: o.size,
+            },
+            Message::OrderDelete(o) => Op::Delete { id: o.order_id },
+            Message::OrderExecuted(e) => Op::Execute {
+                id: e.order_id,
+                size: e.size,
+            },
+            Message::ClearBook(c) => Op::Clear {
+                symbol: c.symbol.borrow().as_u64(),
+            },
+            _ => return None,
+        })
+    }
 }
 
 /// Order messages held back before they are applied, their slots prefetched meanwhile. Each
@@ -138,26 +166,14 @@ impl BookCheck {
     /// that are not about orders are ignored.
     #[inline]
     pub fn apply<S: std::borrow::Borrow<Symbol>>(&mut self, m: &Message<S>) {
-        let op = match m {
-            Message::AddOrder(a) => Op::Add {
-                id: a.order_id,
-                symbol: a.symbol.borrow().as_u64(),
-                size: a.size,
-            },
-            Message::OrderModify(o) => Op::Modify {
-                id: o.order_id,
-                size: o.size,
-            },
-            Message::OrderDelete(o) => Op::Delete { id: o.order_id },
-            Message::OrderExecuted(e) => Op::Execute {
-                id: e.order_id,
-                size: e.size,
-            },
-            Message::ClearBook(c) => Op::Clear {
-                symbol: c.symbol.borrow().as_u64(),
-            },
-            _ => return,
-        };
+        if let Some(op) = Op::of(m) {
+            self.push(op);
+        }
+    }
+
+    /// Applies one order message, or queues it to be applied in order (see [`LOOKAHEAD`]).
+    #[inline]
+    pub fn push(&mut self, op: Op) {
         self.seen = true;
         match op {
             // An add's slot is the ring's newest: already in the cache.

@@ -6,6 +6,7 @@
 //! consistent segment or an error, never half of one.
 
 pub mod book;
+pub mod book_thread;
 pub mod live_orders;
 pub mod message;
 pub mod segment;

@@ -1,0 +1,277 @@
+//! The DEEP+ book check on a thread of its own.
+//!
+//! Replaying every order into [`BookCheck`] is a cache miss or two per `M`, `R` and `L` (orders
+//! added long ago), about a quarter of `inspect`'s time on one core. None of it decides what the
+//! parser does next, so when a second CPU is allowed the parsing thread only cuts each order
+//! message down to an [`Op`] and hands them over in batches; the book runs beside it and is
+//! joined at the end. With one CPU allowed (`taskset -c 0`, a one-core container) the book is
+//! applied in line, as before: a second thread there would only add hand-overs.
+//!
+//! Nothing starts before the first order message, so DEEP and TOPS never start a thread. The
+//! figures are the same either way (the book sees the same ops in the same order); a test
+//! checks both paths against each other.
+
+use std::sync::mpsc::{self, Receiver, SyncSender};
+use std::thread::JoinHandle;
+
+use super::book::{BookCheck, BookReport, Op};
+use crate::model::{Message, Symbol};
+
+/// Ops per hand-over: 48 KiB of ops, few enough to stay in the caches of both cores, many
+/// enough that the channel's cost (a few hundred ns a batch) is well under 1 ns an op.
+const BATCH: usize = 2048;
+/// Batches queued for the book at most: bounds memory (about 400 KiB), and makes the parser
+/// wait rather than run ahead when the book is the slower of the two.
+const IN_FLIGHT: usize = 8;
+
+/// Feeds order messages to a [`BookCheck`], on its own thread when a second CPU is allowed.
+#[derive(Debug, Default)]
+pub struct BookFeed {
+    state: State,
+    /// Ops not handed over yet (threaded only).
+    batch: Vec<Op>,
+    /// Whether any order message was seen.
+    seen: bool,
+}
+
+#[derive(Debug, Default)]
+enum State {
+    /// No order message yet: no thread, no book allocated.
+    #[default]
+    Idle,
+    /// Applied on this thread.
+    Inline(Box<BookCheck>),
+    Threaded {
+        to_book: SyncSender<Vec<Op>>,
+        /// Emptied batches coming back, so the hand-overs allocate nothing after the first few.
+        returned: Receiver<Vec<Op>>,
+        book: JoinHandle<BookReport>,
+    },
+    Finished(BookReport),
+}
+
+/// Where the book should run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placement {
+    /// On a thread of its own if more than one CPU is allowed, else in line.
+    Auto,
+    Inline,
+    Threaded,
+}
+
+impl BookFeed {
+    /// A feed that places the book itself ([`Placement::Auto`]).
+    pub fn new() -> Self {
+        BookFeed::default()
+    }
+
+    /// Passes one message on; messages that are not about orders are ignored.
+    #[inline]
+    pub fn apply<S: std::borrow::Borrow<Symbol>>(&mut self, m: &Message<S>) {
+        if let Some(op) = Op::of(m) {
+            self.push(op, Placement::Auto);
+        }
+    }
+
+    /// Passes one order message on, starting the book where `placement` says if this is the
+    /// first one.
+    pub fn push(&mut self, op: Op, placement: Placement) {
+        self.seen = true;
+        match &mut self.state {
+            State::Inline(book) => book.push(op),
+            State::Threaded { .. } => {
+                self.batch.push(op);
+                if self.batch.len() == BATCH {
+                    self.hand_over();
+                }
+            }
+            State::Idle => {
+                self.state = start(placement);
+                if matches!(self.state, State::Threaded { .. }) {
+                    self.batch.reserve(BATCH);
+                }
+                self.push(op, placement);
+            }
+            // Not reached: `finish` is the last call. Should it be, the op is dropped rather
+            // than counted into figures already reported.
+            State::Finished(_) => {}
+        }
+    }
+
+    /// Whether any order message was passed on.
+    pub fn saw_orders(&self) -> bool {
+        self.seen
+    }
+
+    /// The figures of every order message passed on, waiting for the book's thread to apply
+    /// the last of them. Later calls return the same figures.
+    pub fn finish(&mut self) -> BookReport {
+        let report = match std::mem::take(&mut self.state) {
+            State::Idle => BookReport::default(),
+            State::Inline(mut book) => book.report(),
+            State::Threaded { to_book, book, .. } => {
+                let last = std::mem::take(&mut self.batch);
+                // A send fails only if the book's thread is gone, which `join` then explains.
+                let _ = to_book.send(last);
+                drop(to_book);
+                match book.join() {
+                    Ok(report) => report,
+                    Err(panic) => std::panic::resume_unwind(panic),
+                }
+            }
+            State::Finished(report) => report,
+        };
+        self.state = State::Finished(report);
+        report
+    }
+
+    /// Sends the full batch to the book and takes an emptied one back (or a new one while
+    /// fewer than [`IN_FLIGHT`] + 2 exist).
+    fn hand_over(&mut self) {
+        let State::Threaded {
+            to_book, returned, ..
+        } = &self.state
+        else {
+            return;
+        };
+        let next = returned
+            .try_recv()
+            .unwrap_or_else(|_| Vec::with_capacity(BATCH));
+        let full = std::mem::replace(&mut self.batch, next);
+        if to_book.send(full).is_err() {
+            // The book's thread died; `finish` joins it and passes its panic on. Until then
+            // the ops go nowhere.
+            self.batch.clear();
+        }
+    }
+}
+
+/// Starts the book where `placement` says, in line if a thread cannot be had.
+fn start(placement: Placement) -> State {
+    let threaded = match placement {
+        Placement::Inline => false,
+        Placement::Threaded => true,
+        Placement::Auto => std::thread::available_parallelism().is_ok_and(|n| n.get() > 1),
+    };
+    if !threaded {
+        return State::Inline(Box::default());
+    }
+    let (to_book, from_parser) = mpsc::sync_channel::<Vec<Op>>(IN_FLIGHT);
+    let (give_back, returned) = mpsc::sync_channel::<Vec<Op>>(IN_FLIGHT + 2);
+    let spawned = std::thread::Builder::new()
+        .name("book".into())
+        .spawn(move || {
+            let mut book = BookCheck::default();
+            for mut batch in from_parser {
+                for &op in &batch {
+                    book.push(op);
+                }
+                batch.clear();
+                // The parser may have enough batches already; then this one is dropped.
+                let _ = give_back.try_send(batch);
+            }
+            book.report()
+        });
+    match spawned {
+        Ok(book) => State::Threaded {
+            to_book,
+            returned,
+            book,
+        },
+        Err(_) => State::Inline(Box::default()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A pseudo-random order stream over a few symbols, with every kind of inconsistency in it
+    /// (references to unknown ids, overfills, duplicate adds, clear books), long enough for
+    /// many batches.
+    fn ops(n: usize) -> Vec<Op> {
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut out = Vec::with_capacity(n);
+        let mut top: i64 = 0;
+        for _ in 0..n {
+            let r = next();
+            let symbol = r % 5 + 1;
+            let near = top - (r >> 8) as i64 % 300;
+            let size = (r >> 20) as u32 % 500 + 1;
+            out.push(match r % 100 {
+                0..=44 => {
+                    top += 1;
+                    Op::Add {
+                        id: top,
+                        symbol,
+                        size,
+                    }
+                }
+                45..=84 => Op::Delete { id: near },
+                85..=92 => Op::Modify { id: near, size },
+                93..=98 => Op::Execute { id: near, size },
+                _ if r % 1000 == 999 => Op::Clear { symbol },
+                _ => Op::Add {
+                    id: near,
+                    symbol,
+                    size,
+                },
+            });
+        }
+        out
+    }
+
+    fn run(placement: Placement, ops: &[Op]) -> BookReport {
+        let mut feed = BookFeed::new();
+        for &op in ops {
+            feed.push(op, placement);
+        }
+        let report = feed.finish();
+        assert_eq!(feed.finish(), report, "finish twice gives the same figures");
+        report
+    }
+
+    #[test]
+    fn the_books_thread_reports_what_the_book_in_line_does() {
+        let ops = ops(50 * BATCH + 123);
+        let inline = run(Placement::Inline, &ops);
+        let threaded = run(Placement::Threaded, &ops);
+        assert_eq!(threaded, inline);
+        // The stream is not trivial: every counter the comparison covers moved.
+        assert!(inline.adds > 40_000);
+        assert!(inline.unknown_references > 0);
+        assert!(inline.overfills > 0);
+        assert!(inline.duplicate_adds > 0);
+        assert!(inline.cleared_orders > 0);
+        assert!(inline.live_orders > 0);
+    }
+
+    #[test]
+    fn a_batch_cut_short_at_the_end_is_applied() {
+        let ops = [
+            Op::Add {
+                id: 1,
+                symbol: 7,
+                size: 10,
+            },
+            Op::Execute { id: 1, size: 4 },
+            Op::Delete { id: 2 },
+        ];
+        let r = run(Placement::Threaded, &ops);
+        assert_eq!((r.adds, r.live_orders, r.unknown_references), (1, 1, 1));
+    }
+
+    #[test]
+    fn no_order_messages_start_nothing() {
+        let mut feed = BookFeed::new();
+        assert!(!feed.saw_orders());
+        assert!(matches!(feed.state, State::Idle));
+        assert_eq!(feed.finish(), BookReport::default());
+    }
+}
