@@ -32,6 +32,8 @@ pub struct BookFeed {
     batch: Vec<Op>,
     /// Whether any order message was seen.
     seen: bool,
+    /// `state` is [`State::Threaded`]: checked first on every op.
+    threaded: bool,
 }
 
 #[derive(Debug, Default)]
@@ -75,26 +77,35 @@ impl BookFeed {
 
     /// Passes one order message on, starting the book where `placement` says if this is the
     /// first one.
+    #[inline]
     pub fn push(&mut self, op: Op, placement: Placement) {
+        // The common case, kept to a store and a compare: the parser runs this per order message.
+        if self.threaded {
+            self.batch.push(op);
+            if self.batch.len() == BATCH {
+                self.hand_over();
+            }
+        } else {
+            self.push_slow(op, placement);
+        }
+    }
+
+    #[inline(never)]
+    fn push_slow(&mut self, op: Op, placement: Placement) {
         self.seen = true;
         match &mut self.state {
             State::Inline(book) => book.push(op),
-            State::Threaded { .. } => {
-                self.batch.push(op);
-                if self.batch.len() == BATCH {
-                    self.hand_over();
-                }
-            }
             State::Idle => {
                 self.state = start(placement);
                 if matches!(self.state, State::Threaded { .. }) {
+                    self.threaded = true;
                     self.batch.reserve(BATCH);
                 }
                 self.push(op, placement);
             }
-            // Not reached: `finish` is the last call. Should it be, the op is dropped rather
+            // Not reached (the fast path takes these). Should it be, the op is dropped rather
             // than counted into figures already reported.
-            State::Finished(_) => {}
+            State::Threaded { .. } | State::Finished(_) => {}
         }
     }
 
@@ -106,6 +117,7 @@ impl BookFeed {
     /// The figures of every order message passed on, waiting for the book's thread to apply
     /// the last of them. Later calls return the same figures.
     pub fn finish(&mut self) -> BookReport {
+        self.threaded = false;
         let report = match std::mem::take(&mut self.state) {
             State::Idle => BookReport::default(),
             State::Inline(mut book) => book.report(),
@@ -127,6 +139,7 @@ impl BookFeed {
 
     /// Sends the full batch to the book and takes an emptied one back (or a new one while
     /// fewer than [`IN_FLIGHT`] + 2 exist).
+    #[cold]
     fn hand_over(&mut self) {
         let State::Threaded {
             to_book, returned, ..
