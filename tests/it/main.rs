@@ -13,6 +13,7 @@ mod formats;
 mod fuzz_regressions;
 mod gen;
 mod gen_deep_plus;
+mod held_back;
 mod iex_golden;
 mod jobs;
 mod report;
