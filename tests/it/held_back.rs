@@ -109,7 +109,7 @@ impl Day {
             0..=29 => {
                 let symbol = self.symbol();
                 let side = if self.rng.chance(97) {
-                    self.rng.pick(&[b'8', b'5'])
+                    self.rng.pick(b"85")
                 } else {
                     self.rng.pick(&[b'X', 0, b'B'])
                 };
