@@ -7,9 +7,9 @@
 //! joined at the end. With one CPU allowed (`taskset -c 0`, a one-core container) the book is
 //! applied in line, as before: a second thread there would only add hand-overs.
 //!
-//! Nothing starts before the first order message, so DEEP and TOPS never start a thread. The
-//! figures are the same either way (the book sees the same ops in the same order); a test
-//! checks both paths against each other.
+//! No thread starts before a first batch of order messages is full, so DEEP, TOPS and small
+//! captures (a test's, a fuzzer's) never start one. The figures are the same either way (the
+//! book sees the same ops in the same order); a test checks the paths against each other.
 
 use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::thread::JoinHandle;
@@ -28,12 +28,12 @@ const IN_FLIGHT: usize = 8;
 #[derive(Debug, Default)]
 pub struct BookFeed {
     state: State,
-    /// Ops not handed over yet (threaded only).
+    /// Ops not handed over yet ([`State::Batching`] and [`State::Threaded`]).
     batch: Vec<Op>,
     /// Whether any order message was seen.
     seen: bool,
-    /// `state` is [`State::Threaded`]: checked first on every op.
-    threaded: bool,
+    /// Ops go to `batch`: checked first on every op.
+    batching: bool,
 }
 
 #[derive(Debug, Default)]
@@ -43,6 +43,9 @@ enum State {
     Idle,
     /// Applied on this thread.
     Inline(Box<BookCheck>),
+    /// Collecting the first batch: the thread starts when it is full, so a small capture (a
+    /// test's, a fuzzer's) never starts one, and its book is applied in line at the end.
+    Batching,
     Threaded {
         to_book: SyncSender<Vec<Op>>,
         /// Emptied batches coming back, so the hand-overs allocate nothing after the first few.
@@ -55,9 +58,11 @@ enum State {
 /// Where the book should run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Placement {
-    /// On a thread of its own if more than one CPU is allowed, else in line.
+    /// On a thread of its own once a batch is full, if more than one CPU is allowed; else in
+    /// line.
     Auto,
     Inline,
+    /// On a thread of its own from the first order message.
     Threaded,
 }
 
@@ -75,12 +80,12 @@ impl BookFeed {
         }
     }
 
-    /// Passes one order message on, starting the book where `placement` says if this is the
+    /// Passes one order message on, placing the book where `placement` says if this is the
     /// first one.
     #[inline]
     pub fn push(&mut self, op: Op, placement: Placement) {
         // The common case, kept to a store and a compare: the parser runs this per order message.
-        if self.threaded {
+        if self.batching {
             self.batch.push(op);
             if self.batch.len() == BATCH {
                 self.hand_over();
@@ -96,16 +101,22 @@ impl BookFeed {
         match &mut self.state {
             State::Inline(book) => book.push(op),
             State::Idle => {
-                self.state = start(placement);
-                if matches!(self.state, State::Threaded { .. }) {
-                    self.threaded = true;
+                self.state = match placement {
+                    Placement::Auto if more_than_one_cpu() => State::Batching,
+                    Placement::Threaded => start_thread().unwrap_or_default(),
+                    _ => State::Idle,
+                };
+                if matches!(self.state, State::Idle) {
+                    self.state = State::Inline(Box::default());
+                } else {
+                    self.batching = true;
                     self.batch.reserve(BATCH);
                 }
                 self.push(op, placement);
             }
             // Not reached (the fast path takes these). Should it be, the op is dropped rather
             // than counted into figures already reported.
-            State::Threaded { .. } | State::Finished(_) => {}
+            State::Batching | State::Threaded { .. } | State::Finished(_) => {}
         }
     }
 
@@ -117,14 +128,15 @@ impl BookFeed {
     /// The figures of every order message passed on, waiting for the book's thread to apply
     /// the last of them. Later calls return the same figures.
     pub fn finish(&mut self) -> BookReport {
-        self.threaded = false;
+        self.batching = false;
+        let batch = std::mem::take(&mut self.batch);
         let report = match std::mem::take(&mut self.state) {
             State::Idle => BookReport::default(),
             State::Inline(mut book) => book.report(),
+            State::Batching => in_line(&batch).report(),
             State::Threaded { to_book, book, .. } => {
-                let last = std::mem::take(&mut self.batch);
                 // A send fails only if the book's thread is gone, which `join` then explains.
-                let _ = to_book.send(last);
+                let _ = to_book.send(batch);
                 drop(to_book);
                 match book.join() {
                     Ok(report) => report,
@@ -137,10 +149,22 @@ impl BookFeed {
         report
     }
 
-    /// Sends the full batch to the book and takes an emptied one back (or a new one while
-    /// fewer than [`IN_FLIGHT`] + 2 exist).
+    /// Sends the full batch to the book (starting its thread with the first) and takes an
+    /// emptied one back, or a new one while fewer than [`IN_FLIGHT`] + 2 exist.
     #[cold]
     fn hand_over(&mut self) {
+        if matches!(self.state, State::Batching) {
+            match start_thread() {
+                Some(threaded) => self.state = threaded,
+                None => {
+                    // No thread to be had: the book runs here from now on.
+                    self.state = State::Inline(Box::new(in_line(&self.batch)));
+                    self.batch = Vec::new();
+                    self.batching = false;
+                    return;
+                }
+            }
+        }
         let State::Threaded {
             to_book, returned, ..
         } = &self.state
@@ -159,19 +183,25 @@ impl BookFeed {
     }
 }
 
-/// Starts the book where `placement` says, in line if a thread cannot be had.
-fn start(placement: Placement) -> State {
-    let threaded = match placement {
-        Placement::Inline => false,
-        Placement::Threaded => true,
-        Placement::Auto => std::thread::available_parallelism().is_ok_and(|n| n.get() > 1),
-    };
-    if !threaded {
-        return State::Inline(Box::default());
+/// Whether the book may have a CPU of its own (`taskset` and cgroup limits count).
+fn more_than_one_cpu() -> bool {
+    std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)
+}
+
+/// A book with `ops` applied, on this thread.
+fn in_line(ops: &[Op]) -> BookCheck {
+    let mut book = BookCheck::default();
+    for &op in ops {
+        book.push(op);
     }
+    book
+}
+
+/// The book's thread, or `None` if the system will not start one.
+fn start_thread() -> Option<State> {
     let (to_book, from_parser) = mpsc::sync_channel::<Vec<Op>>(IN_FLIGHT);
     let (give_back, returned) = mpsc::sync_channel::<Vec<Op>>(IN_FLIGHT + 2);
-    let spawned = std::thread::Builder::new()
+    let book = std::thread::Builder::new()
         .name("book".into())
         .spawn(move || {
             let mut book = BookCheck::default();
@@ -184,15 +214,13 @@ fn start(placement: Placement) -> State {
                 let _ = give_back.try_send(batch);
             }
             book.report()
-        });
-    match spawned {
-        Ok(book) => State::Threaded {
-            to_book,
-            returned,
-            book,
-        },
-        Err(_) => State::Inline(Box::default()),
-    }
+        })
+        .ok()?;
+    Some(State::Threaded {
+        to_book,
+        returned,
+        book,
+    })
 }
 
 #[cfg(test)]
@@ -254,8 +282,11 @@ mod tests {
     fn the_books_thread_reports_what_the_book_in_line_does() {
         let ops = ops(50 * BATCH + 123);
         let inline = run(Placement::Inline, &ops);
-        let threaded = run(Placement::Threaded, &ops);
-        assert_eq!(threaded, inline);
+        assert_eq!(run(Placement::Threaded, &ops), inline);
+        assert_eq!(run(Placement::Auto, &ops), inline);
+        // Fewer ops than a batch: applied in line at the end.
+        let few = &ops[..BATCH - 1];
+        assert_eq!(run(Placement::Auto, few), run(Placement::Inline, few));
         // The stream is not trivial: every counter the comparison covers moved.
         assert!(inline.adds > 40_000);
         assert!(inline.unknown_references > 0);
