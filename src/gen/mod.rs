@@ -177,17 +177,15 @@ pub fn generate<W: Write>(opts: &GenOptions, mut out: W) -> Result<GenReport, Ge
     let mut written: io::Result<()> = Ok(());
     let mut bytes = 0u64;
     let (counts, symbols) = std::thread::scope(|scope| {
-        let (full_tx, full_rx) = mpsc::sync_channel::<Vec<u8>>(IN_FLIGHT);
-        let (empty_tx, empty_rx) = mpsc::channel::<Vec<u8>>();
+        let (full_tx, full_rx) = mpsc::sync_channel::<Chunk>(IN_FLIGHT);
+        let (empty_tx, empty_rx) = mpsc::channel::<Chunk>();
         let producer =
             std::thread::Builder::new()
                 .name("gen".into())
                 .spawn_scoped(scope, move || {
                     let mut sim = sim;
                     let counts = encode_day(opts, &mut sim, |buf| {
-                        let mut next = empty_rx
-                            .try_recv()
-                            .unwrap_or_else(|_| Vec::with_capacity(CHUNK + 4096));
+                        let mut next = empty_rx.try_recv().unwrap_or_else(|_| Chunk::new());
                         next.clear();
                         full_tx.send(std::mem::replace(buf, next)).is_ok()
                     });
@@ -196,11 +194,13 @@ pub fn generate<W: Write>(opts: &GenOptions, mut out: W) -> Result<GenReport, Ge
         match producer {
             Ok(producer) => {
                 for mut chunk in full_rx.iter() {
-                    if let Err(e) = out.write_all(&chunk) {
+                    // Here rather than on the simulation's thread, which is the slower of the two.
+                    chunk.checksum();
+                    if let Err(e) = out.write_all(&chunk.bytes) {
                         written = Err(e);
                         break;
                     }
-                    bytes += chunk.len() as u64;
+                    bytes += chunk.bytes.len() as u64;
                     chunk.clear();
                     // The producer may be done already: then the chunk is just dropped.
                     let _ = empty_tx.send(chunk);
@@ -215,10 +215,11 @@ pub fn generate<W: Write>(opts: &GenOptions, mut out: W) -> Result<GenReport, Ge
                 // The options were valid a moment ago, and a simulation is a pure function of
                 // them: this is the same day.
                 let mut sim = Simulation::new(opts)?;
-                let counts = encode_day(opts, &mut sim, |buf| {
-                    written = out.write_all(buf);
-                    bytes += buf.len() as u64;
-                    buf.clear();
+                let counts = encode_day(opts, &mut sim, |chunk| {
+                    chunk.checksum();
+                    written = out.write_all(&chunk.bytes);
+                    bytes += chunk.bytes.len() as u64;
+                    chunk.clear();
                     written.is_ok()
                 });
                 Ok((counts, sim.distinct_symbols()))
@@ -244,13 +245,43 @@ pub fn generate<W: Write>(opts: &GenOptions, mut out: W) -> Result<GenReport, Ge
     })
 }
 
+/// Capture bytes on their way to the writer, with the UDP checksums still to do.
+struct Chunk {
+    bytes: Vec<u8>,
+    /// Where each frame in `bytes` starts; its UDP checksum is zero until [`Chunk::checksum`].
+    frames: Vec<u32>,
+}
+
+impl Chunk {
+    fn new() -> Self {
+        Chunk {
+            bytes: Vec::with_capacity(CHUNK + 4096),
+            frames: Vec::with_capacity(CHUNK / 64),
+        }
+    }
+
+    /// Fills in every frame's UDP checksum: the bytes are then the capture's.
+    fn checksum(&mut self) {
+        for &start in &self.frames {
+            frame::finish_udp_at(&mut self.bytes, start as usize);
+        }
+        self.frames.clear();
+    }
+
+    fn clear(&mut self) {
+        self.bytes.clear();
+        self.frames.clear();
+    }
+}
+
 /// Simulates the day and encodes it into capture bytes: file header, then one record per
-/// segment. `emit` gets each buffer of about [`CHUNK`] bytes (and the last, shorter one), must
-/// leave it empty for more, and returns `false` to stop early (writing failed).
+/// segment. `emit` gets each chunk of about [`CHUNK`] bytes (and the last, shorter one), whose
+/// UDP checksums are left to it ([`Chunk::checksum`]); it must leave the chunk empty for more,
+/// and returns `false` to stop early (writing failed).
 fn encode_day(
     opts: &GenOptions,
     sim: &mut Simulation,
-    mut emit: impl FnMut(&mut Vec<u8>) -> bool,
+    mut emit: impl FnMut(&mut Chunk) -> bool,
 ) -> Counts {
     let endpoints = frame::Endpoints::iex(match opts.feed {
         Feed::Deep => 4,
@@ -276,28 +307,22 @@ fn encode_day(
         first: 0,
         last: 0,
     };
-    let mut buf = Vec::with_capacity(CHUNK + 4096);
-    opts.capture.file_header(&mut buf);
+    let mut chunk = Chunk::new();
+    opts.capture.file_header(&mut chunk.bytes);
     let mut ip_id = 0u16;
     let mut pkt = Packet::default();
     while sim.next_into(&mut pkt) {
-        let rec = opts.capture.begin_record(&mut buf);
+        let buf = &mut chunk.bytes;
+        let rec = opts.capture.begin_record(buf);
         let payload = encode::payload_len(&pkt.messages);
-        let frame_start = frame::begin(
-            &endpoints,
-            ip_id,
-            encode::SEGMENT_HEADER_LEN + payload,
-            &mut buf,
-        );
+        let frame_start =
+            frame::begin(&endpoints, ip_id, encode::SEGMENT_HEADER_LEN + payload, buf);
         header.first_seq = pkt.seq;
         header.send_time = pkt.send_time;
-        encode::encode_segment(&header, &pkt.messages, &mut buf);
-        frame::finish_udp(&mut buf, frame_start);
-        opts.capture.end_record(
-            &mut buf,
-            rec,
-            pkt.send_time.saturating_add(CAPTURE_DELAY_NS),
-        );
+        encode::encode_segment(&header, &pkt.messages, buf);
+        chunk.frames.push(frame_start as u32);
+        opts.capture
+            .end_record(buf, rec, pkt.send_time.saturating_add(CAPTURE_DELAY_NS));
         header.stream_offset += payload as u64;
         ip_id = ip_id.wrapping_add(1);
 
@@ -311,11 +336,11 @@ fn encode_day(
         for m in &pkt.messages {
             c.by_type[m.kind() as usize] += 1;
         }
-        if buf.len() >= CHUNK && !emit(&mut buf) {
+        if chunk.bytes.len() >= CHUNK && !emit(&mut chunk) {
             return c;
         }
     }
-    emit(&mut buf);
+    emit(&mut chunk);
     c
 }
 
@@ -428,9 +453,10 @@ mod tests {
             let report = generate(&opts, &mut threaded).unwrap();
             let mut single = Vec::new();
             let mut sim = Simulation::new(&opts).unwrap();
-            let counts = encode_day(&opts, &mut sim, |buf| {
-                single.extend_from_slice(buf);
-                buf.clear();
+            let counts = encode_day(&opts, &mut sim, |chunk| {
+                chunk.checksum();
+                single.extend_from_slice(&chunk.bytes);
+                chunk.clear();
                 true
             });
             assert!(single.len() > 30 * CHUNK, "{feed}: {} bytes", single.len());
