@@ -17,7 +17,7 @@ use std::io::{self, Write};
 use std::path::Path;
 use std::sync::mpsc;
 
-use crate::model::{Feed, Packet, Timestamp};
+use crate::model::{Feed, Message, Packet, Timestamp};
 use crate::output::atomic::{write_file_atomically_with, Step};
 use crate::output::DirectWriter;
 
@@ -33,6 +33,11 @@ const CHUNK: usize = 256 * 1024;
 /// Chunks queued for the writer: 4 MiB, one direct write's worth, so the simulation keeps going
 /// while the writer waits for the disk ([`crate::output::DirectWriter`] writes synchronously).
 const IN_FLIGHT: usize = 16;
+/// Messages (or segments) per batch from the simulation to the encoder: 2048 messages of 88
+/// bytes are about 180 KiB, small enough to pass between the cores' caches.
+const BATCH: usize = 2048;
+/// Batches queued for the encoder.
+const BATCHES_IN_FLIGHT: usize = 8;
 
 /// What to generate.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -164,10 +169,14 @@ struct Counts {
 /// Writes the capture for `opts` to `out` (unbuffered writers are fine: output is written in
 /// large chunks). Returns what was written.
 ///
-/// The day is simulated and encoded on a second thread while this one writes (and, for a `.gz`
-/// output, compresses), so a large day runs at the speed of the slower of the two rather than
-/// their sum. Chunks go round between the threads ([`IN_FLIGHT`] at most), so memory stays a few
-/// chunks. Should the thread not start, the same work is done here, one chunk after the other.
+/// Three threads, so a large day runs at the speed of the slowest stage rather than their sum:
+/// one simulates the day into batches of messages, a second encodes and frames them into
+/// chunks of capture bytes, and this one checksums and writes the chunks (and, for a `.gz`
+/// output, compresses). The simulation is the slowest stage and cannot be split (every message
+/// depends on the random state the previous one left), so everything else is moved off it.
+/// Batches and chunks go round between the threads ([`BATCHES_IN_FLIGHT`] and [`IN_FLIGHT`]
+/// at most), so memory stays a few of each. Should a thread not start, the same work is done
+/// here, one chunk after the other.
 pub fn generate<W: Write>(opts: &GenOptions, mut out: W) -> Result<GenReport, GenError> {
     let sim = Simulation::new(opts)?;
     let write_err = |cause| GenError::Write {
@@ -177,24 +186,58 @@ pub fn generate<W: Write>(opts: &GenOptions, mut out: W) -> Result<GenReport, Ge
     let mut written: io::Result<()> = Ok(());
     let mut bytes = 0u64;
     let (counts, symbols) = std::thread::scope(|scope| {
-        let (full_tx, full_rx) = mpsc::sync_channel::<Chunk>(IN_FLIGHT);
-        let (empty_tx, empty_rx) = mpsc::channel::<Chunk>();
-        let producer =
+        let (batch_tx, batch_rx) = mpsc::sync_channel::<Batch>(BATCHES_IN_FLIGHT);
+        let (free_batch_tx, free_batch_rx) = mpsc::channel::<Batch>();
+        let simulating =
             std::thread::Builder::new()
                 .name("gen".into())
                 .spawn_scoped(scope, move || {
                     let mut sim = sim;
-                    let counts = encode_day(opts, &mut sim, |buf| {
+                    simulate(&mut sim, |batch| {
+                        let mut next = free_batch_rx.try_recv().unwrap_or_else(|_| Batch::new());
+                        next.clear();
+                        batch_tx.send(std::mem::replace(batch, next)).is_ok()
+                    });
+                    sim.distinct_symbols()
+                });
+        let (full_tx, full_rx) = mpsc::sync_channel::<Chunk>(IN_FLIGHT);
+        let (empty_tx, empty_rx) = mpsc::channel::<Chunk>();
+        let encoding = simulating.and_then(|simulating| {
+            let encoder = std::thread::Builder::new()
+                .name("gen-encode".into())
+                .spawn_scoped(scope, move || {
+                    let mut framer = Framer::new(opts);
+                    let mut chunk = Chunk::new();
+                    opts.capture.file_header(&mut chunk.bytes);
+                    let mut emit = |chunk: &mut Chunk| {
                         let mut next = empty_rx.try_recv().unwrap_or_else(|_| Chunk::new());
                         next.clear();
-                        full_tx.send(std::mem::replace(buf, next)).is_ok()
-                    });
-                    (counts, sim.distinct_symbols())
+                        full_tx.send(std::mem::replace(chunk, next)).is_ok()
+                    };
+                    for mut batch in batch_rx.iter() {
+                        if !framer.batch(&batch, &mut chunk, &mut emit) {
+                            // Writing failed: dropping the batches stops the simulation.
+                            return framer.counts;
+                        }
+                        batch.clear();
+                        // The simulation may be done already: then the batch is just dropped.
+                        let _ = free_batch_tx.send(batch);
+                    }
+                    emit(&mut chunk);
+                    framer.counts
                 });
-        match producer {
-            Ok(producer) => {
+            match encoder {
+                Ok(encoder) => Ok((simulating, encoder)),
+                Err(e) => {
+                    // Its batches' receiver is gone with the closure: the simulation stops.
+                    let _ = simulating.join();
+                    Err(e)
+                }
+            }
+        });
+        match encoding {
+            Ok((simulating, encoder)) => {
                 for mut chunk in full_rx.iter() {
-                    // Here rather than on the simulation's thread, which is the slower of the two.
                     chunk.checksum();
                     if let Err(e) = out.write_all(&chunk.bytes) {
                         written = Err(e);
@@ -202,14 +245,18 @@ pub fn generate<W: Write>(opts: &GenOptions, mut out: W) -> Result<GenReport, Ge
                     }
                     bytes += chunk.bytes.len() as u64;
                     chunk.clear();
-                    // The producer may be done already: then the chunk is just dropped.
+                    // The encoder may be done already: then the chunk is just dropped.
                     let _ = empty_tx.send(chunk);
                 }
-                // Stops the producer at its next chunk if writing failed.
+                // Stops the encoder at its next chunk, and so the simulation, if writing failed.
                 drop(full_rx);
-                Ok(producer
+                let counts = encoder
                     .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                let symbols = simulating
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                Ok((counts, symbols))
             }
             Err(_) => {
                 // The options were valid a moment ago, and a simulation is a pure function of
@@ -245,6 +292,49 @@ pub fn generate<W: Write>(opts: &GenOptions, mut out: W) -> Result<GenReport, Ge
     })
 }
 
+/// Simulated segments on their way to the encoder: the messages of many segments in one
+/// vector, so a batch is two allocations, reused, whatever its segments' sizes.
+struct Batch {
+    messages: Vec<Message>,
+    /// Sequence number, send time and message count of each segment, in order.
+    segments: Vec<(u64, Timestamp, u32)>,
+}
+
+impl Batch {
+    fn new() -> Self {
+        Batch {
+            messages: Vec::with_capacity(BATCH + 1024),
+            segments: Vec::with_capacity(BATCH),
+        }
+    }
+
+    fn clear(&mut self) {
+        self.messages.clear();
+        self.segments.clear();
+    }
+}
+
+/// Simulates the whole day into batches of about [`BATCH`] messages; `emit` gets each (and the
+/// last, shorter one), must leave it empty for more, and returns `false` to stop early.
+fn simulate(sim: &mut Simulation, mut emit: impl FnMut(&mut Batch) -> bool) {
+    let mut batch = Batch::new();
+    loop {
+        let before = batch.messages.len();
+        let Some((seq, send_time)) = sim.next_onto(&mut batch.messages) else {
+            break;
+        };
+        let n = (batch.messages.len() - before) as u32;
+        batch.segments.push((seq, send_time, n));
+        if (batch.messages.len() >= BATCH || batch.segments.len() >= BATCH) && !emit(&mut batch)
+        {
+            return;
+        }
+    }
+    if !batch.segments.is_empty() {
+        emit(&mut batch);
+    }
+}
+
 /// Capture bytes on their way to the writer, with the UDP checksums still to do.
 struct Chunk {
     bytes: Vec<u8>,
@@ -274,74 +364,122 @@ impl Chunk {
     }
 }
 
-/// Simulates the day and encodes it into capture bytes: file header, then one record per
-/// segment. `emit` gets each chunk of about [`CHUNK`] bytes (and the last, shorter one), whose
-/// UDP checksums are left to it ([`Chunk::checksum`]); it must leave the chunk empty for more,
-/// and returns `false` to stop early (writing failed).
+/// Turns segments into capture records (Ethernet, IPv4, UDP, IEX-TP), counting as it goes.
+struct Framer {
+    capture: CaptureKind,
+    endpoints: frame::Endpoints,
+    header: encode::SegmentHeader,
+    ip_id: u16,
+    counts: Counts,
+}
+
+impl Framer {
+    fn new(opts: &GenOptions) -> Self {
+        Framer {
+            capture: opts.capture,
+            endpoints: frame::Endpoints::iex(match opts.feed {
+                Feed::Deep => 4,
+                Feed::Tops => 8,
+                Feed::DeepPlus => 12,
+            }),
+            header: encode::SegmentHeader {
+                version: crate::iex::segment::VERSION,
+                protocol_id: opts.feed.protocol_id(),
+                channel_id: CHANNEL_ID,
+                session_id: opts.session_id(),
+                payload_len: 0,
+                message_count: 0,
+                stream_offset: 0,
+                first_seq: 0,
+                send_time: 0,
+            },
+            ip_id: 0,
+            counts: Counts {
+                packets: 0,
+                heartbeats: 0,
+                messages: 0,
+                by_type: [0; 256],
+                first: 0,
+                last: 0,
+            },
+        }
+    }
+
+    /// Appends one segment's record to `chunk`, its UDP checksum left to [`Chunk::checksum`].
+    fn segment(&mut self, chunk: &mut Chunk, seq: u64, send_time: Timestamp, messages: &[Message]) {
+        let buf = &mut chunk.bytes;
+        let rec = self.capture.begin_record(buf);
+        let payload = encode::payload_len(messages);
+        let frame_start = frame::begin(
+            &self.endpoints,
+            self.ip_id,
+            encode::SEGMENT_HEADER_LEN + payload,
+            buf,
+        );
+        self.header.first_seq = seq;
+        self.header.send_time = send_time;
+        encode::encode_segment(&self.header, messages, buf);
+        chunk.frames.push(frame_start as u32);
+        self.capture
+            .end_record(buf, rec, send_time.saturating_add(CAPTURE_DELAY_NS));
+        self.header.stream_offset += payload as u64;
+        self.ip_id = self.ip_id.wrapping_add(1);
+
+        let c = &mut self.counts;
+        if c.packets == 0 {
+            c.first = send_time;
+        }
+        c.last = send_time;
+        c.packets += 1;
+        c.heartbeats += u64::from(messages.is_empty());
+        c.messages += messages.len() as u64;
+        for m in messages {
+            c.by_type[m.kind() as usize] += 1;
+        }
+    }
+
+    /// Appends every segment of `batch`, handing `emit` each chunk that reaches [`CHUNK`]
+    /// bytes; `false` as soon as `emit` does.
+    fn batch(
+        &mut self,
+        batch: &Batch,
+        chunk: &mut Chunk,
+        emit: &mut impl FnMut(&mut Chunk) -> bool,
+    ) -> bool {
+        let mut at = 0;
+        for &(seq, send_time, n) in &batch.segments {
+            let messages = &batch.messages[at..at + n as usize];
+            at += n as usize;
+            self.segment(chunk, seq, send_time, messages);
+            if chunk.bytes.len() >= CHUNK && !emit(chunk) {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// Simulates the day and encodes it into capture bytes on this thread alone: file header, then
+/// one record per segment. `emit` gets each chunk of about [`CHUNK`] bytes (and the last,
+/// shorter one), whose UDP checksums are left to it ([`Chunk::checksum`]); it must leave the
+/// chunk empty for more, and returns `false` to stop early (writing failed).
 fn encode_day(
     opts: &GenOptions,
     sim: &mut Simulation,
     mut emit: impl FnMut(&mut Chunk) -> bool,
 ) -> Counts {
-    let endpoints = frame::Endpoints::iex(match opts.feed {
-        Feed::Deep => 4,
-        Feed::Tops => 8,
-        Feed::DeepPlus => 12,
-    });
-    let mut header = encode::SegmentHeader {
-        version: crate::iex::segment::VERSION,
-        protocol_id: opts.feed.protocol_id(),
-        channel_id: CHANNEL_ID,
-        session_id: opts.session_id(),
-        payload_len: 0,
-        message_count: 0,
-        stream_offset: 0,
-        first_seq: 0,
-        send_time: 0,
-    };
-    let mut c = Counts {
-        packets: 0,
-        heartbeats: 0,
-        messages: 0,
-        by_type: [0; 256],
-        first: 0,
-        last: 0,
-    };
+    let mut framer = Framer::new(opts);
     let mut chunk = Chunk::new();
     opts.capture.file_header(&mut chunk.bytes);
-    let mut ip_id = 0u16;
     let mut pkt = Packet::default();
     while sim.next_into(&mut pkt) {
-        let buf = &mut chunk.bytes;
-        let rec = opts.capture.begin_record(buf);
-        let payload = encode::payload_len(&pkt.messages);
-        let frame_start =
-            frame::begin(&endpoints, ip_id, encode::SEGMENT_HEADER_LEN + payload, buf);
-        header.first_seq = pkt.seq;
-        header.send_time = pkt.send_time;
-        encode::encode_segment(&header, &pkt.messages, buf);
-        chunk.frames.push(frame_start as u32);
-        opts.capture
-            .end_record(buf, rec, pkt.send_time.saturating_add(CAPTURE_DELAY_NS));
-        header.stream_offset += payload as u64;
-        ip_id = ip_id.wrapping_add(1);
-
-        if c.packets == 0 {
-            c.first = pkt.send_time;
-        }
-        c.last = pkt.send_time;
-        c.packets += 1;
-        c.heartbeats += u64::from(pkt.messages.is_empty());
-        c.messages += pkt.messages.len() as u64;
-        for m in &pkt.messages {
-            c.by_type[m.kind() as usize] += 1;
-        }
+        framer.segment(&mut chunk, pkt.seq, pkt.send_time, &pkt.messages);
         if chunk.bytes.len() >= CHUNK && !emit(&mut chunk) {
-            return c;
+            return framer.counts;
         }
     }
     emit(&mut chunk);
-    c
+    framer.counts
 }
 
 /// Generates into `path`, gzip-compressed (level 6) when it ends in `.gz`, written whole or not

@@ -137,10 +137,23 @@ impl Simulation {
     /// Fills `pkt` with the next segment (reusing its message vector); `false` once the day is
     /// over, leaving `pkt` untouched.
     pub fn next_into(&mut self, pkt: &mut Packet) -> bool {
+        let start = pkt.messages.len();
+        let Some((seq, send_time)) = self.next_onto(&mut pkt.messages) else {
+            return false;
+        };
+        pkt.messages.drain(..start);
+        pkt.seq = seq;
+        pkt.send_time = send_time;
+        true
+    }
+
+    /// Appends the next segment's messages to `messages` (heartbeats append none) and returns
+    /// its sequence number and send time; `None` once the day is over. The same segments as
+    /// [`Simulation::next_into`], for a caller that batches many into one vector (`generate`
+    /// hands them to another thread to encode).
+    pub fn next_onto(&mut self, messages: &mut Vec<Message>) -> Option<(u64, Timestamp)> {
         let ph = loop {
-            let Some(ph) = self.phases.get(self.phase).copied() else {
-                return false;
-            };
+            let ph = self.phases.get(self.phase).copied()?;
             if self.in_phase < ph.packets {
                 break ph;
             }
@@ -191,9 +204,7 @@ impl Simulation {
             .min(send);
         let step = (send - base) / count.max(1) as i64;
 
-        pkt.seq = self.seq;
-        pkt.send_time = send;
-        pkt.messages.clear();
+        let start = messages.len();
         let mut sym = self.pick_symbol();
         for k in 0..count {
             let ts = base + step * k as i64;
@@ -218,14 +229,16 @@ impl Simulation {
                     m
                 }
             };
-            pkt.messages.push(msg);
+            messages.push(msg);
         }
+        let n = (messages.len() - start) as u64;
         if matches!(ph.kind, Kind::Burst(_)) {
-            self.burst_left -= pkt.messages.len() as u64;
+            self.burst_left -= n;
         }
-        self.seq += pkt.messages.len() as u64;
+        let seq = self.seq;
+        self.seq += n;
         self.last_send = send;
-        true
+        Some((seq, send))
     }
 
     /// Popular symbols trade far more often: the product of two uniforms skews towards index 0.
