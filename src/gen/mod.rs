@@ -325,8 +325,7 @@ fn simulate(sim: &mut Simulation, mut emit: impl FnMut(&mut Batch) -> bool) {
         };
         let n = (batch.messages.len() - before) as u32;
         batch.segments.push((seq, send_time, n));
-        if (batch.messages.len() >= BATCH || batch.segments.len() >= BATCH) && !emit(&mut batch)
-        {
+        if (batch.messages.len() >= BATCH || batch.segments.len() >= BATCH) && !emit(&mut batch) {
             return;
         }
     }
