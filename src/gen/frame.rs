@@ -103,22 +103,8 @@ pub fn begin(ep: &Endpoints, ip_id: u16, payload_len: usize, out: &mut Vec<u8>) 
 /// Computes and patches the UDP checksum (pseudo-header included) of the frame at `start`, whose
 /// payload runs to the end of `out`.
 pub fn finish_udp(out: &mut [u8], start: usize) {
-    debug_assert_eq!(
-        u16::from_be_bytes([out[start + 38], out[start + 39]]) as usize,
-        out.len() - start - 34,
-        "the payload written is not the one `begin` was told of"
-    );
-    finish_udp_at(out, start);
-}
-
-/// Computes and patches the UDP checksum of the frame at `start` of `out`, whose UDP length is
-/// taken from its UDP header (written by [`begin`]): the frame need not end `out`, so the
-/// checksums of a whole chunk of frames can be done later, by another thread.
-pub fn finish_udp_at(out: &mut [u8], start: usize) {
     let udp_start = start + 34;
-    let udp_len = u16::from_be_bytes([out[udp_start + 4], out[udp_start + 5]]) as usize;
-    let out = &mut out[..udp_start + udp_len];
-    let udp_len = udp_len as u64;
+    let udp_len = (out.len() - udp_start) as u64;
     let ip = &out[start + 14..udp_start];
     // Pseudo-header: source, destination, zero + protocol, UDP length.
     let mut acc = sum16(0, &ip[12..20]) + 17 + udp_len;
