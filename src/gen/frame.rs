@@ -46,21 +46,32 @@ impl Endpoints {
 }
 
 /// Adds big-endian 16-bit words of `data` to a ones-complement accumulator (odd tail padded).
-pub fn sum16(mut acc: u64, data: &[u8]) -> u64 {
+/// Returns it below 2^34, so a caller may add a few small terms before [`finish16`].
+///
+/// Eight bytes at a time, added whole with the carry wrapped around (ones-complement over 64
+/// bits): 2^16 ≡ 1 modulo 0xffff, so this folds to the same 16 bits as adding the four words
+/// one by one, in a third of the instructions (the checksum is most of framing's cost).
+pub fn sum16(acc: u64, data: &[u8]) -> u64 {
+    // Below 2^34 on the way in, so the first add cannot wrap.
+    let mut acc = (acc >> 32) + (acc & 0xffff_ffff);
+    let add = |acc: u64, v: u64| {
+        let (sum, carry) = acc.overflowing_add(v);
+        // After a wrap the sum is at most 2^64 - 2: adding the carry cannot wrap again.
+        sum + u64::from(carry)
+    };
     let mut chunks = data.chunks_exact(8);
     for c in &mut chunks {
-        // Four words at once; carries are folded at the end, a u64 cannot overflow here.
         let v = u64::from_be_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
-        acc += (v >> 48) + ((v >> 32) & 0xffff) + ((v >> 16) & 0xffff) + (v & 0xffff);
+        acc = add(acc, v);
     }
     let mut rest = chunks.remainder().chunks_exact(2);
     for c in &mut rest {
-        acc += u16::from_be_bytes([c[0], c[1]]) as u64;
+        acc = add(acc, u16::from_be_bytes([c[0], c[1]]) as u64);
     }
     if let [last] = rest.remainder() {
-        acc += (*last as u64) << 8;
+        acc = add(acc, (*last as u64) << 8);
     }
-    acc
+    (acc >> 32) + (acc & 0xffff_ffff)
 }
 
 /// Folds the accumulator and complements it: the Internet checksum (RFC 1071).
@@ -148,13 +159,22 @@ mod tests {
             .take(1001)
             .map(|b| b.wrapping_mul(37))
             .collect();
-        for n in [0, 1, 2, 7, 8, 9, 63, 1001] {
-            let mut a = sum16(0, &data[..n]);
-            while a >> 16 != 0 {
-                a = (a & 0xffff) + (a >> 16);
+        // All ones: every 64-bit add wraps, and the sum is a multiple of 0xffff.
+        let ones = vec![0xff; 1001];
+        for data in [&data, &ones] {
+            for n in [0, 1, 2, 7, 8, 9, 63, 1001] {
+                let mut a = sum16(0, &data[..n]);
+                while a >> 16 != 0 {
+                    a = (a & 0xffff) + (a >> 16);
+                }
+                assert_eq!(a as u32, slow_sum(&data[..n]), "len {n}");
             }
-            assert_eq!(a as u32, slow_sum(&data[..n]), "len {n}");
         }
+        // An accumulator carried in, as the UDP checksum does after the pseudo-header.
+        let a = sum16(sum16(0, &data[..8]) + 17 + 1001, &data[8..1001]);
+        let mut whole = vec![0, 17, 0x03, 0xe9];
+        whole.extend_from_slice(&data[..1001]);
+        assert_eq!(finish16(a), !(slow_sum(&whole) as u16));
     }
 
     #[test]

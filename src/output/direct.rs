@@ -9,7 +9,9 @@
 //!
 //! Direct writes need aligned buffers, lengths and offsets: [`DirectWriter`] gathers the bytes
 //! into an aligned [`BUFFER`] and writes whole [`BLOCK`]s, and writes the last partial block
-//! through the cache ([`DirectWriter::flush`]). Where direct I/O is not available (tmpfs, a
+//! through the cache ([`DirectWriter::flush`]). A caller whose bytes are already aligned in
+//! memory (`gen` builds its chunks so) has its whole blocks written straight from them, with no
+//! copy, whenever the buffer is empty. Where direct I/O is not available (tmpfs, a
 //! pipe, `/dev/null`, not Linux) or a direct write is refused, it writes through the cache as
 //! any writer would: the bytes in the file are the same either way.
 
@@ -76,28 +78,50 @@ impl<'a> DirectWriter<'a> {
     fn write_blocks(&mut self) -> io::Result<()> {
         let whole = self.len / BLOCK * BLOCK;
         let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut self.buf);
-        let mut done = 0;
-        while done < whole {
-            match self.out.get_mut().write(&bytes[done..whole]) {
-                Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
-                Ok(n) => done += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                // Refused (an alignment the device does not take, or a short write left the
-                // rest unaligned): the same bytes, through the cache.
-                Err(e) if e.kind() == io::ErrorKind::InvalidInput => {
-                    if !crate::sys::set_direct(self.out.get_ref(), false) {
-                        return Err(e);
-                    }
-                    self.direct = false;
-                    self.out.get_mut().write_all(&bytes[done..whole])?;
-                    done = whole;
-                }
-                Err(e) => return Err(e),
-            }
-        }
+        write_direct(self.out, &mut self.direct, &bytes[..whole])?;
         bytes.copy_within(whole..self.len, 0);
         self.len -= whole;
         Ok(())
+    }
+}
+
+/// Writes `bytes` (whole blocks, block-aligned in memory) to `out`, directly while `direct`;
+/// should a direct write be refused, turns direct mode off and writes the rest through the cache.
+fn write_direct(out: &mut BufWriter<File>, direct: &mut bool, bytes: &[u8]) -> io::Result<()> {
+    let mut done = 0;
+    while done < bytes.len() {
+        match out.get_mut().write(&bytes[done..]) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => done += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            // Refused (an alignment the device does not take, or a short write left the rest
+            // unaligned): the same bytes, through the cache.
+            Err(e) if e.kind() == io::ErrorKind::InvalidInput => {
+                if !crate::sys::set_direct(out.get_ref(), false) {
+                    return Err(e);
+                }
+                *direct = false;
+                out.get_mut().write_all(&bytes[done..])?;
+                done = bytes.len();
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+impl DirectWriter<'_> {
+    /// Whole blocks of `data` written straight from it, when that needs no copy: the buffer is
+    /// empty (so the file offset is block-aligned) and `data` starts on a block boundary in
+    /// memory. Returns how many bytes were written (0: none could be).
+    fn write_in_place(&mut self, data: &[u8]) -> io::Result<usize> {
+        let whole = data.len() / BLOCK * BLOCK;
+        if self.len > 0 || whole == 0 || data.as_ptr().align_offset(BLOCK) != 0 {
+            return Ok(0);
+        }
+        write_direct(self.out, &mut self.direct, &data[..whole])?;
+        self.written += whole as u64;
+        Ok(whole)
     }
 }
 
@@ -106,6 +130,10 @@ impl Write for DirectWriter<'_> {
         if !self.direct {
             let n = self.out.write(data)?;
             self.written += n as u64;
+            return Ok(n);
+        }
+        let n = self.write_in_place(data)?;
+        if n > 0 {
             return Ok(n);
         }
         let n = data.len().min(BUFFER - self.len);
@@ -183,6 +211,34 @@ mod tests {
                 "{len} bytes: the file differs (direct: {was_direct})"
             );
         }
+    }
+
+    #[test]
+    fn aligned_bytes_are_written_in_place_and_the_file_is_the_same() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        let mut blocks = vec![Block([0; BLOCK]); 8];
+        let aligned: &mut [u8] = bytemuck::cast_slice_mut(&mut blocks);
+        for (i, b) in aligned.iter_mut().enumerate() {
+            *b = (i * 7 % 253) as u8;
+        }
+        let mut out = BufWriter::new(File::create(&path).unwrap());
+        let mut w = DirectWriter::new(&mut out);
+        let mut expected = Vec::new();
+        // In place (empty buffer, aligned start), then a partial block into the buffer, then
+        // aligned bytes again, which must now go through the buffer to stay in order.
+        for piece in [
+            &aligned[..3 * BLOCK + 10],
+            &aligned[..BLOCK],
+            &aligned[5..900],
+        ] {
+            w.write_all(piece).unwrap();
+            expected.extend_from_slice(piece);
+        }
+        assert_eq!(w.written(), expected.len() as u64);
+        w.flush().unwrap();
+        drop(out);
+        assert!(std::fs::read(&path).unwrap() == expected);
     }
 
     #[test]

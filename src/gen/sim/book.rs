@@ -6,11 +6,17 @@
 //! needed (the simulation only ever touches orders it picked from here). Capacity grows by
 //! doubling up to the symbol's cap (a power of two), so it never exceeds the cap and stops
 //! allocating once reached.
+//!
+//! Orders are kept packed in 16 bytes ([`Slot`]) rather than the 24 of an [`Order`]: the
+//! random order a delete or modify picks is the simulation's main cache miss, and a day's live
+//! book (about 60 000 orders for 500 symbols) then fits a core's 1 MiB L2 far better.
 
 use crate::model::Price;
 
+use super::universe::TICK;
+
 /// Bound on the live orders of the whole day: the per-symbol cap is this divided among the
-/// symbols (see [`live_cap`]). 2^21 orders of 24 bytes are 48 MiB at worst.
+/// symbols (see [`live_cap`]). 2^21 orders of 16 bytes are 32 MiB at worst.
 pub const MAX_LIVE_ORDERS: usize = 1 << 21;
 /// Per-symbol cap bounds: enough depth for a busy name, never too few for a thin universe.
 const MIN_CAP: usize = 16;
@@ -40,10 +46,54 @@ pub(super) struct Order {
     pub(super) side: u8,
 }
 
+/// An [`Order`] as the book keeps it: the price in ticks and the size in 16 bits, which every
+/// order the simulation makes fits (a book price is a whole number of ticks, at least one; a
+/// displayed size is at most 20 round lots).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Slot {
+    id: i64,
+    ticks: u32,
+    size: u16,
+    side: u8,
+}
+
+impl Slot {
+    fn ticks(price: Price) -> u32 {
+        debug_assert!(price >= TICK && price % TICK == 0, "price {price}");
+        u32::try_from(price / TICK).expect("a book price is under 2^32 ticks")
+    }
+
+    fn size(size: u32) -> u16 {
+        u16::try_from(size).expect("a displayed size is under 2^16")
+    }
+
+    fn pack(o: Order) -> Slot {
+        Slot {
+            id: o.id,
+            ticks: Slot::ticks(o.price),
+            size: Slot::size(o.size),
+            side: o.side,
+        }
+    }
+
+    fn price(self) -> Price {
+        Price::from(self.ticks) * TICK
+    }
+
+    fn unpack(self) -> Order {
+        Order {
+            id: self.id,
+            price: self.price(),
+            size: u32::from(self.size),
+            side: self.side,
+        }
+    }
+}
+
 /// A symbol's live orders, and its best bid and offer, cached.
 #[derive(Debug, Clone)]
 pub(super) struct Book {
-    orders: Vec<Order>,
+    orders: Vec<Slot>,
     /// The best price of each side (`[buy, sell]`; `Price::MIN` with no buys, `Price::MAX` with
     /// no sells) and how many orders show it, valid unless `stale`: the last order at a best
     /// price left it, and the next best is found by a scan only when asked for.
@@ -83,20 +133,20 @@ impl Book {
     }
 
     pub(super) fn add(&mut self, o: Order) {
-        self.orders.push(o);
+        self.orders.push(Slot::pack(o));
         self.joined(side_index(o.side), o.price);
     }
 
     pub(super) fn get(&self, at: usize) -> Order {
-        self.orders[at]
+        self.orders[at].unpack()
     }
 
     /// The order at `at` now shows `size` at `price`.
     pub(super) fn set(&mut self, at: usize, size: u32, price: Price) {
         let o = &mut self.orders[at];
-        let (old, side) = (o.price, side_index(o.side));
-        o.size = size;
-        o.price = price;
+        let (old, side) = (o.price(), side_index(o.side));
+        o.size = Slot::size(size);
+        o.ticks = Slot::ticks(price);
         if price != old {
             self.left(side, old);
             self.joined(side, price);
@@ -105,7 +155,7 @@ impl Book {
 
     /// Takes the order at `at` out of the book.
     pub(super) fn remove(&mut self, at: usize) -> Order {
-        let o = self.orders.swap_remove(at);
+        let o = self.orders.swap_remove(at).unpack();
         self.left(side_index(o.side), o.price);
         o
     }
@@ -135,7 +185,7 @@ impl Book {
             (self.best, self.at_best, self.stale) = (EMPTY, [0; 2], false);
             for at in 0..self.orders.len() {
                 let o = self.orders[at];
-                self.joined(side_index(o.side), o.price);
+                self.joined(side_index(o.side), o.price());
             }
         }
         (self.best[0], self.best[1])
@@ -146,9 +196,13 @@ impl Book {
     pub(super) fn best(&mut self, side: u8) -> Option<usize> {
         let (bid, ask) = self.bbo();
         let price = if side == BUY { bid } else { ask };
+        if price == Price::MIN || price == Price::MAX {
+            return None;
+        }
+        let ticks = Slot::ticks(price);
         self.orders
             .iter()
-            .position(|o| o.side == side && o.price == price)
+            .position(|o| o.side == side && o.ticks == ticks)
     }
 
     /// Drops every order (a `C` Clear Book); keeps the capacity for the orders to come.
@@ -176,12 +230,13 @@ mod tests {
         }
         assert_eq!(live_cap(500), 1024);
         assert_eq!(live_cap(100_000), 16);
-        assert!(std::mem::size_of::<Order>() <= 24);
+        assert_eq!(std::mem::size_of::<Slot>(), 16);
     }
 
     #[test]
     fn best_picks_the_top_of_each_side() {
         let mut b = Book::default();
+        // Book prices are whole ticks (`TICK` is 100).
         let o = |id, price, side| Order {
             id,
             price,
@@ -190,26 +245,26 @@ mod tests {
         };
         assert_eq!(b.best(BUY), None);
         assert_eq!(b.bbo(), (Price::MIN, Price::MAX));
-        b.add(o(1, 100, BUY));
-        b.add(o(2, 300, SELL));
-        b.add(o(3, 200, BUY));
-        b.add(o(4, 250, SELL));
+        b.add(o(1, 1_000, BUY));
+        b.add(o(2, 3_000, SELL));
+        b.add(o(3, 2_000, BUY));
+        b.add(o(4, 2_500, SELL));
         let (buy, sell) = (b.best(BUY).unwrap(), b.best(SELL).unwrap());
         assert_eq!((b.get(buy).id, b.get(sell).id), (3, 4));
-        assert_eq!(b.bbo(), (200, 250));
+        assert_eq!(b.bbo(), (2_000, 2_500));
         assert_eq!(b.remove(0).id, 1);
         assert_eq!(b.get(0).id, 4, "swap_remove moves the last in");
-        assert_eq!(b.bbo(), (200, 250));
+        assert_eq!(b.bbo(), (2_000, 2_500));
         // The best sell moves away: the next best shows.
-        b.set(0, 50, 400);
-        assert_eq!(b.bbo(), (200, 300));
+        b.set(0, 50, 4_000);
+        assert_eq!(b.bbo(), (2_000, 3_000));
         // The best buy leaves: no buys.
         let at = b.best(BUY).unwrap();
         b.remove(at);
-        assert_eq!(b.bbo(), (Price::MIN, 300));
+        assert_eq!(b.bbo(), (Price::MIN, 3_000));
         let at = b.best(SELL).unwrap();
-        b.set(at, 10, 260);
-        assert_eq!(b.bbo(), (Price::MIN, 260));
+        b.set(at, 10, 2_600);
+        assert_eq!(b.bbo(), (Price::MIN, 2_600));
         b.clear();
         assert_eq!(b.bbo(), (Price::MIN, Price::MAX));
         assert!(b.len() == 0 && b.capacity() >= 4);
@@ -242,13 +297,17 @@ mod tests {
                 _ if rng.u16(0..500) == 0 => b.clear(),
                 _ => {}
             }
-            let scan = b.orders.iter().fold(EMPTY, |[bid, ask], o| {
-                if o.side == BUY {
-                    [bid.max(o.price), ask]
-                } else {
-                    [bid, ask.min(o.price)]
-                }
-            });
+            let scan = b
+                .orders
+                .iter()
+                .map(|o| o.unpack())
+                .fold(EMPTY, |[bid, ask], o| {
+                    if o.side == BUY {
+                        [bid.max(o.price), ask]
+                    } else {
+                        [bid, ask.min(o.price)]
+                    }
+                });
             assert_eq!(b.bbo(), (scan[0], scan[1]), "step {id}");
         }
     }

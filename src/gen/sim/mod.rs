@@ -12,7 +12,7 @@
 //! DEEP and TOPS keep state per symbol only, so memory is bounded whatever the packet count.
 //! DEEP+ (`orders`) also keeps each symbol's live orders: a busy book hovers around
 //! [`DEPTH_TARGET`] orders and never passes its cap ([`live_cap`]; at most [`MAX_LIVE_ORDERS`]
-//! for the day, 48 MiB), so memory grows with the live book, never with the day. Its open and
+//! for the day, 32 MiB), so memory grows with the live book, never with the day. Its open and
 //! close bursts carry no `X` official price.
 
 mod book;
@@ -137,12 +137,25 @@ impl Simulation {
     /// Fills `pkt` with the next segment (reusing its message vector); `false` once the day is
     /// over, leaving `pkt` untouched.
     pub fn next_into(&mut self, pkt: &mut Packet) -> bool {
-        let ph = loop {
-            let Some(ph) = self.phases.get(self.phase).copied() else {
-                return false;
-            };
+        if self.current_phase().is_none() {
+            return false;
+        }
+        pkt.messages.clear();
+        let Some((seq, send_time)) = self.next_onto(&mut pkt.messages) else {
+            unreachable!("a phase with packets left gives a segment");
+        };
+        pkt.seq = seq;
+        pkt.send_time = send_time;
+        true
+    }
+
+    /// The phase the next segment belongs to, moving past phases with no packets left; `None`
+    /// once the day is over.
+    fn current_phase(&mut self) -> Option<Phase> {
+        loop {
+            let ph = self.phases.get(self.phase).copied()?;
             if self.in_phase < ph.packets {
-                break ph;
+                return Some(ph);
             }
             self.phase += 1;
             self.in_phase = 0;
@@ -152,7 +165,15 @@ impl Simulation {
             if let Some(next) = self.phases.get(self.phase) {
                 self.burst_left = next.burst_msgs;
             }
-        };
+        }
+    }
+
+    /// Appends the next segment's messages to `messages` (heartbeats append none) and returns
+    /// its sequence number and send time; `None` once the day is over. The same segments as
+    /// [`Simulation::next_into`], for a caller that batches many into one vector (`generate`
+    /// hands them to another thread to encode).
+    pub fn next_onto(&mut self, messages: &mut Vec<Message>) -> Option<(u64, Timestamp)> {
+        let ph = self.current_phase()?;
         let i = self.in_phase;
         self.in_phase += 1;
 
@@ -191,9 +212,7 @@ impl Simulation {
             .min(send);
         let step = (send - base) / count.max(1) as i64;
 
-        pkt.seq = self.seq;
-        pkt.send_time = send;
-        pkt.messages.clear();
+        let start = messages.len();
         let mut sym = self.pick_symbol();
         for k in 0..count {
             let ts = base + step * k as i64;
@@ -218,14 +237,16 @@ impl Simulation {
                     m
                 }
             };
-            pkt.messages.push(msg);
+            messages.push(msg);
         }
+        let n = (messages.len() - start) as u64;
         if matches!(ph.kind, Kind::Burst(_)) {
-            self.burst_left -= pkt.messages.len() as u64;
+            self.burst_left -= n;
         }
-        self.seq += pkt.messages.len() as u64;
+        let seq = self.seq;
+        self.seq += n;
         self.last_send = send;
-        true
+        Some((seq, send))
     }
 
     /// Popular symbols trade far more often: the product of two uniforms skews towards index 0.
