@@ -243,3 +243,28 @@ pub fn shootout(args: &[&str]) -> std::process::Output {
         .output()
         .expect("run shootout")
 }
+
+/// One symbol's figures in the summary CSV, computed independently of the formats.
+#[derive(Default)]
+pub struct Expected {
+    pub volume: u64,
+    pub bid: Option<(i64, i64)>,
+    pub ask: Option<(i64, i64)>,
+}
+
+/// Widens a (high, low) range to take in `price`.
+pub fn widen(range: &mut Option<(i64, i64)>, price: i64) {
+    let (hi, lo) = range.get_or_insert((price, price));
+    *hi = (*hi).max(price);
+    *lo = (*lo).min(price);
+}
+
+/// The summary CSV `run --summary` must write for these figures, rows in symbol order.
+pub fn summary_csv<'a>(by_symbol: impl IntoIterator<Item = (&'a str, &'a Expected)>) -> String {
+    let cells = |r: Option<(i64, i64)>| r.map_or(",".to_owned(), |(h, l)| format!("{h},{l}"));
+    let mut csv = String::from("symbol,trade_volume,bid_high,bid_low,ask_high,ask_low\n");
+    for (symbol, e) in by_symbol {
+        csv += &format!("{symbol},{},{},{}\n", e.volume, cells(e.bid), cells(e.ask));
+    }
+    csv
+}

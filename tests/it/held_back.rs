@@ -12,7 +12,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::common::{head, pcap, segment_on, shootout, udp_frame, Order, TS};
+use crate::common::{
+    head, pcap, segment_on, shootout, summary_csv, udp_frame, widen, Expected, Order, TS,
+};
 use md_shootout::iex::DEEP_PLUS_PROTOCOL_ID;
 
 /// xorshift64: a fixed stream of choices, independent of the crate's own generators.
@@ -37,17 +39,6 @@ impl Rng {
 }
 
 const SYMBOLS: [&str; 7] = ["ZIEXT", "A", "BRK.A", "BF.B", "ABCDEFGH", "SPY", "QQQQ.WI"];
-
-#[derive(Default)]
-struct Expected {
-    volume: u64,
-    bid: Option<(i64, i64)>,
-    ask: Option<(i64, i64)>,
-}
-
-fn widen(range: &mut Option<(i64, i64)>, price: i64) {
-    *range = Some(range.map_or((price, price), |(h, l)| (h.max(price), l.min(price))));
-}
 
 /// One channel's state: the next sequence number, its clock, its live order ids.
 struct Channel {
@@ -288,11 +279,7 @@ fn every_format_carries_a_held_back_deep_plus_capture_field_for_field() {
         "{table}"
     );
 
-    let cells = |r: Option<(i64, i64)>| r.map_or(",".to_owned(), |(h, l)| format!("{h},{l}"));
-    let mut expected = String::from("symbol,trade_volume,bid_high,bid_low,ask_high,ask_low\n");
-    for (symbol, e) in &day.expected {
-        expected += &format!("{symbol},{},{},{}\n", e.volume, cells(e.bid), cells(e.ask));
-    }
+    let expected = summary_csv(day.expected.iter().map(|(s, e)| (*s, e)));
     assert_eq!(std::fs::read_to_string(&summary).unwrap(), expected);
     // The day is not a trivial one: every symbol traded and was bid and offered.
     assert_eq!(day.expected.len(), SYMBOLS.len());

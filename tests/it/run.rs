@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use md_shootout::gen::{self, GenOptions};
 use md_shootout::model::{Feed, Message, Side};
 
-use crate::common::shootout;
+use crate::common::{shootout, summary_csv, widen, Expected};
 
 const COLUMNS: [&str; 59] = [
     "run_id",
@@ -71,19 +71,6 @@ const COLUMNS: [&str; 59] = [
     "worker_cpu",
 ];
 
-#[derive(Default)]
-struct Expected {
-    volume: u64,
-    bid: Option<(i64, i64)>,
-    ask: Option<(i64, i64)>,
-}
-
-fn widen(range: &mut Option<(i64, i64)>, price: i64) {
-    let (hi, lo) = range.get_or_insert((price, price));
-    *hi = (*hi).max(price);
-    *lo = (*lo).min(price);
-}
-
 /// The summary CSV the issue specifies, computed from the generator's packets.
 fn expected_summary(opts: &GenOptions) -> (String, u64) {
     let mut by_symbol: BTreeMap<String, Expected> = BTreeMap::new();
@@ -115,11 +102,7 @@ fn expected_summary(opts: &GenOptions) -> (String, u64) {
             }
         }
     }
-    let cells = |r: Option<(i64, i64)>| r.map_or(",".to_owned(), |(h, l)| format!("{h},{l}"));
-    let mut csv = String::from("symbol,trade_volume,bid_high,bid_low,ask_high,ask_low\n");
-    for (symbol, e) in by_symbol {
-        csv += &format!("{symbol},{},{},{}\n", e.volume, cells(e.bid), cells(e.ask));
-    }
+    let csv = summary_csv(by_symbol.iter().map(|(s, e)| (s.as_str(), e)));
     (csv, messages)
 }
 
