@@ -318,7 +318,7 @@ mod tests {
         for id in 0..1024 {
             b.add(Order {
                 id,
-                price: 1,
+                price: TICK,
                 size: 1,
                 side: BUY,
             });
