@@ -32,7 +32,7 @@ const IN_FLIGHT: usize = 8;
 pub struct BookFeed {
     state: State,
     /// Ops not handed over yet ([`State::Batching`] and [`State::Threaded`]).
-    batch: Vec<Packed>,
+    batch: Batch,
     /// Whether any order message was seen.
     seen: bool,
     /// Ops go to `batch`: checked first on every op.
@@ -50,9 +50,9 @@ enum State {
     /// test's, a fuzzer's) never starts one, and its book is applied in line at the end.
     Batching,
     Threaded {
-        to_book: SyncSender<Vec<Packed>>,
+        to_book: SyncSender<Batch>,
         /// Emptied batches coming back, so the hand-overs allocate nothing after the first few.
-        returned: Receiver<Vec<Packed>>,
+        returned: Receiver<Batch>,
         book: JoinHandle<BookReport>,
     },
     Finished(BookReport),
@@ -78,7 +78,7 @@ impl BookFeed {
     /// Passes one message on; messages that are not about orders are ignored.
     #[inline]
     pub fn apply<S: std::borrow::Borrow<Symbol>>(&mut self, m: &Message<S>) {
-        // Scalars, not an `Op`: see [`Packed`].
+        // Scalars, not an `Op` or a `Packed`: see [`Batch::put`].
         let (kind, id, symbol, size) = match m {
             Message::AddOrder(a) => (ADD, a.order_id, a.symbol.borrow().as_u64(), a.size),
             Message::OrderModify(o) => (MODIFY, o.order_id, 0, o.size),
@@ -87,36 +87,39 @@ impl BookFeed {
             Message::ClearBook(c) => (CLEAR, 0, c.symbol.borrow().as_u64(), 0),
             _ => return,
         };
-        self.push_packed(
-            Packed {
-                id,
-                symbol,
-                size,
-                kind,
-            },
-            Placement::Auto,
-        );
+        self.put(id, symbol, size, kind, Placement::Auto);
     }
 
     /// Passes one order message on, placing the book where `placement` says if this is the
     /// first one.
     pub fn push(&mut self, op: Op, placement: Placement) {
-        self.push_packed(Packed::from(op), placement);
+        let Packed {
+            id,
+            symbol,
+            size,
+            kind,
+        } = Packed::from(op);
+        self.put(id, symbol, size, kind, placement);
     }
 
     #[inline]
-    fn push_packed(&mut self, op: Packed, placement: Placement) {
-        // The common case, kept to a store and a compare: the parser runs this per order message.
+    fn put(&mut self, id: i64, symbol: u64, size: u32, kind: u8, placement: Placement) {
+        // The common case, kept to four stores and a compare: the parser runs this per order
+        // message.
         if self.batching {
-            if let Some(ahead) = self.batch.spare_capacity_mut().get(WRITE_AHEAD) {
-                crate::sys::prefetch_write(ahead);
-            }
-            self.batch.push(op);
-            if self.batch.len() == BATCH {
+            if self.batch.put(id, symbol, size, kind) {
                 self.hand_over();
             }
         } else {
-            self.push_slow(op, placement);
+            self.push_slow(
+                Packed {
+                    id,
+                    symbol,
+                    size,
+                    kind,
+                },
+                placement,
+            );
         }
     }
 
@@ -135,9 +138,9 @@ impl BookFeed {
                     self.state = State::Inline(Box::default());
                 } else {
                     self.batching = true;
-                    self.batch.reserve(BATCH);
+                    self.batch = Batch::new();
                 }
-                self.push_packed(op, placement);
+                self.put(op.id, op.symbol, op.size, op.kind, placement);
             }
             // Not reached (the fast path takes these). Should it be, the op is dropped rather
             // than counted into figures already reported.
@@ -158,7 +161,7 @@ impl BookFeed {
         let report = match std::mem::take(&mut self.state) {
             State::Idle => BookReport::default(),
             State::Inline(mut book) => book.report(),
-            State::Batching => in_line(&batch).report(),
+            State::Batching => in_line(batch.ops()).report(),
             State::Threaded { to_book, book, .. } => {
                 // A send fails only if the book's thread is gone, which `join` then explains.
                 let _ = to_book.send(batch);
@@ -183,8 +186,8 @@ impl BookFeed {
                 Some(threaded) => self.state = threaded,
                 None => {
                     // No thread to be had: the book runs here from now on.
-                    self.state = State::Inline(Box::new(in_line(&self.batch)));
-                    self.batch = Vec::new();
+                    self.state = State::Inline(Box::new(in_line(self.batch.ops())));
+                    self.batch = Batch::default();
                     self.batching = false;
                     return;
                 }
@@ -196,14 +199,12 @@ impl BookFeed {
         else {
             return;
         };
-        let next = returned
-            .try_recv()
-            .unwrap_or_else(|_| Vec::with_capacity(BATCH));
+        let next = returned.try_recv().unwrap_or_else(|_| Batch::new());
         let full = std::mem::replace(&mut self.batch, next);
         if to_book.send(full).is_err() {
             // The book's thread died; `finish` joins it and passes its panic on. Until then
             // the ops go nowhere.
-            self.batch.clear();
+            self.batch.len = 0;
         }
     }
 }
@@ -222,11 +223,54 @@ fn in_line(ops: &[Packed]) -> BookCheck {
     book
 }
 
+/// Ops handed over together: [`BATCH`] slots, filled in order.
+#[derive(Debug, Default)]
+struct Batch {
+    /// Empty (no allocation) or [`BATCH`] slots, allocated once and reused.
+    slots: Vec<Packed>,
+    /// Slots filled.
+    len: usize,
+}
+
+impl Batch {
+    fn new() -> Batch {
+        Batch {
+            slots: vec![Packed::default(); BATCH],
+            len: 0,
+        }
+    }
+
+    /// Writes one op into the next slot, field by field; `true` when the batch is then full.
+    ///
+    /// The slots exist already, so each field is one store into the batch. `Vec::push` of a
+    /// whole `Packed` had the compiler assemble it on the stack first and copy it with wide
+    /// loads that waited on the narrower stores (store forwarding): that copy was the costliest
+    /// instruction of the parser's loop.
+    #[inline]
+    fn put(&mut self, id: i64, symbol: u64, size: u32, kind: u8) -> bool {
+        if let Some(ahead) = self.slots.get(self.len + WRITE_AHEAD) {
+            crate::sys::prefetch_write(ahead);
+        }
+        let Some(slot) = self.slots.get_mut(self.len) else {
+            // Not reached: a full batch is handed over at once.
+            return true;
+        };
+        slot.id = id;
+        slot.symbol = symbol;
+        slot.size = size;
+        slot.kind = kind;
+        self.len += 1;
+        self.len == self.slots.len()
+    }
+
+    fn ops(&self) -> &[Packed] {
+        &self.slots[..self.len]
+    }
+}
+
 /// An [`Op`] as the batches carry it: one layout for every kind, so the parser's fields go
-/// straight into the batch. Built as an `Op`, each message was first assembled on the stack
-/// field by field and then copied with one wide load, which stalled on store forwarding: a third
-/// of the parser's cost of handing orders over.
-#[derive(Debug, Clone, Copy)]
+/// straight into the batch's slot ([`Batch::put`]).
+#[derive(Debug, Clone, Copy, Default)]
 #[repr(C)]
 struct Packed {
     id: i64,
@@ -280,17 +324,17 @@ impl From<Packed> for Op {
 
 /// The book's thread, or `None` if the system will not start one.
 fn start_thread() -> Option<State> {
-    let (to_book, from_parser) = mpsc::sync_channel::<Vec<Packed>>(IN_FLIGHT);
-    let (give_back, returned) = mpsc::sync_channel::<Vec<Packed>>(IN_FLIGHT + 2);
+    let (to_book, from_parser) = mpsc::sync_channel::<Batch>(IN_FLIGHT);
+    let (give_back, returned) = mpsc::sync_channel::<Batch>(IN_FLIGHT + 2);
     let book = std::thread::Builder::new()
         .name("book".into())
         .spawn(move || {
             let mut book = BookCheck::default();
             for mut batch in from_parser {
-                for &op in &batch {
+                for &op in batch.ops() {
                     book.push(op.into());
                 }
-                batch.clear();
+                batch.len = 0;
                 // The parser may have enough batches already; then this one is dropped.
                 let _ = give_back.try_send(batch);
             }
