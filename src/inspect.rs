@@ -30,6 +30,8 @@ pub struct Tally {
     pub gaps: u64,
     pub missing_messages: u64,
     pub duplicates: u64,
+    /// Distinct symbols; those of order messages are the book's ([`BookFeed::symbols`]) and
+    /// join at the end of [`Tally::from_stream`].
     pub symbols: FxHashSet<u64>,
     /// DEEP+ order messages replayed into a book (other messages pass it by), on a thread of
     /// its own when a second CPU is allowed; [`Tally::from_stream`] waits for it.
@@ -90,7 +92,10 @@ impl Tally {
                     if block.len() > kind::wire_len(k).unwrap_or(usize::MAX) {
                         self.longer += 1;
                     }
-                    self.book.apply(&m);
+                    // The book takes order messages' symbols over (on its own thread, if any).
+                    if self.book.apply(&m) {
+                        continue;
+                    }
                     if let Some(symbol) = m.symbol() {
                         // Updates come in runs per symbol: skip the hash for a repeat.
                         let key = symbol.as_u64();
@@ -125,6 +130,7 @@ impl Tally {
             tally.add(&item);
         }
         tally.book.finish();
+        tally.symbols.extend(tally.book.symbols());
         Ok(tally)
     }
 

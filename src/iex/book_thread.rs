@@ -4,7 +4,8 @@
 //! added long ago), about a quarter of `inspect`'s time on one core. None of it decides what the
 //! parser does next, so when a second CPU is allowed the parsing thread only cuts each order
 //! message down to an [`Op`] and hands them over in batches; the book runs beside it and is
-//! joined at the end. With one CPU allowed (`taskset -c 0`, a one-core container) the book is
+//! joined at the end. The book's side also gathers the order messages' symbols for `inspect`'s
+//! count: a hash per message that the parser then skips. With one CPU allowed (`taskset -c 0`, a one-core container) the book is
 //! applied in line, as before: a second thread there would only add hand-overs.
 //!
 //! No thread starts before a first batch of order messages is full, so DEEP, TOPS and small
@@ -13,6 +14,8 @@
 
 use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::thread::JoinHandle;
+
+use rustc_hash::FxHashSet;
 
 use super::book::{BookCheck, BookReport, Op};
 use crate::model::{Message, Symbol};
@@ -37,6 +40,10 @@ pub struct BookFeed {
     seen: bool,
     /// Ops go to `batch`: checked first on every op.
     batching: bool,
+    /// The order messages' symbols, once [`BookFeed::finish`] has gathered them.
+    symbols: FxHashSet<u64>,
+    /// Where the book goes when the first order message comes.
+    placement: Placement,
 }
 
 #[derive(Debug, Default)]
@@ -45,7 +52,7 @@ enum State {
     #[default]
     Idle,
     /// Applied on this thread.
-    Inline(Box<BookCheck>),
+    Inline(Box<Replay>),
     /// Collecting the first batch: the thread starts when it is full, so a small capture (a
     /// test's, a fuzzer's) never starts one, and its book is applied in line at the end.
     Batching,
@@ -53,16 +60,17 @@ enum State {
         to_book: SyncSender<Batch>,
         /// Emptied batches coming back, so the hand-overs allocate nothing after the first few.
         returned: Receiver<Batch>,
-        book: JoinHandle<BookReport>,
+        book: JoinHandle<(BookReport, FxHashSet<u64>)>,
     },
     Finished(BookReport),
 }
 
 /// Where the book should run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Placement {
     /// On a thread of its own once a batch is full, if more than one CPU is allowed; else in
     /// line.
+    #[default]
     Auto,
     Inline,
     /// On a thread of its own from the first order message.
@@ -75,35 +83,45 @@ impl BookFeed {
         BookFeed::default()
     }
 
-    /// Passes one message on; messages that are not about orders are ignored.
-    #[inline]
-    pub fn apply<S: std::borrow::Borrow<Symbol>>(&mut self, m: &Message<S>) {
-        // Scalars, not an `Op` or a `Packed`: see [`Batch::put`].
-        let (kind, id, symbol, size) = match m {
-            Message::AddOrder(a) => (ADD, a.order_id, a.symbol.borrow().as_u64(), a.size),
-            Message::OrderModify(o) => (MODIFY, o.order_id, 0, o.size),
-            Message::OrderDelete(o) => (DELETE, o.order_id, 0, 0),
-            Message::OrderExecuted(e) => (EXECUTE, e.order_id, 0, e.size),
-            Message::ClearBook(c) => (CLEAR, 0, c.symbol.borrow().as_u64(), 0),
-            _ => return,
-        };
-        self.put(id, symbol, size, kind, Placement::Auto);
+    /// A feed whose book runs where `placement` says (the tests compare the placements).
+    pub fn placed(placement: Placement) -> Self {
+        BookFeed {
+            placement,
+            ..BookFeed::default()
+        }
     }
 
-    /// Passes one order message on, placing the book where `placement` says if this is the
-    /// first one.
-    pub fn push(&mut self, op: Op, placement: Placement) {
+    /// Passes one message on; `false` (and nothing done) for messages that are not about
+    /// orders. An order message's symbol is taken over too ([`BookFeed::symbols`]): the parser
+    /// need not hash it.
+    #[inline]
+    pub fn apply<S: std::borrow::Borrow<Symbol>>(&mut self, m: &Message<S>) -> bool {
+        // Scalars, not an `Op` or a `Packed`: see [`Batch::put`].
+        let (kind, id, symbol, size) = match m {
+            Message::AddOrder(a) => (ADD, a.order_id, a.symbol.borrow(), a.size),
+            Message::OrderModify(o) => (MODIFY, o.order_id, o.symbol.borrow(), o.size),
+            Message::OrderDelete(o) => (DELETE, o.order_id, o.symbol.borrow(), 0),
+            Message::OrderExecuted(e) => (EXECUTE, e.order_id, e.symbol.borrow(), e.size),
+            Message::ClearBook(c) => (CLEAR, 0, c.symbol.borrow(), 0),
+            _ => return false,
+        };
+        self.put(id, symbol.as_u64(), size, kind | WITH_SYMBOL);
+        true
+    }
+
+    /// Passes one order message on.
+    pub fn push(&mut self, op: Op) {
         let Packed {
             id,
             symbol,
             size,
             kind,
         } = Packed::from(op);
-        self.put(id, symbol, size, kind, placement);
+        self.put(id, symbol, size, kind);
     }
 
     #[inline]
-    fn put(&mut self, id: i64, symbol: u64, size: u32, kind: u8, placement: Placement) {
+    fn put(&mut self, id: i64, symbol: u64, size: u32, kind: u8) {
         // The common case, kept to four stores and a compare: the parser runs this per order
         // message.
         if self.batching {
@@ -111,25 +129,22 @@ impl BookFeed {
                 self.hand_over();
             }
         } else {
-            self.push_slow(
-                Packed {
-                    id,
-                    symbol,
-                    size,
-                    kind,
-                },
-                placement,
-            );
+            self.push_slow(Packed {
+                id,
+                symbol,
+                size,
+                kind,
+            });
         }
     }
 
     #[inline(never)]
-    fn push_slow(&mut self, op: Packed, placement: Placement) {
+    fn push_slow(&mut self, op: Packed) {
         self.seen = true;
         match &mut self.state {
-            State::Inline(book) => book.push(op.into()),
+            State::Inline(book) => book.push(op),
             State::Idle => {
-                self.state = match placement {
+                self.state = match self.placement {
                     Placement::Auto if more_than_one_cpu() => State::Batching,
                     Placement::Threaded => start_thread().unwrap_or_default(),
                     _ => State::Idle,
@@ -140,7 +155,7 @@ impl BookFeed {
                     self.batching = true;
                     self.batch = Batch::new();
                 }
-                self.put(op.id, op.symbol, op.size, op.kind, placement);
+                self.put(op.id, op.symbol, op.size, op.kind);
             }
             // Not reached (the fast path takes these). Should it be, the op is dropped rather
             // than counted into figures already reported.
@@ -158,23 +173,30 @@ impl BookFeed {
     pub fn finish(&mut self) -> BookReport {
         self.batching = false;
         let batch = std::mem::take(&mut self.batch);
-        let report = match std::mem::take(&mut self.state) {
-            State::Idle => BookReport::default(),
-            State::Inline(mut book) => book.report(),
-            State::Batching => in_line(batch.ops()).report(),
+        let (report, symbols) = match std::mem::take(&mut self.state) {
+            State::Idle => Default::default(),
+            State::Inline(book) => book.finish(),
+            State::Batching => in_line(batch.ops()).finish(),
             State::Threaded { to_book, book, .. } => {
                 // A send fails only if the book's thread is gone, which `join` then explains.
                 let _ = to_book.send(batch);
                 drop(to_book);
                 match book.join() {
-                    Ok(report) => report,
+                    Ok(done) => done,
                     Err(panic) => std::panic::resume_unwind(panic),
                 }
             }
-            State::Finished(report) => report,
+            State::Finished(report) => (report, std::mem::take(&mut self.symbols)),
         };
         self.state = State::Finished(report);
+        self.symbols = symbols;
         report
+    }
+
+    /// The symbols of the order messages passed on (those with one), once [`BookFeed::finish`]
+    /// has run; empty before.
+    pub fn symbols(&self) -> &FxHashSet<u64> {
+        &self.symbols
     }
 
     /// Sends the full batch to the book (starting its thread with the first) and takes an
@@ -215,12 +237,36 @@ fn more_than_one_cpu() -> bool {
 }
 
 /// A book with `ops` applied, on this thread.
-fn in_line(ops: &[Packed]) -> BookCheck {
-    let mut book = BookCheck::default();
+fn in_line(ops: &[Packed]) -> Replay {
+    let mut book = Replay::default();
     for &op in ops {
-        book.push(op.into());
+        book.push(op);
     }
     book
+}
+
+/// The book's side, wherever it runs: the book itself, and the set of the ops' symbols.
+#[derive(Debug, Default)]
+struct Replay {
+    book: BookCheck,
+    symbols: FxHashSet<u64>,
+    /// The previous op's symbol, already in `symbols`: a symbol's orders come in runs.
+    last: Option<u64>,
+}
+
+impl Replay {
+    #[inline]
+    fn push(&mut self, op: Packed) {
+        if op.kind & WITH_SYMBOL != 0 && Some(op.symbol) != self.last {
+            self.last = Some(op.symbol);
+            self.symbols.insert(op.symbol);
+        }
+        self.book.push(op.into());
+    }
+
+    fn finish(mut self) -> (BookReport, FxHashSet<u64>) {
+        (self.book.report(), self.symbols)
+    }
 }
 
 /// Ops handed over together: [`BATCH`] slots, filled in order.
@@ -284,15 +330,18 @@ const MODIFY: u8 = 1;
 const DELETE: u8 = 2;
 const EXECUTE: u8 = 3;
 const CLEAR: u8 = 4;
+/// Or'ed into the kind when `symbol` holds the message's symbol (every order message has one;
+/// an [`Op`] passed to [`BookFeed::push`] has it only for adds and clears).
+const WITH_SYMBOL: u8 = 0x80;
 
 impl From<Op> for Packed {
     fn from(op: Op) -> Packed {
         let (kind, id, symbol, size) = match op {
-            Op::Add { id, symbol, size } => (ADD, id, symbol, size),
+            Op::Add { id, symbol, size } => (ADD | WITH_SYMBOL, id, symbol, size),
             Op::Modify { id, size } => (MODIFY, id, 0, size),
             Op::Delete { id } => (DELETE, id, 0, 0),
             Op::Execute { id, size } => (EXECUTE, id, 0, size),
-            Op::Clear { symbol } => (CLEAR, 0, symbol, 0),
+            Op::Clear { symbol } => (CLEAR | WITH_SYMBOL, 0, symbol, 0),
         };
         Packed {
             id,
@@ -312,7 +361,7 @@ impl From<Packed> for Op {
             size,
             kind,
         } = p;
-        match kind {
+        match kind & !WITH_SYMBOL {
             ADD => Op::Add { id, symbol, size },
             MODIFY => Op::Modify { id, size },
             DELETE => Op::Delete { id },
@@ -329,16 +378,16 @@ fn start_thread() -> Option<State> {
     let book = std::thread::Builder::new()
         .name("book".into())
         .spawn(move || {
-            let mut book = BookCheck::default();
+            let mut book = Replay::default();
             for mut batch in from_parser {
                 for &op in batch.ops() {
-                    book.push(op.into());
+                    book.push(op);
                 }
                 batch.len = 0;
                 // The parser may have enough batches already; then this one is dropped.
                 let _ = give_back.try_send(batch);
             }
-            book.report()
+            book.finish()
         })
         .ok()?;
     Some(State::Threaded {
@@ -394,12 +443,23 @@ mod tests {
     }
 
     fn run(placement: Placement, ops: &[Op]) -> BookReport {
-        let mut feed = BookFeed::new();
+        let mut feed = BookFeed::placed(placement);
         for &op in ops {
-            feed.push(op, placement);
+            feed.push(op);
         }
         let report = feed.finish();
+        let symbols = feed.symbols().clone();
         assert_eq!(feed.finish(), report, "finish twice gives the same figures");
+        assert_eq!(feed.symbols(), &symbols, "and the same symbols");
+        // The symbols gathered are those of the adds and clears (the only ops that carry one).
+        let expected: FxHashSet<u64> = ops
+            .iter()
+            .filter_map(|op| match *op {
+                Op::Add { symbol, .. } | Op::Clear { symbol } => Some(symbol),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(symbols, expected, "{placement:?}");
         report
     }
 
@@ -434,6 +494,50 @@ mod tests {
         ];
         let r = run(Placement::Threaded, &ops);
         assert_eq!((r.adds, r.live_orders, r.unknown_references), (1, 1, 1));
+    }
+
+    #[test]
+    fn order_messages_symbols_are_gathered_by_the_book_in_every_placement() {
+        use crate::model::{OrderDelete, OrderModify, Symbol, Trade};
+        let sym = |s| Symbol::new(s).unwrap();
+        // Symbols only a modify or a delete names (never added here: a cut capture), one that
+        // is all zero bytes, and a trade's, which is not the book's.
+        let messages: Vec<Message> = (0..3 * BATCH as i64)
+            .map(|i| match i % 3 {
+                0 => Message::OrderModify(OrderModify {
+                    flags: 0,
+                    timestamp: 0,
+                    symbol: sym(["AAPL", "SPY"][i as usize % 2]),
+                    order_id: i,
+                    size: 1,
+                    price: 1,
+                }),
+                1 => Message::OrderDelete(OrderDelete {
+                    timestamp: 0,
+                    symbol: Symbol([0; 8]),
+                    order_id: i,
+                }),
+                _ => Message::TradeReport(Trade {
+                    flags: 0,
+                    timestamp: 0,
+                    symbol: sym("TRADED"),
+                    size: 1,
+                    price: 1,
+                    trade_id: 1,
+                }),
+            })
+            .collect();
+        for placement in [Placement::Inline, Placement::Threaded, Placement::Auto] {
+            let mut feed = BookFeed::placed(placement);
+            let taken = messages.iter().filter(|m| feed.apply(m)).count();
+            assert_eq!(taken, 2 * BATCH, "order messages taken over, trades not");
+            feed.finish();
+            let mut got: Vec<u64> = feed.symbols().iter().copied().collect();
+            got.sort_unstable();
+            let mut want = vec![sym("AAPL").as_u64(), sym("SPY").as_u64(), 0];
+            want.sort_unstable();
+            assert_eq!(got, want, "{placement:?}");
+        }
     }
 
     #[test]
