@@ -3,7 +3,7 @@
 //! The pipeline runs one way: file → [`source`] → [`capture`] → [`net`] → [`iex`] (via
 //! [`stream`]) → [`model`] → [`formats`] → [`measure`] → report. The binary (`src/main.rs`) is only the
 //! command line; benches, tests and fuzz targets use this library so they exercise the same code.
-//! [`bench`] runs that pipeline over a matrix of inputs, runs and scheduling prefixes.
+//! [`mod@bench`] runs that pipeline over a matrix of inputs, runs and scheduling prefixes.
 
 pub mod bench;
 pub mod bytes;

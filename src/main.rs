@@ -1,5 +1,9 @@
 //! The `shootout` command line. Everything it does lives in the library.
 
+// The doc comments below are clap's `--help` text, read in a terminal: `<ts>` there is a
+// placeholder, not HTML.
+#![allow(rustdoc::invalid_html_tags)]
+
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;

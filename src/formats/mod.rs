@@ -16,7 +16,7 @@
 //! their encodings back to back and decoding returns how many bytes the packet used.
 //!
 //! Nothing here knows about clocks or windows: the timed loop around a format lives in
-//! `measure::runner`, which boxes one generic runner per entry of [`for_each_format!`].
+//! `measure::runner`, which boxes one generic runner per entry of `for_each_format!`.
 
 pub mod aggregate;
 pub mod checksum;
@@ -185,7 +185,7 @@ macro_rules! format_names {
     };
 }
 
-/// Every format's [`Format::NAME`], in [`for_each_format!`]'s order.
+/// Every format's [`Format::NAME`], in `for_each_format!`'s order.
 pub fn names() -> Vec<&'static str> {
     for_each_format!(format_names)
 }

@@ -1,5 +1,5 @@
 //! rkyv 0.8: zero-copy archives of the model in the wire vocabulary
-//! ([`MPacket`](super::mirror::MPacket)), validated with bytecheck on every decode.
+//! ([`super::mirror::MPacket`]), validated with bytecheck on every decode.
 //!
 //! **Framing.** Each packet is one record: a `u32` little-endian archive length `L`, 12 zero
 //! bytes, the `L` archive bytes, then zero padding to a multiple of 16. The archive is written

@@ -30,7 +30,7 @@ pub const CHANNEL_ID: u32 = 1;
 /// Capture timestamps trail the IEX send time by this wire + capture delay.
 pub const CAPTURE_DELAY_NS: i64 = 2_500;
 /// Output goes to the writer in chunks of about this size, each ending with a whole record
-/// ([`Chunking::Records`]).
+/// (`Chunking::Records`).
 const CHUNK: usize = 256 * 1024;
 /// Or of exactly this size, aligned in memory, so that [`crate::output::DirectWriter`] writes
 /// each straight from the chunk without a copy ([`Chunking::Blocks`]): 1 MiB, as the disk takes
@@ -182,11 +182,11 @@ struct Counts {
 /// chunks of capture bytes, and this one writes the chunks (and, for a `.gz`
 /// output, compresses). The simulation is the slowest stage and cannot be split (every message
 /// depends on the random state the previous one left), so everything else is moved off it.
-/// Batches and chunks go round between the threads ([`BATCHES_IN_FLIGHT`], and
-/// [`IN_FLIGHT_BYTES`] of chunks, at most), so memory stays a few of each. Should a thread not
+/// Batches and chunks go round between the threads (`BATCHES_IN_FLIGHT`, and
+/// `IN_FLIGHT_BYTES` of chunks, at most), so memory stays a few of each. Should a thread not
 /// start, the same work is done here, one chunk after the other.
 ///
-/// `out` gets the bytes in chunks of [`Chunking::Records`]: a compressor's output depends on
+/// `out` gets the bytes in chunks of `Chunking::Records`: a compressor's output depends on
 /// where its input was cut, and a `.gz` of the same day stays the same file.
 pub fn generate<W: Write>(opts: &GenOptions, out: W) -> Result<GenReport, GenError> {
     generate_chunked(opts, out, Chunking::Records)

@@ -73,7 +73,7 @@ struct Order {
     generation: u32,
 }
 
-/// An order message, as much of it as the book needs: what [`BookCheck::pending`] holds, and
+/// An order message, as much of it as the book needs: what `BookCheck::pending` holds, and
 /// what goes to the book's thread ([`super::book_thread`]) in batches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Op {
@@ -162,7 +162,7 @@ impl BookCheck {
         }
     }
 
-    /// Applies one message (or queues it to be applied in order: see [`LOOKAHEAD`]); messages
+    /// Applies one message (or queues it to be applied in order: see `LOOKAHEAD`); messages
     /// that are not about orders are ignored.
     #[inline]
     pub fn apply<S: std::borrow::Borrow<Symbol>>(&mut self, m: &Message<S>) {
@@ -171,7 +171,7 @@ impl BookCheck {
         }
     }
 
-    /// Applies one order message, or queues it to be applied in order (see [`LOOKAHEAD`]).
+    /// Applies one order message, or queues it to be applied in order (see `LOOKAHEAD`).
     #[inline]
     pub fn push(&mut self, op: Op) {
         self.seen = true;

@@ -294,7 +294,7 @@ macro_rules! boxed_runners {
     };
 }
 
-/// Every format under test, in [`for_each_format!`]'s order.
+/// Every format under test, in `for_each_format!`'s order.
 pub fn registry() -> Vec<Box<dyn Runner>> {
     crate::for_each_format!(boxed_runners)
 }

@@ -14,7 +14,7 @@ use serde::Deserialize;
 
 use super::ReportError;
 
-/// The columns a results CSV must have; a subset of [`super::csv::COLUMNS`] (a test checks it).
+/// The columns a results CSV must have; a subset of `report::csv::COLUMNS` (a test checks it).
 pub const REQUIRED: &[&str] = &[
     "run_id",
     "started_at",

@@ -1,5 +1,5 @@
 //! `shootout report`: what many runs left behind (see `crate::export`), read back across runs,
-//! days and machines: [`load`] the CSVs,
+//! days and machines: [`mod@load`] the CSVs,
 //! [`summarize`] them (medians, spreads, ratios, warnings), [`write_report`] the outputs
 //! (`summary.csv`, `summary.md`, SVG charts, `index.html`), one file per output behind [`Export`].
 
