@@ -20,13 +20,15 @@ use rustc_hash::FxHashSet;
 use super::book::{BookCheck, BookReport, Op};
 use crate::model::{Message, Symbol};
 
-/// Ops per hand-over: 48 KiB of ops, few enough to stay in the caches of both cores, many
-/// enough that the channel's cost (a few hundred ns a batch) is well under 1 ns an op.
-const BATCH: usize = 2048;
+/// Ops per hand-over: 192 KiB of ops, within a core's L2. The book's thread, faster than the
+/// parser, sleeps between batches, so each hand-over is a wake-up of a few microseconds on the
+/// parser's side: at 2,048 ops a batch that cost DEEP+ `inspect` about a tenth of its speed,
+/// at 8,192 it is under 1 ns an op (32,768 was no better; docs/BENCHMARKS.md).
+const BATCH: usize = 8192;
 /// Ops ahead of the one being written whose slot is taken for writing ([`crate::sys::prefetch_write`]):
 /// about three cache lines.
 const WRITE_AHEAD: usize = 8;
-/// Batches queued for the book at most: bounds memory (about 400 KiB), and makes the parser
+/// Batches queued for the book at most: bounds memory (about 2 MiB), and makes the parser
 /// wait rather than run ahead when the book is the slower of the two.
 const IN_FLIGHT: usize = 8;
 
