@@ -11,8 +11,9 @@
 //! hash map for older or outlying ids.
 //!
 //! Memory is bounded: at most [`MAX_LIVE_ORDERS`] orders are tracked (at most about 100 MB of map
-//! plus the 12 MiB ring). Past
-//! that, further adds are counted as untracked instead of stored, and from then on a reference to
+//! plus the 12 MiB ring). Orders dropped by a clear book are forgotten lazily, and at the latest
+//! when the ring's window moves past them, so they never pile up in the map. Past that bound,
+//! further adds are counted as untracked instead of stored, and from then on a reference to
 //! an order the book does not know cannot be told apart from one to an untracked order: it is
 //! counted as unchecked, not as an error.
 
@@ -231,7 +232,13 @@ impl BookCheck {
         };
         // One probe: an add is almost never a duplicate, and a miss that has to look past the
         // slots deletes left behind is the costly lookup.
-        if let Some(old) = self.orders.insert(id, order) {
+        // Cleared orders the ring's window leaves behind are dropped, not kept in the map: a day
+        // of clear books would otherwise fill it with orders no message will name again.
+        let (cleared, books) = (self.cleared, &self.books);
+        if let Some(old) = self
+            .orders
+            .insert_dropping(id, order, |o| stale(cleared, books, o))
+        {
             if !self.stale(&old) {
                 self.report.duplicate_adds += 1;
                 self.forget(&old);
@@ -548,5 +555,32 @@ mod tests {
         );
         assert_eq!(r.untracked_adds, 0, "{r:?}");
         assert_eq!(r.live_orders, 2);
+    }
+
+    #[test]
+    fn cleared_orders_do_not_pile_up_once_the_window_moves_on() {
+        // A clear book every window's worth of ids, each leaving 2,000 cleared orders (enough adds to earn
+        // the window's slide: see `CREDIT_PER_INSERT`)
+        // behind: they are dropped as the window slides past, the live ones move to the map.
+        let w = crate::iex::live_orders::WINDOW as i64;
+        let mut book = BookCheck::with_capacity(100_000);
+        let mut messages = Vec::new();
+        for round in 0..5 {
+            for k in 0..2000 {
+                messages.push(add(round * w + k, "A", 10));
+            }
+            messages.push(add(round * w + 2000, "KEEP", 10));
+            messages.push(clear("A"));
+        }
+        messages.push(add(5 * w + 2000, "B", 1));
+        for m in &messages {
+            book.apply(m);
+        }
+        let r = book.report();
+        assert_eq!(r.cleared_orders, 10_000);
+        assert_eq!((r.live_orders, r.inconsistencies()), (6, 0), "{r:?}");
+        // Only the five live KEEP orders left the window, into the map.
+        assert_eq!(book.orders.in_map(), 5);
+        assert!(book.orders.len() <= 2006, "{}", book.orders.len());
     }
 }

@@ -157,6 +157,14 @@ impl<V: Copy> LiveOrders<V> {
     /// Stores `v` under `id`; returns what was stored under it before.
     #[inline]
     pub fn insert(&mut self, id: i64, v: V) -> Option<V> {
+        self.insert_dropping(id, v, |_| false)
+    }
+
+    /// [`LiveOrders::insert`], dropping instead of moving to the map the entries that `dead`
+    /// says are no longer needed when the window slides past them: the book's cleared orders,
+    /// which would otherwise pile up in the map for the rest of the day.
+    #[inline]
+    pub fn insert_dropping(&mut self, id: i64, v: V, dead: impl Fn(&V) -> bool) -> Option<V> {
         self.credit = (self.credit + CREDIT_PER_INSERT).min(WINDOW as u64);
         if self.slots.is_empty() {
             let mut slots = Vec::with_capacity(WINDOW);
@@ -166,7 +174,7 @@ impl<V: Copy> LiveOrders<V> {
             self.base = bottom_for(id);
         }
         let off = i128::from(id) - i128::from(self.base);
-        if off >= WINDOW as i128 && !self.slide_to(id, off) {
+        if off >= WINDOW as i128 && !self.slide_to(id, off, dead) {
             self.map_ahead = true;
         }
         match self.place(id) {
@@ -207,9 +215,9 @@ impl<V: Copy> LiveOrders<V> {
     }
 
     /// Moves the window up so `id` (`off` past its bottom) is its newest slot, moving the orders
-    /// whose slots it leaves to the map. Refuses (returns `false`) when that would cost more
-    /// slot visits than the credit saved up.
-    fn slide_to(&mut self, id: i64, off: i128) -> bool {
+    /// whose slots it leaves to the map (dropping those `dead` says yes to). Refuses (returns
+    /// `false`) when that would cost more slot visits than the credit saved up.
+    fn slide_to(&mut self, id: i64, off: i128, dead: impl Fn(&V) -> bool) -> bool {
         let by = off - WINDOW as i128 + 1;
         let visits = if self.in_slots == 0 {
             0
@@ -224,7 +232,9 @@ impl<V: Copy> LiveOrders<V> {
             let old = self.base.wrapping_add(k as i64);
             if let Some(v) = self.slots[slot_of(old)].take() {
                 self.in_slots -= 1;
-                self.map.insert(old, v);
+                if !dead(&v) {
+                    self.map.insert(old, v);
+                }
             }
         }
         self.base = bottom_for(id);
@@ -367,5 +377,22 @@ mod tests {
         assert_eq!(live.get_mut(2), None);
         assert_eq!(live.get_mut(-4), None);
         assert_eq!(live.remove(1 + w), Some(1 + w));
+    }
+
+    #[test]
+    fn dead_entries_the_window_leaves_are_dropped_not_moved_to_the_map() {
+        let w = WINDOW as i64;
+        let mut live = LiveOrders::default();
+        for id in 0..100 {
+            live.insert(id, id);
+        }
+        // Sliding the window past 0..100: the odd values are dead, the even ones move to the
+        // map.
+        live.insert_dropping(w + 200, -1, |&v| v % 2 != 0);
+        assert_eq!(live.in_map(), 50);
+        assert_eq!(live.len(), 51);
+        assert_eq!(live.get_mut(3), None);
+        assert_eq!(live.get_mut(4).copied(), Some(4));
+        assert_eq!(live.get_mut(w + 200).copied(), Some(-1));
     }
 }
