@@ -24,8 +24,6 @@ use rustc_hash::FxHashMap;
 
 use super::live_orders::LiveOrders;
 
-use crate::model::{Message, Symbol};
-
 /// Orders tracked at most. A hash map of this many 24-byte entries needs 2^22 buckets (it grows
 /// at 7/8 full), about 100 MB; a real DEEP+ day peaks at a few million live orders.
 pub const MAX_LIVE_ORDERS: usize = 3_600_000;
@@ -74,8 +72,8 @@ struct Order {
     generation: u32,
 }
 
-/// An order message, as much of it as the book needs: what `BookCheck::pending` holds, and
-/// what goes to the book's thread ([`super::book_thread`]) in batches.
+/// An order message, as much of it as the book needs: what `BookCheck::pending` holds. Messages
+/// are cut down to ops by [`super::book_thread::BookFeed::apply`], the one place that maps them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Op {
     Add { id: i64, symbol: u64, size: u32 },
@@ -83,33 +81,6 @@ pub enum Op {
     Delete { id: i64 },
     Execute { id: i64, size: u32 },
     Clear { symbol: u64 },
-}
-
-impl Op {
-    /// The book's part of `m`; `None` for messages that are not about orders.
-    #[inline]
-    pub fn of<S: std::borrow::Borrow<Symbol>>(m: &Message<S>) -> Option<Op> {
-        Some(match m {
-            Message::AddOrder(a) => Op::Add {
-                id: a.order_id,
-                symbol: a.symbol.borrow().as_u64(),
-                size: a.size,
-            },
-            Message::OrderModify(o) => Op::Modify {
-                id: o.order_id,
-                size: o.size,
-            },
-            Message::OrderDelete(o) => Op::Delete { id: o.order_id },
-            Message::OrderExecuted(e) => Op::Execute {
-                id: e.order_id,
-                size: e.size,
-            },
-            Message::ClearBook(c) => Op::Clear {
-                symbol: c.symbol.borrow().as_u64(),
-            },
-            _ => return None,
-        })
-    }
 }
 
 /// Order messages held back before they are applied, their slots prefetched meanwhile. Each
@@ -138,8 +109,6 @@ pub struct BookCheck {
     capacity: usize,
     /// Whether any clear book happened, so lookups need the generation check.
     cleared: bool,
-    /// Whether any order message was applied.
-    seen: bool,
 }
 
 impl Default for BookCheck {
@@ -159,23 +128,12 @@ impl BookCheck {
             pending: VecDeque::with_capacity(LOOKAHEAD),
             capacity,
             cleared: false,
-            seen: false,
-        }
-    }
-
-    /// Applies one message (or queues it to be applied in order: see `LOOKAHEAD`); messages
-    /// that are not about orders are ignored.
-    #[inline]
-    pub fn apply<S: std::borrow::Borrow<Symbol>>(&mut self, m: &Message<S>) {
-        if let Some(op) = Op::of(m) {
-            self.push(op);
         }
     }
 
     /// Applies one order message, or queues it to be applied in order (see `LOOKAHEAD`).
     #[inline]
     pub fn push(&mut self, op: Op) {
-        self.seen = true;
         match op {
             // An add's slot is the ring's newest: already in the cache.
             Op::Modify { id, .. } | Op::Delete { id } | Op::Execute { id, .. } => {
@@ -198,11 +156,6 @@ impl BookCheck {
             Some(Op::Clear { symbol }) => self.clear(symbol),
             None => {}
         }
-    }
-
-    /// Whether any order message was applied.
-    pub fn saw_orders(&self) -> bool {
-        self.seen
     }
 
     /// The figures of every message applied so far (held-back ones are applied first).
@@ -365,65 +318,42 @@ fn stale(cleared: bool, books: &[SymbolBook], order: &Order) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{AddOrder, ClearBook, OrderDelete, OrderExecuted, OrderModify};
+    use crate::model::Symbol;
 
     fn sym(s: &str) -> Symbol {
         Symbol::new(s).unwrap()
     }
 
-    fn add(id: i64, symbol: &str, size: u32) -> Message {
-        Message::AddOrder(AddOrder {
-            side: b'8',
-            timestamp: 0,
-            symbol: sym(symbol),
-            order_id: id,
+    fn add(id: i64, symbol: &str, size: u32) -> Op {
+        Op::Add {
+            id,
+            symbol: sym(symbol).as_u64(),
             size,
-            price: 1_000_000,
-        })
+        }
     }
 
-    fn modify(id: i64, size: u32) -> Message {
-        Message::OrderModify(OrderModify {
-            flags: 0,
-            timestamp: 0,
-            symbol: sym("X"),
-            order_id: id,
-            size,
-            price: 1_000_100,
-        })
+    fn modify(id: i64, size: u32) -> Op {
+        Op::Modify { id, size }
     }
 
-    fn delete(id: i64) -> Message {
-        Message::OrderDelete(OrderDelete {
-            timestamp: 0,
-            symbol: sym("X"),
-            order_id: id,
-        })
+    fn delete(id: i64) -> Op {
+        Op::Delete { id }
     }
 
-    fn exec(id: i64, size: u32) -> Message {
-        Message::OrderExecuted(OrderExecuted {
-            flags: 0,
-            timestamp: 0,
-            symbol: sym("X"),
-            order_id: id,
-            size,
-            price: 1_000_000,
-            trade_id: 1,
-        })
+    fn exec(id: i64, size: u32) -> Op {
+        Op::Execute { id, size }
     }
 
-    fn clear(symbol: &str) -> Message {
-        Message::ClearBook(ClearBook {
-            timestamp: 0,
-            symbol: sym(symbol),
-        })
+    fn clear(symbol: &str) -> Op {
+        Op::Clear {
+            symbol: sym(symbol).as_u64(),
+        }
     }
 
-    fn run(capacity: usize, messages: &[Message]) -> BookReport {
+    fn run(capacity: usize, ops: &[Op]) -> BookReport {
         let mut book = BookCheck::with_capacity(capacity);
-        for m in messages {
-            book.apply(m);
+        for &op in ops {
+            book.push(op);
         }
         book.report()
     }
@@ -559,22 +489,22 @@ mod tests {
 
     #[test]
     fn cleared_orders_do_not_pile_up_once_the_window_moves_on() {
-        // A clear book every window's worth of ids, each leaving 2,000 cleared orders (enough adds to earn
-        // the window's slide: see `CREDIT_PER_INSERT`)
-        // behind: they are dropped as the window slides past, the live ones move to the map.
+        // A clear book every window's worth of ids, each leaving 2,000 cleared orders behind
+        // (enough adds to earn the window's slide: see `CREDIT_PER_INSERT`). They are dropped
+        // as the window slides past them; the live ones move to the map.
         let w = crate::iex::live_orders::WINDOW as i64;
         let mut book = BookCheck::with_capacity(100_000);
-        let mut messages = Vec::new();
+        let mut ops = Vec::new();
         for round in 0..5 {
             for k in 0..2000 {
-                messages.push(add(round * w + k, "A", 10));
+                ops.push(add(round * w + k, "A", 10));
             }
-            messages.push(add(round * w + 2000, "KEEP", 10));
-            messages.push(clear("A"));
+            ops.push(add(round * w + 2000, "KEEP", 10));
+            ops.push(clear("A"));
         }
-        messages.push(add(5 * w + 2000, "B", 1));
-        for m in &messages {
-            book.apply(m);
+        ops.push(add(5 * w + 2000, "B", 1));
+        for op in ops {
+            book.push(op);
         }
         let r = book.report();
         assert_eq!(r.cleared_orders, 10_000);

@@ -5,8 +5,9 @@
 //! parser does next, so when a second CPU is allowed the parsing thread only cuts each order
 //! message down to an [`Op`] and hands them over in batches; the book runs beside it and is
 //! joined at the end. The book's side also gathers the order messages' symbols for `inspect`'s
-//! count: a hash per message that the parser then skips. With one CPU allowed (`taskset -c 0`, a one-core container) the book is
-//! applied in line, as before: a second thread there would only add hand-overs.
+//! count: a hash per message that the parser then skips. With one CPU allowed (`taskset -c 0`,
+//! a one-core container) the book is applied in line, as before: a second thread there would
+//! only add hand-overs.
 //!
 //! No thread starts before a first batch of order messages is full, so DEEP, TOPS and small
 //! captures (a test's, a fuzzer's) never start one. The figures are the same either way (the
@@ -25,8 +26,8 @@ use crate::model::{Message, Symbol};
 /// parser's side: at 2,048 ops a batch that cost DEEP+ `inspect` about a tenth of its speed,
 /// at 8,192 it is under 1 ns an op (32,768 was no better; docs/BENCHMARKS.md).
 const BATCH: usize = 8192;
-/// Ops ahead of the one being written whose slot is taken for writing ([`crate::sys::prefetch_write`]):
-/// about three cache lines.
+/// Ops ahead of the one being written whose slot is taken for writing
+/// ([`crate::sys::prefetch_write`]): about three cache lines.
 const WRITE_AHEAD: usize = 8;
 /// Batches queued for the book at most: bounds memory (about 2 MiB), and makes the parser
 /// wait rather than run ahead when the book is the slower of the two.
@@ -94,7 +95,7 @@ impl BookFeed {
     }
 
     /// Passes one message on; `false` (and nothing done) for messages that are not about
-    /// orders. An order message's symbol is taken over too ([`BookFeed::symbols`]): the parser
+    /// orders. The one place that cuts messages down to ops. An order message's symbol is taken over too ([`BookFeed::symbols`]): the parser
     /// need not hash it.
     #[inline]
     pub fn apply<S: std::borrow::Borrow<Symbol>>(&mut self, m: &Message<S>) -> bool {
