@@ -3,6 +3,8 @@
 //! nom 8's `le_u32` and friends are generic over the input type and assemble integers one byte
 //! at a time through an iterator; on the hot path (several per packet, several per message) that
 //! was the largest single cost of parsing. These do one bounds check and one unaligned load.
+//!
+//! The writing side ([`append`]) is here too: the generator's encoders fill fixed-size records.
 
 use nom::error::{ErrorKind, ParseError};
 use nom::{Err, IResult};
@@ -40,6 +42,20 @@ int_parsers! {
     be_i64: i64 = from_be_bytes;
 }
 
+/// Appends `N` zero bytes to `out` and returns them, to be filled in place.
+///
+/// The encoders store each field once, straight into the output. Filling a stack array and
+/// appending it after cost more than the copy: the copy's wide loads of fields just stored one
+/// by one wait for those stores to reach the cache (store forwarding cannot serve them).
+#[inline(always)]
+pub fn append<const N: usize>(out: &mut Vec<u8>) -> &mut [u8; N] {
+    let start = out.len();
+    out.extend_from_slice(&[0; N]);
+    (&mut out[start..])
+        .try_into()
+        .expect("exactly N bytes were just appended")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -67,5 +83,14 @@ mod tests {
         assert!(r.is_err());
         let r: R<u8> = u8(&[]);
         assert!(r.is_err());
+    }
+
+    #[test]
+    fn append_fills_in_place_after_what_is_there() {
+        let mut out = vec![9, 9];
+        let b = append::<4>(&mut out);
+        assert_eq!(b, &[0, 0, 0, 0]);
+        b[1] = 7;
+        assert_eq!(out, [9, 9, 0, 7, 0, 0]);
     }
 }

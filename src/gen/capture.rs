@@ -62,11 +62,10 @@ impl CaptureKind {
     /// Reserves the record header; returns where the record starts.
     pub fn begin_record(self, out: &mut Vec<u8>) -> usize {
         let start = out.len();
-        let n = match self {
-            CaptureKind::Pcap => PCAP_RECORD_HEADER,
-            CaptureKind::Pcapng => EPB_HEADER,
-        };
-        out.resize(start + n, 0);
+        match self {
+            CaptureKind::Pcap => _ = crate::bytes::append::<PCAP_RECORD_HEADER>(out),
+            CaptureKind::Pcapng => _ = crate::bytes::append::<EPB_HEADER>(out),
+        }
         start
     }
 

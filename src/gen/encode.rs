@@ -1,9 +1,10 @@
 //! IEX message and IEX-TP segment encoder (the inverse of the decoder): little-endian, exact wire
 //! lengths from the DEEP 1.0 / TOPS 1.6 / DEEP+ 1.0 tables.
 //!
-//! Each message is assembled in a fixed-size stack array and appended with one copy, so encoding
-//! never allocates once the output buffer has grown to its working size.
+//! Each message is written in place at the end of the output ([`crate::bytes::append`]), so
+//! encoding never allocates once the output buffer has grown to its working size.
 
+use crate::bytes::append;
 use crate::model::{kind, Message, Side, Symbol, Timestamp};
 
 /// Size of the IEX-TP v1 segment header.
@@ -22,16 +23,22 @@ pub fn payload_len(messages: &[Message]) -> usize {
     messages.iter().map(|m| 2 + wire_len(m)).sum()
 }
 
-/// Little-endian field writer over a fixed array; offsets follow the spec table.
-struct W<const N: usize> {
-    b: [u8; N],
+/// Little-endian field writer over the message's `N` bytes in the output; offsets follow the spec
+/// table.
+struct W<'a, const N: usize> {
+    b: &'a mut [u8; N],
     at: usize,
 }
 
-impl<const N: usize> W<N> {
-    /// Starts with type byte, flag/status byte and timestamp, common to every message.
-    fn new(kind: u8, flag: u8, ts: Timestamp) -> Self {
-        let mut w = W { b: [0u8; N], at: 2 };
+impl<'a, const N: usize> W<'a, N> {
+    /// Appends the length prefix and `N` bytes to fill, starting with the type byte, flag/status
+    /// byte and timestamp, common to every message.
+    fn new(out: &'a mut Vec<u8>, kind: u8, flag: u8, ts: Timestamp) -> Self {
+        out.extend_from_slice(&(N as u16).to_le_bytes());
+        let mut w = W {
+            b: append::<N>(out),
+            at: 2,
+        };
         w.b[0] = kind;
         w.b[1] = flag;
         w.i64(ts);
@@ -53,11 +60,9 @@ impl<const N: usize> W<N> {
     fn sym(&mut self, s: &Symbol) {
         self.bytes(&s.0);
     }
-    /// Appends the length prefix and the message; debug-checks the layout filled exactly N bytes.
-    fn finish(self, out: &mut Vec<u8>) {
+    /// Debug-checks that the layout filled exactly N bytes.
+    fn finish(self) {
         debug_assert_eq!(self.at, N, "message layout does not fill its wire length");
-        out.extend_from_slice(&(N as u16).to_le_bytes());
-        out.extend_from_slice(&self.b);
     }
 }
 
@@ -65,70 +70,70 @@ impl<const N: usize> W<N> {
 pub fn encode_prefixed(msg: &Message, out: &mut Vec<u8>) {
     match msg {
         Message::SystemEvent(m) => {
-            W::<10>::new(kind::SYSTEM_EVENT, m.event, m.timestamp).finish(out)
+            W::<10>::new(out, kind::SYSTEM_EVENT, m.event, m.timestamp).finish()
         }
         Message::SecurityDirectory(m) => {
-            let mut w = W::<31>::new(kind::SECURITY_DIRECTORY, m.flags, m.timestamp);
+            let mut w = W::<31>::new(out, kind::SECURITY_DIRECTORY, m.flags, m.timestamp);
             w.sym(&m.symbol);
             w.u32(m.round_lot_size);
             w.i64(m.adjusted_poc_price);
             w.u8(m.luld_tier);
-            w.finish(out)
+            w.finish()
         }
         Message::TradingStatus(m) => {
-            let mut w = W::<22>::new(kind::TRADING_STATUS, m.status, m.timestamp);
+            let mut w = W::<22>::new(out, kind::TRADING_STATUS, m.status, m.timestamp);
             w.sym(&m.symbol);
             w.bytes(&m.reason);
-            w.finish(out)
+            w.finish()
         }
         Message::OperationalHalt(m) => {
-            let mut w = W::<18>::new(kind::OPERATIONAL_HALT, m.status, m.timestamp);
+            let mut w = W::<18>::new(out, kind::OPERATIONAL_HALT, m.status, m.timestamp);
             w.sym(&m.symbol);
-            w.finish(out)
+            w.finish()
         }
         Message::ShortSalePriceTest(m) => {
-            let mut w = W::<19>::new(kind::SHORT_SALE_PRICE_TEST, m.status, m.timestamp);
+            let mut w = W::<19>::new(out, kind::SHORT_SALE_PRICE_TEST, m.status, m.timestamp);
             w.sym(&m.symbol);
             w.u8(m.detail);
-            w.finish(out)
+            w.finish()
         }
         Message::SecurityEvent(m) => {
-            let mut w = W::<18>::new(kind::SECURITY_EVENT, m.event, m.timestamp);
+            let mut w = W::<18>::new(out, kind::SECURITY_EVENT, m.event, m.timestamp);
             w.sym(&m.symbol);
-            w.finish(out)
+            w.finish()
         }
         Message::RetailLiquidity(m) => {
-            let mut w = W::<18>::new(kind::RETAIL_LIQUIDITY, m.indicator, m.timestamp);
+            let mut w = W::<18>::new(out, kind::RETAIL_LIQUIDITY, m.indicator, m.timestamp);
             w.sym(&m.symbol);
-            w.finish(out)
+            w.finish()
         }
         Message::PriceLevelUpdate(m) => {
             let k = match m.side {
                 Side::Buy => kind::PRICE_LEVEL_BUY,
                 Side::Sell => kind::PRICE_LEVEL_SELL,
             };
-            let mut w = W::<30>::new(k, m.flags, m.timestamp);
+            let mut w = W::<30>::new(out, k, m.flags, m.timestamp);
             w.sym(&m.symbol);
             w.u32(m.size);
             w.i64(m.price);
-            w.finish(out)
+            w.finish()
         }
         Message::TradeReport(m) | Message::TradeBreak(m) => {
-            let mut w = W::<38>::new(msg.kind(), m.flags, m.timestamp);
+            let mut w = W::<38>::new(out, msg.kind(), m.flags, m.timestamp);
             w.sym(&m.symbol);
             w.u32(m.size);
             w.i64(m.price);
             w.i64(m.trade_id);
-            w.finish(out)
+            w.finish()
         }
         Message::OfficialPrice(m) => {
-            let mut w = W::<26>::new(kind::OFFICIAL_PRICE, m.price_type, m.timestamp);
+            let mut w = W::<26>::new(out, kind::OFFICIAL_PRICE, m.price_type, m.timestamp);
             w.sym(&m.symbol);
             w.i64(m.price);
-            w.finish(out)
+            w.finish()
         }
         Message::AuctionInformation(m) => {
-            let mut w = W::<80>::new(kind::AUCTION_INFORMATION, m.auction_type, m.timestamp);
+            let mut w = W::<80>::new(out, kind::AUCTION_INFORMATION, m.auction_type, m.timestamp);
             w.sym(&m.symbol);
             w.u32(m.paired_shares);
             w.i64(m.reference_price);
@@ -141,53 +146,53 @@ pub fn encode_prefixed(msg: &Message, out: &mut Vec<u8>) {
             w.i64(m.collar_reference_price);
             w.i64(m.lower_auction_collar);
             w.i64(m.upper_auction_collar);
-            w.finish(out)
+            w.finish()
         }
         Message::QuoteUpdate(m) => {
-            let mut w = W::<42>::new(kind::QUOTE_UPDATE, m.flags, m.timestamp);
+            let mut w = W::<42>::new(out, kind::QUOTE_UPDATE, m.flags, m.timestamp);
             w.sym(&m.symbol);
             w.u32(m.bid_size);
             w.i64(m.bid_price);
             w.i64(m.ask_price);
             w.u32(m.ask_size);
-            w.finish(out)
+            w.finish()
         }
         Message::AddOrder(m) => {
-            let mut w = W::<38>::new(kind::ADD_ORDER, m.side, m.timestamp);
+            let mut w = W::<38>::new(out, kind::ADD_ORDER, m.side, m.timestamp);
             w.sym(&m.symbol);
             w.i64(m.order_id);
             w.u32(m.size);
             w.i64(m.price);
-            w.finish(out)
+            w.finish()
         }
         Message::OrderModify(m) => {
-            let mut w = W::<38>::new(kind::ORDER_MODIFY, m.flags, m.timestamp);
+            let mut w = W::<38>::new(out, kind::ORDER_MODIFY, m.flags, m.timestamp);
             w.sym(&m.symbol);
             w.i64(m.order_id);
             w.u32(m.size);
             w.i64(m.price);
-            w.finish(out)
+            w.finish()
         }
         Message::OrderDelete(m) => {
             // Byte 1 is reserved: zero.
-            let mut w = W::<26>::new(kind::ORDER_DELETE, 0, m.timestamp);
+            let mut w = W::<26>::new(out, kind::ORDER_DELETE, 0, m.timestamp);
             w.sym(&m.symbol);
             w.i64(m.order_id);
-            w.finish(out)
+            w.finish()
         }
         Message::OrderExecuted(m) => {
-            let mut w = W::<46>::new(kind::ORDER_EXECUTED, m.flags, m.timestamp);
+            let mut w = W::<46>::new(out, kind::ORDER_EXECUTED, m.flags, m.timestamp);
             w.sym(&m.symbol);
             w.i64(m.order_id);
             w.u32(m.size);
             w.i64(m.price);
             w.i64(m.trade_id);
-            w.finish(out)
+            w.finish()
         }
         Message::ClearBook(m) => {
-            let mut w = W::<18>::new(kind::CLEAR_BOOK, 0, m.timestamp);
+            let mut w = W::<18>::new(out, kind::CLEAR_BOOK, 0, m.timestamp);
             w.sym(&m.symbol);
-            w.finish(out)
+            w.finish()
         }
     }
 }
@@ -205,6 +210,19 @@ pub fn encode(msg: &Message, out: &mut Vec<u8>) {
 /// can never write a header that disagrees with its body. Returns the payload length.
 pub fn encode_segment(header: &SegmentHeader, messages: &[Message], out: &mut Vec<u8>) -> usize {
     let payload = payload_len(messages);
+    encode_segment_of(header, messages, payload, out);
+    payload
+}
+
+/// [`encode_segment`] for a caller that has the payload length already (the generator's framer
+/// counts the messages in the same pass); `payload` must be [`payload_len`] of `messages`.
+pub(crate) fn encode_segment_of(
+    header: &SegmentHeader,
+    messages: &[Message],
+    payload: usize,
+    out: &mut Vec<u8>,
+) {
+    debug_assert_eq!(payload, payload_len(messages));
     let h = SegmentHeader {
         payload_len: payload as u16,
         message_count: messages.len() as u16,
@@ -214,7 +232,6 @@ pub fn encode_segment(header: &SegmentHeader, messages: &[Message], out: &mut Ve
     for m in messages {
         encode_prefixed(m, out);
     }
-    payload
 }
 
 #[cfg(test)]

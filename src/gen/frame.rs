@@ -1,8 +1,9 @@
 //! Ethernet II / IPv4 / UDP framing around an IEX-TP segment, as the IEX multicast feed arrives
 //! on the wire. Network headers are big-endian.
 //!
-//! The frame is written in place into the caller's buffer: headers first with zero checksums,
-//! the payload after, then both checksums are patched, so no temporary buffer is needed.
+//! The frame is written in place into the caller's buffer: headers first (from a template, see
+//! [`Headers`]), the payload after, then the UDP checksum is patched, so no temporary buffer is
+//! needed.
 
 /// Ethernet (14) + IPv4 without options (20) + UDP (8).
 pub const HEADERS_LEN: usize = 14 + 20 + 8;
@@ -48,26 +49,25 @@ impl Endpoints {
 /// Adds big-endian 16-bit words of `data` to a ones-complement accumulator (odd tail padded).
 /// Returns it below 2^34, so a caller may add a few small terms before [`finish16`].
 ///
-/// The data is summed as little-endian 32-bit words into a plain 64-bit sum, which the compiler
-/// vectorizes: no carries to wrap (each add is below 2^32, so the sum cannot overflow for any
-/// slice under 16 GiB) and no byte swaps. That is the same ones-complement sum: 2^16 ≡ 1 modulo
-/// 0xffff folds the 32-bit words into 16-bit ones, and the sum of byte-swapped words is the
-/// byte-swapped sum (RFC 1071, section 2(B)), so one swap at the end makes it big-endian. The
-/// checksum was the largest part of the encoder thread's framing cost.
+/// The data is summed as little-endian 16-bit words into 32-bit lanes, which the compiler
+/// vectorizes: no carries to wrap (a block of 64 KiB, 32 768 words of at most 0xffff, cannot
+/// overflow a lane) and no byte swaps. That is the same ones-complement sum: the sum of
+/// byte-swapped words is the byte-swapped sum (RFC 1071, section 2(B)), so one swap at the end
+/// makes it big-endian. The checksum was the largest part of the encoder thread's framing cost.
 pub fn sum16(acc: u64, data: &[u8]) -> u64 {
     let mut le: u64 = 0;
-    let mut words = data.chunks_exact(4);
-    for w in &mut words {
-        le += u64::from(u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
-    }
-    let mut rest = words.remainder();
-    if let [a, b, tail @ ..] = rest {
-        le += u64::from(u16::from_le_bytes([*a, *b]));
-        rest = tail;
-    }
-    if let [last] = rest {
-        // Padded with a zero byte after it: the low byte of a little-endian word.
-        le += u64::from(*last);
+    for block in data.chunks(1 << 16) {
+        let words = block.chunks_exact(2);
+        let tail = words.remainder();
+        let lanes: u32 = words
+            .map(|w| u32::from(u16::from_le_bytes([w[0], w[1]])))
+            .sum();
+        le += u64::from(lanes);
+        if let [last] = tail {
+            // Padded with a zero byte after it: the low byte of a little-endian word. Only the
+            // last block can be odd.
+            le += u64::from(*last);
+        }
     }
     while le >> 16 != 0 {
         le = (le & 0xffff) + (le >> 16);
@@ -86,49 +86,74 @@ pub fn finish16(mut acc: u64) -> u16 {
     !(acc as u16)
 }
 
-/// Appends Ethernet + IPv4 + UDP headers for a UDP payload of `payload_len` bytes, with the
-/// IPv4 checksum done and the UDP checksum left zero. Returns the offset of the frame start;
-/// call [`finish_udp`] after appending the payload.
-pub fn begin(ep: &Endpoints, ip_id: u16, payload_len: usize, out: &mut Vec<u8>) -> usize {
-    let start = out.len();
-    let udp_len = (8 + payload_len) as u16;
-    let ip_len = 20 + udp_len;
-    let mut h = [0u8; HEADERS_LEN];
-    h[0..6].copy_from_slice(&ep.dst_mac());
-    h[6..12].copy_from_slice(&ep.src_mac);
-    h[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
-    let ip = &mut h[14..34];
-    ip[0] = 0x45; // version 4, IHL 5
-    ip[2..4].copy_from_slice(&ip_len.to_be_bytes());
-    ip[4..6].copy_from_slice(&ip_id.to_be_bytes());
-    ip[8] = 64; // TTL
-    ip[9] = 17; // UDP
-    ip[12..16].copy_from_slice(&ep.src_ip);
-    ip[16..20].copy_from_slice(&ep.dst_ip);
-    let c = finish16(sum16(0, ip));
-    ip[10..12].copy_from_slice(&c.to_be_bytes());
-    let udp = &mut h[34..42];
-    udp[0..2].copy_from_slice(&ep.src_port.to_be_bytes());
-    udp[2..4].copy_from_slice(&ep.dst_port.to_be_bytes());
-    udp[4..6].copy_from_slice(&udp_len.to_be_bytes());
-    out.extend_from_slice(&h);
-    start
+/// The Ethernet + IPv4 + UDP headers of every frame between two [`Endpoints`], built once.
+///
+/// Frames differ only in their lengths, IPv4 id and checksums: [`Headers::begin`] appends the
+/// template and patches those, with the IPv4 checksum from the fixed words' sum plus the two
+/// that change, and [`Headers::finish_udp`] sums the payload alone in the same way. No header
+/// is read back.
+#[derive(Debug, Clone)]
+pub struct Headers {
+    template: [u8; HEADERS_LEN],
+    /// Ones-complement sum of the IPv4 header without its length, id and checksum.
+    ip_sum: u64,
+    /// Of the UDP pseudo-header and header without the two UDP lengths and the checksum:
+    /// addresses, protocol, ports.
+    udp_sum: u64,
 }
 
-/// Computes and patches the UDP checksum (pseudo-header included) of the frame at `start`, whose
-/// payload runs to the end of `out`.
-pub fn finish_udp(out: &mut [u8], start: usize) {
-    let udp_start = start + 34;
-    let udp_len = (out.len() - udp_start) as u64;
-    let ip = &out[start + 14..udp_start];
-    // Pseudo-header: source, destination, zero + protocol, UDP length.
-    let mut acc = sum16(0, &ip[12..20]) + 17 + udp_len;
-    acc = sum16(acc, &out[udp_start..]);
-    let mut c = finish16(acc);
-    if c == 0 {
-        c = 0xffff; // 0 means "no checksum" in UDP over IPv4
+impl Headers {
+    pub fn new(ep: &Endpoints) -> Self {
+        let mut h = [0u8; HEADERS_LEN];
+        h[0..6].copy_from_slice(&ep.dst_mac());
+        h[6..12].copy_from_slice(&ep.src_mac);
+        h[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
+        let ip = &mut h[14..34];
+        ip[0] = 0x45; // version 4, IHL 5
+        ip[8] = 64; // TTL
+        ip[9] = 17; // UDP
+        ip[12..16].copy_from_slice(&ep.src_ip);
+        ip[16..20].copy_from_slice(&ep.dst_ip);
+        let udp = &mut h[34..42];
+        udp[0..2].copy_from_slice(&ep.src_port.to_be_bytes());
+        udp[2..4].copy_from_slice(&ep.dst_port.to_be_bytes());
+        Headers {
+            template: h,
+            ip_sum: sum16(0, &h[14..34]),
+            udp_sum: sum16(sum16(0, &h[26..34]) + 17, &h[34..42]),
+        }
     }
-    out[udp_start + 6..udp_start + 8].copy_from_slice(&c.to_be_bytes());
+
+    /// Appends the headers for a UDP payload of `payload_len` bytes, with the IPv4 checksum done
+    /// and the UDP checksum left zero. Returns the offset of the frame start; call
+    /// [`Headers::finish_udp`] after appending the payload.
+    pub fn begin(&self, ip_id: u16, payload_len: usize, out: &mut Vec<u8>) -> usize {
+        let start = out.len();
+        let udp_len = (8 + payload_len) as u16;
+        let ip_len = 20 + udp_len;
+        let h = crate::bytes::append::<HEADERS_LEN>(out);
+        *h = self.template;
+        h[16..18].copy_from_slice(&ip_len.to_be_bytes());
+        h[18..20].copy_from_slice(&ip_id.to_be_bytes());
+        let c = finish16(self.ip_sum + u64::from(ip_len) + u64::from(ip_id));
+        h[24..26].copy_from_slice(&c.to_be_bytes());
+        h[38..40].copy_from_slice(&udp_len.to_be_bytes());
+        start
+    }
+
+    /// Computes and patches the UDP checksum (pseudo-header included) of the frame at `start`,
+    /// whose payload runs to the end of `out`.
+    pub fn finish_udp(&self, out: &mut [u8], start: usize) {
+        let udp_start = start + 34;
+        let udp_len = (out.len() - udp_start) as u64;
+        // The UDP length counts twice: in the pseudo-header and in the UDP header.
+        let acc = sum16(self.udp_sum + 2 * udp_len, &out[udp_start + 8..]);
+        let mut c = finish16(acc);
+        if c == 0 {
+            c = 0xffff; // 0 means "no checksum" in UDP over IPv4
+        }
+        out[udp_start + 6..udp_start + 8].copy_from_slice(&c.to_be_bytes());
+    }
 }
 
 #[cfg(test)]
@@ -142,8 +167,6 @@ mod tests {
             let hi = data[i] as u32;
             let lo = data.get(i + 1).copied().unwrap_or(0) as u32;
             s += (hi << 8) | lo;
-        }
-        while s > 0xffff {
             s = (s & 0xffff) + (s >> 16);
         }
         s
@@ -163,10 +186,23 @@ mod tests {
             .take(1001)
             .map(|b| b.wrapping_mul(37))
             .collect();
-        // All ones: every 64-bit add wraps, and the sum is a multiple of 0xffff.
+        // All ones: the sum is a multiple of 0xffff, which must fold to 0xffff, not 0.
         let ones = vec![0xff; 1001];
         for data in [&data, &ones] {
             for n in [0, 1, 2, 7, 8, 9, 63, 1001] {
+                let mut a = sum16(0, &data[..n]);
+                while a >> 16 != 0 {
+                    a = (a & 0xffff) + (a >> 16);
+                }
+                assert_eq!(a as u32, slow_sum(&data[..n]), "len {n}");
+            }
+        }
+        // Over more than one 64 KiB block, odd, all ones (every lane near its limit) or not.
+        let big: Vec<u8> = (0..200_001u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8)
+            .collect();
+        for data in [&big, &vec![0xff; 200_001]] {
+            for n in [65_535, 65_536, 65_537, 131_072, 200_001] {
                 let mut a = sum16(0, &data[..n]);
                 while a >> 16 != 0 {
                     a = (a & 0xffff) + (a >> 16);
@@ -183,11 +219,11 @@ mod tests {
 
     #[test]
     fn frame_checksums_verify() {
-        let ep = Endpoints::iex(4);
+        let headers = Headers::new(&Endpoints::iex(4));
         let mut out = vec![0xAA; 3]; // frame not at offset 0
-        let start = begin(&ep, 0x1234, 5, &mut out);
+        let start = headers.begin(0x1234, 5, &mut out);
         out.extend_from_slice(&[1, 2, 3, 4, 5]);
-        finish_udp(&mut out, start);
+        headers.finish_udp(&mut out, start);
         let f = &out[start..];
         assert_eq!(&f[0..6], &[0x01, 0x00, 0x5e, 0x57, 21, 4]);
         assert_eq!(&f[12..14], &[0x08, 0x00]);

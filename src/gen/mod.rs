@@ -17,7 +17,7 @@ use std::io::{self, Write};
 use std::path::Path;
 use std::sync::mpsc;
 
-use crate::model::{Feed, Message, Packet, Timestamp};
+use crate::model::{kind, Feed, Message, Packet, Timestamp};
 use crate::output::atomic::{write_file_atomically_with, Step};
 use crate::output::direct::BLOCK;
 use crate::output::DirectWriter;
@@ -456,7 +456,7 @@ impl Splitter {
 /// Turns segments into capture records (Ethernet, IPv4, UDP, IEX-TP), counting as it goes.
 struct Framer {
     capture: CaptureKind,
-    endpoints: frame::Endpoints,
+    headers: frame::Headers,
     header: encode::SegmentHeader,
     ip_id: u16,
     counts: Counts,
@@ -466,11 +466,11 @@ impl Framer {
     fn new(opts: &GenOptions) -> Self {
         Framer {
             capture: opts.capture,
-            endpoints: frame::Endpoints::iex(match opts.feed {
+            headers: frame::Headers::new(&frame::Endpoints::iex(match opts.feed {
                 Feed::Deep => 4,
                 Feed::Tops => 8,
                 Feed::DeepPlus => 12,
-            }),
+            })),
             header: encode::SegmentHeader {
                 version: crate::iex::segment::VERSION,
                 protocol_id: opts.feed.protocol_id(),
@@ -496,25 +496,15 @@ impl Framer {
 
     /// Appends one segment's record to `chunk`.
     fn segment(&mut self, chunk: &mut Chunk, seq: u64, send_time: Timestamp, messages: &[Message]) {
-        let buf = &mut chunk.bytes;
-        let rec = self.capture.begin_record(buf);
-        let payload = encode::payload_len(messages);
-        let frame_start = frame::begin(
-            &self.endpoints,
-            self.ip_id,
-            encode::SEGMENT_HEADER_LEN + payload,
-            buf,
-        );
-        self.header.first_seq = seq;
-        self.header.send_time = send_time;
-        encode::encode_segment(&self.header, messages, buf);
-        frame::finish_udp(buf, frame_start);
-        self.capture
-            .end_record(buf, rec, send_time.saturating_add(CAPTURE_DELAY_NS));
-        self.header.stream_offset += payload as u64;
-        self.ip_id = self.ip_id.wrapping_add(1);
-
+        // One pass over the messages (written on the simulation's core) for the payload length
+        // and the counts; the encoding's pass finds them in this core's cache.
         let c = &mut self.counts;
+        let mut payload = 0;
+        for m in messages {
+            let k = m.kind();
+            c.by_type[usize::from(k)] += 1;
+            payload += 2 + kind::wire_len(k).unwrap_or(0);
+        }
         if c.packets == 0 {
             c.first = send_time;
         }
@@ -522,9 +512,20 @@ impl Framer {
         c.packets += 1;
         c.heartbeats += u64::from(messages.is_empty());
         c.messages += messages.len() as u64;
-        for m in messages {
-            c.by_type[m.kind() as usize] += 1;
-        }
+
+        let buf = &mut chunk.bytes;
+        let rec = self.capture.begin_record(buf);
+        let frame_start = self
+            .headers
+            .begin(self.ip_id, encode::SEGMENT_HEADER_LEN + payload, buf);
+        self.header.first_seq = seq;
+        self.header.send_time = send_time;
+        encode::encode_segment_of(&self.header, messages, payload, buf);
+        self.headers.finish_udp(buf, frame_start);
+        self.capture
+            .end_record(buf, rec, send_time.saturating_add(CAPTURE_DELAY_NS));
+        self.header.stream_offset += payload as u64;
+        self.ip_id = self.ip_id.wrapping_add(1);
     }
 
     /// Appends every segment of `batch`, handing `emit` each full chunk

@@ -29,7 +29,7 @@ impl SegmentHeader {
     /// Appends the 40 header bytes (the reserved byte zero): the inverse of [`SegmentHeader::parse`],
     /// for the generator.
     pub fn encode(&self, out: &mut Vec<u8>) {
-        let mut b = [0u8; HEADER_LEN];
+        let b = crate::bytes::append::<HEADER_LEN>(out);
         b[0] = self.version;
         b[2..4].copy_from_slice(&self.protocol_id.to_le_bytes());
         b[4..8].copy_from_slice(&self.channel_id.to_le_bytes());
@@ -39,7 +39,6 @@ impl SegmentHeader {
         b[16..24].copy_from_slice(&self.stream_offset.to_le_bytes());
         b[24..32].copy_from_slice(&self.first_seq.to_le_bytes());
         b[32..40].copy_from_slice(&self.send_time.to_le_bytes());
-        out.extend_from_slice(&b);
     }
 
     pub fn parse(i: &[u8]) -> IResult<&[u8], SegmentHeader> {

@@ -35,7 +35,8 @@ impl Flow {
 }
 
 impl Simulation {
-    /// One message of continuous trading for symbol `i`.
+    /// One DEEP or TOPS message of continuous trading for symbol `i` (DEEP+ has its own,
+    /// [`Simulation::order_message`]).
     pub(super) fn flow_message(
         &mut self,
         f: Flow,
@@ -43,9 +44,6 @@ impl Simulation {
         ts: Timestamp,
         last_of_event: bool,
     ) -> Message {
-        if self.feed == Feed::DeepPlus {
-            return self.order_message(f, i, ts);
-        }
         if matches!(f, Flow::OpenAuction | Flow::CloseAuction)
             && !self.listed.is_empty()
             && self.rng.u8(0..4) == 0

@@ -212,10 +212,15 @@ impl Simulation {
             .min(send);
         let step = (send - base) / count.max(1) as i64;
 
+        // Each message is written straight into the vector's spare room (see `order_message`).
         let start = messages.len();
+        messages.reserve(count as usize);
+        let spare = messages.spare_capacity_mut();
+        let mut n = 0;
         let mut sym = self.pick_symbol();
         for k in 0..count {
             let ts = base + step * k as i64;
+            let slot = &mut spare[n];
             let msg = match ph.kind {
                 Kind::Burst(b) => match self.burst_message(b, ts) {
                     Some(m) => m,
@@ -232,14 +237,21 @@ impl Simulation {
                         sym
                     };
                     let last_of_event = k + 1 == count || next != sym;
-                    let m = self.flow_message(f, sym, ts, last_of_event);
-                    sym = next;
-                    m
+                    let i = std::mem::replace(&mut sym, next);
+                    if self.feed == Feed::DeepPlus {
+                        self.order_message(f, i, ts, slot);
+                        n += 1;
+                        continue;
+                    }
+                    self.flow_message(f, i, ts, last_of_event)
                 }
             };
-            messages.push(msg);
+            slot.write(msg);
+            n += 1;
         }
-        let n = (messages.len() - start) as u64;
+        // SAFETY: the `n` slots after `start` were written just above.
+        unsafe { messages.set_len(start + n) };
+        let n = n as u64;
         if matches!(ph.kind, Kind::Burst(_)) {
             self.burst_left -= n;
         }

@@ -42,6 +42,8 @@ use crate::model::{
     ShortSalePriceTest, Timestamp,
 };
 
+use std::mem::MaybeUninit;
+
 use super::book::{Order, BUY, SELL};
 use super::layout::Flow;
 use super::universe::TICK;
@@ -86,43 +88,53 @@ enum Action {
 }
 
 impl Simulation {
-    /// One DEEP+ message of continuous trading for symbol `i`.
-    pub(super) fn order_message(&mut self, f: Flow, i: usize, ts: Timestamp) -> Message {
+    /// One DEEP+ message of continuous trading for symbol `i`, written into `out`.
+    ///
+    /// Written in place rather than returned: a `Message` is 88 bytes, and copying one just
+    /// built (its fields stored one by one) into the batch waited on store forwarding, 5 to 15%
+    /// of the simulation thread's samples.
+    pub(super) fn order_message(
+        &mut self,
+        f: Flow,
+        i: usize,
+        ts: Timestamp,
+        out: &mut MaybeUninit<Message>,
+    ) {
         let action = self.draw_action(i);
         match action {
-            Action::Trade => self.trade(f, i, ts),
-            Action::Break => self.trade_break(f, i, ts),
+            Action::Trade => out.write(self.trade(f, i, ts)),
+            Action::Break => out.write(self.trade_break(f, i, ts)),
             Action::Retail => {
                 let symbol = self.touch(i);
-                Message::RetailLiquidity(RetailLiquidity {
+                out.write(Message::RetailLiquidity(RetailLiquidity {
                     indicator: b" ABC"[self.rng.usize(0..4)],
                     timestamp: ts,
                     symbol,
-                })
+                }))
             }
             Action::ShortSale => {
                 let symbol = self.touch(i);
                 let on = self.rng.bool();
-                Message::ShortSalePriceTest(ShortSalePriceTest {
+                out.write(Message::ShortSalePriceTest(ShortSalePriceTest {
                     status: u8::from(on),
                     timestamp: ts,
                     symbol,
                     detail: if on { b'A' } else { b'D' },
-                })
+                }))
             }
-            Action::Add => self.add_order(i, ts),
-            Action::Delete => self.delete_order(i, ts),
-            Action::Modify => self.modify_order(i, ts),
-            Action::Execute => self.execute_order(f, i, ts),
+            Action::Add => out.write(self.add_order(i, ts)),
+            Action::Delete => out.write(self.delete_order(i, ts)),
+            Action::Modify => out.write(self.modify_order(i, ts)),
+            Action::Execute => out.write(self.execute_order(f, i, ts)),
             Action::Clear => {
                 let symbol = self.touch(i);
                 self.books[i].clear();
-                Message::ClearBook(ClearBook {
+                out.write(Message::ClearBook(ClearBook {
                     timestamp: ts,
                     symbol,
-                })
+                }))
             }
-        }
+        };
     }
 
     /// Draws from the mix, then turns what the book cannot take into what it can: anything on
