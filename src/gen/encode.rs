@@ -12,15 +12,16 @@ pub use crate::iex::segment::HEADER_LEN as SEGMENT_HEADER_LEN;
 
 pub use crate::iex::SegmentHeader;
 
-/// Wire length of `msg` (without its 2-byte length prefix).
-pub fn wire_len(msg: &Message) -> usize {
-    // Every variant the model can hold has a known length; 0 can not happen.
-    kind::wire_len(msg.kind()).unwrap_or(0)
+/// Bytes a message of type `kind` takes in a segment: its wire length plus its u16 length
+/// prefix.
+pub fn prefixed_len(kind: u8) -> usize {
+    // Every type the model can hold has a known length; 0 can not happen.
+    2 + kind::wire_len(kind).unwrap_or(0)
 }
 
 /// Payload length of a segment carrying `messages`: each message plus its u16 length prefix.
 pub fn payload_len(messages: &[Message]) -> usize {
-    messages.iter().map(|m| 2 + wire_len(m)).sum()
+    messages.iter().map(|m| prefixed_len(m.kind())).sum()
 }
 
 /// Little-endian field writer over the message's `N` bytes in the output; offsets follow the spec

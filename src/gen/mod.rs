@@ -17,7 +17,7 @@ use std::io::{self, Write};
 use std::path::Path;
 use std::sync::mpsc;
 
-use crate::model::{kind, Feed, Message, Packet, Timestamp};
+use crate::model::{Feed, Message, Packet, Timestamp};
 use crate::output::atomic::{write_file_atomically_with, Step};
 use crate::output::direct::BLOCK;
 use crate::output::DirectWriter;
@@ -503,7 +503,7 @@ impl Framer {
         for m in messages {
             let k = m.kind();
             c.by_type[usize::from(k)] += 1;
-            payload += 2 + kind::wire_len(k).unwrap_or(0);
+            payload += encode::prefixed_len(k);
         }
         if c.packets == 0 {
             c.first = send_time;
