@@ -92,6 +92,10 @@ enum Command {
         /// samples and twice the timed work). Every window is checked by every format either way.
         #[arg(long, value_enum, default_value_t = TimingArg::Alternate)]
         timing: TimingArg,
+        /// Seed of the order the formats take their turns in each window (a balanced design: every
+        /// format follows every other equally often); the CSV's order_seed. Default: a fresh one.
+        #[arg(long, value_name = "SEED")]
+        order_seed: Option<u64>,
         /// Split the formats across N worker processes, each pinned to a CPU of its own and
         /// streaming the input itself; one merged result. At most the CPUs this process may use.
         #[arg(long, value_name = "N", default_value_t = 1, value_parser = positive_usize)]
@@ -482,6 +486,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             no_stored_size,
             unit,
             timing,
+            order_seed,
             jobs,
             worker_cpu,
         } => {
@@ -493,6 +498,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 stored: stored_mode(stored_size, no_stored_size),
                 unit: unit.into(),
                 timing: timing.into(),
+                order_seed: order_seed.unwrap_or_else(|| fastrand::u64(..)),
             };
             // Settings that would measure nothing are refused before the file is opened.
             config.check()?;

@@ -340,6 +340,13 @@ fn warnings(o: &crate::measure::Outcome, governor: &Governor) -> Vec<String> {
             "batch",
         ));
     }
+    let faulted: Vec<(&str, u64)> = o
+        .formats
+        .iter()
+        .map(|f| (f.name, f.timed_faults))
+        .chain([("the memcpy floor", o.memcpy_faults)])
+        .collect();
+    out.extend(trust::timed_faults(&faulted));
     out.extend(governor.warning());
     out
 }
@@ -384,6 +391,14 @@ mod tests {
         assert_eq!(w.len(), 1);
         assert!(w[0].contains("`powersave`"), "{w:?}");
         assert!(warnings(&o, &Governor::Unreadable)[0].contains("could not be checked"));
+        o.formats[0].timed_faults = 3;
+        let w = warnings(&o, &performance);
+        assert_eq!(w.len(), 1);
+        assert!(
+            w[0].starts_with("page faults inside timed passes (sbe 3): "),
+            "{w:?}"
+        );
+        o.formats[0].timed_faults = 0;
         o.timer_overhead_ns = 1e6;
         let w = warnings(&o, &performance);
         assert_eq!(w.len(), 1);

@@ -21,15 +21,43 @@ pub struct SymbolStats {
     pub bid_low: Option<i64>,
     pub ask_high: Option<i64>,
     pub ask_low: Option<i64>,
+    /// Every value the selective decode handed over for this symbol, folded in order: sums and
+    /// extremes alone would pass a decoder that gets a price wrong that is not an extreme, or
+    /// swaps two values.
+    pub fold: u64,
 }
 
+/// FxHash's multiplier, as in the complete decode's checksum.
+const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
 impl SymbolStats {
+    #[inline(always)]
+    fn fold(&mut self, v: u64) {
+        self.fold = (self.fold.rotate_left(5) ^ v).wrapping_mul(K);
+    }
+
+    /// What differs between two stats of one symbol, in words, for an error message.
+    pub fn difference(&self, got: &SymbolStats) -> String {
+        let (mut a, mut b) = (*self, *got);
+        if a.fold != b.fold {
+            (a.fold, b.fold) = (0, 0);
+            if a == b {
+                return "the same sums and extremes, but not the same values in order (a value \
+                        that is not an extreme is wrong, or two are swapped)"
+                    .into();
+            }
+        }
+        format!("expected {self:?}, got {got:?}")
+    }
+
     fn bid(&mut self, price: i64) {
+        self.fold(1 ^ price as u64);
         self.bid_high = Some(self.bid_high.map_or(price, |p| p.max(price)));
         self.bid_low = Some(self.bid_low.map_or(price, |p| p.min(price)));
     }
 
     fn ask(&mut self, price: i64) {
+        self.fold(2 ^ price as u64);
         self.ask_high = Some(self.ask_high.map_or(price, |p| p.max(price)));
         self.ask_low = Some(self.ask_low.map_or(price, |p| p.min(price)));
     }
@@ -89,10 +117,26 @@ impl Aggregate {
         self.symbols.len()
     }
 
-    /// Makes room for `symbols` in all, so that the map does not grow in a timed pass.
+    /// Makes room for `symbols` in all, so that the map neither grows nor touches a fresh page
+    /// in a timed pass: when its table grows, every bucket of the new table is written once
+    /// (filled with placeholder symbols, then cleared) and the entries are put back.
     pub fn reserve(&mut self, symbols: usize) {
+        let before = self.symbols.capacity();
         self.symbols
             .reserve(symbols.saturating_sub(self.symbols.len()));
+        if self.symbols.capacity() == before {
+            return;
+        }
+        let entries: Vec<_> = self.symbols.drain().collect();
+        // 0xFF is no symbol's first byte (symbols are printable ASCII).
+        let mut placeholder = 0xFF00_0000_0000_0000u64;
+        while self.symbols.len() < self.symbols.capacity() {
+            self.symbols
+                .insert(placeholder.to_be_bytes(), SymbolStats::default());
+            placeholder += 1;
+        }
+        self.symbols.clear();
+        self.symbols.extend(entries);
     }
 
     /// The symbols and their figures, sorted by symbol.
@@ -135,6 +179,8 @@ impl Sink for Aggregate {
     fn trade(&mut self, symbol: &[u8; 8], size: u32, price: i64) {
         self.messages += 1;
         let e = self.entry(symbol);
+        e.fold(u64::from(size));
+        e.fold(price as u64);
         e.trade_volume += u64::from(size);
         e.trade_notional += i128::from(size) * i128::from(price);
     }

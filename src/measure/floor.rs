@@ -9,6 +9,7 @@
 //! warns when `raw`'s batch figures are more than `trust::MAX_RAW_OVER_FLOOR` times it.
 
 use super::clock::Timer;
+use super::memory::{count_faults, Written};
 use super::runner::{FormatRunner, PacketStat, Runner};
 use super::shootout::Timed;
 use super::stats::{BatchStats, Timings};
@@ -21,12 +22,14 @@ pub struct MemcpyFloor {
     /// Produces the bytes to copy (untimed here: its own times are `raw`'s row).
     raw: FormatRunner<Raw>,
     ends: Vec<PacketStat>,
-    copy: Vec<u8>,
-    batch_copy: Vec<u8>,
+    copy: Written<u8>,
+    batch_copy: Written<u8>,
     /// One value per packet after the warm-up.
     pub stats: Timings,
     /// The packets after the warm-up copied with one clock pair around each window.
     pub batch: BatchStats,
+    /// Minor page faults inside the timed copies (see [`super::memory`]): 0 when all is well.
+    pub faults: u64,
 }
 
 impl MemcpyFloor {
@@ -36,7 +39,8 @@ impl MemcpyFloor {
     /// the packets after the first `skip` recorded. If `timed.batch`, copies those packets again
     /// with one clock pair around them all, as [`Runner::encode_batch`] is timed. The formats'
     /// windows are timed the same way, so the floor rests on the same packets as their figures.
-    /// Returns the nanoseconds inside the timed regions.
+    /// `stats` must have room for the window, written (see [`super::memory`]). Returns the
+    /// nanoseconds inside the timed regions.
     pub fn measure(
         &mut self,
         window: &[Packet],
@@ -47,70 +51,73 @@ impl MemcpyFloor {
     ) -> u64 {
         self.ends.clear();
         self.raw.encode_window(window, timer, &mut self.ends);
-        let src = self.raw.buffer();
-        let (need, have) = (src.len(), self.copy.capacity());
-        self.copy.reserve(need.saturating_sub(have));
-        self.batch_copy
-            .reserve(need.saturating_sub(self.batch_copy.capacity()));
-        self.copy.clear();
+        let need = self.raw.buffer().len();
+        self.copy.reserve(need);
+        self.batch_copy.reserve(need);
+        self.copy.vec().clear();
         stats.clear();
+        let mut faults = 0;
         let mut per_packet = 0;
         if timed.per_packet {
-            per_packet = self.per_packet(skip, timer, stats);
+            per_packet = count_faults(&mut faults, || self.per_packet(timer, stats));
+            for s in stats.iter().skip(skip) {
+                self.stats.record(s.ns);
+            }
         }
-        if !timed.batch {
-            return per_packet;
+        let mut batch = 0;
+        if timed.batch {
+            batch = count_faults(&mut faults, || self.batch(skip, timer));
+            self.batch.add(batch, window.len() - skip);
         }
-        per_packet + self.batch(window.len(), skip, timer)
+        self.faults += faults;
+        per_packet + batch
     }
 
     /// The per-packet copy of the window `raw` last encoded.
-    fn per_packet(&mut self, skip: usize, timer: &Timer, stats: &mut Vec<PacketStat>) -> u64 {
+    fn per_packet(&mut self, timer: &Timer, stats: &mut Vec<PacketStat>) -> u64 {
         let src = self.raw.buffer();
+        let copy = self.copy.vec();
         let mut start = 0;
         for end in self.ends.iter().map(|s| s.end) {
             let t = timer.start();
-            self.copy.extend_from_slice(&src[start..end]);
+            copy.extend_from_slice(&src[start..end]);
             let ns = timer.elapsed_ns(t);
             stats.push(PacketStat {
-                end: self.copy.len(),
+                end: copy.len(),
                 ns,
                 check: 0,
             });
             start = end;
         }
         // The copy is only ever compared in tests; keep the optimizer from dropping it.
-        std::hint::black_box(&self.copy);
-        for s in stats.iter().skip(skip) {
-            self.stats.record(s.ns);
-        }
+        std::hint::black_box(&copy);
         stats.iter().map(|s| s.ns).sum()
     }
 
     /// The copy of the window's packets after `skip`, timed whole.
-    fn batch(&mut self, packets: usize, skip: usize, timer: &Timer) -> u64 {
+    fn batch(&mut self, skip: usize, timer: &Timer) -> u64 {
         let src = self.raw.buffer();
         let first = if skip == 0 {
             0
         } else {
             self.ends[skip - 1].end
         };
-        self.batch_copy.clear();
+        let copy = self.batch_copy.vec();
+        copy.clear();
         let t = timer.start();
         let mut start = first;
         for end in self.ends[skip..].iter().map(|s| s.end) {
-            self.batch_copy.extend_from_slice(&src[start..end]);
+            copy.extend_from_slice(&src[start..end]);
             start = end;
         }
         let batch_ns = timer.elapsed_ns(t);
-        std::hint::black_box(&self.batch_copy);
-        self.batch.add(batch_ns, packets - skip);
+        std::hint::black_box(&copy);
         batch_ns
     }
 
     /// The bytes copied for the last window.
     pub fn copied(&self) -> &[u8] {
-        &self.copy
+        self.copy.as_slice()
     }
 }
 
@@ -145,7 +152,7 @@ mod tests {
             stats.iter().map(|s| s.ns).sum::<u64>() + floor.batch.ns
         );
         assert_eq!(floor.batch.packets, 400);
-        assert_eq!(floor.batch_copy, expected[ends[99]..]);
+        assert_eq!(floor.batch_copy.as_slice(), &expected[ends[99]..]);
         // A second window replaces the copy and adds to the histogram.
         floor.measure(&packets[..10], 0, Timed::BOTH, &timer, &mut stats);
         assert_eq!(floor.copied(), &expected[..ends[9]]);

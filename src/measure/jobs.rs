@@ -268,6 +268,8 @@ fn spawn(
         .arg(config.unit.name())
         .arg("--timing")
         .arg(config.timing.name())
+        .arg("--order-seed")
+        .arg(config.order_seed.to_string())
         .arg(WORKER_FLAG)
         .arg(cpu.to_string());
     if config.verify {
@@ -512,7 +514,7 @@ fn same_input(a: &Outcome, b: &Outcome) -> Result<(), RunError> {
         units_recorded,
         units_batch
     );
-    same!(unit, timing, stored);
+    same!(unit, timing, stored, order_seed);
     if a.reference != b.reference {
         return differ("the aggregation", "one value".into(), "another".into());
     }

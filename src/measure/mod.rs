@@ -5,6 +5,8 @@ pub mod affinity;
 pub mod clock;
 pub mod floor;
 pub mod jobs;
+pub mod memory;
+pub mod order;
 pub mod runner;
 pub mod shootout;
 pub mod stats;

@@ -4,12 +4,13 @@
 //! per pass (plus the timer reads, inlined, once before and once after each packet).
 
 use super::clock::Timer;
+use super::memory::Written;
 use crate::formats::{Aggregate, Checksum, DecodeError, Format};
 use crate::model::Packet;
 
 /// Per-packet outcome of a window run: where the packet's bytes end in the runner's buffer and how
 /// many nanoseconds its encode or decode took, by the [`Timer`] read just before and after.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PacketStat {
     pub end: usize,
     pub ns: u64,
@@ -37,7 +38,8 @@ pub trait Runner {
     /// The format's [`Format::NAME`].
     fn name(&self) -> &'static str;
 
-    /// Makes room for `bytes` more in both buffers, so that growth never lands in a timed pass.
+    /// Makes room for `bytes` in each buffer, every page of it written (see
+    /// [`super::memory`]), so that neither growth nor a first touch lands in a timed pass.
     fn reserve(&mut self, bytes: usize);
 
     /// Clears the buffer, then encodes each packet of `window` into it back to back, timed per
@@ -109,9 +111,9 @@ pub trait Runner {
 #[derive(Default)]
 pub struct FormatRunner<F: Format> {
     pub format: F,
-    pub buf: Vec<u8>,
+    buf: Written<u8>,
     /// Where [`Runner::encode_batch`] writes.
-    pub batch_buf: Vec<u8>,
+    batch_buf: Written<u8>,
 }
 
 /// Walks `bytes` packet by packet with `decode`, which returns the bytes each packet used.
@@ -129,6 +131,11 @@ fn walk(
         pos += used;
         packets += 1;
     }
+    if pos > bytes.len() {
+        return Err(DecodeError::Malformed(
+            "the decoder claimed more bytes than the buffer holds",
+        ));
+    }
     Ok(packets)
 }
 
@@ -138,19 +145,19 @@ impl<F: Format> Runner for FormatRunner<F> {
     }
 
     fn reserve(&mut self, bytes: usize) {
-        self.buf.reserve(bytes.saturating_sub(self.buf.len()));
-        self.batch_buf
-            .reserve(bytes.saturating_sub(self.batch_buf.len()));
+        self.buf.reserve(bytes);
+        self.batch_buf.reserve(bytes);
     }
 
     fn encode_window(&mut self, window: &[Packet], timer: &Timer, stats: &mut Vec<PacketStat>) {
-        self.buf.clear();
+        let buf = self.buf.vec();
+        buf.clear();
         for packet in window {
             let start = timer.start();
-            let written = self.format.encode(packet, &mut self.buf);
+            let written = self.format.encode(packet, buf);
             let ns = timer.elapsed_ns(start);
             stats.push(PacketStat {
-                end: self.buf.len(),
+                end: buf.len(),
                 ns,
                 check: written as u64,
             });
@@ -158,12 +165,13 @@ impl<F: Format> Runner for FormatRunner<F> {
     }
 
     fn buffer(&self) -> &[u8] {
-        &self.buf
+        self.buf.as_slice()
     }
 
     fn load(&mut self, bytes: &[u8]) {
-        self.buf.clear();
-        self.buf.extend_from_slice(bytes);
+        let buf = self.buf.vec();
+        buf.clear();
+        buf.extend_from_slice(bytes);
     }
 
     fn decode_window(
@@ -174,7 +182,7 @@ impl<F: Format> Runner for FormatRunner<F> {
     ) -> Result<usize, DecodeError> {
         let mut end = 0;
         let format = &mut self.format;
-        walk(&self.buf, |bytes| {
+        walk(self.buf.as_slice(), |bytes| {
             let start = timer.start();
             let used = format.decode(bytes, sink)?;
             let ns = timer.elapsed_ns(start);
@@ -192,7 +200,7 @@ impl<F: Format> Runner for FormatRunner<F> {
     ) -> Result<usize, DecodeError> {
         let mut end = 0;
         let format = &mut self.format;
-        walk(&self.buf, |bytes| {
+        walk(self.buf.as_slice(), |bytes| {
             let start = timer.start();
             let used = format.decode_all(bytes, checksum)?;
             let ns = timer.elapsed_ns(start);
@@ -207,11 +215,12 @@ impl<F: Format> Runner for FormatRunner<F> {
     }
 
     fn encode_batch(&mut self, packets: &[Packet], timer: &Timer) -> Batch {
-        self.batch_buf.clear();
+        let buf = self.batch_buf.vec();
+        buf.clear();
         let mut messages = 0u64;
         let start = timer.start();
         for packet in packets {
-            messages += self.format.encode(packet, &mut self.batch_buf) as u64;
+            messages += self.format.encode(packet, buf) as u64;
         }
         let ns = timer.elapsed_ns(start);
         Batch {
@@ -222,7 +231,7 @@ impl<F: Format> Runner for FormatRunner<F> {
     }
 
     fn batch_buffer(&self) -> &[u8] {
-        &self.batch_buf
+        self.batch_buf.as_slice()
     }
 
     fn adopt_batch(&mut self) {
@@ -235,7 +244,7 @@ impl<F: Format> Runner for FormatRunner<F> {
         sink: &mut Aggregate,
         timer: &Timer,
     ) -> Result<Batch, DecodeError> {
-        let bytes = self.buf.get(from..).unwrap_or_default();
+        let bytes = self.buf.as_slice().get(from..).unwrap_or_default();
         let format = &mut self.format;
         let before = sink.messages;
         let start = timer.start();
@@ -254,7 +263,7 @@ impl<F: Format> Runner for FormatRunner<F> {
         checksum: &mut Checksum,
         timer: &Timer,
     ) -> Result<Batch, DecodeError> {
-        let bytes = self.buf.get(from..).unwrap_or_default();
+        let bytes = self.buf.as_slice().get(from..).unwrap_or_default();
         let format = &mut self.format;
         let before = checksum.messages();
         let start = timer.start();
@@ -269,7 +278,7 @@ impl<F: Format> Runner for FormatRunner<F> {
 
     fn decode_packets(&mut self, out: &mut Vec<Packet>) -> Result<(), DecodeError> {
         let format = &mut self.format;
-        walk(&self.buf, |bytes| {
+        walk(self.buf.as_slice(), |bytes| {
             let (packet, used) = format.decode_packet(bytes)?;
             out.push(packet);
             Ok(used)
@@ -278,7 +287,7 @@ impl<F: Format> Runner for FormatRunner<F> {
     }
 
     fn decode_packet_at(&mut self, at: usize) -> Result<Packet, DecodeError> {
-        let bytes = self.buf.get(at..).unwrap_or_default();
+        let bytes = self.buf.as_slice().get(at..).unwrap_or_default();
         self.format.decode_packet(bytes).map(|(packet, _)| packet)
     }
 }

@@ -12,6 +12,8 @@ use crate::stream::IexReader;
 
 use super::clock::Timer;
 use super::floor::MemcpyFloor;
+use super::memory::{count_faults, Written};
+use super::order::Order;
 use super::runner::{self, PacketStat, Runner};
 use super::stats::{BatchStats, FormatResult, Timings};
 use super::stored::{Compressors, StoredMode};
@@ -45,6 +47,9 @@ pub struct Config {
     pub unit: Unit,
     /// Whether each window is timed both per packet and whole, or one of the two in turn.
     pub timing: Timing,
+    /// Seeds the order the formats take their turns in (see [`super::order`]); the same seed
+    /// gives the same orders.
+    pub order_seed: u64,
 }
 
 /// How the windows are timed (`--timing`). Either way every window is encoded, decoded
@@ -120,6 +125,7 @@ impl Default for Config {
             stored: StoredMode::Sample,
             unit: Unit::Packet,
             timing: Timing::Alternate,
+            order_seed: 0,
         }
     }
 }
@@ -239,6 +245,8 @@ pub struct Outcome {
     pub units_batch: u64,
     /// How the windows were timed.
     pub timing: Timing,
+    /// The seed of the formats' order in each window.
+    pub order_seed: u64,
     /// Messages of unknown type in the input (carried by no format).
     pub unknown: u64,
     /// Carried beside the outcome between processes, as `name` of a format is.
@@ -268,6 +276,8 @@ pub struct Outcome {
     pub memcpy: Timings,
     /// The same copy timed per window, like the formats' batch figures.
     pub memcpy_batch: BatchStats,
+    /// Minor page faults inside the floor's timed copies (0 when all is well).
+    pub memcpy_faults: u64,
     /// With `--jobs N` (N > 1): the worker processes; empty for a run in one process. The times
     /// above (`wall_ns`, `parse_ns`, ...) are then summed over the workers.
     #[serde(skip)]
@@ -406,11 +416,15 @@ struct Shootout<'c> {
     reference_batch: Aggregate,
     expected: Expected,
     checksum: Checksum,
-    stats: Vec<PacketStat>,
+    stats: Written<PacketStat>,
+    /// Where each packet's encoding ends in the buffer, as the per-packet encode wrote it.
+    ends: Written<usize>,
     decoded: Vec<Packet>,
     compressors: Compressors,
     floor: MemcpyFloor,
-    rotation: usize,
+    order: Order,
+    /// This window's order: format indices, `runners.len()` for the floor.
+    turns: Vec<usize>,
     /// Windows done: the next window's index (which `Config::stored` samples by).
     windows: u64,
     /// Units so far (packets or messages, see `Config::unit`).
@@ -436,6 +450,8 @@ impl<'c> Shootout<'c> {
         Ok(Shootout {
             config,
             footprints: vec![Footprint::default(); runners.len()],
+            order: Order::new(runners.len() + 1, config.order_seed),
+            turns: Vec::with_capacity(runners.len() + 1),
             runners,
             results,
             timer: Timer::calibrate(),
@@ -444,11 +460,11 @@ impl<'c> Shootout<'c> {
             reference_batch: Aggregate::new(),
             expected: Expected::default(),
             checksum: Checksum::default(),
-            stats: Vec::with_capacity(config.window),
+            stats: Written::default(),
+            ends: Written::default(),
             decoded: Vec::new(),
             compressors: Compressors::new()?,
             floor: MemcpyFloor::default(),
-            rotation: 0,
             windows: 0,
             packets: 0,
             units_per_packet: 0,
@@ -462,7 +478,7 @@ impl<'c> Shootout<'c> {
         })
     }
 
-    /// One window: the references, then every format's timed passes in rotation, then the
+    /// One window: the references, then every format's timed passes in this window's order, then the
     /// untimed work (size as stored, `--verify`).
     fn step(&mut self, window: &Window) -> Result<(), RunError> {
         let packets = window.packets();
@@ -478,15 +494,17 @@ impl<'c> Shootout<'c> {
         let timed = Timed::plan(self.config.timing, self.windows, skip, n, first_recorded);
         self.prepare(window, skip, timed);
 
-        // Rotate which format goes first so none always runs on a cold cache; the memcpy floor
-        // takes its turn in the rotation as slot `count`.
+        // Every format meets every neighbour equally often (see `measure::order`); the memcpy
+        // floor takes its turn as slot `count`.
         let count = self.runners.len();
+        self.turns.clear();
+        self.turns.extend_from_slice(self.order.next_window());
         for k in 0..=count {
-            let i = (k + self.rotation) % (count + 1);
+            let i = self.turns[k];
             if i == count {
                 self.passes.floor +=
                     self.floor
-                        .measure(packets, skip, timed, &self.timer, &mut self.stats);
+                        .measure(packets, skip, timed, &self.timer, self.stats.vec());
             } else {
                 self.measure_format(i, packets, skip, first_packet, timed)?;
             }
@@ -505,7 +523,6 @@ impl<'c> Shootout<'c> {
         if timed.batch {
             self.units_batch += recorded;
         }
-        self.rotation += 1;
         self.windows += 1;
         self.packets += n as u64;
         self.messages += window.messages;
@@ -552,19 +569,27 @@ impl<'c> Shootout<'c> {
         let symbols = self.reference.symbol_count();
         for (i, runner) in self.runners.iter_mut().enumerate() {
             if self.footprints[i].per_packet == 0.0 {
-                // First window: one untimed encode to learn how much room this format needs.
+                // First window: every pass once, untimed, so that the format's own buffers and
+                // scratch reach their size before anything is timed, and to learn how much room
+                // its encoding needs.
                 runner.encode_batch(packets, &self.timer);
                 self.footprints[i].learn(
                     runner.batch_buffer().len(),
                     packets.len(),
                     window.messages,
                 );
+                runner.adopt_batch();
+                let (mut sink, mut checksum) = (Aggregate::new(), Checksum::default());
+                // A decode error here is found again, and reported, by the timed passes.
+                let _ = runner.decode_batch(0, &mut sink, &self.timer);
+                let _ = runner.decode_all_batch(0, &mut checksum, &self.timer);
             }
             runner.reserve(self.footprints[i].room(packets.len(), window.messages));
             self.results[i].aggregate.reserve(symbols);
             self.results[i].batch_aggregate.reserve(symbols);
         }
         self.stats.reserve(packets.len());
+        self.ends.reserve(packets.len());
     }
 
     /// Format `i`'s timed passes over the window: encode, selective decode and complete decode,
@@ -577,10 +602,46 @@ impl<'c> Shootout<'c> {
         first_packet: u64,
         timed: Timed,
     ) -> Result<(), RunError> {
+        // Where the packets after the warm-up start in the buffer the decodes read.
+        let mut from = 0;
+        if timed.per_packet {
+            from = self.per_packet(i, packets, skip, first_packet)?;
+        }
+        if timed.batch {
+            self.batch(i, &packets[skip..], from, first_packet, timed)?;
+        }
+        Ok(())
+    }
+
+    /// Format `i`'s passes timed packet by packet, each checked packet by packet: every packet
+    /// decoded, each using exactly the bytes its encode wrote, the complete decode's checksum
+    /// the source's after every packet. Returns where the packets after the warm-up start.
+    fn per_packet(
+        &mut self,
+        i: usize,
+        packets: &[Packet],
+        skip: usize,
+        first_packet: u64,
+    ) -> Result<usize, RunError> {
         let (runner, result) = (&mut self.runners[i], &mut self.results[i]);
-        let (timer, stats) = (&self.timer, &mut self.stats);
+        let (timer, stats) = (&self.timer, self.stats.vec());
         let name = result.name;
-        let decode_error = |stats: &[PacketStat], cause| {
+        let faults = &mut result.timed_faults;
+        stats.clear();
+        count_faults(faults, || runner.encode_window(packets, timer, stats));
+        for s in &stats[skip..] {
+            result.ser.record(s.ns);
+        }
+        self.passes.ser += stats.iter().map(|s| s.ns).sum::<u64>();
+        result.encoded_bytes += runner.buffer().len() as u64;
+        let ends = self.ends.vec();
+        ends.clear();
+        ends.extend(stats.iter().map(|s| s.end));
+        let from = if skip == 0 { 0 } else { ends[skip - 1] };
+        let decode_error = |pass: &str, stats: &[PacketStat], cause| {
+            if let Err(wrong_length) = ends_agree(name, pass, stats, ends, packets, first_packet) {
+                return wrong_length;
+            }
             // The packet that failed is the one after the last decoded.
             let at = stats.len();
             RunError::Decode {
@@ -591,98 +652,116 @@ impl<'c> Shootout<'c> {
             }
         };
 
-        // Where the packets after the warm-up start in the buffer the decodes read.
-        let mut from = 0;
-        if timed.per_packet {
-            stats.clear();
-            runner.encode_window(packets, timer, stats);
-            for s in &stats[skip..] {
-                result.ser.record(s.ns);
-            }
-            self.passes.ser += stats.iter().map(|s| s.ns).sum::<u64>();
-            result.encoded_bytes += runner.buffer().len() as u64;
-            result.messages_encoded += stats.iter().map(|s| s.check).sum::<u64>();
-            from = if skip == 0 { 0 } else { stats[skip - 1].end };
-
-            stats.clear();
-            runner
-                .decode_window(&mut result.aggregate, timer, stats)
-                .map_err(|cause| decode_error(stats, cause))?;
-            for s in &stats[skip..] {
-                result.de.record(s.ns);
-            }
-            self.passes.de += stats.iter().map(|s| s.ns).sum::<u64>();
-
-            stats.clear();
-            self.checksum.reset();
-            runner
-                .decode_all_window(&mut self.checksum, timer, stats)
-                .map_err(|cause| decode_error(stats, cause))?;
-            for s in &stats[skip..] {
-                result.de_all.record(s.ns);
-            }
-            self.passes.de_all += stats.iter().map(|s| s.ns).sum::<u64>();
-            if let Some(at) = stats
-                .iter()
-                .zip(&self.expected.checks)
-                .position(|(s, e)| s.check != *e)
-            {
-                let start = if at == 0 { 0 } else { stats[at - 1].end };
-                return Err(checksum_mismatch(
-                    runner.as_mut(),
-                    start,
-                    &packets[at],
-                    first_packet + at as u64,
-                ));
-            }
+        stats.clear();
+        count_faults(faults, || {
+            runner.decode_window(&mut result.aggregate, timer, stats)
+        })
+        .map_err(|cause| decode_error("selective decode", stats, cause))?;
+        for s in &stats[skip..] {
+            result.de.record(s.ns);
         }
-        if !timed.batch {
-            return Ok(());
-        }
+        self.passes.de += stats.iter().map(|s| s.ns).sum::<u64>();
+        each_packet_whole(name, "selective decode", stats, ends, packets, first_packet)?;
 
-        let recorded = &packets[skip..];
-        let batch = runner.encode_batch(recorded, timer);
-        result.ser_batch.add(batch.ns, batch.packets);
-        self.passes.ser_batch += batch.ns;
-        let messages = self.expected.batch_messages;
+        stats.clear();
+        self.checksum.reset();
+        count_faults(faults, || {
+            runner.decode_all_window(&mut self.checksum, timer, stats)
+        })
+        .map_err(|cause| decode_error("complete decode", stats, cause))?;
+        for s in &stats[skip..] {
+            result.de_all.record(s.ns);
+        }
+        self.passes.de_all += stats.iter().map(|s| s.ns).sum::<u64>();
+        each_packet_whole(name, "complete decode", stats, ends, packets, first_packet)?;
+        if let Some(at) = stats
+            .iter()
+            .zip(&self.expected.checks)
+            .position(|(s, e)| s.check != *e)
+        {
+            let start = if at == 0 { 0 } else { stats[at - 1].end };
+            return Err(checksum_mismatch(
+                runner.as_mut(),
+                start,
+                &packets[at],
+                first_packet + at as u64,
+            ));
+        }
+        // What the encoder wrote, counted by reading it back: an encoder's own count could only
+        // repeat what it believes.
+        result.messages_encoded += self.checksum.messages();
+        Ok(from)
+    }
+
+    /// Format `i`'s passes timed whole over `recorded` (the window's packets after the
+    /// warm-up), checked as a whole: every packet and message read, the complete decode's
+    /// checksum the source's. The decodes read the buffer from byte `from`.
+    fn batch(
+        &mut self,
+        i: usize,
+        recorded: &[Packet],
+        from: usize,
+        first_packet: u64,
+        timed: Timed,
+    ) -> Result<(), RunError> {
+        let (runner, result) = (&mut self.runners[i], &mut self.results[i]);
+        let timer = &self.timer;
+        let name = result.name;
+        let faults = &mut result.timed_faults;
         let window_error = |what: String| RunError::Disagree {
             format: name,
             what: format!("window starting at packet {first_packet}: {what}"),
         };
-        if batch.messages != messages {
+
+        let batch = count_faults(faults, || runner.encode_batch(recorded, timer));
+        result.ser_batch.add(batch.ns, batch.packets);
+        self.passes.ser_batch += batch.ns;
+        let messages = self.expected.batch_messages;
+        if !timed.per_packet {
+            // The window's only encode: the decodes read it, and it counts as the window's
+            // bytes (no warm-up in such a window, see `Timed::plan`); its messages are counted
+            // when the complete decode below has read them back.
+            runner.adopt_batch();
+            result.encoded_bytes += runner.buffer().len() as u64;
+        }
+
+        let batch = count_faults(faults, || {
+            runner.decode_batch(from, &mut result.batch_aggregate, timer)
+        })
+        .map_err(|e| window_error(format!("the batch selective decode failed: {e}")))?;
+        result.de_batch.add(batch.ns, batch.packets);
+        self.passes.de_batch += batch.ns;
+        if batch.packets != recorded.len() {
             return Err(window_error(format!(
-                "the batch encode wrote {} messages, the packets hold {messages}",
-                batch.messages
+                "the batch selective decode read {} packets, the encoder wrote {}",
+                batch.packets,
+                recorded.len()
+            )));
+        }
+
+        self.checksum.reset();
+        let batch = count_faults(faults, || {
+            runner.decode_all_batch(from, &mut self.checksum, timer)
+        })
+        .map_err(|e| window_error(format!("the batch complete decode failed: {e}")))?;
+        result.de_all_batch.add(batch.ns, batch.packets);
+        self.passes.de_all_batch += batch.ns;
+        if batch.packets != recorded.len()
+            || self.checksum.value() != self.expected.batch_check
+            || batch.messages != messages
+        {
+            return Err(window_error(format!(
+                "the batch complete decode read {} packets and {} messages with checksum \
+                 {:#018x}; the source has {} and {messages} with {:#018x}",
+                batch.packets,
+                batch.messages,
+                self.checksum.value(),
+                recorded.len(),
+                self.expected.batch_check
             )));
         }
         if !timed.per_packet {
-            // The window's only encode: the decodes read it, and it counts as the window's
-            // bytes (no warm-up in such a window, see `Timed::plan`).
-            runner.adopt_batch();
-            result.encoded_bytes += runner.buffer().len() as u64;
             result.messages_encoded += batch.messages;
-        }
-
-        let batch = runner
-            .decode_batch(from, &mut result.batch_aggregate, timer)
-            .map_err(|e| window_error(format!("the batch decode failed: {e}")))?;
-        result.de_batch.add(batch.ns, batch.packets);
-        self.passes.de_batch += batch.ns;
-
-        self.checksum.reset();
-        let batch = runner
-            .decode_all_batch(from, &mut self.checksum, timer)
-            .map_err(|e| window_error(format!("the batch complete decode failed: {e}")))?;
-        result.de_all_batch.add(batch.ns, batch.packets);
-        self.passes.de_all_batch += batch.ns;
-        if self.checksum.value() != self.expected.batch_check || batch.messages != messages {
-            return Err(window_error(format!(
-                "the batch complete decode read {} messages with checksum {:#018x}; the source \
-                 has {messages} with {:#018x}",
-                batch.messages,
-                self.checksum.value(),
-                self.expected.batch_check
-            )));
         }
         result.messages_batch += messages;
         Ok(())
@@ -771,6 +850,7 @@ impl<'c> Shootout<'c> {
             units_recorded: self.units_per_packet,
             units_batch: self.units_batch,
             timing: self.config.timing,
+            order_seed: self.config.order_seed,
             unknown: window.unknown,
             feed: window.feeds.name(),
             timer_overhead_ns: self.timer.overhead_ns,
@@ -785,10 +865,63 @@ impl<'c> Shootout<'c> {
             verify_ns: self.verify_ns,
             memcpy: self.floor.stats,
             memcpy_batch: self.floor.batch,
+            memcpy_faults: self.floor.faults,
             workers: Vec::new(),
             elapsed_ns: wall_ns,
         })
     }
+}
+
+/// A per-packet decode (`pass`) must report every packet of the window, each ending where the
+/// encoder's did: a decoder that stops early, or claims more or fewer bytes than a packet has,
+/// is caught here even where its values happen to be right.
+fn each_packet_whole(
+    format: &'static str,
+    pass: &str,
+    stats: &[PacketStat],
+    ends: &[usize],
+    packets: &[Packet],
+    first_packet: u64,
+) -> Result<(), RunError> {
+    ends_agree(format, pass, stats, ends, packets, first_packet)?;
+    if stats.len() != ends.len() {
+        return Err(RunError::Disagree {
+            format,
+            what: format!(
+                "window starting at packet {first_packet}: the {pass} read {} packets, the \
+                 encoder wrote {}",
+                stats.len(),
+                ends.len()
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// The packets decoded so far (`stats`) each ended where the encoder's did. Also asked when a
+/// decode fails: a wrong length before it is the cause to name, not the failure it led to.
+fn ends_agree(
+    format: &'static str,
+    pass: &str,
+    stats: &[PacketStat],
+    ends: &[usize],
+    packets: &[Packet],
+    first_packet: u64,
+) -> Result<(), RunError> {
+    let Some(at) = stats.iter().zip(ends).position(|(s, &e)| s.end != e) else {
+        return Ok(());
+    };
+    let start = if at == 0 { 0 } else { ends[at - 1] };
+    Err(RunError::Disagree {
+        format,
+        what: format!(
+            "packet {} (seq {}): the {pass} used {} bytes, the encoder wrote {}",
+            first_packet + at as u64,
+            packets[at].seq,
+            stats[at].end.saturating_sub(start),
+            ends[at] - start
+        ),
+    })
 }
 
 /// The error for a packet whose complete decode does not give the source's checksum: decoded
@@ -905,7 +1038,10 @@ fn cross_check(
                     .sorted()
                     .into_iter()
                     .find(|(s, v)| got.get(s) != Some(v))
-                    .map(|(s, v)| format!("symbol {s}: expected {v:?}, got {:?}", got.get(&s)))
+                    .map(|(s, v)| match got.get(&s) {
+                        Some(g) => format!("symbol {s}: {}", v.difference(g)),
+                        None => format!("symbol {s}: expected {v:?}, got nothing"),
+                    })
                     .unwrap_or_else(|| "symbols, packets or sequence numbers differ".to_owned());
                 return Err(disagree(format!(
                     "{pass}aggregate differs from the source: {differing}"
@@ -985,7 +1121,7 @@ mod tests {
     use super::*;
     use crate::formats::{raw::Raw, Format, Sink, Visitor};
     use crate::gen::{self, GenOptions};
-    use crate::model::{Message, Packet};
+    use crate::model::{Message, Packet, Side};
 
     /// What a broken format does to a packet before encoding it with `raw`.
     #[derive(Clone, Copy, PartialEq, Eq)]
@@ -1061,6 +1197,221 @@ mod tests {
         ) -> Result<usize, DecodeError> {
             self.raw.decode_all(bytes, v)
         }
+    }
+
+    /// What a broken decoder does, on top of reading `raw`'s correct bytes.
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    enum DecodeFault {
+        /// (f) The complete decode claims the rest of the window after one packet in 50, so the
+        /// window's decode stops early.
+        StopEarly,
+        /// (g) The complete decode leaves out every trade report's `trade_id` (reads it as 0).
+        SkipField,
+        /// (h) The selective decode hands over, for a price level strictly inside its symbol's
+        /// range so far, another price strictly inside it: sums and extremes stay right.
+        NonExtremePrice,
+        /// (i) Both decodes swap the first two messages of every packet with two or more.
+        SwapMessages,
+        /// (j) The complete decode reports one byte more than each packet has.
+        MoreBytes,
+    }
+
+    /// `raw`'s encoder with a decoder broken as `FAULT` (a [`DecodeFault`] as a number) says.
+    #[derive(Default)]
+    struct BrokenDecoder<const FAULT: u8> {
+        raw: Raw,
+        scratch: Packet,
+        packets: u64,
+        /// The price range seen so far per symbol and side (for `NonExtremePrice`).
+        ranges: std::collections::HashMap<([u8; 8], bool), (i64, i64)>,
+    }
+
+    impl<const FAULT: u8> BrokenDecoder<FAULT> {
+        const FAULTS: [DecodeFault; 5] = [
+            DecodeFault::StopEarly,
+            DecodeFault::SkipField,
+            DecodeFault::NonExtremePrice,
+            DecodeFault::SwapMessages,
+            DecodeFault::MoreBytes,
+        ];
+        const FAULT: DecodeFault = Self::FAULTS[FAULT as usize];
+    }
+
+    /// Passes a selective decode on to `inner`, moving non-extreme prices (`NonExtremePrice`).
+    struct Misprice<'a, K> {
+        inner: &'a mut K,
+        ranges: &'a mut std::collections::HashMap<([u8; 8], bool), (i64, i64)>,
+    }
+
+    impl<K: Sink> Sink for Misprice<'_, K> {
+        fn packet(&mut self, seq: u64) {
+            self.inner.packet(seq)
+        }
+        fn trade(&mut self, symbol: &[u8; 8], size: u32, price: i64) {
+            self.inner.trade(symbol, size, price)
+        }
+        fn price_level(&mut self, side: Side, symbol: &[u8; 8], price: i64) {
+            let range = self
+                .ranges
+                .entry((*symbol, side == Side::Buy))
+                .or_insert((price, price));
+            let (lo, hi) = *range;
+            let wrong = if lo < price && price < hi && hi - lo >= 3 {
+                if price == lo + 1 {
+                    lo + 2
+                } else {
+                    lo + 1
+                }
+            } else {
+                price
+            };
+            *range = (lo.min(price), hi.max(price));
+            self.inner.price_level(side, symbol, wrong)
+        }
+        fn add_order(&mut self, side: u8, symbol: &[u8; 8], price: i64) {
+            self.inner.add_order(side, symbol, price)
+        }
+        fn quote(&mut self, symbol: &[u8; 8], bid: i64, ask: i64) {
+            self.inner.quote(symbol, bid, ask)
+        }
+        fn other(&mut self) {
+            self.inner.other()
+        }
+    }
+
+    impl<const FAULT: u8> Format for BrokenDecoder<FAULT> {
+        const NAME: &'static str = "broken";
+
+        fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
+            self.raw.encode(packet, out)
+        }
+
+        fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
+            match Self::FAULT {
+                DecodeFault::NonExtremePrice => self.raw.decode(
+                    bytes,
+                    &mut Misprice {
+                        inner: sink,
+                        ranges: &mut self.ranges,
+                    },
+                ),
+                DecodeFault::SwapMessages => {
+                    // The selective decode of the swapped packet, through the model.
+                    let used = self.raw.decode_all(bytes, &mut self.scratch)?;
+                    let n = self.scratch.messages.len();
+                    if n >= 2 {
+                        self.scratch.messages.swap(0, 1);
+                    }
+                    crate::formats::aggregate::visit_packet(&self.scratch, sink);
+                    Ok(used)
+                }
+                _ => self.raw.decode(bytes, sink),
+            }
+        }
+
+        fn decode_all<V: Visitor>(
+            &mut self,
+            bytes: &[u8],
+            v: &mut V,
+        ) -> Result<usize, DecodeError> {
+            let mut used = self.raw.decode_all(bytes, &mut self.scratch)?;
+            self.packets += 1;
+            let p = &mut self.scratch;
+            match Self::FAULT {
+                DecodeFault::StopEarly if self.packets % 50 == 0 => used = bytes.len(),
+                DecodeFault::SkipField => {
+                    for m in &mut p.messages {
+                        if let Message::TradeReport(t) = m {
+                            t.trade_id = 0;
+                        }
+                    }
+                }
+                DecodeFault::SwapMessages if p.messages.len() >= 2 => p.messages.swap(0, 1),
+                DecodeFault::MoreBytes => used += 1,
+                _ => {}
+            }
+            v.packet(p.seq, p.send_time);
+            for m in &p.messages {
+                v.message(*m);
+            }
+            Ok(used)
+        }
+    }
+
+    /// A default run (no `--verify`) of `raw` and `broken` over a synthetic day's start.
+    fn run_against_raw(broken: Box<dyn Runner>) -> Result<Outcome, RunError> {
+        let mut bytes = Vec::new();
+        let opts = GenOptions {
+            packets: 3_000,
+            ..GenOptions::default()
+        };
+        gen::generate(&opts, &mut bytes).unwrap();
+        let config = Config {
+            stored: StoredMode::None,
+            window: 512,
+            ..Config::default()
+        };
+        assert!(!config.verify);
+        let runners: Vec<Box<dyn Runner>> = vec![Box::new(FormatRunner::<Raw>::default()), broken];
+        let reader = IexReader::new(&bytes[..], false).unwrap();
+        run_with(reader, &config, runners, |_| {})
+    }
+
+    fn decoder_failure<const FAULT: u8>() -> String {
+        match run_against_raw(Box::new(FormatRunner::<BrokenDecoder<FAULT>>::default())) {
+            Ok(_) => panic!("a broken decoder passed the run's checks"),
+            Err(e) => {
+                eprintln!("{e}");
+                e.to_string()
+            }
+        }
+    }
+
+    #[test]
+    fn a_complete_decode_that_stops_early_fails_the_run() {
+        let e = decoder_failure::<0>();
+        assert!(
+            e.starts_with("broken: packet 50 (seq ")
+                && e.contains("): the complete decode used ")
+                && e.contains(" bytes, the encoder wrote "),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_complete_decode_that_skips_a_field_fails_the_run() {
+        let e = decoder_failure::<1>();
+        assert!(e.contains("].TradeReport.trade_id should be "), "{e}");
+    }
+
+    #[test]
+    fn a_wrong_price_that_is_no_extreme_fails_the_run() {
+        let e = decoder_failure::<2>();
+        assert!(
+            e.starts_with("broken: aggregate differs from the source: symbol ")
+                && e.contains("the same sums and extremes, but not the same values in order"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_decoder_that_swaps_messages_fails_the_run() {
+        let e = decoder_failure::<3>();
+        assert!(
+            e.starts_with("broken: packet ") && e.contains(": messages[0]."),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_decoder_that_claims_more_bytes_than_it_read_fails_the_run() {
+        let e = decoder_failure::<4>();
+        assert!(
+            e.starts_with("broken: packet 1 (seq ")
+                && e.contains("): the complete decode used ")
+                && e.contains(" bytes, the encoder wrote "),
+            "{e}"
+        );
     }
 
     /// A default run (no `--verify`) of `raw` and the broken format over a synthetic day's start.

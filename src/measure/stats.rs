@@ -126,6 +126,9 @@ pub struct FormatResult {
     /// The CPU the `--jobs` worker that measured this format was pinned to.
     #[serde(skip)]
     pub worker_cpu: Option<usize>,
+    /// Minor page faults taken inside this format's timed passes, the warm-up included (see
+    /// `measure::memory`): 0 when every buffer was written before it was timed.
+    pub timed_faults: u64,
 }
 
 impl FormatResult {
@@ -145,6 +148,7 @@ impl FormatResult {
             batch_aggregate: Aggregate::new(),
             stored: StoredTally::default(),
             worker_cpu: None,
+            timed_faults: 0,
         }
     }
 

