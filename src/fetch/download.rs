@@ -1,13 +1,15 @@
 //! The network side: the HTTP agent, loading the index, and downloading one file into
 //! `DIR/.NAME.part` (resumed with a `Range` request), checked against the index's size and only
-//! then renamed to `DIR/NAME`.
+//! then renamed to `DIR/NAME`. Nothing is created before `DIR/NAME` is known to be a safe name
+//! directly inside `DIR`.
 
+use std::ffi::OsStr;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::path::Path;
 use std::time::Duration;
 
-use super::index::{HistFile, HistIndex};
+use super::index::{safe_name, HistFile, HistIndex};
 use super::{FetchError, Fetched};
 
 pub(super) fn agent() -> ureq::Agent {
@@ -54,7 +56,8 @@ pub fn load_index(agent: &ureq::Agent, url: &str) -> Result<HistIndex, FetchErro
 
 /// Downloads `file` into `out_dir` as `name`: already there at the index's size, nothing is
 /// downloaded; a `.NAME.part` left by an earlier attempt is resumed; the size is checked against
-/// the index before the part is renamed.
+/// the index before the part is renamed. A `name` that is not a [safe name](safe_name) directly
+/// inside `out_dir` is refused before anything (even `out_dir`) is created.
 pub(super) fn fetch_file(
     agent: &ureq::Agent,
     file: &HistFile,
@@ -66,9 +69,17 @@ pub(super) fn fetch_file(
         let path = path.to_path_buf();
         move |cause| FetchError::Io { path, cause }
     };
-    std::fs::create_dir_all(out_dir).map_err(io_err(out_dir))?;
     let path = out_dir.join(name);
+    let inside = path.parent() == Some(out_dir) && path.file_name() == Some(OsStr::new(name));
+    if !(safe_name(name) && inside) {
+        return Err(FetchError::UnsafeName {
+            entry: file.describe(),
+            name: name.to_string(),
+            dir: out_dir.to_path_buf(),
+        });
+    }
     let part = out_dir.join(format!(".{name}.part"));
+    std::fs::create_dir_all(out_dir).map_err(io_err(out_dir))?;
 
     if let (Some(size), Ok(meta)) = (file.size, std::fs::metadata(&path)) {
         if meta.is_file() && meta.len() == size {
@@ -206,4 +217,36 @@ fn content_range_start(response: &ureq::http::Response<ureq::Body>) -> Option<u6
     let value = response.headers().get("content-range")?.to_str().ok()?;
     let range = value.trim().strip_prefix("bytes")?.trim_start();
     range.split('-').next()?.trim().parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_name_outside_the_folder_is_refused_before_anything_is_created() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        let file = HistFile {
+            link: "http://127.0.0.1:1/x\ny".into(),
+            date: String::new(),
+            feed: "DEEP".into(),
+            version: "1.0".into(),
+            protocol: String::new(),
+            size: Some(1),
+        };
+        for name in ["../x", "a/b", "..", ".", "", "/tmp/x", ".x", "x\0"] {
+            let err = fetch_file(&agent(), &file, name, &out, |_, _| {}).unwrap_err();
+            assert!(matches!(err, FetchError::UnsafeName { .. }), "{err:?}");
+            assert_eq!(
+                err.to_string(),
+                format!(
+                    "the HIST index entry DEEP 1.0 at http://127.0.0.1:1/x\\ny would be saved \
+                     as {name:?}, which is not a plain file name inside {}; nothing was written",
+                    out.display()
+                )
+            );
+        }
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
 }

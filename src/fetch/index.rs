@@ -57,10 +57,27 @@ fn preference(feed: Feed, version: &str) -> (bool, Vec<u32>) {
     (implemented, number)
 }
 
+/// Whether `name` may be written into `--out` as it is: ASCII letters, digits, `.`, `_` and `-`,
+/// not empty, no leading dot (so never `.`, `..`, a hidden file or one of our `.part` files). The
+/// one rule for every name fetch writes and for every index field that goes into one, since the
+/// index arrives over the network.
+pub(super) fn safe_name(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with('.')
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+}
+
+/// Larger than any capture IEX publishes (a DEEP day is a few GB gzip'd): a size above it is a
+/// broken index, not a file to make room for.
+const MAX_SIZE: u64 = 1_000_000_000_000;
+
 /// One file of the HIST index.
 #[derive(Debug, Clone, Deserialize)]
 pub struct HistFile {
     pub link: String,
+    /// When given, the day the entry is listed under (checked by [`HistIndex::files`]).
     #[serde(default)]
     pub date: String,
     pub feed: String,
@@ -68,59 +85,60 @@ pub struct HistFile {
     pub version: String,
     #[serde(default)]
     pub protocol: String,
-    /// The index gives it as a string or a number.
-    #[serde(default, deserialize_with = "size_from_string_or_number")]
+    /// The index gives it as a string or a number; a whole number of bytes up to 1 TB.
+    #[serde(default, deserialize_with = "size_in_bytes")]
     pub size: Option<u64>,
 }
 
-fn size_from_string_or_number<'de, D: serde::Deserializer<'de>>(
-    d: D,
-) -> Result<Option<u64>, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Size {
-        Number(u64),
-        Text(String),
-        Null(()),
-    }
-    match Size::deserialize(d)? {
-        Size::Number(n) => Ok(Some(n)),
-        Size::Text(s) => s
-            .trim()
-            .parse()
-            .map(Some)
-            .map_err(|_| serde::de::Error::custom(format!("size {s:?} is not a number"))),
-        Size::Null(()) => Ok(None),
+fn size_in_bytes<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    let value = serde_json::Value::deserialize(d)?;
+    let bytes = match &value {
+        serde_json::Value::Null => return Ok(None),
+        serde_json::Value::Number(n) => n.as_u64(),
+        serde_json::Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    };
+    match bytes {
+        Some(n) if n <= MAX_SIZE => Ok(Some(n)),
+        Some(_) => Err(serde::de::Error::custom(format!(
+            "size {value} is over 1 TB"
+        ))),
+        None => Err(serde::de::Error::custom(format!(
+            "size {value} is not a whole number of bytes"
+        ))),
     }
 }
 
 impl HistFile {
     /// The published name: the last path segment of `link` (query dropped, `%2F` decoded to
-    /// `_`, as on `data_feeds_20190903_20190903_IEXTP1_DEEP1.0.pcap.gz`), or one built from the
-    /// entry's fields when the link does not give a safe file name.
-    pub fn file_name(&self, date: &str) -> String {
+    /// `_`, as on `data_feeds_20190903_20190903_IEXTP1_DEEP1.0.pcap.gz`). When the link gives no
+    /// [safe name](safe_name), one is built from `date`, our own name for `feed`, and the
+    /// entry's protocol and version where they are safe themselves (otherwise `IEXTP1` and no
+    /// version).
+    pub fn file_name(&self, date: &str, feed: Feed) -> String {
         let no_query = self.link.split(['?', '#']).next().unwrap_or("");
         let segment = no_query.rsplit('/').next().unwrap_or("");
         let name = percent_decode(segment).replace('/', "_");
-        let safe = !name.is_empty()
-            && !name.starts_with('.')
-            && name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
-        if safe {
-            name
-        } else {
-            let protocol = if self.protocol.is_empty() {
-                "IEXTP1"
-            } else {
-                &self.protocol
-            };
-            format!(
-                "data_feeds_{date}_{date}_{protocol}_{}{}.pcap.gz",
-                self.feed.to_ascii_uppercase(),
-                self.version
-            )
+        if safe_name(&name) {
+            return name;
         }
+        let field = |text: &str| Some(text.trim().to_string()).filter(|t| safe_name(t));
+        format!(
+            "data_feeds_{date}_{date}_{}_{}{}.pcap.gz",
+            field(&self.protocol).unwrap_or_else(|| "IEXTP1".into()),
+            hist_feed(feed),
+            field(&self.version).unwrap_or_default()
+        )
+    }
+
+    /// The entry as an error names it, escaped to stay on one line.
+    pub(super) fn describe(&self) -> String {
+        format!(
+            "{} {} at {}",
+            self.feed.escape_debug(),
+            self.version.escape_debug(),
+            self.link.escape_debug()
+        )
     }
 }
 
@@ -163,26 +181,37 @@ impl HistIndex {
         })
     }
 
-    /// Dates with at least one file, oldest first.
+    /// Dates with at least one file, oldest first (keys that are not `YYYYMMDD` left out).
     pub fn dates(&self) -> impl Iterator<Item = &str> {
         self.days
             .iter()
-            .filter(|(_, v)| v.as_array().is_some_and(|a| !a.is_empty()))
+            .filter(|(k, v)| {
+                parse_date(k).is_ok_and(|d| d == **k) && v.as_array().is_some_and(|a| !a.is_empty())
+            })
             .map(|(k, _)| k.as_str())
     }
 
-    /// The files listed for `date` (`YYYYMMDD`).
+    /// The files listed for `date` (`YYYYMMDD`). An entry that cannot be read, or is dated
+    /// another day, refuses the whole day: that listing cannot be trusted for sizes or names.
     pub fn files(&self, date: &str) -> Result<Vec<HistFile>, FetchError> {
-        let Some(value) = self.days.get(date) else {
-            return Ok(Vec::new());
-        };
-        if value.is_null() {
-            return Ok(Vec::new());
-        }
-        Vec::<HistFile>::deserialize(value).map_err(|e| FetchError::BadIndex {
+        let bad = |detail: String| FetchError::BadIndex {
             url: self.url.clone(),
-            detail: format!("entry for {date}: {e}"),
-        })
+            detail,
+        };
+        let entries = match self.days.get(date) {
+            None | Some(serde_json::Value::Null) => return Ok(Vec::new()),
+            Some(serde_json::Value::Array(entries)) => entries,
+            Some(_) => return Err(bad(format!("entry for {date}: not a list of files"))),
+        };
+        let read = |(i, entry): (usize, &serde_json::Value)| {
+            let at = format!("entry {} for {date}", i + 1);
+            let file = HistFile::deserialize(entry).map_err(|e| bad(format!("{at}: {e}")))?;
+            if !file.date.is_empty() && parse_date(&file.date).ok().as_deref() != Some(date) {
+                return Err(bad(format!("{at}: dated {:?}", file.date)));
+            }
+            Ok(file)
+        };
+        entries.iter().enumerate().map(read).collect()
     }
 
     /// The file for `date` and `feed`, or an error naming what is there instead. When the day
@@ -255,21 +284,141 @@ mod tests {
             size: Some(1),
         };
         assert_eq!(
-            f.file_name("20190903"),
+            f.file_name("20190903", Feed::Deep),
             "data_feeds_20190903_20190903_IEXTP1_DEEP1.0.pcap.gz"
         );
         f.link = "http://127.0.0.1:1/files/x.pcap.gz?a=b".into();
-        assert_eq!(f.file_name("20190903"), "x.pcap.gz");
+        assert_eq!(f.file_name("20190903", Feed::Deep), "x.pcap.gz");
         f.link = "http://127.0.0.1:1/files/".into();
         assert_eq!(
-            f.file_name("20190903"),
+            f.file_name("20190903", Feed::Deep),
             "data_feeds_20190903_20190903_IEXTP1_DEEP1.0.pcap.gz"
         );
         f.link = "http://127.0.0.1:1/..%2F..%2Fetc".into();
         assert_eq!(
-            f.file_name("20190903"),
+            f.file_name("20190903", Feed::Deep),
             "data_feeds_20190903_20190903_IEXTP1_DEEP1.0.pcap.gz"
         );
+    }
+
+    #[test]
+    fn safe_names_are_plain_ascii_without_a_leading_dot() {
+        for good in ["x.pcap.gz", "IEXTP1", "1.0", "a-b_c", "x..y"] {
+            assert!(safe_name(good), "{good}");
+        }
+        for bad in [
+            "", ".", "..", ".x", "a/b", "../x", "/x", "a\\b", "a%2Fb", "a\0b", "1.0é", "a b",
+            "a\nb",
+        ] {
+            assert!(!safe_name(bad), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn hostile_fields_never_reach_the_fallback_name() {
+        let entry = |protocol: &str, version: &str| HistFile {
+            link: "http://127.0.0.1:1/files/".into(),
+            date: String::new(),
+            feed: "deep".into(),
+            version: version.into(),
+            protocol: protocol.into(),
+            size: None,
+        };
+        let name = |protocol, version| entry(protocol, version).file_name("20190903", Feed::Deep);
+        const NO_VERSION: &str = "data_feeds_20190903_20190903_IEXTP1_DEEP.pcap.gz";
+        for version in [
+            "1.0/../../escaped",
+            "1.0%2F..%2Fescaped",
+            "..",
+            ".1.0",
+            "1.0\0",
+            "1.0é",
+            "/etc/passwd",
+        ] {
+            assert_eq!(name("IEXTP1", version), NO_VERSION, "{version:?}");
+        }
+        for protocol in [
+            "../../escaped",
+            "IEX%2FTP1",
+            ".IEXTP1",
+            "IEX\0",
+            "IEXTPé",
+            "",
+        ] {
+            assert_eq!(
+                name(protocol, "1.0"),
+                "data_feeds_20190903_20190903_IEXTP1_DEEP1.0.pcap.gz",
+                "{protocol:?}"
+            );
+        }
+        // Safe fields are kept (trimmed); the feed is ours, not the index's spelling.
+        assert_eq!(
+            name(" IEXTP2 ", " 1.6 "),
+            "data_feeds_20190903_20190903_IEXTP2_DEEP1.6.pcap.gz"
+        );
+        // A link whose last segment is `..`, however spelled, gives no name.
+        for link in [
+            "http://h/files/..",
+            "http://h/files/%2E%2E",
+            "http://h/%2E%2E%2Fx",
+            "http://h/.x.gz",
+        ] {
+            let mut f = entry("IEXTP1", "1.0");
+            f.link = link.into();
+            assert_eq!(
+                f.file_name("20190903", Feed::Deep),
+                "data_feeds_20190903_20190903_IEXTP1_DEEP1.0.pcap.gz",
+                "{link}"
+            );
+        }
+    }
+
+    #[test]
+    fn sizes_that_are_not_whole_bytes_up_to_a_terabyte_refuse_the_day() {
+        let index = |size: &str| {
+            let json = format!(
+                r#"{{"20190903": [{{"link": "a", "feed": "TOPS", "size": 1}},
+                                  {{"link": "b", "feed": "DEEP", "size": {size}}}]}}"#
+            );
+            HistIndex::parse("u", json.as_bytes()).unwrap()
+        };
+        for (size, detail) in [
+            (r#""abc""#, r#"size "abc" is not a whole number of bytes"#),
+            (r#""-5""#, r#"size "-5" is not a whole number of bytes"#),
+            ("-5", "size -5 is not a whole number of bytes"),
+            ("1.5", "size 1.5 is not a whole number of bytes"),
+            ("true", "size true is not a whole number of bytes"),
+            ("1000000000001", "size 1000000000001 is over 1 TB"),
+            (r#""1000000000001""#, r#"size "1000000000001" is over 1 TB"#),
+        ] {
+            let err = index(size).find("20190903", Feed::Deep).unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                format!("u: not a HIST index: entry 2 for 20190903: {detail}"),
+                "{size}"
+            );
+        }
+        let size = |s| index(s).find("20190903", Feed::Deep).unwrap().size;
+        assert_eq!(size("1000000000000"), Some(1_000_000_000_000));
+        assert_eq!(size(r#"" 42 ""#), Some(42));
+        assert_eq!(size("null"), None);
+    }
+
+    #[test]
+    fn an_entry_dated_another_day_refuses_the_day_and_odd_keys_are_not_dates() {
+        let json = br#"{
+            "20190903": [{"link": "a", "feed": "DEEP", "date": "20190904", "size": 1}],
+            "20190904": [{"link": "b", "feed": "DEEP", "date": "2019-09-04", "size": 1}],
+            "../x": [{"link": "c", "feed": "DEEP", "size": 1}],
+            "2019\n0905": [{"link": "d", "feed": "DEEP", "size": 1}]
+        }"#;
+        let index = HistIndex::parse("u", json).unwrap();
+        assert_eq!(
+            index.find("20190903", Feed::Deep).unwrap_err().to_string(),
+            r#"u: not a HIST index: entry 1 for 20190903: dated "20190904""#
+        );
+        assert_eq!(index.find("20190904", Feed::Deep).unwrap().link, "b");
+        assert_eq!(index.dates().collect::<Vec<_>>(), ["20190903", "20190904"]);
     }
 
     #[test]

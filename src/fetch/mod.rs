@@ -5,6 +5,8 @@
 //! looks the day and feed up, streams the file into `DIR/.NAME.part`, resumes a partial
 //! download with an HTTP `Range` request, checks the size against the index and only then
 //! renames the part to `DIR/NAME`. A file of the wrong size never appears under the final name.
+//! The index is not ours: every name written is checked to be a plain file name directly inside
+//! `DIR`, and sizes and dates are checked before anything is downloaded.
 //!
 //! Everything that talks to the network takes its URLs as parameters, so tests serve the index
 //! and the capture from 127.0.0.1.
@@ -76,6 +78,12 @@ pub enum FetchError {
         part: PathBuf,
         detail: String,
     },
+    #[error("the HIST index entry {entry} would be saved as {name:?}, which is not a plain file name inside {}; nothing was written", .dir.display())]
+    UnsafeName {
+        entry: String,
+        name: String,
+        dir: PathBuf,
+    },
     #[error("{}: {cause}", .path.display())]
     Io { path: PathBuf, cause: io::Error },
 }
@@ -94,9 +102,11 @@ pub fn fetch(
     opts: &FetchOptions,
     progress: impl FnMut(u64, Option<u64>),
 ) -> Result<Fetched, FetchError> {
+    // Checked again: the date goes into the file name.
+    let date = parse_date(&opts.date)?;
     let agent = download::agent();
     let index = load_index(&agent, &opts.hist_url)?;
-    let file = index.find(&opts.date, opts.feed)?;
-    let name = file.file_name(&opts.date);
+    let file = index.find(&date, opts.feed)?;
+    let name = file.file_name(&date, opts.feed);
     download::fetch_file(&agent, &file, &name, &opts.out_dir, progress)
 }

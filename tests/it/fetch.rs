@@ -1,11 +1,12 @@
 //! `shootout fetch` against a tiny HTTP/1.1 server on 127.0.0.1 (no test reaches the internet):
 //! a whole download, a resumed one, a server that ignores `Range`, a size that disagrees with the
-//! index, a missing date, a missing feed, an HTTP error and a refused connection.
+//! index, a missing date, a missing feed, an HTTP error and a refused connection; and a hostile
+//! index, whose names never leave `--out` and whose sizes and dates are checked before downloading.
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -480,4 +481,201 @@ fn a_dropped_connection_keeps_the_part_and_the_next_fetch_resumes_it() {
         server.seen()[1].range.as_deref(),
         Some(format!("bytes={cut}-").as_str())
     );
+}
+
+/// Every path under `root`, relative to it, sorted.
+fn tree(root: &Path) -> Vec<PathBuf> {
+    let mut paths = Vec::new();
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path.clone());
+            }
+            paths.push(path.strip_prefix(root).unwrap().to_path_buf());
+        }
+    }
+    paths.sort();
+    paths
+}
+
+/// An index whose only file on DATE is a DEEP `entry`, its `link` a path on the server.
+fn hostile_index(base: &str, mut entry: serde_json::Value) -> Vec<u8> {
+    entry["link"] = format!("{base}{}", entry["link"].as_str().unwrap()).into();
+    serde_json::to_vec(&serde_json::json!({ DATE: [entry] })).unwrap()
+}
+
+#[test]
+fn hostile_names_in_the_index_give_a_safe_name_inside_out() {
+    let data = capture();
+    let size = data.len();
+    const WITH_VERSION: &str = "data_feeds_20190903_20190903_IEXTP1_DEEP1.0.pcap.gz";
+    const NO_VERSION: &str = "data_feeds_20190903_20190903_IEXTP1_DEEP.pcap.gz";
+    // (link path, protocol, version, the name expected, folders made in --out beforehand)
+    let cases: [(&str, &str, &str, &str, &[&str]); 14] = [
+        // The issue's index. With these folders there, a name joined as it came would have
+        // written ROOT/a/escaped.pcap.gz(.part).
+        (
+            "/files/",
+            "IEXTP1",
+            "1.0/../../escaped",
+            NO_VERSION,
+            &[
+                "data_feeds_20190903_20190903_IEXTP1_DEEP1.0",
+                ".data_feeds_20190903_20190903_IEXTP1_DEEP1.0",
+            ],
+        ),
+        (
+            "/files/",
+            "IEXTP1",
+            "1.0%2F..%2F..%2Fescaped",
+            NO_VERSION,
+            &[],
+        ),
+        ("/files/", "IEXTP1", "..", NO_VERSION, &[]),
+        ("/files/", "IEXTP1", ".1.0", NO_VERSION, &[]),
+        ("/files/", "IEXTP1", "1.0\0", NO_VERSION, &[]),
+        ("/files/", "IEXTP1", "1.0é", NO_VERSION, &[]),
+        ("/files/", "../../escaped", "1.0", WITH_VERSION, &[]),
+        ("/files/", "IEX%2FTP1", "1.0", WITH_VERSION, &[]),
+        ("/files/", ".IEXTP1", "1.0", WITH_VERSION, &[]),
+        ("/files/", "IEX\0", "1.0", WITH_VERSION, &[]),
+        ("/files/", "IEXTPé", "1.0", WITH_VERSION, &[]),
+        ("/files/..", "IEXTP1", "1.0", WITH_VERSION, &[]),
+        ("/files/%2E%2E", "IEXTP1", "1.0", WITH_VERSION, &[]),
+        (
+            "/files/%2E%2E%2F%2E%2E%2Fescaped",
+            "IEXTP1",
+            "1.0",
+            WITH_VERSION,
+            &[],
+        ),
+    ];
+    for (link, protocol, version, expected, premade) in cases {
+        let entry = serde_json::json!({
+            "link": link, "date": DATE, "feed": "DEEP", "protocol": protocol,
+            "version": version, "size": size,
+        });
+        let server = Server::start(
+            |base| {
+                HashMap::from([
+                    ("/hist".to_string(), hostile_index(base, entry.clone())),
+                    (link.to_string(), data.clone()),
+                ])
+            },
+            2,
+            true,
+        );
+        let root = tempfile::tempdir().unwrap();
+        let out = root.path().join("a/out");
+        for dir in premade {
+            std::fs::create_dir_all(out.join(dir)).unwrap();
+        }
+        let case = format!("{link} {protocol:?} {version:?}");
+        let fetched = fetch::fetch(&options(&server.url, &out), |_, _| {})
+            .unwrap_or_else(|e| panic!("{case}: {e}"));
+        assert_eq!(fetched.path, out.join(expected), "{case}");
+        assert!(std::fs::read(&fetched.path).unwrap() == data, "{case}");
+        let mut only: Vec<PathBuf> = ["a".into(), "a/out".into(), format!("a/out/{expected}")]
+            .into_iter()
+            .chain(premade.iter().map(|d| format!("a/out/{d}")))
+            .map(PathBuf::from)
+            .collect();
+        only.sort();
+        assert_eq!(
+            tree(root.path()),
+            only,
+            "{case}: nothing else, nothing outside --out"
+        );
+        assert_eq!(server.seen()[1].path, link, "{case}");
+    }
+}
+
+#[test]
+fn bad_sizes_and_dates_in_the_index_are_refused_before_downloading() {
+    let cases = [
+        (
+            serde_json::json!({"size": "abc"}),
+            r#"size "abc" is not a whole number of bytes"#,
+        ),
+        (
+            serde_json::json!({"size": "-5"}),
+            r#"size "-5" is not a whole number of bytes"#,
+        ),
+        (
+            serde_json::json!({"size": -5}),
+            "size -5 is not a whole number of bytes",
+        ),
+        (
+            serde_json::json!({"size": 2_000_000_000_000_u64}),
+            "size 2000000000000 is over 1 TB",
+        ),
+        (
+            serde_json::json!({"size": 10, "date": "20190904"}),
+            r#"dated "20190904""#,
+        ),
+    ];
+    for (fields, detail) in cases {
+        let mut entry = serde_json::json!({"link": "/files/x.pcap.gz", "feed": "DEEP"});
+        entry
+            .as_object_mut()
+            .unwrap()
+            .extend(fields.as_object().unwrap().clone());
+        let server = Server::start(
+            |base| {
+                HashMap::from([
+                    ("/hist".to_string(), hostile_index(base, entry.clone())),
+                    ("/files/x.pcap.gz".to_string(), vec![0; 10]),
+                ])
+            },
+            1,
+            true,
+        );
+        let root = tempfile::tempdir().unwrap();
+        let out = root.path().join("out");
+        let opts = options(&server.url, &out);
+        let err = fetch::fetch(&opts, |_, _| {}).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "{}: not a HIST index: entry 1 for {DATE}: {detail}",
+                opts.hist_url
+            )
+        );
+        assert!(
+            tree(root.path()).is_empty(),
+            "{detail}: {:?}",
+            tree(root.path())
+        );
+        let seen = server.seen();
+        assert_eq!(seen.len(), 1, "{detail}: only the index was asked for");
+    }
+}
+
+#[test]
+fn the_command_line_refuses_an_absurd_size_in_one_line() {
+    let entry = serde_json::json!({"link": "/x", "feed": "DEEP", "size": "5000000000000"});
+    let server = Server::start(
+        |base| HashMap::from([("/hist".to_string(), hostile_index(base, entry))]),
+        1,
+        true,
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let hist = format!("{}/hist", server.url);
+    let output = Command::new(env!("CARGO_BIN_EXE_shootout"))
+        .args(["fetch", DATE, "--out"])
+        .arg(dir.path().join("out"))
+        .args(["--hist-url", &hist])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        format!(
+            "error: {hist}: not a HIST index: entry 1 for {DATE}: size \"5000000000000\" is over 1 TB\n"
+        )
+    );
+    assert!(tree(dir.path()).is_empty());
+    server.seen();
 }
