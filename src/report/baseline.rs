@@ -1,10 +1,12 @@
 //! `report NEW.csv --baseline OLD.csv`: each format against a baseline (two machines, two
 //! versions, two days) as ratios, with the run-to-run spread of both sides, and "no change"
-//! where the spreads overlap: a ratio of two medians alone would call noise a regression.
+//! where the spreads overlap: a ratio of two medians alone would call noise a regression. The
+//! two sides ran apart, so there is no per-run pairing here (unlike the verdict's margins).
+//! What is compared is what the sections are ranked by: ser + de_all (see [`Basis`]).
 
-use super::stats::{trim, Basis, Group, Stat, Summary};
+use super::stats::{trim, Basis, Stat, Summary};
 use super::tables::Table;
-use super::verdict::{sum, CLOCK_STEP_NS, TIE_STEPS};
+use super::verdict::{CLOCK_STEP_NS, TIE_STEPS};
 
 /// One format against its baseline.
 #[derive(Debug, Clone, PartialEq)]
@@ -12,7 +14,8 @@ pub struct Change {
     /// `input [label]` of the new side.
     pub section: String,
     pub format: String,
-    /// What was compared: `ser+de batch` or `ser+de p50` (p50 unless both sides have batch).
+    /// What was compared: `ser + de_all batch`, `ser + de_all p50` or `ser + de p50` (the
+    /// first both sides have, see [`Basis`]).
     pub basis: &'static str,
     pub new: Stat,
     pub old: Stat,
@@ -35,14 +38,6 @@ pub struct Comparison {
     pub unmatched: Vec<String>,
 }
 
-/// ser + de of `g` on `basis`.
-fn time(g: &Group, batch: bool) -> Stat {
-    match (batch, g.ser_batch, g.de_batch) {
-        (true, Some(s), Some(d)) => sum(&s, &d),
-        _ => sum(g.ser.p50(), g.de.p50()),
-    }
-}
-
 /// Matches by (input, label, format); when the two sides have one input each under other names
 /// (two days), by (label, format).
 pub fn compare(new: &Summary, old: &Summary) -> Comparison {
@@ -58,12 +53,17 @@ pub fn compare(new: &Summary, old: &Summary) -> Comparison {
             unmatched.push(format!("{section} {}", g.format));
             continue;
         };
-        let batch = g.basis == Basis::Batch && o.basis == Basis::Batch;
-        let (n, b) = (time(g, batch), time(o, batch));
+        // Each side's runs' ser + decode on the first basis both have (the selective decode
+        // always is).
+        let (basis, n, b) = [Basis::Batch, Basis::P50, Basis::Selective]
+            .into_iter()
+            .find_map(|basis| Some((basis, g.speed_on(basis)?, o.speed_on(basis)?)))
+            .expect("every row has ser and de p50");
         let ratio = |a: f64, b: f64| if b > 0.0 { a / b } else { f64::INFINITY };
         let overlap = n.min <= b.max && b.min <= n.max;
         // p50s move in clock steps: a few steps apart is no change whatever the spread.
-        let within_steps = !batch && (n.median - b.median).abs() < TIE_STEPS * CLOCK_STEP_NS;
+        let within_steps =
+            basis.quantized() && (n.median - b.median).abs() < TIE_STEPS * CLOCK_STEP_NS;
         let call = if overlap || within_steps {
             "no change"
         } else if n.median < b.median {
@@ -74,7 +74,7 @@ pub fn compare(new: &Summary, old: &Summary) -> Comparison {
         changes.push(Change {
             section,
             format: g.format.clone(),
-            basis: if batch { "ser+de batch" } else { "ser+de p50" },
+            basis: basis.sum_name(),
             ratio: ratio(n.median, b.median),
             lo: ratio(n.min, b.max),
             hi: ratio(n.max, b.min),
@@ -132,7 +132,7 @@ pub fn table(c: &Comparison) -> Table {
 
 /// Plain text for the terminal: one line per format.
 pub fn text(c: &Comparison) -> String {
-    let mut out = String::from("against the baseline (new / baseline, ser + de):\n");
+    let mut out = String::from("against the baseline (new / baseline, ser + de_all):\n");
     for ch in &c.changes {
         out.push_str(&format!(
             "  {:<16} {:<40} {:.2}x ({:.2}–{:.2}x)  {}  [{}: {} vs {}]\n",

@@ -1,10 +1,11 @@
 //! `shootout report`, step 1: read any number of results CSVs (`run` writes them; other days,
 //! other machines) and the `environment.txt` that `shootout bench` leaves next to each.
 //!
-//! Columns are read by header name. The columns in [`REQUIRED`] must be there. The size as stored
-//! and the memcpy floor ([`OPTIONAL`]), the complete decode and the batch timings
-//! ([`BATCH_COLUMNS`]) and the `unit` are read when the header has them: files from before they were written still load, and an empty cell (a
-//! run with `--no-stored-size`, or a row from an older build in a pooled file) means not
+//! Columns are read by header name. The columns in [`REQUIRED`] must be there. The size as stored,
+//! the memcpy floor and what the figures rest on ([`OPTIONAL`]), the complete decode and the batch
+//! timings ([`BATCH_COLUMNS`]) and what the run says of its own harness ([`HARNESS_COLUMNS`]) are
+//! read when the header has them: files from before they were written still load, and an empty
+//! cell (a run with `--no-stored-size`, or a row from an older build in a pooled file) means not
 //! measured. Any other column is ignored, so files from older and newer builds can be pooled.
 
 use std::collections::HashSet;
@@ -51,15 +52,27 @@ pub const REQUIRED: &[&str] = &[
     "git_rev",
 ];
 
-/// Columns read when present: the size as stored (empty when the run skipped it) and the memcpy
-/// floor; [`BATCH_COLUMNS`] after them are read when present too.
+/// Columns read when present: the size as stored (empty when the run skipped it), the memcpy
+/// floor, the unit and how many units the figures rest on (`units` timed one by one: the
+/// percentiles; `batch_units` timed in whole windows: the batch figures), and the workers;
+/// [`BATCH_COLUMNS`] are read when present too.
 pub const OPTIONAL: &[&str] = &[
     "zstd_bytes",
     "zlib_bytes",
     "zstd_ns",
     "memcpy_p50_ns",
     "memcpy_mean_ns",
+    "unit",
+    "units",
+    "batch_units",
+    "jobs",
 ];
+
+/// What a run says of its own harness, read when present (absent in CSVs from before: unknown,
+/// not a warning): `timed_faults`, the minor page faults inside the format's timed regions in
+/// that run (0 expected: a fault costs microseconds, a p99.9 of a few thousand units is a
+/// handful of them), and `order_seed`, the seed of the run's order of formats, to repeat it.
+pub const HARNESS_COLUMNS: &[&str] = &["timed_faults", "order_seed"];
 
 /// The columns written after `memcpy_mean_ns` since runs time a complete decode (`de_all_*`:
 /// every field of every message read and checksummed) and each whole window with one clock pair
@@ -155,6 +168,14 @@ struct CsvRow {
     /// Worker processes of the run (`run --jobs`); absent in CSVs from before: 1.
     #[serde(default)]
     jobs: Option<u32>,
+    #[serde(default)]
+    units: Option<f64>,
+    #[serde(default)]
+    batch_units: Option<f64>,
+    #[serde(default)]
+    timed_faults: Option<u64>,
+    #[serde(default)]
+    order_seed: Option<u64>,
 }
 
 /// The label a row is grouped under: runs of several workers apart from one-process runs (as
@@ -189,8 +210,18 @@ pub struct RunRow {
     pub host: String,
     /// The `feed` column (`deep`, `tops`): what the input carried.
     pub feed: String,
-    /// The `packets` column: IEX-TP packets in the input.
+    /// The `packets` column: IEX-TP packets in the input (heartbeats and warm-up included).
     pub packets: f64,
+    /// The `units` column: units timed one by one in this run, what its percentiles rest on (under
+    /// `--timing alternate` about half the units after the warm-up); `None` in CSVs from before.
+    pub units: Option<f64>,
+    /// The `batch_units` column: units timed in whole windows, what the batch figures rest on.
+    pub batch_units: Option<f64>,
+    /// The `timed_faults` column: minor page faults inside this format's timed regions in this
+    /// run; `None` in CSVs from before it was counted.
+    pub timed_faults: Option<u64>,
+    /// The `order_seed` column: the seed of this run's order of formats.
+    pub order_seed: Option<u64>,
     pub bytes_per_message: f64,
     /// ns per packet, in [`PERCENTILES`] order.
     pub ser: [f64; 7],
@@ -362,6 +393,10 @@ fn read_csv(path: &Path, source: usize) -> Result<Vec<RunRow>, ReportError> {
             host: r.host,
             feed: r.feed,
             packets: r.packets,
+            units: r.units,
+            batch_units: r.batch_units,
+            timed_faults: r.timed_faults,
+            order_seed: r.order_seed,
             bytes_per_message: r.bytes_per_message,
             ser: [
                 r.ser_p50_ns,

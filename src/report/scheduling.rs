@@ -4,8 +4,7 @@
 //! sections repeat each other; this says what differs.
 
 use super::stats::{trim, Group, Stat, Summary};
-use super::tables::Table;
-use super::verdict::{speed, sum};
+use super::tables::{spread, Table, NOT_MEASURED};
 
 /// The comparison of one input's labels (of one unit).
 #[derive(Debug, Clone, PartialEq)]
@@ -25,8 +24,24 @@ fn below(a: &Stat, b: &Stat) -> bool {
     a.max < b.min
 }
 
-fn tail(g: &Group) -> Stat {
-    sum(g.ser.p999(), g.de.p999())
+/// The tails compared: each side's p99.9 on its own (a sum of two p99.9s is the p99.9 of
+/// nothing), the decode's of the complete decode, as formats are ranked.
+const TAILS: [(&str, &str); 2] = [("ser p99.9", "encode"), ("de_all p99.9", "decode")];
+
+/// `g`'s tail `i` of [`TAILS`]; `None` when not measured or resting on too few samples.
+fn tail(g: &Group, i: usize) -> Option<Stat> {
+    if g.thin_at(0.999) {
+        return None;
+    }
+    match i {
+        0 => Some(*g.ser.p999()),
+        _ => g.de_all.as_ref().map(|s| *s.p999()),
+    }
+}
+
+/// `median (min–max)`, or `-`.
+fn cell(s: Option<Stat>) -> String {
+    s.as_ref().map_or(NOT_MEASURED.to_owned(), spread)
 }
 
 /// One comparison per (input, unit) with more than one label.
@@ -68,9 +83,11 @@ fn comparison(
     }
     let rank = |gs: &[&Group], f: &str| gs.iter().position(|g| g.format == f).map(|i| i + 1);
     let mut header = vec!["format".to_owned()];
-    for (label, _) in sections {
-        header.push(format!("{label}: ser+de ns (rank)"));
-        header.push(format!("{label}: p99.9 ser+de"));
+    for (label, gs) in sections {
+        header.push(format!("{label}: {} ns (rank)", gs[0].basis.sum_name()));
+        for (tail, _) in TAILS {
+            header.push(format!("{label}: {tail}"));
+        }
     }
     let formats: Vec<&String> = order
         .iter()
@@ -83,7 +100,7 @@ fn comparison(
             for (_, gs) in sections {
                 match find(gs, f) {
                     Some(g) => {
-                        let s = speed(g).unwrap_or_default();
+                        let s = g.speed;
                         row.push(format!(
                             "{} #{} ({}–{})",
                             trim(s.median),
@@ -91,15 +108,9 @@ fn comparison(
                             trim(s.min),
                             trim(s.max)
                         ));
-                        let t = tail(g);
-                        row.push(format!(
-                            "{} ({}–{})",
-                            trim(t.median),
-                            trim(t.min),
-                            trim(t.max)
-                        ));
+                        row.extend((0..TAILS.len()).map(|i| cell(tail(g, i))));
                     }
-                    None => row.extend(["-".to_owned(), "-".to_owned()]),
+                    None => row.extend(["-"; 1 + TAILS.len()].map(String::from)),
                 }
             }
             row
@@ -117,20 +128,17 @@ fn comparison(
                 else {
                     continue;
                 };
-                let (Some(ba), Some(bb), Some(la), Some(lb)) =
-                    (speed(ba), speed(bb), speed(la), speed(lb))
-                else {
-                    continue;
-                };
+                let (ba, bb, la, lb) = (ba.speed, bb.speed, la.speed, lb.speed);
                 if (below(&ba, &bb) && below(&lb, &la)) || (below(&bb, &ba) && below(&la, &lb)) {
                     let (first, second) = if below(&la, &lb) { (a, b) } else { (b, a) };
                     swaps.push(format!("{first} ahead of {second}"));
                 }
             }
         }
+        let sum = gs[0].basis.sum_name();
         findings.push(if swaps.is_empty() {
             format!(
-                "{label} against {baseline}: the ranking by ser + de is the same beyond the \
+                "{label} against {baseline}: the ranking by {sum} is the same beyond the \
                  run-to-run spread."
             )
         } else {
@@ -139,23 +147,6 @@ fn comparison(
                 swaps.join(", ")
             )
         });
-        let (mut lower, mut higher, mut changes) = (Vec::new(), Vec::new(), Vec::new());
-        for f in &formats {
-            let (Some(b), Some(l)) = (find(base, f), find(gs, f)) else {
-                continue;
-            };
-            let (tb, tl) = (tail(b), tail(l));
-            if tb.median > 0.0 {
-                changes.push(tl.median / tb.median - 1.0);
-            }
-            if below(&tl, &tb) {
-                lower.push((*f).clone());
-            } else if below(&tb, &tl) {
-                higher.push((*f).clone());
-            }
-        }
-        changes.sort_by(f64::total_cmp);
-        let median = changes.get(changes.len() / 2).copied().unwrap_or(0.0);
         let list = |v: &[String]| {
             if v.is_empty() {
                 "none".to_owned()
@@ -163,14 +154,38 @@ fn comparison(
                 format!("{} ({})", v.len(), v.join(", "))
             }
         };
-        findings.push(format!(
-            "{label} against {baseline}: p99.9 tails lower beyond the spread for {}, higher for \
-             {}, of {} formats; median change {:+.0}%.",
-            list(&lower),
-            list(&higher),
-            changes.len(),
-            100.0 * median
-        ));
+        for (i, (tail_name, side)) in TAILS.into_iter().enumerate() {
+            let (mut lower, mut higher, mut changes) = (Vec::new(), Vec::new(), Vec::new());
+            for f in &formats {
+                let (Some(tb), Some(tl)) = (
+                    find(base, f).and_then(|g| tail(g, i)),
+                    find(gs, f).and_then(|g| tail(g, i)),
+                ) else {
+                    continue;
+                };
+                if tb.median > 0.0 {
+                    changes.push(tl.median / tb.median - 1.0);
+                }
+                if below(&tl, &tb) {
+                    lower.push((*f).clone());
+                } else if below(&tb, &tl) {
+                    higher.push((*f).clone());
+                }
+            }
+            if changes.is_empty() {
+                continue;
+            }
+            changes.sort_by(f64::total_cmp);
+            let median = changes[changes.len() / 2];
+            findings.push(format!(
+                "{label} against {baseline}: {side} tails ({tail_name}) lower beyond the spread \
+                 for {}, higher for {}, of {} formats; median change {:+.0}%.",
+                list(&lower),
+                list(&higher),
+                changes.len(),
+                100.0 * median
+            ));
+        }
     }
     let labels: Vec<String> = sections.iter().map(|(l, _)| l.to_string()).collect();
     Comparison {
@@ -181,8 +196,9 @@ fn comparison(
             left: 1,
             caption: format!(
                 "{input}: the same runs under each scheduling label, side by side (ns per {unit}, \
-                 median across runs, min–max in brackets; # the rank within the label). ser+de \
-                 is what each label's section ranks by."
+                 median across runs, min–max in brackets; # the rank within the label). The sum \
+                 is what each label's section ranks by; a tail is left out (-) where it rests \
+                 on too few samples or was not measured."
             ),
             header,
             rows,

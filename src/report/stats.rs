@@ -95,6 +95,14 @@ pub struct Group {
     pub packets: f64,
     pub messages: f64,
     pub runs: usize,
+    /// Each run's row, in file order: what run-by-run comparisons (the verdict's margins) and
+    /// per-run sums (ser + de_all) are computed from.
+    pub rows: Vec<RunRow>,
+    /// Units timed one by one in the run with the fewest (`units` column): what each run's
+    /// percentiles rest on; `None` for CSVs from before the column.
+    pub units_timed: Option<f64>,
+    /// Units timed in whole windows in the run with the fewest (`batch_units` column).
+    pub batch_units: Option<f64>,
     /// Distinct hosts the runs came from, sorted.
     pub hosts: Vec<String>,
     pub ser: SideStats,
@@ -129,53 +137,85 @@ pub struct Group {
     /// What the section of this group is ranked by (the same for every group of an input and
     /// label).
     pub basis: Basis,
+    /// Each run's ser + decode on [`Group::basis`] (see [`Basis::run_speed`]), reduced across
+    /// the runs that have both: what formats are ranked by.
+    pub speed: Stat,
     /// [`Group::speed_key`] over the same of the fastest format of this input and label: 1.0 for
     /// the fastest.
     pub ratio_to_fastest: f64,
     /// The same over the `raw` format of this input and label (the floor: fixed-size records
     /// copied in place); 1.0 for raw, `None` when raw did not run there.
     pub ratio_to_raw: Option<f64>,
-    /// (median ser batch + median de_all batch) over the same of raw: the cost of a complete
-    /// decode against raw's; `None` unless both have the batch figures.
+    /// ser batch + de_all batch (median of the runs' sums) over the same of raw: the cost of a
+    /// complete decode against raw's, the same as [`Group::ratio_to_raw`] when ranked on
+    /// [`Basis::Batch`]; `None` unless the section is and raw has the figures.
     pub ratio_all_to_raw: Option<f64>,
 }
 
-/// What formats are ranked by, and their ratios computed from.
+/// What formats are ranked by, and their ratios computed from: always serialize plus a decode,
+/// the complete decode (`de_all`: every field read, what a consumer of the feed pays) wherever
+/// the runs measured it; the selective decode stays a need of its own in the verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Basis {
-    /// Median ser batch + median de batch: every group of the section has them.
+    /// ser batch + de_all batch: every group of the section has them.
     Batch,
-    /// Median ser p50 + median de p50: some group lacks the batch figures (CSVs from before).
-    #[default]
+    /// ser p50 + de_all p50: some group lacks the batch figures (hand-made or partial CSVs).
     P50,
+    /// ser p50 + de p50 (the selective decode): some group has no complete decode at all (CSVs
+    /// from before it was timed).
+    #[default]
+    Selective,
+}
+
+impl Basis {
+    /// One run's ser + decode on this basis, ns per unit; `None` when the run lacks a side.
+    pub fn run_speed(self, r: &RunRow) -> Option<f64> {
+        match self {
+            Basis::Batch => Some(r.ser_batch_ns? + r.de_all_batch_ns?),
+            Basis::P50 => Some(r.ser[0] + r.de_all?[0]),
+            Basis::Selective => Some(r.ser[0] + r.de[0]),
+        }
+    }
+    /// The sum as the tables name it: `ser + de_all batch`.
+    pub fn sum_name(self) -> &'static str {
+        match self {
+            Basis::Batch => "ser + de_all batch",
+            Basis::P50 => "ser + de_all p50",
+            Basis::Selective => "ser + de p50",
+        }
+    }
+    /// `batch`, `p50` or `p50-selective`, as `summary.csv`'s `ranked_by` says it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Basis::Batch => "batch",
+            Basis::P50 => "p50",
+            Basis::Selective => "p50-selective",
+        }
+    }
+    /// Whether figures on this basis are timed one unit at a time, so move in clock steps.
+    pub fn quantized(self) -> bool {
+        self != Basis::Batch
+    }
 }
 
 impl Group {
-    /// What formats are ranked by, ns per packet: median ser batch + median de batch when
-    /// [`Group::basis`] is [`Basis::Batch`], else median ser p50 + median de p50.
+    /// What formats are ranked by, ns per unit: the median across runs of each run's ser +
+    /// decode on [`Group::basis`].
     pub fn speed_key(&self) -> f64 {
-        match (self.basis, self.batch_key()) {
-            (Basis::Batch, Some(key)) => key,
-            _ => self.p50_key(),
-        }
+        self.speed.median
     }
-    /// Median ser batch + median de batch, when measured.
-    pub fn batch_key(&self) -> Option<f64> {
-        Some(self.ser_batch?.median + self.de_batch?.median)
-    }
-    /// Median ser batch + median de_all batch, when measured.
-    pub fn batch_all_key(&self) -> Option<f64> {
-        Some(self.ser_batch?.median + self.de_all_batch?.median)
-    }
-    /// Median ser p50 + median de p50.
-    pub fn p50_key(&self) -> f64 {
-        self.ser.p50().median + self.de.p50().median
+    /// Each run's ser + decode on `basis`, reduced across the runs that have it; `None` when
+    /// none does.
+    pub fn speed_on(&self, basis: Basis) -> Option<Stat> {
+        Stat::of_some(self.rows.iter().map(|r| basis.run_speed(r)))
     }
 }
 
 /// What a warning is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum WarningKind {
+    /// Minor page faults inside a run's timed regions: the tails measure the harness.
+    TimedFaults,
     FewRuns,
     HighVariation,
     TimerOverhead,
@@ -205,8 +245,9 @@ impl Warning {
 }
 
 /// A percentile with fewer samples than this beyond it, in one run, is read as indicative: its
-/// run-to-run variation is expected and not flagged, and the tables mark it. (p99.99 of 50,000
-/// packets rests on 5 samples.)
+/// run-to-run variation is expected and not flagged, the tables mark it, and the verdict never
+/// ranks by it. (p99.99 of 50,000 units rests on 5 samples; p99.9 of the ~25,000 units a 50,000
+/// packet input times one by one under `--timing alternate` on about 25.)
 pub const MIN_TAIL_SAMPLES: f64 = 25.0;
 
 /// The quantile of each of [`PERCENTILES`]; `None` for the mean. Max is the 1.0 quantile.
@@ -221,18 +262,28 @@ const QUANTILES: [Option<f64>; 7] = [
 ];
 
 impl Group {
-    /// Units timed in one run: packets, or messages for per-message rows.
+    /// Units timed one by one in one run (the run with the fewest): what a percentile rests
+    /// on. CSVs from before the `units` column give no count: the input's packets (or
+    /// messages) stand in, an upper bound (heartbeats and warm-up included).
     pub fn units(&self) -> f64 {
-        if self.unit == "message" {
-            self.messages
-        } else {
-            self.packets
+        match self.units_timed {
+            Some(n) => n,
+            None if self.unit == "message" => self.messages,
+            None => self.packets,
         }
+    }
+    /// Samples beyond quantile `q` in one run (the run with the fewest).
+    pub fn beyond(&self, q: f64) -> f64 {
+        self.units() * (1.0 - q)
+    }
+    /// Whether quantile `q` has fewer than [`MIN_TAIL_SAMPLES`] samples beyond it in a run.
+    pub fn thin_at(&self, q: f64) -> bool {
+        self.beyond(q) < MIN_TAIL_SAMPLES
     }
     /// Whether the percentile at `i` of [`PERCENTILES`] has fewer than [`MIN_TAIL_SAMPLES`]
     /// samples beyond it in one run (max always has one; the mean is never thin).
     pub fn thin(&self, i: usize) -> bool {
-        QUANTILES[i].is_some_and(|q| self.units() * (1.0 - q) < MIN_TAIL_SAMPLES)
+        QUANTILES[i].is_some_and(|q| self.thin_at(q))
     }
 }
 
@@ -343,6 +394,9 @@ pub fn summarize(runs: &Runs) -> Summary {
                 packets: rows[0].packets,
                 messages: rows[0].messages,
                 runs: rows.len(),
+                rows: rows.iter().map(|r| (*r).clone()).collect(),
+                units_timed: rows.iter().filter_map(|r| r.units).reduce(f64::min),
+                batch_units: rows.iter().filter_map(|r| r.batch_units).reduce(f64::min),
                 hosts,
                 ser: SideStats::of(&rows, |r| &r.ser),
                 de: SideStats::of(&rows, |r| &r.de),
@@ -373,7 +427,8 @@ pub fn summarize(runs: &Runs) -> Summary {
                     c.dedup();
                     c
                 },
-                basis: Basis::P50,
+                basis: Basis::Selective,
+                speed: Stat::default(),
                 ratio_to_fastest: 1.0,
                 ratio_to_raw: None,
                 ratio_all_to_raw: None,
@@ -392,7 +447,7 @@ pub fn summarize(runs: &Runs) -> Summary {
 
 /// `key` over `base` for ranking: 1 when both are 0 (equal), infinite when only the base is (the
 /// key is infinitely worse). Compare `measure::stats::div_or_zero`, which is for averages.
-fn relative(key: f64, base: f64) -> f64 {
+pub fn relative(key: f64, base: f64) -> f64 {
     if base > 0.0 {
         key / base
     } else if key == 0.0 {
@@ -402,8 +457,9 @@ fn relative(key: f64, base: f64) -> f64 {
     }
 }
 
-/// Chooses each (input, label)'s [`Basis`] (batch when every group has the batch figures), sets
-/// each group's ratios to the fastest and to raw of its (input, label) and sorts fastest first.
+/// Chooses each (input, label)'s [`Basis`] (the first of batch, p50 with the complete decode,
+/// p50 with the selective one that every group has), sets each group's speed and its ratios to
+/// the fastest and to raw of its (input, label) and sorts fastest first.
 fn rank(groups: &mut [Group]) {
     groups.sort_by(|a, b| (&a.input, &a.label).cmp(&(&b.input, &b.label)));
     let mut start = 0;
@@ -414,13 +470,13 @@ fn rank(groups: &mut [Group]) {
                 .take_while(|g| g.input == groups[start].input && g.label == groups[start].label)
                 .count();
         let section = &mut groups[start..end];
-        let basis = if section.iter().all(|g| g.batch_key().is_some()) {
-            Basis::Batch
-        } else {
-            Basis::P50
-        };
+        let basis = [Basis::Batch, Basis::P50]
+            .into_iter()
+            .find(|b| section.iter().all(|g| g.speed_on(*b).is_some()))
+            .unwrap_or(Basis::Selective);
         for g in section.iter_mut() {
             g.basis = basis;
+            g.speed = g.speed_on(basis).expect("every row has ser and de p50");
         }
         section.sort_by(|a, b| {
             a.speed_key()
@@ -431,14 +487,14 @@ fn rank(groups: &mut [Group]) {
         let raw = section.iter().find(|g| g.format == RAW);
         let (raw_key, raw_all) = (
             raw.map(Group::speed_key),
-            raw.and_then(Group::batch_all_key),
+            raw.and_then(|r| r.speed_on(Basis::Batch)),
         );
         for g in section.iter_mut() {
             let key = g.speed_key();
             g.ratio_to_fastest = relative(key, fastest);
             g.ratio_to_raw = raw_key.map(|raw| relative(key, raw));
-            g.ratio_all_to_raw = match (basis, g.batch_all_key(), raw_all) {
-                (Basis::Batch, Some(all), Some(raw)) => Some(relative(all, raw)),
+            g.ratio_all_to_raw = match (basis, g.speed_on(Basis::Batch), raw_all) {
+                (Basis::Batch, Some(all), Some(raw)) => Some(relative(all.median, raw.median)),
                 _ => None,
             };
         }
@@ -469,6 +525,21 @@ pub fn section_name(input: &str, label: &str) -> String {
 fn warnings(summary: &Summary, runs: &Runs) -> Vec<Warning> {
     let mut out = Vec::new();
     let warn = |out: &mut Vec<Warning>, kind, message| out.push(Warning::new(kind, message));
+    for r in &runs.rows {
+        if let Some(n) = r.timed_faults.filter(|n| *n > 0) {
+            warn(
+                &mut out,
+                WarningKind::TimedFaults,
+                format!(
+                    "{} {}, run {}: {n} minor page fault{} inside timed regions",
+                    section_name(&r.input_name, &r.label),
+                    r.format,
+                    r.run_id,
+                    if n == 1 { "" } else { "s" }
+                ),
+            );
+        }
+    }
     for g in &summary.groups {
         let name = format!("{} {}", section_name(&g.input, &g.label), g.format);
         if g.runs < MIN_RUNS {

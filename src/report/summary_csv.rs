@@ -6,9 +6,10 @@
 //! - `runs`: how many runs the group has (one CSV row each);
 //! - `hosts`: the distinct `host` values, `;`-separated;
 //! - `ratio_to_fastest`: the group's speed key over the fastest format's of the same input and
-//!   label, 1 for the fastest; the key is median ser batch + median de batch when every format
-//!   of the input and label has them, else median ser p50 + median de p50 (`ranked_by` says
-//!   which);
+//!   label, 1 for the fastest; the key is the median across runs of each run's ser + de_all
+//!   (serialize plus the complete decode): ser batch + de_all batch when every format of the
+//!   input and label has them, else ser p50 + de_all p50, else (CSVs from before the complete
+//!   decode) ser p50 + de p50 (`ranked_by` says which);
 //! - then, for each measure `M` of `bytes_per_message`, `msgs_per_sec`, `ser_p50_ns`,
 //!   `ser_p90_ns`, `ser_p99_ns`, `ser_p999_ns`, `ser_p9999_ns`, `ser_max_ns`, `ser_mean_ns`, the
 //!   same seven for `de_`, and `timer_overhead_ns`: four columns `M_median`, `M_min`, `M_max`
@@ -24,9 +25,10 @@
 //!   above) for `de_all_p50_ns` ... `de_all_mean_ns` (the complete decode: every field of every
 //!   message read and checksummed; `de_` is the selective decode), `ser_batch_ns`,
 //!   `de_batch_ns`, `de_all_batch_ns` and `memcpy_batch_ns` (one clock pair around each whole
-//!   window, ns per packet); `ratio_all_to_raw`, (median ser batch + median de_all batch) over
-//!   raw's; `ranked_by`, `batch` or `p50`, what `ratio_to_fastest` and `ratio_to_raw` come
-//!   from; `clocks`, the distinct `clock` values, `;`-separated. Empty when not measured (CSVs
+//!   window, ns per packet); `ratio_all_to_raw`, ser batch + de_all batch (median of the runs'
+//!   sums) over raw's, equal to `ratio_to_raw` when ranked by batch, empty otherwise;
+//!   `ranked_by`, `batch`, `p50` or `p50-selective` (the three keys above), what
+//!   `ratio_to_fastest` and `ratio_to_raw` come from; `clocks`, the distinct `clock` values, `;`-separated. Empty when not measured (CSVs
 //!   written before the columns existed).
 //!
 //! Numbers are rounded to 3 decimals. Rows are sorted by input, label, then fastest first.
@@ -34,7 +36,7 @@
 use std::io::{self, Write};
 
 use super::load::PERCENTILE_COLUMNS;
-use super::stats::{Basis, Group, Stat};
+use super::stats::{Group, Stat};
 use super::{Export, ReportData};
 
 pub struct SummaryCsv;
@@ -168,13 +170,7 @@ impl Export for SummaryCsv {
                 rec.extend(four(s));
             }
             rec.push(g.ratio_all_to_raw.map_or(String::new(), num));
-            rec.push(
-                match g.basis {
-                    Basis::Batch => "batch",
-                    Basis::P50 => "p50",
-                }
-                .to_owned(),
-            );
+            rec.push(g.basis.name().to_owned());
             rec.push(g.clocks.join(";"));
             out.write_record(rec)?;
         }

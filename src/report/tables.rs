@@ -50,7 +50,6 @@ pub fn section_tables(groups: &[&Group]) -> [Table; 2] {
             "ser batch",
             "de batch",
             "de_all batch",
-            "x raw (de_all)",
             "de_all p50",
             "de_all p99",
             "de_all p99.9",
@@ -79,8 +78,6 @@ pub fn section_tables(groups: &[&Group]) -> [Table; 2] {
                     maybe_spread(&g.ser_batch),
                     maybe_spread(&g.de_batch),
                     maybe_spread(&g.de_all_batch),
-                    g.ratio_all_to_raw
-                        .map_or(NOT_MEASURED.to_owned(), |r| format!("{r:.2}x")),
                     maybe_spread(&g.de_all.as_ref().map(|s| *s.p50())),
                     maybe_spread(&g.de_all.as_ref().map(|s| *s.p99())),
                     maybe_spread(&g.de_all.as_ref().map(|s| *s.p999())),
@@ -162,27 +159,33 @@ pub fn merged_table(rows: &[&MergedRow], unit: &str) -> Option<Table> {
 
 /// What the section is ranked by, as sentences for the caption.
 fn basis_text(groups: &[&Group]) -> String {
-    let basis = groups.first().map_or(Basis::P50, |g| g.basis);
+    let basis = groups.first().map_or(Basis::Selective, |g| g.basis);
     let unit = groups.first().map_or("packet", |g| g.unit);
     let partial = groups
         .iter()
         .any(|g| g.batch_runs > 0 && g.batch_runs < g.runs);
+    let ranked = "vs fastest and x raw are that over the fastest's and raw's";
     match basis {
         Basis::Batch => format!(
-            "Ranked by median ser batch + de batch (batch: one clock pair around each whole \
-             window, ns per {unit}, mean over the run; not quantized by the clock's steps and \
-             without the timer's own cost); vs fastest and x raw are that sum over the \
-             fastest's and raw's, x raw (de_all) the same with de_all batch. p50, p99 and \
-             p99.9 time each {unit} on its own.{}",
+            "Ranked by ser batch + de_all batch, each run's sum, median across runs (batch: one \
+             clock pair around each whole window, ns per {unit}, mean over the run; not \
+             quantized by the clock's steps and without the timer's own cost; de_all: the \
+             complete decode); {ranked}. p50, p99 and p99.9 time each {unit} on its own.{}",
             if partial {
                 " Batch figures are over the runs that measured them."
             } else {
                 ""
             }
         ),
-        Basis::P50 => "Ranked by median ser p50 + de p50, as not every format here has batch \
-             figures (CSVs from before they were measured); x raw is that sum over raw's."
-            .to_owned(),
+        Basis::P50 => format!(
+            "Ranked by ser p50 + de_all p50, each run's sum, median across runs, as not every \
+             format here has batch figures; {ranked}."
+        ),
+        Basis::Selective => format!(
+            "Ranked by ser p50 + de p50 (the selective decode), each run's sum, median across \
+             runs, as not every format here has a complete decode (CSVs from before it was \
+             timed); {ranked}."
+        ),
     }
 }
 

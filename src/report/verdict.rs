@@ -2,12 +2,18 @@
 //! runner-up and the margin with its spread across runs, for the top of `index.html` and
 //! `summary.md`.
 //!
-//! A margin inside the run-to-run spread is a tie, and so is one a few clock steps wide on a
-//! figure timed per packet: this machine's clock moves in [`CLOCK_STEP_NS`] steps, so two
-//! medians 20 ns apart say nothing about which format is faster, and a ratio of two figures that
-//! small would only restate the clock's resolution.
+//! Formats are ranked by serialize plus the complete decode (see [`Basis`]). A margin is the
+//! median of per-run ratios, runner-up over winner with both figures from the same run (matched
+//! by run id), with their min–max: one run's runner-up over another run's winner would measure
+//! the machine between the runs. It is a tie when some run's ratio is 1 or under (the runner-up
+//! was as fast there), or when the figure is timed per unit and the medians are a few clock
+//! steps apart: this machine's clock moves in [`CLOCK_STEP_NS`] steps, so two medians 20 ns
+//! apart say nothing about which format is faster, and a ratio of two figures that small would
+//! only restate the clock's resolution. A percentile with fewer than [`MIN_TAIL_SAMPLES`]
+//! samples beyond it in a run names no winner.
 
-use super::stats::{trim, Basis, Group, Stat, RAW};
+use super::load::RunRow;
+use super::stats::{relative, trim, Basis, Group, Stat, MIN_TAIL_SAMPLES, RAW};
 use super::tables::Table;
 
 /// The step of the TSC clock on the machines the shootout ran on (a VM's TSC moves in 10 ns
@@ -20,24 +26,29 @@ pub const TIE_STEPS: f64 = 3.0;
 /// A winner below this many clock steps is not divided by: the margin is given in ns.
 pub const RATIO_STEPS: f64 = 5.0;
 
+/// What the winner's cell says for a percentile that rests on too few samples.
+pub const TOO_FEW: &str = "too few samples: a longer input or --timing both";
+
 /// What a reader may want from a format, in the order of the table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Need {
     Encode,
     SelectiveDecode,
     CompleteDecode,
-    Tail,
+    EncodeTail,
+    DecodeTail,
     Wire,
     Stored,
     BytesTime,
 }
 
 impl Need {
-    pub const ALL: [Need; 7] = [
+    pub const ALL: [Need; 8] = [
         Need::Encode,
         Need::SelectiveDecode,
         Need::CompleteDecode,
-        Need::Tail,
+        Need::EncodeTail,
+        Need::DecodeTail,
         Need::Wire,
         Need::Stored,
         Need::BytesTime,
@@ -48,14 +59,15 @@ impl Need {
             Need::Encode => "fastest encode",
             Need::SelectiveDecode => "fastest selective decode",
             Need::CompleteDecode => "fastest complete decode",
-            Need::Tail => "best p99.9 tail",
+            Need::EncodeTail => "best encode tail",
+            Need::DecodeTail => "best decode tail",
             Need::Wire => "smallest on the wire",
             Need::Stored => "smallest as stored (zstd)",
             Need::BytesTime => "best bytes × time",
         }
     }
 
-    /// What the need is judged by, for a group ranked on `basis`.
+    /// What the need is judged by, for a section ranked on `basis` and timed per `unit`.
     pub fn measure(self, basis: Basis, unit: &str) -> String {
         let batch = basis == Basis::Batch;
         match self {
@@ -65,30 +77,66 @@ impl Need {
             Need::SelectiveDecode => format!("de p50, ns/{unit}"),
             Need::CompleteDecode if batch => format!("de_all batch, ns/{unit}"),
             Need::CompleteDecode => format!("de_all p50, ns/{unit}"),
-            Need::Tail => format!("ser p99.9 + de p99.9, ns/{unit}"),
+            Need::EncodeTail => format!("ser p99.9, ns/{unit}"),
+            Need::DecodeTail => {
+                format!("de_all p99.9, ns/{unit} (the complete decode, as ranked)")
+            }
             Need::Wire => "bytes/msg encoded".into(),
             Need::Stored => "bytes/msg, zstd -3".into(),
-            Need::BytesTime if batch => format!("bytes/msg × (ser + de batch ns/{unit})"),
-            Need::BytesTime => format!("bytes/msg × (ser + de p50 ns/{unit})"),
+            Need::BytesTime if unit == "message" => {
+                format!("bytes/msg × ns/msg of {}", basis.sum_name())
+            }
+            Need::BytesTime => format!(
+                "bytes/msg × ns/msg of {} (ns/{unit} × {unit}s/messages of the input)",
+                basis.sum_name()
+            ),
         }
     }
 
-    /// The group's figure for this need (lower is better), and whether it is timed one unit at a
-    /// time, so moves in clock steps; `None` when not measured.
-    pub fn figure(self, g: &Group) -> Option<(Stat, bool)> {
-        let batch = g.basis == Basis::Batch;
+    /// The quantile the need's figure is on `basis` (its sum's, for bytes × time); `None` for
+    /// batch figures (means over whole windows) and sizes.
+    pub fn quantile(self, basis: Basis) -> Option<f64> {
         match self {
-            Need::Encode if batch => g.ser_batch.map(|s| (s, false)),
-            Need::Encode => Some((*g.ser.p50(), true)),
-            Need::SelectiveDecode if batch => g.de_batch.map(|s| (s, false)),
-            Need::SelectiveDecode => Some((*g.de.p50(), true)),
-            Need::CompleteDecode if batch => g.de_all_batch.map(|s| (s, false)),
-            Need::CompleteDecode => g.de_all.as_ref().map(|s| (*s.p50(), true)),
-            Need::Tail => Some((sum(g.ser.p999(), g.de.p999()), true)),
-            Need::Wire => Some((g.bytes_per_message, false)),
-            Need::Stored => g.zstd_bytes_per_message.map(|s| (s, false)),
-            Need::BytesTime => Some((product(&g.bytes_per_message, &speed(g)?), false)),
+            Need::EncodeTail | Need::DecodeTail => Some(0.999),
+            Need::Encode | Need::SelectiveDecode | Need::CompleteDecode | Need::BytesTime
+                if basis.quantized() =>
+            {
+                Some(0.5)
+            }
+            _ => None,
         }
+    }
+
+    /// Whether the need's figure is timed one unit at a time, so moves in clock steps (a
+    /// product with a size does not).
+    pub fn quantized(self, basis: Basis) -> bool {
+        self != Need::BytesTime && self.quantile(basis).is_some()
+    }
+
+    /// One run's figure for this need on `basis` (lower is better); `None` when not measured.
+    pub fn value(self, basis: Basis, r: &RunRow) -> Option<f64> {
+        let batch = basis == Basis::Batch;
+        match self {
+            Need::Encode if batch => r.ser_batch_ns,
+            Need::Encode => Some(r.ser[0]),
+            Need::SelectiveDecode if batch => r.de_batch_ns,
+            Need::SelectiveDecode => Some(r.de[0]),
+            Need::CompleteDecode if batch => r.de_all_batch_ns,
+            Need::CompleteDecode => r.de_all.map(|a| a[0]),
+            Need::EncodeTail => Some(r.ser[3]),
+            Need::DecodeTail => r.de_all.map(|a| a[3]),
+            Need::Wire => Some(r.bytes_per_message),
+            Need::Stored => r.zstd_bytes_per_message(),
+            Need::BytesTime => {
+                Some(r.bytes_per_message * basis.run_speed(r)? * units_per_message(r)?)
+            }
+        }
+    }
+
+    /// The group's figure across its runs (on its section's basis); `None` when no run
+    /// measured it.
+    pub fn figure(self, g: &Group) -> Option<Stat> {
+        Stat::of_some(g.rows.iter().map(|r| self.value(g.basis, r)))
     }
 
     /// How a figure of this need is written: ns, bytes, or bytes × ns.
@@ -105,31 +153,13 @@ impl Need {
     }
 }
 
-/// ser + de of the group's basis, as one figure whose spread is the sum of the spreads.
-pub fn speed(g: &Group) -> Option<Stat> {
-    match g.basis {
-        Basis::Batch => Some(sum(g.ser_batch.as_ref()?, g.de_batch.as_ref()?)),
-        Basis::P50 => Some(sum(g.ser.p50(), g.de.p50())),
-    }
-}
-
-/// Two figures added: medians added, and the widest spread they allow (the runs' minima may not
-/// be the same run's, so this over-states the spread rather than hides it).
-pub fn sum(a: &Stat, b: &Stat) -> Stat {
-    Stat {
-        median: a.median + b.median,
-        min: a.min + b.min,
-        max: a.max + b.max,
-        cv_pct: a.cv_pct.max(b.cv_pct),
-    }
-}
-
-fn product(a: &Stat, b: &Stat) -> Stat {
-    Stat {
-        median: a.median * b.median,
-        min: a.min * b.min,
-        max: a.max * b.max,
-        cv_pct: a.cv_pct.max(b.cv_pct),
+/// What turns a run's ns per unit into ns per message: 1 for per-message rows, the input's
+/// packets over its messages for per-packet ones; `None` for an input without messages.
+fn units_per_message(r: &RunRow) -> Option<f64> {
+    if r.unit == "message" {
+        Some(1.0)
+    } else {
+        (r.messages > 0.0).then(|| r.packets / r.messages)
     }
 }
 
@@ -147,14 +177,26 @@ fn compact(x: f64) -> String {
 /// How far apart the winner and the runner-up are.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Call {
-    /// The runner-up's median over the winner's, and the range of that ratio the runs allow
-    /// (runner-up's min over winner's max .. runner-up's max over winner's min).
-    Margin { ratio: f64, lo: f64, hi: f64 },
+    /// The median over the runs both formats have of the runner-up's figure over the winner's
+    /// (each run's own), and the min–max of those ratios; `runs` is how many runs paired. With
+    /// none (the formats ran apart), the ratio of the medians, `lo` and `hi` equal to it.
+    Margin {
+        ratio: f64,
+        lo: f64,
+        hi: f64,
+        runs: usize,
+    },
     /// The winner is only a few clock steps wide: the margin in ns, not a ratio.
     Steps { ns: f64 },
-    /// Within the run-to-run spread, or within [`TIE_STEPS`] clock steps; `with` names every
-    /// format tied with the winner.
+    /// The runner-up as fast in some run, or within [`TIE_STEPS`] clock steps; `with` names
+    /// every format tied with the winner.
     Tie { why: String, with: Vec<String> },
+    /// A percentile with fewer than [`MIN_TAIL_SAMPLES`] samples beyond it in a run: never
+    /// ranked. `beyond` is the fewest samples beyond it in a run of any format.
+    TooFew {
+        percentile: &'static str,
+        beyond: f64,
+    },
     /// Nothing to compare with.
     Alone,
 }
@@ -164,92 +206,163 @@ pub enum Call {
 pub struct Verdict {
     pub need: Need,
     pub measure: String,
-    /// `(format, figure)`; `None` when no format measured the need.
+    /// `(format, figure)`; `None` when the figure rests on too few samples to rank.
     pub winner: Option<(String, Stat)>,
     pub runner_up: Option<(String, Stat)>,
     pub call: Call,
     /// The `raw` floor's figure, shown beside the winner (raw is the floor, never a winner).
     pub raw: Option<Stat>,
-    /// Runs behind the winner's figure.
+    /// Runs behind the winner's figure (the most behind any format's, when there is none).
     pub runs: usize,
+    /// What the section is ranked by.
+    pub basis: Basis,
+}
+
+/// `p50`, `p99.9`: a quantile as the tables name it.
+fn percentile_name(q: f64) -> &'static str {
+    if q >= 0.999 {
+        "p99.9"
+    } else {
+        "p50"
+    }
 }
 
 /// Ranks the formats of one section (input and label) for every need. `raw` is left out of the
 /// ranking: it is the floor (fixed-size records copied in place), shown beside the winner.
 pub fn verdicts(groups: &[&Group]) -> Vec<Verdict> {
-    let basis = groups.first().map_or(Basis::P50, |g| g.basis);
+    let basis = groups.first().map_or(Basis::Selective, |g| g.basis);
     let unit = groups.first().map_or("packet", |g| g.unit);
     Need::ALL
         .into_iter()
         .filter_map(|need| {
-            let mut ranked: Vec<(&Group, Stat, bool)> = groups
+            let mut ranked: Vec<(&Group, Stat)> = groups
                 .iter()
                 .filter(|g| g.format != RAW)
-                .filter_map(|g| need.figure(g).map(|(s, q)| (*g, s, q)))
+                .filter_map(|g| need.figure(g).map(|s| (*g, s)))
                 .collect();
             if ranked.is_empty() {
                 return None;
+            }
+            let measure = need.measure(basis, unit);
+            if let Some(q) = need.quantile(basis) {
+                let beyond = ranked
+                    .iter()
+                    .map(|(g, _)| g.beyond(q))
+                    .fold(f64::INFINITY, f64::min);
+                if beyond < MIN_TAIL_SAMPLES {
+                    return Some(Verdict {
+                        need,
+                        measure,
+                        winner: None,
+                        runner_up: None,
+                        call: Call::TooFew {
+                            percentile: percentile_name(q),
+                            beyond,
+                        },
+                        raw: None,
+                        runs: ranked.iter().map(|(g, _)| g.runs).max().unwrap_or(0),
+                        basis,
+                    });
+                }
             }
             ranked.sort_by(|a, b| {
                 a.1.median
                     .total_cmp(&b.1.median)
                     .then(a.0.format.cmp(&b.0.format))
             });
-            let (w, ws, quantized) = ranked[0];
+            let (w, ws) = ranked[0];
             let call = match ranked.get(1) {
                 None => Call::Alone,
-                Some(_) => call(&ranked, quantized),
+                Some(_) => call(need, basis, &ranked),
             };
             Some(Verdict {
                 need,
-                measure: need.measure(basis, unit),
+                measure,
                 winner: Some((w.format.clone(), ws)),
-                runner_up: ranked.get(1).map(|(g, s, _)| (g.format.clone(), *s)),
+                runner_up: ranked.get(1).map(|(g, s)| (g.format.clone(), *s)),
                 call,
                 raw: groups
                     .iter()
                     .find(|g| g.format == RAW)
-                    .and_then(|g| need.figure(g))
-                    .map(|(s, _)| s),
+                    .and_then(|g| need.figure(g)),
                 runs: w.runs,
+                basis,
             })
         })
         .collect()
 }
 
-fn call(ranked: &[(&Group, Stat, bool)], quantized: bool) -> Call {
-    let (w, ws, _) = ranked[0];
-    let (_, rs, _) = ranked[1];
-    let steps = TIE_STEPS * CLOCK_STEP_NS;
-    let near = |s: &Stat| quantized && s.median - ws.median < steps;
-    // Overlapping spreads only say something when both sides have one.
-    let overlaps = |g: &Group, s: &Stat| w.runs > 1 && g.runs > 1 && s.min <= ws.max;
-    let tied: Vec<String> = ranked[1..]
+/// `other`'s figure over `winner`'s in each run both have it in, matched by run id.
+pub fn paired_ratios(need: Need, basis: Basis, winner: &Group, other: &Group) -> Vec<f64> {
+    winner
+        .rows
         .iter()
-        .filter(|(g, s, _)| near(s) || overlaps(g, s))
-        .map(|(g, _, _)| g.format.clone())
+        .filter_map(|w| {
+            let o = other.rows.iter().find(|o| o.run_id == w.run_id)?;
+            Some(relative(need.value(basis, o)?, need.value(basis, w)?))
+        })
+        .collect()
+}
+
+fn call(need: Need, basis: Basis, ranked: &[(&Group, Stat)]) -> Call {
+    let (w, ws) = ranked[0];
+    let quantized = need.quantized(basis);
+    let ratios = |g: &Group| paired_ratios(need, basis, w, g);
+    let near = |s: &Stat| quantized && s.median - ws.median < TIE_STEPS * CLOCK_STEP_NS;
+    // As fast in some run: a per-run ratio of 1 or under. Formats that never ran together
+    // (`run --formats` apart) have no per-run ratio: their spreads overlapping says the same,
+    // when both sides have one.
+    let as_fast = |g: &Group, s: &Stat| match Stat::of_some(ratios(g).into_iter().map(Some)) {
+        Some(r) => r.min <= 1.0,
+        None => w.runs > 1 && g.runs > 1 && s.min <= ws.max,
+    };
+    let tied: Vec<&(&Group, Stat)> = ranked[1..]
+        .iter()
+        .filter(|(g, s)| near(s) || as_fast(g, s))
         .collect();
-    if !tied.is_empty() {
-        let why = if near(&rs) {
+    if let Some((first, fs)) = tied.first() {
+        let why = if near(fs) {
             format!(
                 "{} ns apart, under {TIE_STEPS:.0} steps of the {CLOCK_STEP_NS:.0} ns clock",
-                trim(rs.median - ws.median)
+                trim(fs.median - ws.median)
             )
         } else {
-            "run-to-run spreads overlap".to_owned()
+            match Stat::of_some(ratios(first).into_iter().map(Some)) {
+                Some(r) => format!(
+                    "{} as fast in some run (per-run ratio {:.2}–{:.2}x)",
+                    first.format, r.min, r.max
+                ),
+                None => "run-to-run spreads overlap".to_owned(),
+            }
         };
-        return Call::Tie { why, with: tied };
+        return Call::Tie {
+            why,
+            with: tied.iter().map(|(g, _)| g.format.clone()).collect(),
+        };
     }
+    let (r, rs) = ranked[1];
     if quantized && ws.median < RATIO_STEPS * CLOCK_STEP_NS {
         return Call::Steps {
             ns: rs.median - ws.median,
         };
     }
-    let ratio = |a: f64, b: f64| if b > 0.0 { a / b } else { f64::INFINITY };
-    Call::Margin {
-        ratio: ratio(rs.median, ws.median),
-        lo: ratio(rs.min, ws.max),
-        hi: ratio(rs.max, ws.min),
+    let paired = ratios(r);
+    match Stat::of_some(paired.iter().copied().map(Some)) {
+        Some(p) => Call::Margin {
+            ratio: p.median,
+            lo: p.min,
+            hi: p.max,
+            runs: paired.len(),
+        },
+        None => {
+            let ratio = relative(rs.median, ws.median);
+            Call::Margin {
+                ratio,
+                lo: ratio,
+                hi: ratio,
+                runs: 0,
+            }
+        }
     }
 }
 
@@ -257,17 +370,27 @@ impl Verdict {
     /// The margin column: `1.32x (1.20–1.45x across runs)`, `tie: ...`.
     pub fn margin_text(&self) -> String {
         match &self.call {
-            Call::Margin { ratio, lo, hi } if self.runs > 1 && (hi - lo).abs() > 0.005 => {
+            Call::Margin {
+                ratio,
+                lo,
+                hi,
+                runs,
+            } if *runs > 1 && (hi - lo).abs() > 0.005 => {
                 format!("{ratio:.2}x ({lo:.2}–{hi:.2}x across runs)")
             }
-            Call::Margin { ratio, .. } if self.runs > 1 => format!("{ratio:.2}x (every run)"),
-            Call::Margin { ratio, .. } => format!("{ratio:.2}x (1 run: spread unknown)"),
+            Call::Margin { ratio, runs, .. } if *runs > 1 => format!("{ratio:.2}x (every run)"),
+            Call::Margin { ratio, runs: 1, .. } => format!("{ratio:.2}x (1 run: spread unknown)"),
+            Call::Margin { ratio, .. } => format!("{ratio:.2}x (medians: no run timed both)"),
             Call::Steps { ns } => format!(
                 "+{} ns ({:.0} clock steps; too few to divide)",
                 trim(*ns),
                 ns / CLOCK_STEP_NS
             ),
             Call::Tie { why, with } => format!("tie with {}: {why}", with.join(", ")),
+            Call::TooFew { percentile, beyond } => format!(
+                "{:.0} samples beyond {percentile} in a run; {MIN_TAIL_SAMPLES:.0} needed",
+                beyond.floor()
+            ),
             Call::Alone => "no other format measured".to_owned(),
         }
     }
@@ -298,9 +421,25 @@ pub fn input_line(input: &str, groups: &[&Group], label: &str) -> String {
     } else {
         format!("{lo}–{hi} runs")
     };
+    let fewest = |f: fn(&Group) -> Option<f64>| groups.iter().filter_map(|g| f(g)).reduce(f64::min);
+    let timed = match (fewest(|g| g.units_timed), fewest(|g| g.batch_units)) {
+        (Some(one), Some(whole)) => format!(
+            " Per run, {} {unit}s were timed one by one (what the percentiles rest on) and {} in \
+             whole windows (the batch figures).",
+            super::tables::count(one),
+            super::tables::count(whole),
+            unit = g.unit
+        ),
+        (Some(one), None) => format!(
+            " Per run, {} {}s were timed one by one (what the percentiles rest on).",
+            super::tables::count(one),
+            g.unit
+        ),
+        _ => String::new(),
+    };
     format!(
         "Input: {input}, IEX {} feed, {} packets, {} messages; {kind}. Each figure above is the \
-         median of {runs} under label {}, timed per {}, on {}.",
+         median of {runs} under label {}, timed per {}, on {}.{timed}",
         feed_name(&g.feed),
         super::tables::count(g.packets),
         super::tables::count(g.messages),
@@ -332,12 +471,24 @@ pub fn real_day(input: &str) -> Option<String> {
 /// The verdict as a table for the outputs.
 pub fn table(verdicts: &[Verdict], what: &str) -> Table {
     let runs = verdicts.iter().map(|v| v.runs).max().unwrap_or(0);
+    let ranked = match verdicts.first().map_or(Basis::Batch, |v| v.basis) {
+        Basis::Selective => {
+            "Ranked by ser + de p50 (the selective decode: these runs timed no complete decode)"
+                .to_owned()
+        }
+        basis => format!(
+            "Ranked by {}: serialize plus the complete decode",
+            basis.sum_name()
+        ),
+    };
     Table {
         left: 6,
         caption: format!(
-            "{what}: median of {} (min–max). Margin: runner-up over winner; a tie when the \
-             spreads overlap or the medians are under {TIE_STEPS:.0} clock steps \
-             ({CLOCK_STEP_NS:.0} ns) apart. raw is the floor, not a contender.",
+            "{what}: median of {} (min–max). {ranked}. Margin: runner-up over winner within each run, the median of those \
+             per-run ratios (min–max); a tie when some run's ratio is 1 or under, or the \
+             medians are under {TIE_STEPS:.0} clock steps ({CLOCK_STEP_NS:.0} ns) apart. A \
+             percentile with fewer than {MIN_TAIL_SAMPLES:.0} samples beyond it in a run names no \
+             winner. raw is the floor, not a contender.",
             if runs == 1 {
                 "1 run".to_owned()
             } else {
@@ -361,10 +512,14 @@ pub fn table(verdicts: &[Verdict], what: &str) -> Table {
                     x.as_ref()
                         .map_or("-".to_owned(), |(f, s)| format!("{f}: {}", v.need.show(s)))
                 };
+                let winner = match v.call {
+                    Call::TooFew { .. } => TOO_FEW.to_owned(),
+                    _ => named(&v.winner),
+                };
                 vec![
                     v.need.name().to_owned(),
                     v.measure.clone(),
-                    named(&v.winner),
+                    winner,
                     named(&v.runner_up),
                     v.margin_text(),
                     v.raw.as_ref().map_or("-".to_owned(), |s| v.need.show(s)),
@@ -385,15 +540,6 @@ mod tests {
         assert_eq!(super::feed_name("deep-plus"), "DEEP+");
     }
 
-    fn st(median: f64, min: f64, max: f64) -> Stat {
-        Stat {
-            median,
-            min,
-            max,
-            cv_pct: 0.0,
-        }
-    }
-
     #[test]
     fn real_days_are_named() {
         assert_eq!(
@@ -404,10 +550,9 @@ mod tests {
     }
 
     #[test]
-    fn sums_widen_the_spread() {
-        let s = sum(&st(10.0, 9.0, 12.0), &st(5.0, 4.0, 5.0));
-        assert_eq!((s.median, s.min, s.max), (15.0, 13.0, 17.0));
+    fn products_are_compact() {
         assert_eq!(compact(12_345.0), "12.3k");
         assert_eq!(compact(4_560_000.0), "4.56M");
+        assert_eq!(compact(7_376.4), "7376");
     }
 }

@@ -22,6 +22,7 @@ pub fn group(warnings: &[Warning], summary: &Summary) -> Vec<WarningGroup> {
         by_kind.entry(w.kind).or_default().push(w);
     }
     let groups = summary.groups.len();
+    let rows: usize = summary.groups.iter().map(|g| g.runs).sum();
     let sections = summary.sections().len();
     let files = summary.sources.len();
     let plural = |n: usize, one: &str, many: &str| {
@@ -36,6 +37,11 @@ pub fn group(warnings: &[Warning], summary: &Summary) -> Vec<WarningGroup> {
         .map(|(kind, ws)| {
             let n = ws.len();
             let summary = match kind {
+                WarningKind::TimedFaults => format!(
+                    "Minor page faults inside timed regions in {n} of {rows} results rows (one \
+                     format in one run each; 0 expected): a fault costs microseconds, so the \
+                     tails there measure the harness, not the format."
+                ),
                 WarningKind::FewRuns => format!(
                     "Fewer than {MIN_RUNS} runs behind {n} of {groups} format rows: a median of \
                      fewer says little about the spread, so margins and ties there are rough."

@@ -8,7 +8,7 @@ use std::process::Command;
 use md_shootout::export::{self, csv::COLUMNS};
 use md_shootout::report::{
     self,
-    load::BATCH_COLUMNS,
+    load::{BATCH_COLUMNS, HARNESS_COLUMNS},
     stats::{Basis, Group},
     WarningKind,
 };
@@ -42,6 +42,10 @@ pub(crate) struct Fixture {
     /// The memcpy floor timed the batch way; `None` writes an empty cell.
     pub(crate) memcpy_batch: Option<f64>,
     pub(crate) clock: Option<&'static str>,
+    /// Units timed one by one in the run (`units`): what its percentiles rest on.
+    pub(crate) units: u64,
+    /// Minor page faults inside the run's timed regions; `None` writes an empty cell.
+    pub(crate) timed_faults: Option<u64>,
 }
 
 fn values(f: &Fixture) -> HashMap<String, String> {
@@ -118,7 +122,7 @@ fn values(f: &Fixture) -> HashMap<String, String> {
     set("clock", f.clock.unwrap_or("").into());
     set("memcpy_batch_ns", float(f.memcpy_batch));
     set("unit", "packet".into());
-    set("units", "50000".into());
+    set("units", f.units.to_string());
     let stored = f.zstd.is_some();
     set("stored_mode", if stored { "all" } else { "none" }.into());
     set(
@@ -133,6 +137,9 @@ fn values(f: &Fixture) -> HashMap<String, String> {
     set("batch_units", "50000".into());
     set("jobs", "1".into());
     set("worker_cpu", String::new());
+    set("timed_faults", cell(f.timed_faults));
+    // Above i64::MAX: the seed is a u64.
+    set("order_seed", "17293822569102704642".into());
     v
 }
 
@@ -140,6 +147,17 @@ fn values(f: &Fixture) -> HashMap<String, String> {
 pub(crate) fn columns_now() -> Vec<&'static str> {
     let c: Vec<&str> = COLUMNS.split(',').collect();
     assert!(BATCH_COLUMNS.iter().all(|b| c.contains(b)));
+    c
+}
+
+/// [`columns_now`] with the harness columns (`timed_faults`, `order_seed`) where it lacks them.
+pub(crate) fn columns_with_faults() -> Vec<&'static str> {
+    let mut c = columns_now();
+    for h in HARNESS_COLUMNS {
+        if !c.contains(h) {
+            c.push(h);
+        }
+    }
     c
 }
 
@@ -186,6 +204,8 @@ pub(crate) fn fx(
         batch: None,
         memcpy_batch: None,
         clock: None,
+        units: 50000,
+        timed_faults: None,
     }
 }
 
@@ -770,7 +790,7 @@ fn writes_csv_markdown_charts_and_html() {
         for c in header[6 + 17 * 4..].iter().filter(|c| *c != "ranked_by") {
             assert_eq!(row[c], "", "{c} of {}", row["format"]);
         }
-        assert_eq!(row["ranked_by"], "p50");
+        assert_eq!(row["ranked_by"], "p50-selective");
     }
 
     // summary.md: a table per input and label, the spreads, the warnings.
@@ -1157,22 +1177,35 @@ fn ranks_by_batch_figures_when_every_format_has_them() {
     let s = report::summarize(&runs);
     assert!(s.warnings.is_empty(), "{:?}", s.warnings);
     let order: Vec<&str> = s.groups.iter().map(|g| g.format.as_str()).collect();
-    // By p50 it would be raw, sbe, capnp.
-    assert_eq!(order, ["raw", "capnp", "sbe"]);
+    // Ranked by ser batch + de_all batch (the complete decode): raw 4 + 5 = 9, sbe 17.5–18.5
+    // + 30 = 48 (47.5–48.5), capnp 10 + 50 = 60. By ser batch + de batch (the selective
+    // decode) capnp would come before sbe: 10 + 14 = 24 against 18 + 16 = 34.
+    assert_eq!(order, ["raw", "sbe", "capnp"]);
     assert!(s.groups.iter().all(|g| g.basis == Basis::Batch));
     let capnp = group(&s, "normal", "capnp");
     let sbe = group(&s, "normal", "sbe");
     let raw = group(&s, "normal", "raw");
-    assert_eq!(capnp.speed_key(), 24.0);
-    assert_eq!(capnp.p50_key(), 60.0);
-    // 24 / 7 and 34 / 7: the fastest is raw.
-    assert!(close(capnp.ratio_to_fastest, 24.0 / 7.0));
-    assert!(close(sbe.ratio_to_fastest, 34.0 / 7.0));
+    assert_eq!(capnp.speed_key(), 60.0);
+    assert_eq!(
+        (sbe.speed.median, sbe.speed.min, sbe.speed.max),
+        (48.0, 47.5, 48.5)
+    );
+    // 60 / 9 and 48 / 9: the fastest is raw.
+    assert!(close(capnp.ratio_to_fastest, 60.0 / 9.0));
+    assert!(close(sbe.ratio_to_fastest, 48.0 / 9.0));
     assert_eq!(sbe.ratio_to_raw, Some(sbe.ratio_to_fastest));
-    // (ser batch + de_all batch) over raw's 4 + 5 = 9.
+    // The same sum over raw's, as the ranking is by it.
     assert_eq!(raw.ratio_all_to_raw, Some(1.0));
     assert!(close(sbe.ratio_all_to_raw.unwrap(), 48.0 / 9.0));
     assert!(close(capnp.ratio_all_to_raw.unwrap(), 60.0 / 9.0));
+    // The size-vs-speed chart draws the same sum.
+    let (_, _, groups) = s.primary("day4.pcapng.gz").unwrap();
+    let points = report::charts::scatter::points(&groups, false);
+    let y: Vec<(&str, f64)> = points
+        .iter()
+        .map(|p| (p.format.as_str(), p.y.median))
+        .collect();
+    assert_eq!(y, [("raw", 9.0), ("sbe", 48.0), ("capnp", 60.0)]);
     let sb = sbe.ser_batch.unwrap();
     assert_eq!((sb.median, sb.min, sb.max), (18.0, 17.5, 18.5));
     assert_eq!(capnp.de_batch.unwrap().median, 14.0);
@@ -1200,26 +1233,25 @@ fn ranks_by_batch_figures_when_every_format_has_them() {
 
     let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(
-        md.contains("Ranked by median ser batch + de batch (batch: one clock pair around each whole window, ns per packet"),
+        md.contains("Ranked by ser batch + de_all batch, each run's sum, median across runs (batch: one clock pair around each whole window, ns per packet"),
         "{md}"
     );
-    assert!(!md.contains("Ranked by median ser p50"), "{md}");
+    assert!(!md.contains("Ranked by ser p50"), "{md}");
     assert!(md.contains("de_all the complete decode"), "{md}");
     assert!(md.contains("Clock: tsc."), "{md}");
     assert!(md.contains("p50 10, mean 11, batch 3 ns."), "{md}");
     assert!(md.contains(
-        "| de p99.9 | ser batch | de batch | de_all batch | x raw (de_all) | de_all p50 | de_all p99 | de_all p99.9 |"
+        "| de p99.9 | ser batch | de batch | de_all batch | de_all p50 | de_all p99 | de_all p99.9 |"
     ), "{md}");
-    // capnp second: 3.43x; the batch columns, then de_all p50 70, p99 280, p99.9 560.
-    assert!(md.contains("| capnp | 3 | 3.43x | 3.43x |"), "{md}");
+    // capnp third: 60 / 9 = 6.67x; the batch columns, then de_all p50 70, p99 280, p99.9 560.
+    assert!(md.contains("| capnp | 3 | 6.67x | 6.67x |"), "{md}");
     assert!(
-        md.contains("| 10 | 14 (13.5–14.5) | 50 | 6.67x | 70 | 280 | 560 |"),
+        md.contains("| 10 | 14 (13.5–14.5) | 50 | 70 | 280 | 560 |"),
         "{md}"
     );
+    assert!(md.contains("| sbe | 3 | 5.33x | 5.33x |"), "{md}");
     assert!(
-        md.contains(
-            "| 18 (17.5–18.5) | 16 | 30 | 5.33x | 42 (40–44) | 168 (160–176) | 336 (320–352) |"
-        ),
+        md.contains("| 18 (17.5–18.5) | 16 | 30 | 42 (40–44) | 168 (160–176) | 336 (320–352) |"),
         "{md}"
     );
     // The percentile table: a de_all row per format.
@@ -1232,11 +1264,11 @@ fn ranks_by_batch_figures_when_every_format_has_them() {
         .map(|x| x.unwrap())
         .collect();
     let formats: Vec<&str> = rows.iter().map(|r| r["format"].as_str()).collect();
-    assert_eq!(formats, ["raw", "capnp", "sbe"]);
-    let sbe = &rows[2];
+    assert_eq!(formats, ["raw", "sbe", "capnp"]);
+    let sbe = &rows[1];
     for (col, want) in [
-        ("ratio_to_fastest", "4.857"),
-        ("ratio_to_raw", "4.857"),
+        ("ratio_to_fastest", "5.333"),
+        ("ratio_to_raw", "5.333"),
         ("ranked_by", "batch"),
         ("ratio_all_to_raw", "5.333"),
         ("clocks", "tsc"),
@@ -1282,10 +1314,11 @@ fn ranks_by_batch_figures_when_every_format_has_them() {
 
 #[test]
 fn falls_back_to_p50_without_batch_figures() {
-    // The day1 fixtures are old CSVs: no batch figure anywhere.
+    // The day1 fixtures are old CSVs: no batch figure and no complete decode anywhere, so the
+    // ranking is by ser p50 + the selective de p50.
     let (dir, a, b) = fixtures();
     let s = report::summarize(&report::load(&[a, b]).unwrap());
-    assert!(s.groups.iter().all(|g| g.basis == Basis::P50));
+    assert!(s.groups.iter().all(|g| g.basis == Basis::Selective));
     assert!(s
         .groups
         .iter()
@@ -1295,19 +1328,21 @@ fn falls_back_to_p50_without_batch_figures() {
     let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(
         md.contains(
-            "Ranked by median ser p50 + de p50, as not every format here has batch figures"
+            "Ranked by ser p50 + de p50 (the selective decode), each run's sum, median across \
+             runs, as not every format here has a complete decode"
         ),
         "{md}"
     );
-    assert!(!md.contains("Ranked by median ser batch"), "{md}");
+    assert!(!md.contains("Ranked by ser batch"), "{md}");
     // The new columns are dashes, and no de_all row in the percentile table.
     assert!(
-        md.contains("| 30 | 120 | 240 | - | - | - | - | - | - | - |\n"),
+        md.contains("| 30 | 120 | 240 | - | - | - | - | - | - |\n"),
         "{md}"
     );
     assert!(!md.contains("| de_all |"), "{md}");
 
-    // One format without batch figures in a section that otherwise has them: p50 for all of it.
+    // One format without batch figures in a section that otherwise has them: ser p50 + de_all
+    // p50 for all of it.
     let (dir, d) = batch_fixture();
     let text = std::fs::read_to_string(&d).unwrap();
     let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
@@ -1332,8 +1367,11 @@ fn falls_back_to_p50_without_batch_figures() {
     let order: Vec<&str> = s.groups.iter().map(|g| g.format.as_str()).collect();
     assert_eq!(order, ["raw", "sbe", "capnp"]);
     assert!(s.groups.iter().all(|g| g.basis == Basis::P50));
-    // 60 / 20 by p50.
-    assert_eq!(group(&s, "normal", "capnp").ratio_to_fastest, 3.0);
+    // capnp 30 + 70 over raw's 10 + 12.
+    assert!(close(
+        group(&s, "normal", "capnp").ratio_to_fastest,
+        100.0 / 22.0
+    ));
     assert_eq!(group(&s, "normal", "sbe").ratio_all_to_raw, None);
 }
 
@@ -1550,4 +1588,86 @@ fn per_message_rows_are_kept_apart_from_per_packet_ones() {
             );
         }
     }
+}
+
+/// `timed_faults` (minor page faults inside a run's timed regions) and `order_seed` are read
+/// when the header has them; a row with faults is warned about, naming the format and the
+/// run, in one grouped line; CSVs from before the columns say nothing.
+#[test]
+fn page_faults_in_timed_regions_are_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv_path = dir.path().join("runs.csv");
+    let rows: Vec<Fixture> = [
+        ("f1", "sbe", Some(0)),
+        ("f1", "raw", Some(3)),
+        ("f2", "sbe", Some(1)),
+        ("f2", "raw", None),
+    ]
+    .into_iter()
+    .map(|(run, format, faults)| Fixture {
+        timed_faults: faults,
+        ..fx(
+            run,
+            "data/day8.pcapng.gz",
+            "normal",
+            format,
+            "h",
+            40,
+            30,
+            1_000_000,
+            0.1,
+        )
+    })
+    .collect();
+    write_csv(&csv_path, &columns_with_faults(), &rows);
+    let runs = report::load(std::slice::from_ref(&csv_path)).unwrap();
+    let faults: Vec<Option<u64>> = runs.rows.iter().map(|r| r.timed_faults).collect();
+    assert_eq!(faults, [Some(0), Some(3), Some(1), None]);
+    assert!(runs
+        .rows
+        .iter()
+        .all(|r| r.order_seed == Some(17_293_822_569_102_704_642)));
+    let s = report::summarize(&runs);
+    let faulted: Vec<&str> = s
+        .warnings
+        .iter()
+        .filter(|w| w.kind == WarningKind::TimedFaults)
+        .map(|w| w.message.as_str())
+        .collect();
+    assert_eq!(
+        faulted,
+        [
+            "day8.pcapng.gz [normal] raw, run f1: 3 minor page faults inside timed regions",
+            "day8.pcapng.gz [normal] sbe, run f2: 1 minor page fault inside timed regions",
+        ]
+    );
+    let grouped = report::warnings::group(&s.warnings, &s);
+    let lines: Vec<&str> = grouped
+        .iter()
+        .filter(|g| g.kind == WarningKind::TimedFaults)
+        .map(|g| g.summary.as_str())
+        .collect();
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(
+        lines[0].starts_with("Minor page faults inside timed regions in 2 of 4 results rows"),
+        "{lines:?}"
+    );
+    let out = dir.path().join("out");
+    report::write_report(&s, &[], &out).unwrap();
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(
+        html.find("raw, run f1: 3 minor page faults").unwrap()
+            > html.find("id=\"warnings\"").unwrap(),
+        "in the warnings section"
+    );
+
+    // Older CSVs: no column, no count, no warning.
+    let (_dir, a, b) = fixtures();
+    let runs = report::load(&[a, b]).unwrap();
+    assert!(runs.rows.iter().all(|r| r.timed_faults.is_none()));
+    let s = report::summarize(&runs);
+    assert!(s
+        .warnings
+        .iter()
+        .all(|w| w.kind != WarningKind::TimedFaults));
 }

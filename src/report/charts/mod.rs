@@ -267,7 +267,10 @@ pub fn write_all(
             if stored && !groups.iter().any(|g| g.zstd_bytes_per_message.is_some()) {
                 continue;
             }
-            let what = format!("size {how} against ser + de time per {unit}");
+            let sum = groups
+                .first()
+                .map_or("ser + de_all", |g| g.basis.sum_name());
+            let what = format!("size {how} against {sum} time per {unit}");
             chart(
                 &mut out,
                 ChartKind::Scatter,

@@ -7,8 +7,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::axis::{err, thousands, Axis, DrawResult};
 use super::{frame, legend_column, marker, Colours, Swatch, FONT};
-use crate::report::stats::{trim, Group, Stat, RAW};
-use crate::report::verdict::speed;
+use crate::report::stats::{trim, Basis, Group, Stat, RAW};
 
 /// Narrower than the other charts' 960 × 540: it is shown beside the verdict, at about 680 px,
 /// and read for the labels next to each point.
@@ -17,7 +16,8 @@ const FRONTIER: RGBColor = RGBColor(0x66, 0x66, 0x66);
 
 pub(super) const SCATTER_SIZE: (u32, u32) = (820, 600);
 
-/// One format's point: size (x) and ser + de time (y), each with its spread.
+/// One format's point: size (x) and ser + de_all time (y, what the section is ranked by: see
+/// [`Basis`]), each with its spread across runs.
 #[derive(Debug, Clone)]
 pub struct Point {
     pub format: String,
@@ -39,7 +39,7 @@ pub fn points(groups: &[&Group], stored: bool) -> Vec<Point> {
             Some(Point {
                 format: g.format.clone(),
                 x,
-                y: speed(g)?,
+                y: g.speed,
             })
         })
         .collect()
@@ -82,6 +82,7 @@ pub(super) fn scatter(
     let pts = points(groups, stored);
     let front = pareto(&pts);
     let unit = groups.first().map_or("packet", |g| g.unit);
+    let basis = groups.first().map_or(Basis::Batch, |g| g.basis);
     let (x_lo, x_hi) = pts.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), p| {
         (lo.min(p.x.min), hi.max(p.x.max))
     });
@@ -98,7 +99,8 @@ pub(super) fn scatter(
         Axis::fitted_linear((y_lo - pad).max(0.0), y_hi + pad, 8)
     };
     let y_desc = format!(
-        "ser + de, ns per {unit}{}",
+        "{}, ns per {unit}{}",
+        basis.sum_name(),
         if y_axis.is_log() { " (log scale)" } else { "" }
     );
     let mut svg = String::new();
