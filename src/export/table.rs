@@ -44,7 +44,7 @@ pub fn render(report: &RunReport<'_>) -> String {
 
     let _ = writeln!(
         t,
-        "\nthroughput, ns per {} from whole windows timed at once (ranked by ser + de):",
+        "\nthroughput, ns per {} from whole windows timed at once (ranked by ser + de_all):",
         o.unit.name()
     );
     let mut rows: Vec<Vec<String>> = vec![[

@@ -501,7 +501,7 @@ mod tests {
     #[test]
     fn required_columns_are_columns_the_run_writes() {
         let written: Vec<&str> = crate::export::csv::COLUMNS.split(',').collect();
-        for c in REQUIRED.iter().chain(OPTIONAL) {
+        for c in REQUIRED.iter().chain(OPTIONAL).chain(HARNESS_COLUMNS) {
             assert!(written.contains(c), "{c} is not written by `run`");
         }
         // The batch columns, all of them, right after memcpy_mean_ns.
