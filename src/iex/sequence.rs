@@ -63,31 +63,42 @@ impl SequenceTracker {
     pub fn observe(&mut self, h: &SegmentHeader, payload: &[u8]) -> SeqEvent {
         let key = (h.channel_id, h.session_id);
         let end = h.first_seq.saturating_add(u64::from(h.message_count));
-        let mut stream = match self.last.take() {
-            Some((k, stream)) if k == key => Some(stream),
-            Some((k, stream)) => {
-                self.streams.insert(k, stream);
-                self.streams.remove(&key)
-            }
-            None => self.streams.remove(&key),
-        };
         let fingerprint = (h.first_seq == 1).then(|| fingerprint(h, payload));
-        let event = match &mut stream {
-            None => {
-                stream = Some(Stream {
+        match &mut self.last {
+            Some((k, stream)) if *k == key => stream.observe(h.first_seq, end, fingerprint),
+            _ => self.switch(key, end, h.first_seq, fingerprint),
+        }
+    }
+
+    /// A segment of another stream than the last one: park the last in the map, fetch this one.
+    #[cold]
+    fn switch(
+        &mut self,
+        key: (u32, u32),
+        end: u64,
+        got: u64,
+        fingerprint: Option<u64>,
+    ) -> SeqEvent {
+        if let Some((k, stream)) = self.last.take() {
+            self.streams.insert(k, stream);
+        }
+        let (event, stream) = match self.streams.remove(&key) {
+            Some(mut stream) => (stream.observe(got, end, fingerprint), stream),
+            None => (
+                SeqEvent::First,
+                Stream {
                     next: end,
                     first: fingerprint.into_iter().collect(),
-                });
-                SeqEvent::First
-            }
-            Some(s) => s.observe(h.first_seq, end, fingerprint),
+                },
+            ),
         };
-        self.last = stream.map(|s| (key, s));
+        self.last = Some((key, stream));
         event
     }
 }
 
 impl Stream {
+    #[inline]
     fn observe(&mut self, got: u64, end: u64, fingerprint: Option<u64>) -> SeqEvent {
         let expected = self.next;
         let event = if got == expected {
