@@ -7,6 +7,8 @@
 
 use std::io;
 
+use crate::capture::TruncatedTail;
+
 /// Where in the capture stream something happened. Offsets count bytes of the capture as parsed,
 /// i.e. of the decompressed stream for a gzip'd file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,6 +56,10 @@ pub enum Error {
         needed: u64,
         available: u64,
     },
+    /// The stream ended inside a record: the records before it are whole. Readers that were told
+    /// to be lenient stop there instead (see [`crate::stream::IexReader::truncated_tail`]).
+    #[error("{0}; the {whole} packets before it are whole and --lenient reads them", whole = .0.whole_packets())]
+    CutShort(TruncatedTail),
     #[error("malformed {what} at {at}: {detail}")]
     Malformed {
         what: &'static str,
@@ -104,12 +110,21 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// An [`Error`] together with the file it happened in: what the command line prints.
 #[derive(Debug, thiserror::Error)]
-#[error("{path}{note}: {error}", note = if *.decompressed { " (gzip; byte offsets count decompressed bytes)" } else { "" })]
+#[error("{}: {error}", file_label(path, *.decompressed))]
 pub struct FileError {
     pub path: String,
     /// Offsets refer to the decompressed stream.
     pub decompressed: bool,
     pub error: Error,
+}
+
+/// How messages name a file: its path, and what its byte offsets count when it is gzip'd.
+pub fn file_label(path: &str, decompressed: bool) -> String {
+    if decompressed {
+        format!("{path} (gzip; byte offsets count decompressed bytes)")
+    } else {
+        path.to_owned()
+    }
 }
 
 impl FileError {

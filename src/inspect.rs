@@ -14,7 +14,7 @@ use crate::iex::book_thread::BookFeed;
 use crate::iex::{decode, MessageError, SeqEvent};
 use crate::model::{kind, FeedsSeen};
 use crate::source::Compression;
-use crate::stream::{self, IexReader, Item, Skipped};
+use crate::stream::{self, IexReader, Item, Skipped, TruncatedTail};
 
 /// Counts gathered from the segments, independent of where they came from.
 #[derive(Debug)]
@@ -30,6 +30,8 @@ pub struct Tally {
     pub gaps: u64,
     pub missing_messages: u64,
     pub duplicates: u64,
+    /// Times a stream's sequence started again at 1 with new content.
+    pub restarts: u64,
     /// Distinct symbols; those of order messages are the book's ([`BookFeed::symbols`]) and
     /// join at the end of [`Tally::from_stream`].
     pub symbols: FxHashSet<u64>,
@@ -55,6 +57,7 @@ impl Default for Tally {
             gaps: 0,
             missing_messages: 0,
             duplicates: 0,
+            restarts: 0,
             symbols: FxHashSet::default(),
             book: BookFeed::new(),
             last_symbol: None,
@@ -80,6 +83,7 @@ impl Tally {
                 self.missing_messages += got - expected;
             }
             SeqEvent::Duplicate { .. } => self.duplicates += 1,
+            SeqEvent::Restart { .. } => self.restarts += 1,
             SeqEvent::First | SeqEvent::InOrder => {}
         }
         for block in item.segment.blocks() {
@@ -162,6 +166,9 @@ pub struct Inspection {
     pub gaps: u64,
     pub missing_messages: u64,
     pub duplicates: u64,
+    /// Times a (channel, session) sequence started again at 1 with new content (a capture
+    /// stitched from several recordings); a copy of a segment seen before is a duplicate.
+    pub restarts: u64,
     /// Distinct symbols.
     pub symbols: u64,
     /// DEEP+ book consistency; null when the capture holds no order messages (and is not DEEP+).
@@ -173,6 +180,8 @@ pub struct Inspection {
     pub first_send_time_utc: Option<String>,
     pub last_send_time_utc: Option<String>,
     pub skipped: Skipped,
+    /// The record a capture cut short at its end lost (read with `--lenient`); null otherwise.
+    pub truncated_tail: Option<TruncatedTail>,
     pub seconds: f64,
     /// Capture bytes per second, in MB (10^6).
     pub mb_per_s: f64,
@@ -215,6 +224,7 @@ pub fn inspect(path: &Path, lenient: bool) -> std::result::Result<Inspection, Fi
         gaps: tally.gaps,
         missing_messages: tally.missing_messages,
         duplicates: tally.duplicates,
+        restarts: tally.restarts,
         symbols: tally.symbols.len() as u64,
         feed: tally.feed(),
         first_send_time: tally.first_send_time,
@@ -222,6 +232,7 @@ pub fn inspect(path: &Path, lenient: bool) -> std::result::Result<Inspection, Fi
         first_send_time_utc: tally.first_send_time.map(utc),
         last_send_time_utc: tally.last_send_time.map(utc),
         skipped: reader.skipped(),
+        truncated_tail: reader.truncated_tail(),
         seconds,
         mb_per_s: per_s(capture_bytes as f64) / 1e6,
         msgs_per_s: per_s(tally.messages as f64),
@@ -276,8 +287,13 @@ impl Inspection {
         if let (Some(first), Some(last)) = (&self.first_send_time_utc, &self.last_send_time_utc) {
             lines.push(format!("send time   {first} .. {last}"));
         }
+        let restarts = match self.restarts {
+            0 => String::new(),
+            1 => "restarted once, ".to_owned(),
+            n => format!("restarted {n} times, "),
+        };
         lines.push(format!(
-            "sequence    {} gaps ({} messages missing), {} duplicates",
+            "sequence    {restarts}{} gaps ({} messages missing), {} duplicates",
             self.gaps, self.missing_messages, self.duplicates
         ));
         lines.push(format!(
@@ -291,6 +307,9 @@ impl Inspection {
             s.malformed_frames,
             s.malformed_segments
         ));
+        if let Some(tail) = &self.truncated_tail {
+            lines.push(format!("cut short   {}", stream::lenient_note(tail)));
+        }
         lines.push(format!("by type     {}", by_type.join(", ")));
         if let Some(b) = &self.book {
             lines.push(format!(

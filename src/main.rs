@@ -41,7 +41,8 @@ enum Command {
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
-        /// Count and skip malformed frames and segments instead of stopping at the first.
+        /// Count and skip malformed frames and segments instead of stopping at the first, and
+        /// read the whole packets of a capture cut short at its end (with a warning).
         #[arg(long)]
         lenient: bool,
     },
@@ -72,7 +73,8 @@ enum Command {
         /// Packets per window.
         #[arg(long, default_value_t = DEFAULT_WINDOW)]
         window: usize,
-        /// Count and skip malformed frames and segments instead of stopping at the first.
+        /// Count and skip malformed frames and segments instead of stopping at the first, and
+        /// read the whole packets of a capture cut short at its end (with a warning).
         #[arg(long)]
         lenient: bool,
         /// Which windows are compressed (zstd -3, zlib -6) for the size as stored: `sample` (the

@@ -2,13 +2,17 @@
 //!
 //! Frames that are not IEX traffic (ARP, other UDP, fragments, unsupported links) are counted and
 //! skipped. Malformed frames and segments stop the stream with an error saying where, unless the
-//! reader is lenient, in which case they are counted and skipped too.
+//! reader is lenient, in which case they are counted and skipped too. A capture cut short at its
+//! end (a stopped capture, a cut download) is an error too, naming the cut and pointing to
+//! `--lenient`; a lenient reader ends at the last whole packet instead and keeps what it dropped
+//! ([`IexReader::truncated_tail`]).
 
 use std::io::Read;
 use std::path::Path;
 
+pub use crate::capture::TruncatedTail;
 use crate::capture::{CaptureKind, CaptureReader};
-use crate::error::{At, Error, FileError, Result};
+use crate::error::{file_label, At, Error, FileError, Result};
 use crate::iex::segment::HEADER_LEN;
 use crate::iex::{Segment, SeqEvent, SequenceTracker};
 use crate::net::{self, Skip};
@@ -49,6 +53,8 @@ pub struct IexReader<R> {
     skipped: Skipped,
     segments: u64,
     lenient: bool,
+    /// How warnings name the file, when this reader prints them ([`open`]'s readers do).
+    warn_as: Option<String>,
 }
 
 impl<R: Read> IexReader<R> {
@@ -59,7 +65,15 @@ impl<R: Read> IexReader<R> {
             skipped: Skipped::default(),
             segments: 0,
             lenient,
+            warn_as: None,
         })
+    }
+
+    /// What a lenient reader dropped because the capture was cut short at its end (the cut
+    /// record: packet number, offset, bytes present and needed); `None` while the stream has
+    /// not ended that way. A strict reader returns the same as [`Error::CutShort`].
+    pub fn truncated_tail(&self) -> Option<TruncatedTail> {
+        self.capture.truncated_tail()
     }
 
     pub fn capture_kind(&self) -> CaptureKind {
@@ -86,8 +100,14 @@ impl<R: Read> IexReader<R> {
         // the loop is over (returning a borrow from inside the loop would hold `capture` mutably
         // across iterations).
         let (header, feed, range) = loop {
-            if !self.capture.advance()? {
-                return Ok(None);
+            match self.capture.advance() {
+                Ok(true) => {}
+                Ok(false) => return Ok(None),
+                Err(Error::CutShort(tail)) if self.lenient => {
+                    self.warn_cut(&tail);
+                    return Ok(None);
+                }
+                Err(e) => return Err(e),
             }
             let Some(frame) = self.capture.current() else {
                 return Ok(None);
@@ -131,12 +151,12 @@ impl<R: Read> IexReader<R> {
                 Err(cause) => return Err(Error::Segment { at, cause }),
             }
         };
-        let seq = self.sequences.observe(&header);
         self.segments += 1;
         let Some(frame) = self.capture.current() else {
             return Ok(None);
         };
         let payload = frame.data.get(range).unwrap_or_default();
+        let seq = self.sequences.observe(&header, payload);
         let segment = Segment::from_validated(header, feed, payload);
         Ok(Some(Item {
             number: self.segments,
@@ -146,6 +166,30 @@ impl<R: Read> IexReader<R> {
             segment,
             seq,
         }))
+    }
+}
+
+impl<R> IexReader<R> {
+    /// The one warning for a capture read up to a cut: on stderr, because the command line's
+    /// `run` hands this reader to the measurement and only gets results back.
+    #[cold]
+    fn warn_cut(&self, tail: &TruncatedTail) {
+        if let Some(file) = &self.warn_as {
+            eprintln!("warning: {file}: {}", lenient_note(tail));
+        }
+    }
+}
+
+/// What `--lenient` did with a capture cut short: the cut, what was dropped and what was read.
+pub fn lenient_note(tail: &TruncatedTail) -> String {
+    let whole = tail.whole_packets();
+    if tail.present == 0 {
+        format!("{tail}; read the {whole} whole packets before the cut")
+    } else {
+        format!(
+            "{tail}; dropped those {} bytes and read the {whole} whole packets before them",
+            tail.present
+        )
     }
 }
 
@@ -170,11 +214,134 @@ impl Opened {
 pub fn open(path: &Path, lenient: bool) -> Result<Opened, FileError> {
     let src = source::open(path).map_err(|e| FileError::new(path, false, e))?;
     let gz = src.compression == Compression::Gzip;
-    let reader = IexReader::new(src.reader, lenient).map_err(|e| FileError::new(path, gz, e))?;
+    let mut reader =
+        IexReader::new(src.reader, lenient).map_err(|e| FileError::new(path, gz, e))?;
+    reader.warn_as = Some(file_label(&path.display().to_string(), gz));
     Ok(Opened {
         reader,
         compression: src.compression,
         file_bytes: src.file_bytes,
         read: src.read,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gen::{self, GenOptions};
+
+    /// A generated 30-packet classic pcap (little-endian) and where each record starts.
+    fn pcap_with_records() -> (Vec<u8>, Vec<usize>) {
+        let opts = GenOptions {
+            capture: CaptureKind::Pcap,
+            packets: 30,
+            seed: 5,
+            symbols: 5,
+            ..GenOptions::default()
+        };
+        let mut file = Vec::new();
+        gen::generate(&opts, &mut file).unwrap();
+        let mut starts = Vec::new();
+        let mut at = 24;
+        while at < file.len() {
+            starts.push(at);
+            at += 16 + u32::from_le_bytes(file[at + 8..at + 12].try_into().unwrap()) as usize;
+        }
+        assert_eq!((starts.len(), at), (30, file.len()));
+        (file, starts)
+    }
+
+    /// Reads every segment; the count and how the stream ended.
+    fn read_all(bytes: &[u8], lenient: bool) -> (IexReader<&[u8]>, u64, Result<()>) {
+        let mut reader = IexReader::new(bytes, lenient).unwrap();
+        let mut n = 0;
+        let end = loop {
+            match reader.next_segment() {
+                Ok(Some(_)) => n += 1,
+                Ok(None) => break Ok(()),
+                Err(e) => break Err(e),
+            }
+        };
+        (reader, n, end)
+    }
+
+    #[test]
+    fn the_reader_keeps_what_a_cut_at_the_end_dropped() {
+        let (file, starts) = pcap_with_records();
+        let (start, next) = (starts[27], starts[28]);
+        let cases = [
+            // Inside record 28's frame: 50 of its bytes are there.
+            (
+                start + 50,
+                TruncatedTail {
+                    packet: 28,
+                    offset: start as u64,
+                    present: 50,
+                    needed: (next - start) as u64,
+                    what: "pcap record",
+                    gzip_compressed_bytes: None,
+                },
+            ),
+            // Inside its 16-byte record header.
+            (
+                start + 7,
+                TruncatedTail {
+                    packet: 28,
+                    offset: start as u64,
+                    present: 7,
+                    needed: 16,
+                    what: "pcap record header",
+                    gzip_compressed_bytes: None,
+                },
+            ),
+        ];
+        for (cut, expected) in cases {
+            let part = &file[..cut];
+            let (strict, n, end) = read_all(part, false);
+            assert_eq!(n, 27);
+            match end {
+                Err(Error::CutShort(tail)) => assert_eq!(tail, expected),
+                other => panic!("cut at {cut}: {other:?}"),
+            }
+            assert_eq!(strict.truncated_tail(), Some(expected));
+            let (mut lenient, n, end) = read_all(part, true);
+            assert!(end.is_ok(), "{end:?}");
+            assert_eq!(n, 27);
+            assert_eq!(lenient.truncated_tail(), Some(expected));
+            assert_eq!(lenient.frames(), 27);
+            assert_eq!(lenient.position(), start as u64);
+            // The end stays the end.
+            assert!(lenient.next_segment().unwrap().is_none());
+        }
+        // A whole file, and one cut exactly between records, drop nothing.
+        for bytes in [&file[..], &file[..next]] {
+            let (reader, _, end) = read_all(bytes, false);
+            assert!(end.is_ok());
+            assert_eq!(reader.truncated_tail(), None);
+        }
+    }
+
+    #[test]
+    fn a_cut_record_whose_header_no_capture_writes_is_damage() {
+        let (mut file, starts) = pcap_with_records();
+        // Record 10 claims 40,000 captured bytes of a packet its header says was smaller: it runs
+        // past the end, but it was damaged, not cut short.
+        let at = starts[9];
+        file[at + 8..at + 12].copy_from_slice(&40_000u32.to_le_bytes());
+        for lenient in [false, true] {
+            let (reader, n, end) = read_all(&file, lenient);
+            assert_eq!(n, 9);
+            assert!(
+                matches!(
+                    end,
+                    Err(Error::Malformed {
+                        what: "pcap record header",
+                        ..
+                    })
+                ),
+                "{end:?}"
+            );
+            assert_eq!(reader.truncated_tail(), None);
+        }
+    }
 }

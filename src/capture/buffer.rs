@@ -7,7 +7,7 @@
 
 use std::io::Read;
 
-use crate::error::Result;
+use crate::error::{At, Error, Result};
 use crate::source::from_io;
 
 /// Full window: large enough that a refill is one big `read` per few thousand packets.
@@ -24,6 +24,9 @@ pub(crate) struct Buffer<R> {
     /// Stream offset of `data[0]`.
     base: u64,
     eof: bool,
+    /// Compressed bytes read when a gzip stream ended early: its end is then the end of the
+    /// stream, and the records decoded before it stay readable.
+    gzip_cut: Option<u64>,
 }
 
 impl<R: Read> Buffer<R> {
@@ -35,6 +38,34 @@ impl<R: Read> Buffer<R> {
             end: 0,
             base: 0,
             eof: false,
+            gzip_cut: None,
+        }
+    }
+
+    /// Compressed bytes read, if the stream is a gzip stream that ended early.
+    pub(crate) fn gzip_cut(&self) -> Option<u64> {
+        self.gzip_cut
+    }
+
+    /// The error for a file header (at offset 0, before any record) that needs `n` bytes the
+    /// stream does not hold: there is nothing whole to fall back on.
+    pub(crate) fn short_header(&self, what: &'static str, n: usize) -> Error {
+        let available = self.available().len() as u64;
+        match self.gzip_cut {
+            Some(compressed_offset) => Error::GzipTruncated {
+                offset: self.offset() + available,
+                compressed_offset,
+            },
+            None if available == 0 && self.offset() == 0 => Error::Empty,
+            None => Error::Truncated {
+                what,
+                at: At {
+                    offset: self.offset(),
+                    packet: 0,
+                },
+                needed: n as u64,
+                available,
+            },
         }
     }
 
@@ -83,7 +114,17 @@ impl<R: Read> Buffer<R> {
                 Ok(0) => self.eof = true,
                 Ok(read) => self.end += read,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(from_io(e)),
+                Err(e) => match from_io(e) {
+                    // What was inflated before the cut is good: end the stream there and let the
+                    // record parsers say what it cut short.
+                    Error::GzipTruncated {
+                        compressed_offset, ..
+                    } => {
+                        self.eof = true;
+                        self.gzip_cut = Some(compressed_offset);
+                    }
+                    e => return Err(e),
+                },
             }
         }
         if !self.eof && self.end == self.data.len() && self.data.len() < WINDOW {
@@ -169,5 +210,40 @@ mod tests {
         let mut b = Buffer::new(&small[..]);
         assert!(!b.fill(2000).unwrap());
         assert_eq!(b.data.len(), FIRST_WINDOW);
+    }
+
+    /// Hands out its bytes, then fails as the gunzip thread does when the gzip stream ends early.
+    struct CutGzip<'a>(&'a [u8]);
+    impl Read for CutGzip<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            if self.0.is_empty() {
+                return Err(std::io::Error::other(Error::GzipTruncated {
+                    offset: 10,
+                    compressed_offset: 77,
+                }));
+            }
+            let n = buf.len().min(self.0.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn a_gzip_stream_cut_short_ends_the_stream_and_is_remembered() {
+        let data: Vec<u8> = (0..10).collect();
+        let mut b = Buffer::new(CutGzip(&data));
+        assert!(b.fill(4).unwrap());
+        assert_eq!(b.gzip_cut(), None);
+        assert!(!b.fill(20).unwrap());
+        assert_eq!(b.available(), &data[..]);
+        assert_eq!(b.gzip_cut(), Some(77));
+        assert!(matches!(
+            b.short_header("pcap global header", 24),
+            Error::GzipTruncated {
+                offset: 10,
+                compressed_offset: 77
+            }
+        ));
     }
 }

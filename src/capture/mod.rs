@@ -16,6 +16,9 @@ use crate::error::{At, Error, Result};
 /// No packet record may claim more than this. Real frames are at most 256 KiB (a pcapng snaplen
 /// limit); the cap keeps a corrupt length field from making us allocate gigabytes.
 pub const MAX_RECORD: usize = 16 << 20;
+/// The largest frame a real capture holds (libpcap's and Wireshark's limit). A record cut short
+/// by the end of the file is taken for a capture that was stopped only if it claims no more.
+pub const MAX_FRAME: usize = 256 << 10;
 
 /// Link-layer header types we can take apart (tcpdump's LINKTYPE_ values).
 pub mod link {
@@ -51,6 +54,74 @@ pub struct Frame<'a> {
     pub data: &'a [u8],
 }
 
+/// What a capture cut short at its end lost: the record the stream ended inside, as tcpdump and
+/// Wireshark report it when a capture was stopped or a download cut off. Every record before it is
+/// whole. Offsets count capture bytes (decompressed ones for a gzip'd file).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct TruncatedTail {
+    /// 1-based number the cut record would have had (`packet - 1` packets are whole before it).
+    pub packet: u64,
+    /// Stream offset where the cut record starts: where the whole packets end.
+    pub offset: u64,
+    /// Bytes of it in the stream (dropped); 0 when a gzip stream ended between two records.
+    pub present: u64,
+    /// Bytes it needs: the whole record, or only its header when the header itself is cut.
+    pub needed: u64,
+    /// What was being read: `pcap record`, `pcapng enhanced packet block`, ...
+    pub what: &'static str,
+    /// Compressed bytes read when the gzip stream itself ended early (no gzip end: deflate cut
+    /// short or the trailer missing); `None` when the compressed stream was whole.
+    pub gzip_compressed_bytes: Option<u64>,
+}
+
+impl TruncatedTail {
+    /// Packets before the cut: all whole.
+    pub fn whole_packets(&self) -> u64 {
+        self.packet.saturating_sub(1)
+    }
+
+    /// Whether the cut record would have been a packet (not a section or interface block).
+    fn is_packet(&self) -> bool {
+        !matches!(
+            self.what,
+            "pcapng section header block" | "pcapng interface description block" | "pcapng block"
+        )
+    }
+}
+
+impl std::fmt::Display for TruncatedTail {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.gzip_compressed_bytes {
+            Some(n) => write!(
+                f,
+                "gzip stream ends early after {n} compressed bytes (truncated download?), so the \
+                 capture is cut short"
+            )?,
+            None => write!(f, "capture cut short")?,
+        }
+        if self.present == 0 {
+            return write!(
+                f,
+                " at byte {}, after packet {}",
+                self.offset,
+                self.whole_packets()
+            );
+        }
+        let (at, present, needed) = (self.offset, self.present, self.needed);
+        let there = format!("at byte {at}: {present} of its {needed} bytes are there");
+        if self.is_packet() {
+            let (packet, what) = (self.packet, self.what);
+            write!(f, ": it ends inside packet {packet} ({what} {there})")
+        } else {
+            let (after, what) = (self.whole_packets(), self.what);
+            write!(
+                f,
+                ": it ends after packet {after}, inside a {what} ({there})"
+            )
+        }
+    }
+}
+
 /// Where a parsed frame sits in the buffer; turned into a [`Frame`] once parsing is done, so the
 /// borrow of the buffer starts only after all refills.
 #[derive(Debug, Clone, Copy)]
@@ -78,6 +149,8 @@ pub struct CaptureReader<R> {
     /// Bytes of the previous record still to consume before parsing the next.
     pending: usize,
     current: Option<Span>,
+    /// Set when the stream ended inside a record; nothing is read after it.
+    tail: Option<TruncatedTail>,
 }
 
 impl<R: Read> CaptureReader<R> {
@@ -85,19 +158,7 @@ impl<R: Read> CaptureReader<R> {
     pub fn new(src: R) -> Result<Self> {
         let mut buf = Buffer::new(src);
         if !buf.fill(4)? {
-            let got = buf.available();
-            if got.is_empty() {
-                return Err(Error::Empty);
-            }
-            return Err(Error::Truncated {
-                what: "capture file header",
-                at: At {
-                    offset: 0,
-                    packet: 0,
-                },
-                needed: 4,
-                available: got.len() as u64,
-            });
+            return Err(buf.short_header("capture file header", 4));
         }
         let magic: [u8; 4] = buf.available()[..4].try_into().unwrap_or_default();
         let format = if pcap::Header::is_magic(magic) {
@@ -113,6 +174,7 @@ impl<R: Read> CaptureReader<R> {
             frames: 0,
             pending: 0,
             current: None,
+            tail: None,
         })
     }
 
@@ -133,6 +195,12 @@ impl<R: Read> CaptureReader<R> {
         self.frames
     }
 
+    /// What was dropped when the stream ended inside a record (set once [`Self::advance`] has
+    /// reported it as [`Error::CutShort`]).
+    pub fn truncated_tail(&self) -> Option<TruncatedTail> {
+        self.tail
+    }
+
     /// The next frame, or `None` at a clean end of the stream.
     #[inline]
     pub fn next_frame(&mut self) -> Result<Option<Frame<'_>>> {
@@ -145,15 +213,28 @@ impl<R: Read> CaptureReader<R> {
 
     /// Moves to the next frame; `false` at a clean end of the stream. The frame is then
     /// available from [`Self::current`] (split in two so callers can loop over frames and return
-    /// one without holding a mutable borrow).
+    /// one without holding a mutable borrow). A stream that ends inside a record gives
+    /// [`Error::CutShort`] once, then `false`: the caller decides whether the whole records
+    /// before it are enough.
     #[inline]
     pub fn advance(&mut self) -> Result<bool> {
         self.buf.consume(std::mem::take(&mut self.pending));
         self.current = None;
+        if self.tail.is_some() {
+            return Ok(false);
+        }
         let number = self.frames + 1;
         let span = match &mut self.format {
-            Format::Pcap(header) => pcap::next(&mut self.buf, header, number)?,
-            Format::Pcapng(section) => pcapng::next(&mut self.buf, section, number)?,
+            Format::Pcap(header) => pcap::next(&mut self.buf, header, number),
+            Format::Pcapng(section) => pcapng::next(&mut self.buf, section, number),
+        };
+        let span = match span {
+            Ok(span) => span,
+            Err(Error::CutShort(tail)) => {
+                self.tail = Some(tail);
+                return Err(Error::CutShort(tail));
+            }
+            Err(e) => return Err(e),
         };
         let Some(span) = span else { return Ok(false) };
         self.frames = number;
@@ -181,8 +262,9 @@ impl<R: Read> CaptureReader<R> {
     }
 }
 
-/// Makes `n` bytes of the record at the buffer's front available, or says how it was cut short.
-/// `Ok(false)` only when the stream ended exactly at a record boundary.
+/// Makes `n` bytes of record `packet` (at the buffer's front) available, or says how the stream
+/// cut it short ([`Error::CutShort`]). `Ok(false)` only when the stream ended exactly at a record
+/// boundary and was whole (a gzip stream that ends early between two records is cut short too).
 pub(crate) fn need<R: Read>(
     buf: &mut Buffer<R>,
     n: usize,
@@ -192,19 +274,19 @@ pub(crate) fn need<R: Read>(
     if buf.fill(n)? {
         return Ok(true);
     }
-    let available = buf.available().len();
-    if available == 0 {
+    let present = buf.available().len() as u64;
+    let gzip_compressed_bytes = buf.gzip_cut();
+    if present == 0 && gzip_compressed_bytes.is_none() {
         return Ok(false);
     }
-    Err(Error::Truncated {
-        what,
-        at: At {
-            offset: buf.offset(),
-            packet,
-        },
-        needed: n as u64,
-        available: available as u64,
-    })
+    Err(Error::CutShort(TruncatedTail {
+        packet,
+        offset: buf.offset(),
+        present,
+        needed: if present == 0 { 0 } else { n as u64 },
+        what: if present == 0 { "" } else { what },
+        gzip_compressed_bytes,
+    }))
 }
 
 fn hex(bytes: [u8; 4]) -> String {

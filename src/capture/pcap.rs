@@ -10,7 +10,7 @@ use nom::number::Endianness;
 use nom::{IResult, Parser};
 
 use super::buffer::Buffer;
-use super::{need, parsed, Span, MAX_RECORD};
+use super::{need, parsed, Span, MAX_FRAME, MAX_RECORD};
 use crate::bytes::{be_u32, le_u32};
 use crate::error::{At, Error, Result};
 
@@ -119,8 +119,8 @@ pub(crate) fn read_header<R: Read>(buf: &mut Buffer<R>) -> Result<Header> {
         offset: 0,
         packet: 0,
     };
-    if !need(buf, GLOBAL_HEADER_LEN, "pcap global header", 0)? {
-        return Err(Error::Empty);
+    if !buf.fill(GLOBAL_HEADER_LEN)? {
+        return Err(buf.short_header("pcap global header", GLOBAL_HEADER_LEN));
     }
     let header = parsed(Header::parse(buf.available()), "pcap global header", at)?.ok_or(
         Error::Malformed {
@@ -171,7 +171,22 @@ pub(crate) fn next<R: Read>(
             limit: MAX_RECORD as u64,
         });
     }
-    need(buf, RECORD_HEADER_LEN + len, "pcap record", number)?;
+    match need(buf, RECORD_HEADER_LEN + len, "pcap record", number) {
+        // A record that runs past the end is a capture stopped mid-write only if its header is
+        // one a capture could write; otherwise the header is damaged, wherever it is.
+        Err(Error::CutShort(_)) if len > (record.orig_len as usize).min(MAX_FRAME) => {
+            return Err(Error::Malformed {
+                what: "pcap record header",
+                at,
+                detail: format!(
+                    "captured length {len} runs past the end of the file and is not a length a \
+                     capture writes (original length {}, frames are at most {MAX_FRAME} bytes)",
+                    record.orig_len
+                ),
+            });
+        }
+        result => result?,
+    };
     let frac_ns = if header.nanos {
         u64::from(record.ts_frac)
     } else {

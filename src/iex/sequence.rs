@@ -1,8 +1,20 @@
 //! Sequence-number continuity per (channel, session): the only way to know a capture lost data.
+//!
+//! A stream whose sequence number starts again at 1 with new content has restarted (a recording
+//! stitched from several, as IEX's own DEEP sample is): counting everything after it as a
+//! duplicate would bury the real duplicates. A segment at 1 that is the same segment again (a
+//! retransmission, an A/B copy) stays a duplicate: the segments a stream began with are
+//! remembered by a fingerprint of their bytes.
 
-use rustc_hash::FxHashMap;
+use std::hash::Hasher;
+
+use rustc_hash::{FxHashMap, FxHasher};
 
 use super::SegmentHeader;
+
+/// Segments starting at sequence 1 remembered per stream (a heartbeat or two, then the first
+/// messages): bounded so a hostile capture cannot grow the tracker.
+const FIRST_SEGMENTS: usize = 8;
 
 /// What a segment's first sequence number says about continuity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,49 +32,105 @@ pub enum SeqEvent {
         expected: u64,
         got: u64,
     },
+    /// Starts again at 1, with content the stream did not begin with: a new recording of the
+    /// same (channel, session). Counting goes on from it.
+    Restart {
+        /// The number that was expected instead.
+        expected: u64,
+    },
+}
+
+/// Where one stream is.
+#[derive(Debug, Clone, Default)]
+struct Stream {
+    next: u64,
+    /// Fingerprints of the segments this stream (or its latest restart) began with at 1.
+    first: Vec<u64>,
 }
 
 /// Remembers the next expected sequence number of each stream.
 #[derive(Debug, Default)]
 pub struct SequenceTracker {
-    next: FxHashMap<(u32, u32), u64>,
-    /// The last stream seen, to skip the hash lookup on a one-stream capture.
-    last: Option<((u32, u32), u64)>,
+    streams: FxHashMap<(u32, u32), Stream>,
+    /// The last stream seen, kept out of the map to skip the hash lookup on a one-stream capture.
+    last: Option<((u32, u32), Stream)>,
 }
 
 impl SequenceTracker {
-    pub fn observe(&mut self, h: &SegmentHeader) -> SeqEvent {
+    /// Classifies one segment; `payload` (its bytes after the header) is only looked at when
+    /// the segment starts at sequence 1, to tell a restart from a duplicate.
+    #[inline]
+    pub fn observe(&mut self, h: &SegmentHeader, payload: &[u8]) -> SeqEvent {
         let key = (h.channel_id, h.session_id);
         let end = h.first_seq.saturating_add(u64::from(h.message_count));
-        let expected = match self.last {
-            Some((k, next)) if k == key => Some(next),
-            Some((k, next)) => {
-                self.next.insert(k, next);
-                self.next.get(&key).copied()
-            }
-            None => self.next.get(&key).copied(),
-        };
-        let (event, next) = match expected {
-            None => (SeqEvent::First, end),
-            Some(expected) if h.first_seq == expected => (SeqEvent::InOrder, end),
-            Some(expected) if h.first_seq > expected => (
-                SeqEvent::Gap {
-                    expected,
-                    got: h.first_seq,
+        let fingerprint = (h.first_seq == 1).then(|| fingerprint(h, payload));
+        match &mut self.last {
+            Some((k, stream)) if *k == key => stream.observe(h.first_seq, end, fingerprint),
+            _ => self.switch(key, end, h.first_seq, fingerprint),
+        }
+    }
+
+    /// A segment of another stream than the last one: park the last in the map, fetch this one.
+    #[cold]
+    fn switch(
+        &mut self,
+        key: (u32, u32),
+        end: u64,
+        got: u64,
+        fingerprint: Option<u64>,
+    ) -> SeqEvent {
+        if let Some((k, stream)) = self.last.take() {
+            self.streams.insert(k, stream);
+        }
+        let (event, stream) = match self.streams.remove(&key) {
+            Some(mut stream) => (stream.observe(got, end, fingerprint), stream),
+            None => (
+                SeqEvent::First,
+                Stream {
+                    next: end,
+                    first: fingerprint.into_iter().collect(),
                 },
-                end,
-            ),
-            Some(expected) => (
-                SeqEvent::Duplicate {
-                    expected,
-                    got: h.first_seq,
-                },
-                expected.max(end),
             ),
         };
-        self.last = Some((key, next));
+        self.last = Some((key, stream));
         event
     }
+}
+
+impl Stream {
+    #[inline]
+    fn observe(&mut self, got: u64, end: u64, fingerprint: Option<u64>) -> SeqEvent {
+        let expected = self.next;
+        let event = if got == expected {
+            SeqEvent::InOrder
+        } else if got > expected {
+            SeqEvent::Gap { expected, got }
+        } else if fingerprint.is_some_and(|f| !self.first.contains(&f)) {
+            self.first.clear();
+            SeqEvent::Restart { expected }
+        } else {
+            self.next = expected.max(end);
+            return SeqEvent::Duplicate { expected, got };
+        };
+        self.next = end;
+        if let Some(f) = fingerprint {
+            if self.first.len() < FIRST_SEGMENTS && !self.first.contains(&f) {
+                self.first.push(f);
+            }
+        }
+        event
+    }
+}
+
+/// A 64-bit hash of everything a copy of the same segment repeats: the header fields that
+/// describe it and its messages' bytes.
+fn fingerprint(h: &SegmentHeader, payload: &[u8]) -> u64 {
+    let mut hasher = FxHasher::default();
+    hasher.write_i64(h.send_time);
+    hasher.write_u64(h.stream_offset);
+    hasher.write_u16(h.message_count);
+    hasher.write(payload);
+    hasher.finish()
 }
 
 #[cfg(test)]
@@ -70,6 +138,16 @@ mod tests {
     use super::*;
 
     fn header(channel: u32, session: u32, first_seq: u64, count: u16) -> SegmentHeader {
+        header_at(channel, session, first_seq, count, 0)
+    }
+
+    fn header_at(
+        channel: u32,
+        session: u32,
+        first_seq: u64,
+        count: u16,
+        send_time: i64,
+    ) -> SegmentHeader {
         SegmentHeader {
             version: 1,
             protocol_id: crate::iex::DEEP_PROTOCOL_ID,
@@ -79,33 +157,102 @@ mod tests {
             message_count: count,
             stream_offset: 0,
             first_seq,
-            send_time: 0,
+            send_time,
         }
     }
 
     #[test]
     fn detects_gaps_and_duplicates_per_stream() {
         let mut t = SequenceTracker::default();
-        assert_eq!(t.observe(&header(1, 7, 1, 3)), SeqEvent::First);
-        assert_eq!(t.observe(&header(1, 7, 4, 0)), SeqEvent::InOrder); // heartbeat
-        assert_eq!(t.observe(&header(1, 7, 4, 2)), SeqEvent::InOrder);
-        assert_eq!(t.observe(&header(2, 7, 100, 1)), SeqEvent::First);
+        assert_eq!(t.observe(&header(1, 7, 1, 3), &[]), SeqEvent::First);
+        assert_eq!(t.observe(&header(1, 7, 4, 0), &[]), SeqEvent::InOrder); // heartbeat
+        assert_eq!(t.observe(&header(1, 7, 4, 2), &[]), SeqEvent::InOrder);
+        assert_eq!(t.observe(&header(2, 7, 100, 1), &[]), SeqEvent::First);
         assert_eq!(
-            t.observe(&header(1, 7, 9, 1)),
+            t.observe(&header(1, 7, 9, 1), &[]),
             SeqEvent::Gap {
                 expected: 6,
                 got: 9
             }
         );
         assert_eq!(
-            t.observe(&header(1, 7, 9, 1)),
+            t.observe(&header(1, 7, 9, 1), &[]),
             SeqEvent::Duplicate {
                 expected: 10,
                 got: 9
             }
         );
-        assert_eq!(t.observe(&header(2, 7, 101, 1)), SeqEvent::InOrder);
-        assert_eq!(t.observe(&header(1, 7, 10, 1)), SeqEvent::InOrder);
-        assert_eq!(t.observe(&header(1, 8, 10, 1)), SeqEvent::First);
+        assert_eq!(t.observe(&header(2, 7, 101, 1), &[]), SeqEvent::InOrder);
+        assert_eq!(t.observe(&header(1, 7, 10, 1), &[]), SeqEvent::InOrder);
+        assert_eq!(t.observe(&header(1, 8, 10, 1), &[]), SeqEvent::First);
+    }
+
+    #[test]
+    fn a_new_recording_from_1_is_a_restart_a_copy_of_its_start_a_duplicate() {
+        let mut t = SequenceTracker::default();
+        // The first recording: a heartbeat at 1, then messages 1..=5.
+        assert_eq!(t.observe(&header_at(1, 7, 1, 0, 10), &[]), SeqEvent::First);
+        assert_eq!(
+            t.observe(&header_at(1, 7, 1, 3, 11), b"abc"),
+            SeqEvent::InOrder
+        );
+        assert_eq!(
+            t.observe(&header_at(1, 7, 4, 2, 12), b"de"),
+            SeqEvent::InOrder
+        );
+        // The same first segment again (a retransmission): a duplicate, and counting goes on
+        // from 6.
+        assert_eq!(
+            t.observe(&header_at(1, 7, 1, 3, 11), b"abc"),
+            SeqEvent::Duplicate {
+                expected: 6,
+                got: 1
+            }
+        );
+        // So is a copy of the heartbeat the stream began with.
+        assert_eq!(
+            t.observe(&header_at(1, 7, 1, 0, 10), &[]),
+            SeqEvent::Duplicate {
+                expected: 6,
+                got: 1
+            }
+        );
+        assert_eq!(
+            t.observe(&header_at(1, 7, 6, 1, 13), b"f"),
+            SeqEvent::InOrder
+        );
+        // A second recording: sequence 1 again, sent later, other messages.
+        assert_eq!(
+            t.observe(&header_at(1, 7, 1, 2, 500), b"xy"),
+            SeqEvent::Restart { expected: 7 }
+        );
+        // Counting goes on from the restart: no run of duplicates behind it.
+        assert_eq!(
+            t.observe(&header_at(1, 7, 3, 4, 501), b"zzzz"),
+            SeqEvent::InOrder
+        );
+        assert_eq!(
+            t.observe(&header_at(1, 7, 7, 1, 502), b"w"),
+            SeqEvent::InOrder
+        );
+        // Same bytes, different send time: not the same segment, a restart too.
+        assert_eq!(
+            t.observe(&header_at(1, 7, 1, 2, 900), b"xy"),
+            SeqEvent::Restart { expected: 8 }
+        );
+        // A segment before the expected number that does not start at 1 stays a duplicate.
+        assert_eq!(
+            t.observe(&header_at(1, 7, 2, 1, 901), b"q"),
+            SeqEvent::Duplicate {
+                expected: 3,
+                got: 2
+            }
+        );
+        // Other streams are untouched, and a stream's own restart does not leak into them.
+        assert_eq!(t.observe(&header_at(2, 7, 1, 1, 5), b"a"), SeqEvent::First);
+        assert_eq!(
+            t.observe(&header_at(2, 7, 2, 1, 6), b"b"),
+            SeqEvent::InOrder
+        );
     }
 }

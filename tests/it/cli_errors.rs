@@ -78,9 +78,9 @@ fn truncated_mid_block() {
     assert_fails(
         &file[..cut],
         &[
-            "truncated pcapng enhanced packet block",
-            "byte ",
-            "(packet 4)",
+            "capture cut short",
+            "ends inside packet 4 (pcapng enhanced packet block at byte ",
+            "the 3 packets before it are whole and --lenient reads them",
         ],
     );
 }

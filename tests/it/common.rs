@@ -268,3 +268,26 @@ pub fn summary_csv<'a>(by_symbol: impl IntoIterator<Item = (&'a str, &'a Expecte
     }
     csv
 }
+
+/// Offsets of each record's start in a little-endian pcap (24-byte header, 16-byte records).
+pub fn pcap_records(file: &[u8]) -> Vec<usize> {
+    let mut at = 24;
+    let mut starts = Vec::new();
+    while at + 16 <= file.len() {
+        starts.push(at);
+        let incl = u32::from_le_bytes(file[at + 8..at + 12].try_into().unwrap()) as usize;
+        at += 16 + incl;
+    }
+    starts
+}
+
+/// Offsets of each block's start in a little-endian pcapng.
+pub fn pcapng_blocks(file: &[u8]) -> Vec<usize> {
+    let mut at = 0;
+    let mut starts = Vec::new();
+    while at + 8 <= file.len() {
+        starts.push(at);
+        at += u32::from_le_bytes(file[at + 4..at + 8].try_into().unwrap()) as usize;
+    }
+    starts
+}

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use md_shootout::capture::CaptureKind;
 use md_shootout::gen::{self, GenOptions};
 
-use crate::common::shootout;
+use crate::common::{pcap_records, pcapng_blocks, shootout};
 
 fn generated(kind: CaptureKind) -> Vec<u8> {
     let opts = GenOptions {
@@ -20,29 +20,6 @@ fn generated(kind: CaptureKind) -> Vec<u8> {
     let mut bytes = Vec::new();
     gen::generate(&opts, &mut bytes).unwrap();
     bytes
-}
-
-/// Offsets of each record's start in a little-endian pcap (24-byte header, 16-byte records).
-fn pcap_records(file: &[u8]) -> Vec<usize> {
-    let mut at = 24;
-    let mut starts = Vec::new();
-    while at + 16 <= file.len() {
-        starts.push(at);
-        let incl = u32::from_le_bytes(file[at + 8..at + 12].try_into().unwrap()) as usize;
-        at += 16 + incl;
-    }
-    starts
-}
-
-/// Offsets of each block's start in a little-endian pcapng.
-fn pcapng_blocks(file: &[u8]) -> Vec<usize> {
-    let mut at = 0;
-    let mut starts = Vec::new();
-    while at + 8 <= file.len() {
-        starts.push(at);
-        at += u32::from_le_bytes(file[at + 4..at + 8].try_into().unwrap()) as usize;
-    }
-    starts
 }
 
 struct Case {

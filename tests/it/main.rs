@@ -7,6 +7,7 @@ mod capture;
 mod cli_errors;
 mod corrupt_input;
 mod crash_safety;
+mod cut_short;
 mod deep_plus;
 mod fetch;
 mod formats;

@@ -18,7 +18,7 @@ pub use interface::{Interface, TsResolution};
 pub use section::SectionHeader;
 
 use super::buffer::Buffer;
-use super::{need, parsed, Span, MAX_RECORD};
+use super::{need, parsed, Span, TruncatedTail, MAX_FRAME, MAX_RECORD};
 use crate::bytes::{be_u32, le_u32};
 use crate::error::{At, Error, Result};
 
@@ -77,7 +77,7 @@ pub(crate) fn next<R: Read>(
         }
         let known = is_shb || matches!(block_type, IDB_TYPE | EPB_TYPE | SPB_TYPE);
         if !known {
-            skip_block(buf, len, at)?;
+            skip_block(buf, len, at, number)?;
             continue;
         }
         if len > MAX_RECORD {
@@ -88,7 +88,12 @@ pub(crate) fn next<R: Read>(
                 limit: MAX_RECORD as u64,
             });
         }
-        need(buf, len, block_name(is_shb, block_type), number)?;
+        match need(buf, len, block_name(is_shb, block_type), number) {
+            Err(Error::CutShort(tail)) if block_type == EPB_TYPE && !is_shb => {
+                return Err(cut_packet_block(buf.available(), endian, len, at, tail))
+            }
+            result => result?,
+        };
         let block = &buf.available()[..len];
         let trailer = parsed(
             block_header(&block[len - 8..], endian).map(|(r, (_, t))| (r, t)),
@@ -134,17 +139,53 @@ fn block_header(i: &[u8], endian: Endianness) -> nom::IResult<&[u8], (u32, u32)>
     }
 }
 
-fn skip_block<R: Read>(buf: &mut Buffer<R>, len: usize, at: At) -> Result<()> {
+fn skip_block<R: Read>(buf: &mut Buffer<R>, len: usize, at: At, number: u64) -> Result<()> {
     let skipped = buf.skip(len as u64)?;
     if skipped < len as u64 {
-        return Err(Error::Truncated {
-            what: "pcapng block",
-            at,
+        return Err(Error::CutShort(TruncatedTail {
+            packet: number,
+            offset: at.offset,
+            present: skipped,
             needed: len as u64,
-            available: skipped,
-        });
+            what: "pcapng block",
+            gzip_compressed_bytes: buf.gzip_cut(),
+        }));
     }
     Ok(())
+}
+
+/// An Enhanced Packet Block the stream ends inside: a capture stopped mid-write if the fixed
+/// fields that are there agree with the block length, damage (whatever its place) if not.
+#[cold]
+fn cut_packet_block(
+    present: &[u8],
+    endian: Endianness,
+    len: usize,
+    at: At,
+    tail: TruncatedTail,
+) -> Error {
+    let fields = present
+        .get(8..)
+        .map(|body| packet::EnhancedPacketHeader::parse(body, endian));
+    let Some(Ok((_, epb))) = fields else {
+        return Error::CutShort(tail);
+    };
+    // The block is its 32 bytes of fields and lengths, the padded frame, then options (a few
+    // dozen bytes in practice; anything past 64 KiB of them is a damaged length).
+    let captured = epb.captured_len as usize;
+    let frame_end = captured.div_ceil(4) * 4 + 32;
+    let fits = frame_end <= len && len - frame_end <= 64 << 10;
+    if captured <= (epb.original_len as usize).min(MAX_FRAME) && fits {
+        return Error::CutShort(tail);
+    }
+    malformed(
+        at,
+        &format!(
+            "block of {len} bytes runs past the end of the file and does not match its captured \
+             length {captured} (original {}): damaged, not cut short",
+            epb.original_len
+        ),
+    )
 }
 
 fn block_name(is_shb: bool, block_type: u32) -> &'static str {
