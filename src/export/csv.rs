@@ -93,6 +93,9 @@ pub struct Row {
     pub timed_faults: u64,
     /// The seed of the formats' order in each window (`run --order-seed` repeats it).
     pub order_seed: u64,
+    /// Empty for a whole capture; for one cut short at its end (read with `--lenient`), the
+    /// bytes of the incomplete last record that were dropped.
+    pub dropped_bytes: Option<u64>,
 }
 
 /// The header line, as written.
@@ -101,7 +104,7 @@ encoded_bytes,bytes_per_message,ser_p50_ns,ser_p90_ns,ser_p99_ns,ser_p999_ns,ser
 ser_max_ns,ser_mean_ns,ser_total_ns,de_p50_ns,de_p90_ns,de_p99_ns,de_p999_ns,de_p9999_ns,\
 de_max_ns,de_mean_ns,de_total_ns,msgs_per_sec,timer_overhead_ns,host,cpu,rustc,git_rev,zstd_bytes,zlib_bytes,zstd_ns,\
 memcpy_p50_ns,memcpy_mean_ns,de_all_p50_ns,de_all_p90_ns,de_all_p99_ns,de_all_p999_ns,de_all_p9999_ns,\
-de_all_max_ns,de_all_mean_ns,de_all_total_ns,ser_batch_ns,de_batch_ns,de_all_batch_ns,clock,memcpy_batch_ns,unit,units,stored_mode,stored_sampled_bytes,timing,batch_units,jobs,worker_cpu,timed_faults,order_seed";
+de_all_max_ns,de_all_mean_ns,de_all_total_ns,ser_batch_ns,de_batch_ns,de_all_batch_ns,clock,memcpy_batch_ns,unit,units,stored_mode,stored_sampled_bytes,timing,batch_units,jobs,worker_cpu,timed_faults,order_seed,dropped_bytes";
 
 fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
@@ -175,6 +178,7 @@ impl Row {
             worker_cpu: f.worker_cpu,
             timed_faults: f.timed_faults,
             order_seed: o.order_seed,
+            dropped_bytes: o.dropped_bytes,
         }
     }
 }

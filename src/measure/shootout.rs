@@ -258,6 +258,10 @@ pub struct Outcome {
     pub clock: &'static str,
     /// Capture bytes parsed.
     pub capture_bytes: u64,
+    /// `Some(bytes)` when the capture was cut short at its end (read with `--lenient`): the bytes
+    /// of the incomplete last record, dropped; `None` for a whole capture.
+    #[serde(default)]
+    pub dropped_bytes: Option<u64>,
     pub wall_ns: u64,
     /// Time spent reading and parsing the input into windows.
     pub parse_ns: u64,
@@ -365,7 +369,9 @@ pub fn run_with<R: Read>(
         });
     }
     let wall_ns = started.elapsed().as_nanos() as u64;
-    shootout.finish(&window, reader.position(), wall_ns)
+    let mut outcome = shootout.finish(&window, reader.position(), wall_ns)?;
+    outcome.dropped_bytes = reader.truncated_tail().map(|t| t.present);
+    Ok(outcome)
 }
 
 /// Where each format's encoding of one packet may need room: the most bytes per message and per
@@ -856,6 +862,7 @@ impl<'c> Shootout<'c> {
             timer_overhead_ns: self.timer.overhead_ns,
             clock: self.timer.source,
             capture_bytes,
+            dropped_bytes: None,
             wall_ns,
             parse_ns: self.parse_ns,
             timed_ns: self.passes.total(),

@@ -71,8 +71,9 @@ pub const OPTIONAL: &[&str] = &[
 /// What a run says of its own harness, read when present (absent in CSVs from before: unknown,
 /// not a warning): `timed_faults`, the minor page faults inside the format's timed regions in
 /// that run (0 expected: a fault costs microseconds, a p99.9 of a few thousand units is a
-/// handful of them), and `order_seed`, the seed of the run's order of formats, to repeat it.
-pub const HARNESS_COLUMNS: &[&str] = &["timed_faults", "order_seed"];
+/// handful of them), `order_seed`, the seed of the run's order of formats, to repeat it, and
+/// `dropped_bytes`, set when the capture was cut short at its end and read with `--lenient`.
+pub const HARNESS_COLUMNS: &[&str] = &["timed_faults", "order_seed", "dropped_bytes"];
 
 /// The columns written after `memcpy_mean_ns` since runs time a complete decode (`de_all_*`:
 /// every field of every message read and checksummed) and each whole window with one clock pair
@@ -176,6 +177,8 @@ struct CsvRow {
     timed_faults: Option<u64>,
     #[serde(default)]
     order_seed: Option<u64>,
+    #[serde(default)]
+    dropped_bytes: Option<u64>,
 }
 
 /// The label a row is grouped under: runs of several workers apart from one-process runs (as
@@ -222,6 +225,8 @@ pub struct RunRow {
     pub timed_faults: Option<u64>,
     /// The `order_seed` column: the seed of this run's order of formats.
     pub order_seed: Option<u64>,
+    /// The `dropped_bytes` column: set when the input was cut short at its end.
+    pub dropped_bytes: Option<u64>,
     pub bytes_per_message: f64,
     /// ns per packet, in [`PERCENTILES`] order.
     pub ser: [f64; 7],
@@ -397,6 +402,7 @@ fn read_csv(path: &Path, source: usize) -> Result<Vec<RunRow>, ReportError> {
             batch_units: r.batch_units,
             timed_faults: r.timed_faults,
             order_seed: r.order_seed,
+            dropped_bytes: r.dropped_bytes,
             bytes_per_message: r.bytes_per_message,
             ser: [
                 r.ser_p50_ns,

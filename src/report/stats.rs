@@ -216,6 +216,8 @@ impl Group {
 pub enum WarningKind {
     /// Minor page faults inside a run's timed regions: the tails measure the harness.
     TimedFaults,
+    /// The input was cut short at its end and read with `--lenient`: its whole packets only.
+    CutShort,
     FewRuns,
     HighVariation,
     TimerOverhead,
@@ -539,6 +541,22 @@ fn warnings(summary: &Summary, runs: &Runs) -> Vec<Warning> {
                 ),
             );
         }
+    }
+    let mut cut: Vec<(&str, &str, u64)> = runs
+        .rows
+        .iter()
+        .filter_map(|r| Some((r.input_name.as_str(), r.run_id.as_str(), r.dropped_bytes?)))
+        .collect();
+    cut.dedup();
+    for (input, run, bytes) in cut {
+        warn(
+            &mut out,
+            WarningKind::CutShort,
+            format!(
+                "{input}, run {run}: the capture ends inside a packet; its whole packets were \
+                 measured and the last {bytes} bytes dropped (--lenient)"
+            ),
+        );
     }
     for g in &summary.groups {
         let name = format!("{} {}", section_name(&g.input, &g.label), g.format);

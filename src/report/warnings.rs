@@ -42,6 +42,11 @@ pub fn group(warnings: &[Warning], summary: &Summary) -> Vec<WarningGroup> {
                      format in one run each; 0 expected): a fault costs microseconds, so the \
                      tails there measure the harness, not the format."
                 ),
+                WarningKind::CutShort => format!(
+                    "{n} run{} read a capture cut short at its end (with --lenient): the figures \
+                     are those of its whole packets.",
+                    if n == 1 { "" } else { "s" }
+                ),
                 WarningKind::FewRuns => format!(
                     "Fewer than {MIN_RUNS} runs behind {n} of {groups} format rows: a median of \
                      fewer says little about the spread, so margins and ties there are rough."

@@ -143,7 +143,16 @@ fn assert_cut_short(dir: &Path, input: &Path, cut: &Cut) {
         "{}",
         String::from_utf8_lossy(&out.stdout)
     );
-    assert!(Path::new(csv).exists());
+    // Every row says the input was cut short, and by how many bytes.
+    let mut rows = ::csv::Reader::from_path(csv).unwrap();
+    let at = rows
+        .headers()
+        .unwrap()
+        .iter()
+        .position(|h| h == "dropped_bytes")
+        .unwrap();
+    let dropped: Vec<String> = rows.records().map(|r| r.unwrap()[at].to_owned()).collect();
+    assert_eq!(dropped, vec![cut.present.to_string(); 2]);
 }
 
 #[test]

@@ -11,7 +11,7 @@ use md_shootout::stream::IexReader;
 
 use crate::common::{shootout, summary_csv, widen, Expected};
 
-const COLUMNS: [&str; 61] = [
+const COLUMNS: [&str; 62] = [
     "run_id",
     "started_at",
     "label",
@@ -73,6 +73,7 @@ const COLUMNS: [&str; 61] = [
     "worker_cpu",
     "timed_faults",
     "order_seed",
+    "dropped_bytes",
 ];
 
 /// The summary CSV the issue specifies, computed from the generator's packets.
