@@ -46,6 +46,8 @@ pub(crate) struct Fixture {
     pub(crate) units: u64,
     /// Minor page faults inside the run's timed regions; `None` writes an empty cell.
     pub(crate) timed_faults: Option<u64>,
+    /// The `dropped_bytes` column: set for an input cut short at its end.
+    pub(crate) dropped_bytes: Option<u64>,
 }
 
 fn values(f: &Fixture) -> HashMap<String, String> {
@@ -140,6 +142,7 @@ fn values(f: &Fixture) -> HashMap<String, String> {
     set("timed_faults", cell(f.timed_faults));
     // Above i64::MAX: the seed is a u64.
     set("order_seed", "17293822569102704642".into());
+    set("dropped_bytes", cell(f.dropped_bytes));
     v
 }
 
@@ -206,6 +209,7 @@ pub(crate) fn fx(
         clock: None,
         units: 50000,
         timed_faults: None,
+        dropped_bytes: None,
     }
 }
 
@@ -1670,4 +1674,45 @@ fn page_faults_in_timed_regions_are_warned_about() {
         .warnings
         .iter()
         .all(|w| w.kind != WarningKind::TimedFaults));
+}
+
+/// A run over a capture cut short at its end (read with --lenient) is said once per run, not
+/// once per format.
+#[test]
+fn a_capture_cut_short_is_warned_about_once_per_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv_path = dir.path().join("runs.csv");
+    let rows: Vec<Fixture> = [("c1", "sbe"), ("c1", "raw"), ("c2", "sbe"), ("c2", "raw")]
+        .into_iter()
+        .map(|(run, format)| Fixture {
+            dropped_bytes: (run == "c1").then_some(476),
+            ..fx(
+                run,
+                "data/DEEP10.pcap.gz",
+                "normal",
+                format,
+                "h",
+                40,
+                30,
+                1_000_000,
+                0.1,
+            )
+        })
+        .collect();
+    write_csv(&csv_path, &columns_with_faults(), &rows);
+    let runs = report::load(std::slice::from_ref(&csv_path)).unwrap();
+    let s = report::summarize(&runs);
+    let cut: Vec<&str> = s
+        .warnings
+        .iter()
+        .filter(|w| w.kind == WarningKind::CutShort)
+        .map(|w| w.message.as_str())
+        .collect();
+    assert_eq!(
+        cut,
+        [
+            "DEEP10.pcap.gz, run c1: the capture ends inside a packet; its whole packets were \
+          measured and the last 476 bytes dropped (--lenient)"
+        ]
+    );
 }
