@@ -21,6 +21,8 @@
 pub mod aggregate;
 pub mod checksum;
 pub mod mirror;
+#[cfg(test)]
+mod steady;
 pub mod wire;
 
 /// Every format under test, once, in the registry's order: `module: [Type, ...]`, one line per
@@ -62,7 +64,7 @@ for_each_format!(declare_modules);
 pub use aggregate::{Aggregate, SymbolStats};
 pub use checksum::Checksum;
 
-use crate::model::{Message, Packet, Side, Timestamp};
+use crate::model::{kind, Message, Packet, Side, Timestamp};
 
 /// An IEX-TP header counts its messages in a `u16`, so no real packet holds more. Decoders refuse
 /// a packet claiming more, which bounds what hostile bytes can make them allocate or iterate.
@@ -71,6 +73,90 @@ pub const MAX_MESSAGES_PER_PACKET: usize = u16::MAX as usize;
 /// The largest encoding of one packet any format produces from a 64 KiB datagram is about
 /// 110 KB (Cap'n Proto, a datagram full of auction messages); decoders need not accept more.
 pub const MAX_PACKET_BYTES: usize = 1 << 20;
+
+/// The most messages an IEX-TP packet in one UDP datagram can carry: the 65,507-byte payload of
+/// the largest IPv4 datagram less the segment header, in messages of the shortest kind each
+/// behind its 2-byte length (5,455). Codecs size the memory they reuse for it, so that no real
+/// packet makes them grow, reallocate or touch new pages inside a timed pass.
+pub const MAX_DATAGRAM_MESSAGES: usize = datagram_messages(SHORTEST_KIND);
+
+/// The message kind with the shortest wire length (System Event, 10 bytes).
+pub(crate) const SHORTEST_KIND: u8 = {
+    let (mut i, mut shortest) = (0, kind::ALL[0]);
+    while i < kind::ALL.len() {
+        if wire_len(kind::ALL[i]) < wire_len(shortest) {
+            shortest = kind::ALL[i];
+        }
+        i += 1;
+    }
+    shortest
+};
+
+const fn wire_len(k: u8) -> usize {
+    match kind::wire_len(k) {
+        Some(len) => len,
+        None => panic!("a kind of kind::ALL has a wire length"),
+    }
+}
+
+/// How many messages of kind `k` fill the largest UDP datagram.
+const fn datagram_messages(k: u8) -> usize {
+    (65_507 - crate::iex::segment::HEADER_LEN) / (2 + wire_len(k))
+}
+
+/// A message of kind `k` whose every byte after the type is `'7'`: an ASCII symbol, and integers
+/// that take a varint's longest encodings. What codecs build at construction to size their
+/// memory, and what tests fill datagrams with.
+pub(crate) fn filler(k: u8) -> Message {
+    let mut bytes = [b'7'; 128];
+    bytes[0] = k;
+    crate::iex::message::decode(&bytes)
+        .expect("a kind of kind::ALL decodes from enough bytes")
+        .to_owned()
+}
+
+/// A packet of one message of every kind.
+pub(crate) fn every_kind() -> Packet {
+    Packet {
+        seq: 7,
+        send_time: 7,
+        messages: kind::ALL.iter().map(|&k| filler(k)).collect(),
+    }
+}
+
+/// The packet of kind `k` messages filling the largest UDP datagram.
+pub(crate) fn full_datagram(k: u8) -> Packet {
+    Packet {
+        seq: 7,
+        send_time: 7,
+        messages: vec![filler(k); datagram_messages(k)],
+    }
+}
+
+/// Bytes per page (x86-64 and aarch64 Linux with 4 KiB pages; on larger pages every page is still
+/// written, just more than once).
+const PAGE: usize = 4096;
+
+/// Writes `zero` into every page of `memory`, so that the kernel maps those pages now rather than
+/// at their first write inside a timed pass (freshly allocated memory, zeroed or not, is often not
+/// mapped yet). `black_box` keeps the compiler from dropping stores of zeros into memory it knows
+/// is zeroed.
+pub(crate) fn touch<T: Copy>(memory: &mut [T], zero: T) {
+    let step = (PAGE / std::mem::size_of::<T>().max(1)).max(1);
+    for x in memory.iter_mut().step_by(step) {
+        *x = std::hint::black_box(zero);
+    }
+}
+
+/// Reserves room for `additional` more elements in `v` and maps every page of its spare capacity
+/// (see [`touch`]), so that filling it up to there neither reallocates nor faults.
+pub(crate) fn reserve_touched<T>(v: &mut Vec<T>, additional: usize) {
+    v.reserve(additional);
+    let step = (PAGE / std::mem::size_of::<T>().max(1)).max(1);
+    for slot in v.spare_capacity_mut().iter_mut().step_by(step) {
+        *slot = std::hint::black_box(std::mem::MaybeUninit::zeroed());
+    }
+}
 
 /// Why bytes could not be decoded. Decoding never panics on hostile input; it returns one of these.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
