@@ -14,10 +14,12 @@
 //! `AlignedVec`), keeping the scratch arena across calls with `to_bytes_in_with_alloc(value,
 //! writer, arena.acquire())`, and read with `access` (validated) or `access_unchecked`. Ours
 //! serializes with `to_bytes_in_with_alloc` and one arena kept for the runner's life (`acquire`
-//! frees all but its largest block, which it keeps), into a writer that appends to the output
-//! buffer itself, so there is no copy; it allocates nothing once warm. The conversion from the
-//! model into the mirror is one field-by-field copy per message (rkyv archives its own types),
-//! inside the timed region; the mirror's vector holds a datagram's messages from the start.
+//! frees all but its largest block, which it keeps; the runner, when built, serializes a datagram
+//! of the most messages one can hold, so that block is already as large as any packet needs),
+//! into a writer that appends to the output buffer itself, so there is no copy; nothing is
+//! allocated per packet. The conversion from the model into the mirror is one field-by-field copy
+//! per message (rkyv archives its own types), inside the timed region; the mirror's vector holds
+//! a datagram's messages from the start.
 //!
 //! **Alignment on read.** If the archive in the slice given to `decode` is not 16-byte aligned
 //! (a caller's slice at an arbitrary offset), it is first copied into an aligned scratch buffer
