@@ -142,19 +142,25 @@ const PAGE: usize = 4096;
 /// mapped yet). `black_box` keeps the compiler from dropping stores of zeros into memory it knows
 /// is zeroed.
 pub(crate) fn touch<T: Copy>(memory: &mut [T], zero: T) {
-    let step = (PAGE / std::mem::size_of::<T>().max(1)).max(1);
-    for x in memory.iter_mut().step_by(step) {
-        *x = std::hint::black_box(zero);
-    }
+    for_each_page(memory, |x| *x = std::hint::black_box(zero));
 }
 
 /// Reserves room for `additional` more elements in `v` and maps every page of its spare capacity
 /// (see [`touch`]), so that filling it up to there neither reallocates nor faults.
 pub(crate) fn reserve_touched<T>(v: &mut Vec<T>, additional: usize) {
     v.reserve(additional);
-    let step = (PAGE / std::mem::size_of::<T>().max(1)).max(1);
-    for slot in v.spare_capacity_mut().iter_mut().step_by(step) {
+    for_each_page(v.spare_capacity_mut(), |slot| {
         *slot = std::hint::black_box(std::mem::MaybeUninit::zeroed());
+    });
+}
+
+/// Calls `f` on one element in every page `memory` spans: one a page apart from the first, and
+/// the last (which may lie on a page the stride stepped over).
+fn for_each_page<T>(memory: &mut [T], mut f: impl FnMut(&mut T)) {
+    let step = (PAGE / std::mem::size_of::<T>().max(1)).max(1);
+    memory.iter_mut().step_by(step).for_each(&mut f);
+    if let Some(last) = memory.last_mut() {
+        f(last);
     }
 }
 
@@ -274,4 +280,55 @@ macro_rules! format_names {
 /// Every format's [`Format::NAME`], in `for_each_format!`'s order.
 pub fn names() -> Vec<&'static str> {
     for_each_format!(format_names)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every page a slice spans gets a write, whatever the slice's start and element size.
+    #[test]
+    fn every_page_of_a_slice_is_written() {
+        fn pages_missed<T: Default + Clone>(start: usize, len: usize) -> Vec<usize> {
+            let mut v = vec![T::default(); start + len];
+            let memory = &mut v[start..];
+            let base = memory.as_ptr() as usize;
+            let size = std::mem::size_of::<T>();
+            let mut written = std::collections::BTreeSet::new();
+            for_each_page(memory, |x| {
+                let at = x as *mut T as usize;
+                written.insert(at / PAGE);
+                written.insert((at + size - 1) / PAGE);
+            });
+            let (first, last) = (base / PAGE, (base + len * size - 1) / PAGE);
+            (first..=last).filter(|p| !written.contains(p)).collect()
+        }
+        for start in [0, 1, 7, 100, 4_000, 4_095] {
+            for len in [1, 2, 4_096, 4_097, 8_200, 70_001] {
+                assert_eq!(
+                    pages_missed::<u8>(start, len),
+                    Vec::<usize>::new(),
+                    "u8 {start}+{len}"
+                );
+                assert_eq!(
+                    pages_missed::<[u8; 24]>(start, len),
+                    Vec::<usize>::new(),
+                    "24B {start}+{len}"
+                );
+                assert_eq!(
+                    pages_missed::<u64>(start, len),
+                    Vec::<usize>::new(),
+                    "u64 {start}+{len}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_datagram_holds_5455_messages_at_most() {
+        // 65,507 - 40 bytes in (2 + 10)-byte system events; every other kind is longer.
+        assert_eq!(MAX_DATAGRAM_MESSAGES, 5_455);
+        assert_eq!(SHORTEST_KIND, kind::SYSTEM_EVENT);
+        assert_eq!(full_datagram(kind::AUCTION_INFORMATION).messages.len(), 798);
+    }
 }
