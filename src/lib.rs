@@ -5,6 +5,8 @@
 //! command line; benches, tests and fuzz targets use this library so they exercise the same code.
 //! [`mod@bench`] runs that pipeline over a matrix of inputs, runs and scheduling prefixes.
 
+#[cfg(test)]
+mod alloc_count;
 pub mod bench;
 pub mod bytes;
 pub mod capture;

@@ -1,25 +1,34 @@
 //! Cap'n Proto (capnp 0.27, schema `schemas/marketdata.capnp`): two runners, the standard
 //! unpacked stream framing (`capnp-unpacked`) and the packed encoding (`capnp-packed`).
 //!
-//! Encoding builds each packet with a `message::Builder` over [`Scratch`], a reusable first
-//! segment that is re-zeroed (only the words used) when the builder drops, so a packet is built
-//! in memory allocated once. The library still allocates per packet: the builder arena's small
-//! `Vec` of segment descriptors; and the message is then copied into the output buffer by
-//! `serialize::write_message` / `serialize_packed::write_message` (the standard framing: segment
-//! table then segments).
-//!
-//! Decoding reads in place: unpacked messages straight from the buffer
+//! **As its maintainers use it.** capnp-rust's `benchmark/` (its `reuse` mode) builds every
+//! message with a new `message::Builder` over a reused, zeroed scratch segment
+//! (`ScratchSpaceHeapAllocator`), writes it with `serialize::write_message` or
+//! `serialize_packed::write_message`, and reads with `serialize::read_message` (owned segments).
+//! Ours builds the same way over [`Scratch`]: the same allocator (first segment handed out if
+//! free, re-zeroed over the words used on release, the heap for anything more) but owning its
+//! words, since a borrowed `ScratchSpaceHeapAllocator` cannot live beside the buffer it borrows,
+//! and growing its first segment after a packet outgrew it, so every packet is one segment. The
+//! 256 KiB segment (more than twice the 110 KB of the largest datagram's packet) is mapped at
+//! construction. Reading differs on purpose: in place, without the benchmark's copy into owned
+//! segments. Unpacked messages are read straight from the buffer
 //! (`read_message_from_flat_slice_no_alloc`, which needs the packet to start 8-byte aligned:
-//! packets are whole words, so a window encoded into one buffer stays aligned), packed ones are
-//! unpacked into a reused word buffer (`serialize_packed::read_message_no_alloc`). Symbols are
-//! `UInt64` fields turned back into their 8 bytes with `to_le_bytes`.
+//! packets are whole words, so a window encoded into one buffer stays aligned); packed ones are
+//! unpacked into a reused, pre-mapped word buffer (`serialize_packed::read_message_no_alloc`).
+//! Symbols are `UInt64` fields turned back into their 8 bytes with `to_le_bytes`.
+//!
+//! **The allocation it cannot avoid.** A `message::Builder` keeps its segment table in a `Vec`
+//! and cannot be reset, so each packet's builder allocates that 64-byte table and frees it on
+//! drop: one small allocation per encoded packet, from the allocator's thread cache (capnp's
+//! no-alloc mode avoids it, but is a crate-wide switch that drops multi-segment messages and the
+//! heap allocator). Decoding allocates nothing.
 
 use std::ptr::NonNull;
 
 use ::capnp::message::{Allocator, HeapAllocator, ReaderOptions};
 use ::capnp::Word;
 
-use super::{DecodeError, Format, Sink, Visitor, MAX_MESSAGES_PER_PACKET, MAX_PACKET_BYTES};
+use super::{touch, DecodeError, Format, Sink, Visitor, MAX_MESSAGES_PER_PACKET, MAX_PACKET_BYTES};
 use crate::model::{
     AddOrder, AuctionInformation, ClearBook, Message, OfficialPrice, OperationalHalt,
     OrderDelete, OrderExecuted, OrderModify, Packet, PriceLevelUpdate, QuoteUpdate,
@@ -57,10 +66,17 @@ fn message_list(
 }
 
 /// First segment size in words: a 64 KiB UDP payload of 38-byte trades (~1700 messages) needs
-/// about 12k words unpacked.
+/// about 12k words unpacked, one of auction messages about 14k.
 const INITIAL_SCRATCH_WORDS: usize = 32 * 1024;
 
 const ZERO: Word = ::capnp::word(0, 0, 0, 0, 0, 0, 0, 0);
+
+/// `words` zeroed words, every page of them mapped (see [`touch`]).
+fn mapped_words(words: usize) -> Vec<Word> {
+    let mut v = Word::allocate_zeroed_vec(words);
+    touch(&mut v, ZERO);
+    v
+}
 
 /// A message allocator that hands out one reusable, zeroed first segment and falls back to the
 /// heap for anything more; when that happens it remembers to grow the first segment before the
@@ -75,7 +91,7 @@ pub struct Scratch {
 impl Default for Scratch {
     fn default() -> Self {
         Scratch {
-            words: Word::allocate_zeroed_vec(INITIAL_SCRATCH_WORDS),
+            words: mapped_words(INITIAL_SCRATCH_WORDS),
             in_use: false,
             grow_to: 0,
             heap: HeapAllocator::new(),
@@ -87,7 +103,7 @@ impl Scratch {
     /// Called between packets: applies a growth a previous packet asked for.
     fn prepare(&mut self) {
         if self.grow_to > self.words.len() {
-            self.words = Word::allocate_zeroed_vec(self.grow_to);
+            self.words = mapped_words(self.grow_to);
         }
     }
 }
@@ -133,7 +149,7 @@ impl<const PACKED: bool> Default for Capnp<PACKED> {
         Capnp {
             scratch: Scratch::default(),
             unpacked: if PACKED {
-                Word::allocate_zeroed_vec(INITIAL_SCRATCH_WORDS)
+                mapped_words(INITIAL_SCRATCH_WORDS)
             } else {
                 Vec::new()
             },
@@ -191,7 +207,7 @@ impl<const PACKED: bool> Capnp<PACKED> {
                             return Err(err(e));
                         }
                         let want = (self.unpacked.len() * 2).max(4096).min(cap);
-                        self.unpacked = Word::allocate_zeroed_vec(want);
+                        self.unpacked = mapped_words(want);
                         rest = bytes;
                     }
                     Err(e) => return Err(err(e)),

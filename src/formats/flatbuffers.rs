@@ -1,19 +1,35 @@
 //! FlatBuffers (flatbuffers 25.12.19, flatc 25.12.19), schema `schemas/marketdata.fbs`.
 //!
-//! Each packet is a size-prefixed buffer (`finish_size_prefixed`), so packets appended to one
-//! buffer are self-delimiting. Encoding reuses one `FlatBufferBuilder` (`reset()` keeps its
-//! memory) and one `Vec` of message offsets, so the hot path allocates nothing once they have
-//! grown; the library builds back to front in its own buffer, so the finished bytes are copied
-//! once into the output buffer (`finished_data()`), which the library's API forces.
+//! **As its maintainers use it.** The crate's own benches (`create_canonical_buffer`) and the Rust
+//! serialization benchmark build every buffer in one `FlatBufferBuilder` created once with room to
+//! spare, `reset()` between buffers (which keeps its memory and re-zeroes only the bytes used),
+//! the generated `create` functions for tables and `create_vector` over a slice of finished
+//! offsets. Ours does exactly that, with the size prefix (`finish_size_prefixed`) that makes
+//! packets appended to one buffer self-delimiting. Where ours goes further: the builder's buffer
+//! is sized for a datagram's worst case (256 KiB; a datagram of 5,455 system events needs about
+//! 200 KB) and its pages mapped at construction, and the offsets `Vec` holds a datagram's
+//! messages, so no packet makes either grow or fault. The finished bytes are copied once into the
+//! output buffer (`finished_data()`): the builder writes back to front into its own buffer, so the
+//! API offers nothing else.
+//!
+//! **Cost.** Encoding is the builder's work: per message two tables (the `Message` holding the
+//! union and the body; see the schema for why) and their vtables, each written, then looked up
+//! among the packet's earlier ones to be shared. On the bundled DEEP sample that is 3,265
+//! instructions per packet; the 2019 shootout's encoder (flatbuffers 0.6, only trades and price
+//! levels, symbols as strings) executes 3,297 on the same packets with 0.6 and with 25.12
+//! (docs/BENCHMARKS.md, "Each codec at its best").
 //!
 //! Decoding runs the FlatBuffers verifier on every packet (`size_prefixed_root_as_packet_with_opts`)
 //! and then reads fields in place: symbols are `&Symbol` structs borrowed from the buffer. The
 //! verifier is what makes reading hostile bytes safe; skipping it (`root_unchecked`) would be
-//! `unsafe` and is not what a consumer of untrusted data can do, so its cost is measured.
+//! `unsafe` and is not what a consumer of untrusted data can do, so its cost is measured. Neither
+//! side allocates once warm.
 
 use ::flatbuffers::{FlatBufferBuilder, VerifierOptions, WIPOffset};
 
-use super::{DecodeError, Format, Sink, Visitor};
+use super::{
+    every_kind, reserve_touched, touch, DecodeError, Format, Sink, Visitor, MAX_DATAGRAM_MESSAGES,
+};
 use crate::model::{
     AddOrder, AuctionInformation, ClearBook, Message, OfficialPrice, OperationalHalt,
     OrderDelete, OrderExecuted, OrderModify, Packet, PriceLevelUpdate, QuoteUpdate,
@@ -49,14 +65,28 @@ pub struct FlatBuffers {
     verifier: VerifierOptions,
 }
 
+/// The builder's buffer: a datagram of the smallest messages (5,455 system events, about 36
+/// bytes each as a body table, its `Message` table and its offset in the vector) needs about
+/// 200 KB.
+const BUILDER_BYTES: usize = 256 * 1024;
+
 impl Default for FlatBuffers {
     fn default() -> Self {
-        FlatBuffers {
-            fbb: FlatBufferBuilder::with_capacity(128 * 1024),
-            offsets: Vec::with_capacity(4096),
-            // Defaults allow 1M tables and depth 64: a 64 KiB datagram's packet has < 4k tables.
+        let mut buffer = vec![0; BUILDER_BYTES];
+        touch(&mut buffer, 0);
+        let mut offsets = Vec::new();
+        reserve_touched(&mut offsets, MAX_DATAGRAM_MESSAGES);
+        let mut fb = FlatBuffers {
+            fbb: FlatBufferBuilder::from_vec(buffer),
+            offsets,
+            // Defaults allow 1M tables and depth 64: a 64 KiB datagram's packet has < 11k tables.
             verifier: VerifierOptions::default(),
-        }
+        };
+        // The builder's own small vectors (a table's field locations, the packet's vtables) grow
+        // to their largest here, on a message of every kind, rather than on the first auction
+        // message of a timed pass.
+        fb.encode(&every_kind(), &mut Vec::new());
+        fb
     }
 }
 

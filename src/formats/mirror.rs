@@ -3,8 +3,9 @@
 //! type of their own, so `model.rs` stays free of format attributes.
 //!
 //! Encoders convert a [`Packet`] into an [`MPacket`] whose `messages` vector they keep and reuse
-//! (a field-by-field copy of each message, no allocation once it has grown); that copy is inside
-//! the timed encode, and it is part of what using these libraries with an existing model costs.
+//! (a field-by-field copy of each message; the vector holds a datagram's messages from the start,
+//! [`MPacket::with_datagram_room`], so it never grows); that copy is inside the timed encode, and
+//! it is part of what using these libraries with an existing model costs.
 
 use super::wire::Wire;
 use crate::model::{Packet, Symbol};
@@ -32,6 +33,14 @@ pub struct MPacket {
 }
 
 impl MPacket {
+    /// An empty packet whose messages vector has room for a datagram's messages, its pages mapped
+    /// (see [`super::MAX_DATAGRAM_MESSAGES`]).
+    pub fn with_datagram_room() -> MPacket {
+        let mut packet = MPacket::default();
+        super::reserve_touched(&mut packet.messages, super::MAX_DATAGRAM_MESSAGES);
+        packet
+    }
+
     /// Overwrites `self` with `packet`, reusing the messages vector.
     pub fn fill_from(&mut self, packet: &Packet) {
         self.seq = packet.seq;

@@ -7,11 +7,15 @@
 //! self-delimiting. Symbols are serde byte strings (`&[u8]`: a length byte, then the 8 bytes), so
 //! decoding borrows them from the buffer.
 //!
-//! Encoding serializes straight from the model into the output buffer (a small postcard flavor
-//! that appends to a `Vec`), building each message's [`Wire`] on the stack: no allocation, no
-//! intermediate copy of the packet. Decoding reads the header, then takes the messages one by one
-//! with `take_from_bytes` and hands them to the sink: no allocation, symbols borrowed, though
-//! every field of every message is decoded (varints cannot be skipped without being read).
+//! **As its maintainers use it.** postcard serializes into a caller's buffer through a flavor:
+//! `to_slice` into a fixed slice (what the Rust serialization benchmark times) or `to_extend` into
+//! anything that grows, such as a reused `Vec`. Ours uses `to_extend` (the output buffer grows as
+//! the packet is written: its size is not known before, and `to_slice` would need a worst-case
+//! slice zeroed first), straight from the model, each message's [`Wire`] built on the stack: no
+//! allocation, no intermediate copy of the packet. Decoding reads the header, then takes the
+//! messages one by one with `take_from_bytes` and hands them to the sink: no allocation, symbols
+//! borrowed, though every field of every message is decoded (varints cannot be skipped without
+//! being read).
 
 use serde::Serialize;
 
@@ -22,27 +26,6 @@ use crate::model::{Message, Packet, Symbol};
 /// The postcard runner (stateless).
 #[derive(Debug, Default)]
 pub struct Postcard;
-
-/// A postcard flavor appending to a caller's `Vec`.
-struct Append<'a>(&'a mut Vec<u8>);
-
-impl postcard::ser_flavors::Flavor for Append<'_> {
-    type Output = ();
-
-    fn try_push(&mut self, data: u8) -> postcard::Result<()> {
-        self.0.push(data);
-        Ok(())
-    }
-
-    fn try_extend(&mut self, data: &[u8]) -> postcard::Result<()> {
-        self.0.extend_from_slice(data);
-        Ok(())
-    }
-
-    fn finalize(self) -> postcard::Result<()> {
-        Ok(())
-    }
-}
 
 /// The packet as serialized: the model's messages mapped to [`Wire`] on the fly.
 #[derive(Serialize)]
@@ -102,7 +85,7 @@ impl Format for Postcard {
             send_time: packet.send_time,
             messages: &packet.messages,
         };
-        postcard::serialize_with_flavor(&p, Append(out)).expect("appending to a Vec cannot fail");
+        *out = postcard::to_extend(&p, std::mem::take(out)).expect("a Vec grows to fit");
         p.messages.len()
     }
 

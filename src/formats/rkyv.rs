@@ -7,9 +7,19 @@
 //! depend on where in the output buffer the record lands, and every record is a multiple of 16
 //! bytes: a window's records, back to back in a buffer whose start is 16-byte aligned, all have
 //! their archive 16-byte aligned, as rkyv's in-place access needs (the archived types contain
-//! 8-byte integers). Encoding serializes with a reused arena (`to_bytes_in_with_alloc`), so it
-//! allocates nothing once the buffers have grown; the conversion from the model into the mirror is
-//! one field-by-field copy per message, inside the timed region.
+//! 8-byte integers).
+//!
+//! **As its maintainers use it.** rkyv's docs and the Rust serialization benchmark (by rkyv's
+//! author) serialize with the high-level API into a reused writer (`to_bytes_in` with a cleared
+//! `AlignedVec`), keeping the scratch arena across calls with `to_bytes_in_with_alloc(value,
+//! writer, arena.acquire())`, and read with `access` (validated) or `access_unchecked`. Ours
+//! serializes with `to_bytes_in_with_alloc` and one arena kept for the runner's life (`acquire`
+//! frees all but its largest block, which it keeps; the runner, when built, serializes a datagram
+//! of the most messages one can hold, so that block is already as large as any packet needs),
+//! into a writer that appends to the output buffer itself, so there is no copy; nothing is
+//! allocated per packet. The conversion from the model into the mirror is one field-by-field copy
+//! per message (rkyv archives its own types), inside the timed region; the mirror's vector holds
+//! a datagram's messages from the start.
 //!
 //! **Alignment on read.** If the archive in the slice given to `decode` is not 16-byte aligned
 //! (a caller's slice at an arbitrary offset), it is first copied into an aligned scratch buffer
@@ -34,7 +44,7 @@ use ::rkyv::util::AlignedVec;
 
 use super::mirror::{ArchivedMPacket, MMessage, MPacket};
 use super::wire::{ArchivedWSide, ArchivedWire};
-use super::{DecodeError, Format, Sink, Visitor};
+use super::{full_datagram, DecodeError, Format, Sink, Visitor, SHORTEST_KIND};
 use crate::model::{Packet, Side, Symbol};
 
 /// Bytes before the archive: the length and padding to the archive's alignment.
@@ -52,11 +62,15 @@ pub struct Rkyv {
 
 impl Default for Rkyv {
     fn default() -> Self {
-        Rkyv {
-            mirror: MPacket::default(),
+        let mut rkyv = Rkyv {
+            mirror: MPacket::with_datagram_room(),
             arena: Arena::new(),
             scratch: AlignedVec::new(),
-        }
+        };
+        // The arena's scratch for a packet grows with its message count: serializing the most
+        // messages a datagram holds leaves it a block it keeps (`acquire` frees only the others).
+        rkyv.encode(&full_datagram(SHORTEST_KIND), &mut Vec::new());
+        rkyv
     }
 }
 

@@ -403,30 +403,6 @@ mod tests {
         assert!(kinds[b'a' as usize] > 0);
     }
 
-    /// Counts this thread's allocations, so that tests running in parallel do not disturb it.
-    struct CountingAlloc;
-
-    std::thread_local! {
-        static ALLOCATIONS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
-    }
-
-    // SAFETY: defers to the system allocator; only counts.
-    unsafe impl std::alloc::GlobalAlloc for CountingAlloc {
-        unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
-            ALLOCATIONS.with(|c| c.set(c.get() + 1));
-            // SAFETY: same contract as ours.
-            unsafe { std::alloc::System.alloc(layout) }
-        }
-        unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
-            // SAFETY: same contract as ours.
-            unsafe { std::alloc::System.dealloc(ptr, layout) }
-        }
-    }
-
-    /// For this crate's unit tests only: lets `*_steady_state_does_not_allocate` count.
-    #[global_allocator]
-    static GLOBAL: CountingAlloc = CountingAlloc;
-
     #[test]
     fn deep_plus_steady_state_does_not_allocate() {
         let o = GenOptions {
@@ -450,12 +426,12 @@ mod tests {
                 .collect()
         };
         let grown_before = growths(&sim);
-        let before = ALLOCATIONS.with(|c| c.get());
+        let before = crate::alloc_count::allocations();
         let mut messages = 0;
         while sim.next_into(&mut p) {
             messages += p.messages.len();
         }
-        let allocations = ALLOCATIONS.with(|c| c.get()) - before;
+        let allocations = crate::alloc_count::allocations() - before;
         let book_growth: u32 = growths(&sim)
             .iter()
             .zip(&grown_before)

@@ -1,0 +1,171 @@
+//! Steady state: once a format has encoded and decoded a window, doing it again allocates
+//! nothing, and neither does a packet as large as a UDP datagram allows, of any message kind: the
+//! codecs' own memory is sized for that at construction. So no timed pass pays for the allocator,
+//! or for first-touch page faults on memory a codec grows into. Counted with the test binary's
+//! counting allocator ([`crate::alloc_count`]).
+//!
+//! The exceptions are the libraries' own, each said in its format's file:
+//! - `capnp-*` encode: one allocation per packet, the 64-byte segment table (`Vec`) inside
+//!   capnp's `message::Builder`, which cannot be reset and so is built anew per packet.
+//! - `bitcode` decode: one allocation per packet with messages, the decoded `Vec` of messages
+//!   (`bitcode::Buffer::decode` returns an owned value; there is no decode into an existing one).
+
+use crate::alloc_count::allocations;
+use crate::formats::{full_datagram, Aggregate, Checksum, Format};
+use crate::gen::{self, GenOptions};
+use crate::model::{kind, Feed, Packet};
+
+/// Regular-hours packets of a generated day of `feed` (the start of the day is mostly the
+/// administrative burst), the kind of window a run times.
+fn window(feed: Feed) -> Vec<Packet> {
+    let opts = GenOptions {
+        feed,
+        packets: 20_000,
+        ..GenOptions::default()
+    };
+    gen::packets(&opts)
+        .unwrap()
+        .skip(8_000)
+        .take(2_000)
+        .collect()
+}
+
+/// Allocations made while encoding `packets`, then decoding them selectively, then completely.
+#[derive(Debug, PartialEq, Eq)]
+struct Allocations {
+    encode: u64,
+    decode: u64,
+    decode_all: u64,
+}
+
+/// One format with the buffers a run keeps for it.
+struct Runner<F> {
+    format: F,
+    out: Vec<u8>,
+    sink: Aggregate,
+    checksum: Checksum,
+}
+
+impl<F: Format> Runner<F> {
+    fn new() -> Self {
+        Runner {
+            format: F::default(),
+            out: Vec::new(),
+            sink: Aggregate::new(),
+            checksum: Checksum::default(),
+        }
+    }
+
+    /// Encodes `packets` into the (cleared) output buffer and decodes them both ways, checking
+    /// that the complete decode saw every message.
+    fn pass(&mut self, packets: &[Packet]) -> Allocations {
+        let before = allocations();
+        self.out.clear();
+        for p in packets {
+            self.format.encode(p, &mut self.out);
+        }
+        let encode = allocations() - before;
+        let before = allocations();
+        let mut bytes = &self.out[..];
+        while !bytes.is_empty() {
+            let used = self.format.decode(bytes, &mut self.sink).expect("own");
+            bytes = &bytes[used..];
+        }
+        let decode = allocations() - before;
+        self.checksum.reset();
+        let before = allocations();
+        let mut bytes = &self.out[..];
+        while !bytes.is_empty() {
+            let used = self
+                .format
+                .decode_all(bytes, &mut self.checksum)
+                .expect("own");
+            bytes = &bytes[used..];
+        }
+        let decode_all = allocations() - before;
+        assert_eq!(self.checksum, Checksum::of(packets), "{}", F::NAME);
+        Allocations {
+            encode,
+            decode,
+            decode_all,
+        }
+    }
+}
+
+/// Packets holding at least one message (heartbeats hold none).
+fn with_messages(packets: &[Packet]) -> u64 {
+    packets.iter().filter(|p| !p.messages.is_empty()).count() as u64
+}
+
+/// What a format allocates on `packets` once warm: nothing, but for the exceptions above.
+fn expected<F: Format>(packets: &[Packet]) -> Allocations {
+    let (all, with) = (packets.len() as u64, with_messages(packets));
+    match F::NAME {
+        "capnp-unpacked" | "capnp-packed" => Allocations {
+            encode: all,
+            decode: 0,
+            decode_all: 0,
+        },
+        "bitcode" => Allocations {
+            encode: 0,
+            decode: with,
+            decode_all: with,
+        },
+        _ => Allocations {
+            encode: 0,
+            decode: 0,
+            decode_all: 0,
+        },
+    }
+}
+
+fn second_pass_allocates_nothing<F: Format>() {
+    for feed in [Feed::Deep, Feed::DeepPlus, Feed::Tops] {
+        let packets = window(feed);
+        assert!(with_messages(&packets) > 1_000, "{feed:?}");
+        let mut runner = Runner::<F>::new();
+        let warm_up = runner.pass(&packets);
+        // The warm-up did allocate (the output buffer grew): the counter sees this thread.
+        assert!(warm_up.encode > 0, "{}: {warm_up:?}", F::NAME);
+        assert_eq!(
+            runner.pass(&packets),
+            expected::<F>(&packets),
+            "{} on {feed:?}: allocations in the second pass (left), expected (right)",
+            F::NAME
+        );
+    }
+}
+
+fn full_datagram_allocates_nothing<F: Format>() {
+    let mut runner = Runner::<F>::new();
+    runner.pass(&window(Feed::Deep));
+    // Room for the largest encoding, so that only the format's own allocations are counted.
+    runner.out.reserve(32 << 20);
+    for packet in kind::ALL.map(full_datagram) {
+        let packet = std::slice::from_ref(&packet);
+        assert_eq!(
+            runner.pass(packet),
+            expected::<F>(packet),
+            "{} on a datagram of '{}': allocations (left), expected (right)",
+            F::NAME,
+            char::from(packet[0].messages[0].kind())
+        );
+    }
+}
+
+macro_rules! steady_tests {
+    ($($module:ident: [$($name:ident: $F:ty),+ $(,)?]),* $(,)?) => {$($(
+        mod $name {
+            #[test]
+            fn second_pass_allocates_nothing() {
+                super::second_pass_allocates_nothing::<$F>();
+            }
+
+            #[test]
+            fn full_datagram_allocates_nothing() {
+                super::full_datagram_allocates_nothing::<$F>();
+            }
+        }
+    )+)*};
+}
+crate::for_each_format!(steady_tests);
