@@ -1,6 +1,13 @@
 //! The per-packet clock: the TSC through `quanta` where the CPU has an invariant one (about 20
 //! cycles to read, no system call), the OS monotonic clock otherwise.
 //!
+//! On x86 each read is `lfence; rdtsc; lfence`: a bare `rdtsc` is not ordered with the work
+//! around it, so the CPU may start a packet's work before the opening read, or take the closing
+//! read before the work's last instructions have completed, and short work is under-measured. Fenced, raw's and Cap'n Proto's
+//! per-packet p50 rose by more than the fences' own cost and more than the run-to-run spread
+//! (docs/BENCHMARKS.md, "The clock, fenced"); the fences cost about 14 ns per timed region here,
+//! reported in the timer's overhead like the rest of it.
+//!
 //! Its own cost is measured at start-up ([`Timer::calibrate`]) and reported with every result
 //! rather than subtracted: a reader can subtract it, but cannot add back what was hidden. It is
 //! the *mean* of back-to-back reads: on a clock that moves in steps (10 ns on some VMs) each
@@ -17,7 +24,7 @@ pub const INTERRUPTED_NS: u64 = 1_000;
 
 pub struct Timer {
     clock: quanta::Clock,
-    /// Read the TSC between `lfence`s (x86 with quanta on the TSC only).
+    /// Read the TSC between `lfence`s (x86 with quanta on the TSC): see the module's doc.
     fenced: bool,
     /// Mean cost of an empty timed region (two reads), in nanoseconds.
     pub overhead_ns: f64,
@@ -31,9 +38,7 @@ impl Timer {
     pub fn calibrate() -> Timer {
         let clock = quanta::Clock::new();
         let source = source_of(&clock);
-        let fenced = source == "tsc"
-            && cfg!(target_arch = "x86_64")
-            && std::env::var("SHOOTOUT_CLOCK").as_deref() == Ok("fenced");
+        let fenced = source == "tsc" && cfg!(target_arch = "x86_64");
         let mut timer = Timer {
             clock,
             fenced,
