@@ -227,8 +227,9 @@ struct BenchArgs {
     /// for both.
     #[arg(long, value_enum, value_delimiter = ',', default_value = "packet")]
     unit: Vec<UnitArg>,
-    /// How windows are timed: alternate or both (see `shootout run --help`).
-    #[arg(long, value_enum, default_value_t = TimingArg::Alternate)]
+    /// How windows are timed (see `shootout run --help`). Default `both`, unlike `run`: twice the
+    /// samples, so that the bundled samples' p99.9 rests on enough of them to be ranked.
+    #[arg(long, value_enum, default_value_t = TimingArg::Both)]
     timing: TimingArg,
     /// Worker processes per run, each pinned to its own CPU (see `shootout run --help`); the
     /// default prefixes are then normal and nice (no taskset), labelled "(N jobs)".

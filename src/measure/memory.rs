@@ -19,19 +19,16 @@ pub struct Written<T> {
     written: usize,
 }
 
-impl<T: Copy + Default> Written<T> {
-    /// Makes room for `len` elements in all and writes every element slot not yet written.
+impl<T> Written<T> {
+    /// Makes room for `len` elements in all and writes every page not yet written.
     /// The contents are kept.
     pub fn reserve(&mut self, len: usize) {
         let v = &mut self.vec;
-        v.reserve(len.saturating_sub(v.len()));
-        if v.capacity() != self.written {
-            let keep = v.len();
-            v.resize(v.capacity(), T::default());
-            std::hint::black_box(&mut *v);
-            v.truncate(keep);
-            self.written = v.capacity();
+        if v.capacity() >= len && v.capacity() == self.written {
+            return;
         }
+        crate::formats::reserve_touched(v, len.saturating_sub(v.len()));
+        self.written = v.capacity();
     }
 
     /// The `Vec` itself, for a pass to fill. Growing it past its capacity there would move it

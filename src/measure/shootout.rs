@@ -1364,14 +1364,19 @@ mod tests {
         run_with(reader, &config, runners, |_| {})
     }
 
-    fn decoder_failure<const FAULT: u8>() -> String {
-        match run_against_raw(Box::new(FormatRunner::<BrokenDecoder<FAULT>>::default())) {
-            Ok(_) => panic!("a broken decoder passed the run's checks"),
+    /// The error a run of `raw` and `broken` ends with; it must end with one.
+    fn failure_of(broken: Box<dyn Runner>) -> String {
+        match run_against_raw(broken) {
+            Ok(_) => panic!("a broken format passed the run's checks"),
             Err(e) => {
                 eprintln!("{e}");
                 e.to_string()
             }
         }
+    }
+
+    fn decoder_failure<const FAULT: u8>() -> String {
+        failure_of(Box::new(FormatRunner::<BrokenDecoder<FAULT>>::default()))
     }
 
     #[test]
@@ -1421,36 +1426,13 @@ mod tests {
         );
     }
 
-    /// A default run (no `--verify`) of `raw` and the broken format over a synthetic day's start.
+    /// A default run (no `--verify`) of `raw` and the broken encoder over a synthetic day's start.
     fn run_broken<const FAULT: u8>() -> Result<Outcome, RunError> {
-        let mut bytes = Vec::new();
-        let opts = GenOptions {
-            packets: 3_000,
-            ..GenOptions::default()
-        };
-        gen::generate(&opts, &mut bytes).unwrap();
-        let config = Config {
-            stored: StoredMode::None,
-            window: 512,
-            ..Config::default()
-        };
-        assert!(!config.verify);
-        let runners: Vec<Box<dyn Runner>> = vec![
-            Box::new(FormatRunner::<Raw>::default()),
-            Box::new(FormatRunner::<Broken<FAULT>>::default()),
-        ];
-        let reader = IexReader::new(&bytes[..], false).unwrap();
-        run_with(reader, &config, runners, |_| {})
+        run_against_raw(Box::new(FormatRunner::<Broken<FAULT>>::default()))
     }
 
     fn failure<const FAULT: u8>() -> String {
-        match run_broken::<FAULT>() {
-            Ok(_) => panic!("a broken format passed the run's checks"),
-            Err(e) => {
-                eprintln!("{e}");
-                e.to_string()
-            }
-        }
+        failure_of(Box::new(FormatRunner::<Broken<FAULT>>::default()))
     }
 
     #[test]

@@ -24,7 +24,7 @@ pub fn section_tables(groups: &[&Group]) -> [Table; 2] {
             "Median across {runs}, min–max in brackets; ns per {unit}. {} \
              de is the selective decode (only the fields the aggregation needs); de_all the \
              complete decode (every field of every message read and folded into a checksum). \
-             msgs/s: messages over ser + de time, from the batch timing in runs that have \
+             msgs/s: messages over ser + de_all time, from the batch timing in runs that have \
              it, from the per-packet totals in older ones. \
              zstd and zlib B/msg: the size as stored (each window compressed whole). \
              A dash marks what was not measured.{}{}",
