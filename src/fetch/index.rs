@@ -112,7 +112,7 @@ fn size_in_bytes<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, 
 impl HistFile {
     /// The published name: the last path segment of `link` (query dropped, `%2F` decoded to
     /// `_`, as on `data_feeds_20190903_20190903_IEXTP1_DEEP1.0.pcap.gz`). When the link gives no
-    /// [safe name](safe_name), one is built from `date`, our own name for `feed`, and the
+    /// safe name (`safe_name`), one is built from `date`, our own name for `feed`, and the
     /// entry's protocol and version where they are safe themselves (otherwise `IEXTP1` and no
     /// version).
     pub fn file_name(&self, date: &str, feed: Feed) -> String {
