@@ -129,7 +129,7 @@ pub fn compare(new: &Summary, old: &Summary) -> Comparison {
         } else {
             "slower"
         };
-        let mut figures: Vec<Figure> = [
+        let figures: Vec<Figure> = [
             Figure::of(basis.sum_name(), &g.rows, &o.rows, |r| basis.run_speed(r)),
             Figure::of("ser batch", &g.rows, &o.rows, |r| r.ser_batch_ns),
             Figure::of("de batch", &g.rows, &o.rows, |r| r.de_batch_ns),
@@ -138,7 +138,6 @@ pub fn compare(new: &Summary, old: &Summary) -> Comparison {
         .into_iter()
         .flatten()
         .collect();
-        figures.dedup_by_key(|f| f.name);
         changes.push(Change {
             section,
             format: g.format.clone(),
@@ -325,6 +324,19 @@ pub fn check(c: &Comparison, gate: Gate) -> (String, Option<Regressed>) {
     let mut out = String::new();
     for r in &found {
         out.push_str(&format!("{r}\n"));
+    }
+    let untested: Vec<String> = c
+        .changes
+        .iter()
+        .filter(|ch| ch.p().is_none())
+        .map(|ch| format!("{} {}", ch.format, ch.section))
+        .collect();
+    if !untested.is_empty() {
+        // A gate that cannot fail should not pass silently.
+        out.push_str(&format!(
+            "gate: not tested (fewer than {MIN_RUNS} runs a side): {}\n",
+            untested.join(", ")
+        ));
     }
     if found.is_empty() {
         out.push_str(&format!(

@@ -140,6 +140,14 @@ fn fewer_than_three_runs_never_fail() {
         stdout.contains("p: n/a, fewer than 3 runs a side cannot be significant"),
         "{stdout}"
     );
+    // The gate says what it could not test rather than passing silently.
+    assert!(
+        stdout.contains(
+            "gate: not tested (fewer than 3 runs a side): raw day5.pcapng.gz [normal], \
+             sbe day5.pcapng.gz [normal], capnp day5.pcapng.gz [normal]"
+        ),
+        "{stdout}"
+    );
 }
 
 #[test]
