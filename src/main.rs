@@ -191,7 +191,8 @@ binary, then writes the report. Everything goes under results/<UTC timestamp>/ (
 
 const BENCH_AFTER: &str = "\
 A killed or interrupted bench keeps every completed run: `--resume DIR` continues it and runs each
-missing run once. Options that make no sense are refused with one line and exit code 2.
+missing run once. Options that make no sense are refused with one line and exit code 2; with
+--baseline and --fail-if-slower, a significant regression exits with code 3 (results kept).
 ./run_shootout.sh sets up the code generators, builds, runs this from the repository root
 (relative paths are relative to it) and passes every argument on.";
 
