@@ -123,9 +123,11 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         bmf: Option<PathBuf>,
         /// Results CSV(s) to compare against (repeatable): each format's ratio to the baseline
-        /// with both sides' spreads, "no change" where they overlap.
+        /// with both sides' spreads, "no change" where they overlap, and a Mann–Whitney p.
         #[arg(long, value_name = "OLD.csv")]
         baseline: Vec<PathBuf>,
+        #[command(flatten)]
+        gate: GateArgs,
     },
     /// Write a deterministic synthetic IEX day (gzip'd when FILE ends in .gz).
     Gen {
@@ -189,7 +191,8 @@ binary, then writes the report. Everything goes under results/<UTC timestamp>/ (
 
 const BENCH_AFTER: &str = "\
 A killed or interrupted bench keeps every completed run: `--resume DIR` continues it and runs each
-missing run once. Options that make no sense are refused with one line and exit code 2.
+missing run once. Options that make no sense are refused with one line and exit code 2; with
+--baseline and --fail-if-slower, a significant regression exits with code 3 (results kept).
 ./run_shootout.sh sets up the code generators, builds, runs this from the repository root
 (relative paths are relative to it) and passes every argument on.";
 
@@ -260,6 +263,52 @@ struct BenchArgs {
     /// reuses the options DIR was started with (DIR/args).
     #[arg(long, value_name = "DIR")]
     resume: Option<PathBuf>,
+    /// An earlier results folder (its runs.csv) or results CSV: after the runs, each format is
+    /// compared with it as `report --baseline` does.
+    #[arg(long, value_name = "DIR")]
+    baseline: Option<PathBuf>,
+    #[command(flatten)]
+    gate: GateArgs,
+}
+
+/// `--fail-if-slower PCT [--fail-on ranking|all]`, for `report` and `bench`.
+#[derive(Args)]
+struct GateArgs {
+    /// With --baseline: exit with code 3 when a format's ranking figure (ser + de_all batch per
+    /// run) is slower than the baseline's by more than PCT percent (median over median) AND the
+    /// difference is significant (two-sided Mann–Whitney U over the runs, p < 0.05; never with
+    /// fewer than 3 runs a side). One line per regression; improvements never fail.
+    #[arg(long, value_name = "PCT", requires = "baseline", value_parser = percent)]
+    fail_if_slower: Option<f64>,
+    /// What --fail-if-slower looks at: `ranking` (the figure the report ranks by) or `all` (also
+    /// ser batch, de batch and de_all batch each on its own).
+    #[arg(long, value_enum, default_value_t = FailOnArg::Ranking, requires = "fail_if_slower")]
+    fail_on: FailOnArg,
+}
+
+impl GateArgs {
+    fn gate(&self) -> Option<report::baseline::Gate> {
+        self.fail_if_slower.map(|pct| report::baseline::Gate {
+            pct,
+            on: match self.fail_on {
+                FailOnArg::Ranking => report::baseline::FailOn::Ranking,
+                FailOnArg::All => report::baseline::FailOn::All,
+            },
+        })
+    }
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum FailOnArg {
+    Ranking,
+    All,
+}
+
+fn percent(text: &str) -> Result<f64, String> {
+    match text.trim_end_matches('%').parse::<f64>() {
+        Ok(p) if p.is_finite() && p >= 0.0 => Ok(p),
+        _ => Err("needs a percentage of 0 or more (e.g. 10)".into()),
+    }
 }
 
 fn positive_usize(text: &str) -> Result<usize, String> {
@@ -303,6 +352,8 @@ impl BenchArgs {
             hist_url: self.hist_url,
             out: self.out,
             resume: self.resume,
+            gate: self.gate.gate(),
+            baseline: self.baseline,
             args,
         }
     }
@@ -392,6 +443,10 @@ fn main() -> ExitCode {
     };
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.is::<report::baseline::Regressed>() => {
+            eprintln!("error: {e}");
+            ExitCode::from(report::baseline::REGRESSION_EXIT)
+        }
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::FAILURE
@@ -538,6 +593,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             hist_dir,
             bmf,
             baseline,
+            gate,
         } => {
             let summary = report::summarize(&report::load(&csvs)?);
             let against = if baseline.is_empty() {
@@ -562,7 +618,16 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 files.files.len(),
                 out.display(),
                 files.index.display()
-            ))
+            ))?;
+            // `requires = "baseline"`: a gate always has a comparison.
+            if let (Some(c), Some(gate)) = (&against, gate.gate()) {
+                let (lines, failed) = report::baseline::check(c, gate);
+                print(lines.trim_end())?;
+                if let Some(failed) = failed {
+                    return Err(failed.into());
+                }
+            }
+            Ok(())
         }
         Command::Gen {
             out,

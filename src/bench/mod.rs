@@ -66,6 +66,11 @@ pub struct Options {
     pub hist_url: String,
     pub out: Option<PathBuf>,
     pub resume: Option<PathBuf>,
+    /// An earlier results folder (its `runs.csv`) or results CSV to compare with after the
+    /// runs (`--baseline`).
+    pub baseline: Option<PathBuf>,
+    /// `--fail-if-slower`: regressions against [`Options::baseline`] fail the bench (exit 3).
+    pub gate: Option<report::baseline::Gate>,
     /// The arguments as given after `bench`, saved in a new folder for `--resume DIR` alone.
     pub args: Vec<OsString>,
 }
@@ -79,6 +84,10 @@ pub enum Failure {
     /// Something failed on the way (exit code 1).
     #[error("{0}")]
     Failed(String),
+    /// `--fail-if-slower` found regressions against the baseline (exit code 3); the results
+    /// and the report are written.
+    #[error("{0}")]
+    Regressed(report::baseline::Regressed),
     /// A run was stopped by a signal (exit code 128 + the signal).
     #[error("{message}")]
     Interrupted { message: String, signal: i32 },
@@ -89,6 +98,7 @@ impl Failure {
         match self {
             Failure::Usage(_) => 2,
             Failure::Failed(_) => 1,
+            Failure::Regressed(_) => report::baseline::REGRESSION_EXIT,
             Failure::Interrupted { signal, .. } => 128u8.saturating_add(*signal as u8),
         }
     }
@@ -197,6 +207,7 @@ pub fn bench(opts: &Options) -> Result<(), Failure> {
         prefixes,
         date,
     } = check(opts)?;
+    let baseline = baseline_csv(opts)?;
     let exe = std::env::current_exe()
         .map_err(|e| Failure::Failed(format!("cannot find this program's own path: {e}")))?;
     if inputs.is_empty() && date.is_none() && !opts.quick {
@@ -271,7 +282,26 @@ pub fn bench(opts: &Options) -> Result<(), Failure> {
     }
 
     run_matrix(opts, &exe, &out, &inputs, runs, &prefixes, &mut record)?;
-    write_report(&out)
+    write_report(&out, baseline.as_deref(), opts.gate)
+}
+
+/// `--baseline DIR`: DIR/runs.csv, or the CSV given; checked before anything runs.
+fn baseline_csv(opts: &Options) -> Result<Option<PathBuf>, Failure> {
+    let Some(given) = &opts.baseline else {
+        return Ok(None);
+    };
+    let csv = if given.is_dir() {
+        resume::runs_csv(given)
+    } else {
+        given.clone()
+    };
+    if !csv.is_file() {
+        return Err(Failure::Usage(format!(
+            "{}: no such file (--baseline takes a results folder or its runs.csv)",
+            csv.display()
+        )));
+    }
+    Ok(Some(csv))
 }
 
 fn fetch_day(opts: &Options, date: &str) -> Result<PathBuf, Failure> {
@@ -435,8 +465,13 @@ fn run_matrix(
     Ok(())
 }
 
-/// `report/` from `runs.csv` and `hist/`, in this process; prints its summary.
-fn write_report(out: &Path) -> Result<(), Failure> {
+/// `report/` from `runs.csv` and `hist/`, in this process; prints its summary, then the
+/// comparison with `baseline` and the gate's verdict, when given.
+fn write_report(
+    out: &Path,
+    baseline: Option<&Path>,
+    gate: Option<report::baseline::Gate>,
+) -> Result<(), Failure> {
     let csv = resume::runs_csv(out);
     let hist = out.join("hist");
     let report_dir = out.join("report");
@@ -452,8 +487,23 @@ fn write_report(out: &Path) -> Result<(), Failure> {
         .map(|t| t.lines().count().saturating_sub(1))
         .unwrap_or(0);
     let summary = report::summarize(&runs);
-    let files = report::write_report(&summary, std::slice::from_ref(&hist), &report_dir)
-        .map_err(|e| fail(&e))?;
+    let against = match baseline {
+        Some(b) => {
+            let old = report::load(&[b.to_path_buf()]).map_err(|e| fail(&e))?;
+            Some(report::baseline::compare(
+                &summary,
+                &report::summarize(&old),
+            ))
+        }
+        None => None,
+    };
+    let files = report::write_report_with(
+        &summary,
+        std::slice::from_ref(&hist),
+        &report_dir,
+        against.as_ref(),
+    )
+    .map_err(|e| fail(&e))?;
     for w in &files.warnings {
         eprintln!("warning: {w}");
     }
@@ -470,5 +520,15 @@ fn write_report(out: &Path) -> Result<(), Failure> {
         csv.display(),
         hist.display()
     );
+    if let Some(c) = &against {
+        println!("{}", report::baseline::text(c).trim_end());
+        if let Some(gate) = gate {
+            let (lines, failed) = report::baseline::check(c, gate);
+            println!("{}", lines.trim_end());
+            if let Some(failed) = failed {
+                return Err(Failure::Regressed(failed));
+            }
+        }
+    }
     Ok(())
 }

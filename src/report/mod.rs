@@ -11,6 +11,7 @@ pub mod html;
 pub mod load;
 pub mod markdown;
 pub mod scheduling;
+pub mod significance;
 pub mod stats;
 pub mod summary_csv;
 pub mod tables;

@@ -12,6 +12,7 @@ mod deep_plus;
 mod fetch;
 mod formats;
 mod fuzz_regressions;
+mod gate;
 mod gen;
 mod gen_deep_plus;
 mod held_back;
