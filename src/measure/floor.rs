@@ -30,6 +30,9 @@ pub struct MemcpyFloor {
     pub batch: BatchStats,
     /// Minor page faults inside the timed copies (see [`super::memory`]): 0 when all is well.
     pub faults: u64,
+    /// Whether the copy loops have run once, untimed: their first run maps code and stack pages
+    /// (a fault each), as the formats' untimed first window does for theirs.
+    warm: bool,
 }
 
 impl MemcpyFloor {
@@ -54,6 +57,11 @@ impl MemcpyFloor {
         let need = self.raw.buffer().len();
         self.copy.reserve(need);
         self.batch_copy.reserve(need);
+        if !self.warm {
+            self.per_packet(timer, stats);
+            self.batch(skip, timer);
+            self.warm = true;
+        }
         self.copy.vec().clear();
         stats.clear();
         let mut faults = 0;

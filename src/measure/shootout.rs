@@ -589,6 +589,13 @@ impl<'c> Shootout<'c> {
                 // A decode error here is found again, and reported, by the timed passes.
                 let _ = runner.decode_batch(0, &mut sink, &self.timer);
                 let _ = runner.decode_all_batch(0, &mut checksum, &self.timer);
+                // The per-packet passes too: their code and stack pages are mapped on first use.
+                let mut stats = Vec::with_capacity(packets.len());
+                runner.encode_window(packets, &self.timer, &mut stats);
+                stats.clear();
+                let _ = runner.decode_window(&mut sink, &self.timer, &mut stats);
+                stats.clear();
+                let _ = runner.decode_all_window(&mut checksum, &self.timer, &mut stats);
             }
             runner.reserve(self.footprints[i].room(packets.len(), window.messages));
             self.results[i].aggregate.reserve(symbols);
