@@ -283,12 +283,13 @@ pub struct Step<'a> {
     pub prefix: &'a Prefix,
 }
 
-/// The matrix in the order it runs: per input, run 1 under every prefix, then run 2, ... so a
-/// drift over time spreads across the prefixes instead of landing on one.
+/// The matrix in the order it runs: run 1 of every input under every prefix, then run 2, ... so
+/// a drift over time spreads across the inputs and the prefixes instead of landing on one (two
+/// inputs, real and synthetic say, are compared on runs taken in turn).
 pub fn steps<'a>(inputs: &'a [PathBuf], runs: u32, prefixes: &'a [Prefix]) -> Vec<Step<'a>> {
     let mut steps = Vec::new();
-    for input in inputs {
-        for run in 1..=runs {
+    for run in 1..=runs {
+        for input in inputs {
             for prefix in prefixes {
                 steps.push(Step {
                     input,
@@ -339,7 +340,7 @@ mod tests {
     }
 
     #[test]
-    fn the_matrix_runs_every_prefix_before_the_next_run() {
+    fn the_matrix_runs_every_input_and_prefix_before_the_next_run() {
         let inputs = [PathBuf::from("x/a.pcap"), PathBuf::from("b.pcap")];
         let prefixes = [Prefix::parse("p=").unwrap(), Prefix::parse("q=").unwrap()];
         let order: Vec<(String, u32, &str)> = steps(&inputs, 2, &prefixes)
@@ -349,7 +350,9 @@ mod tests {
         assert_eq!(order.len(), 8);
         assert_eq!(order[0], ("a.pcap".into(), 1, "p"));
         assert_eq!(order[1], ("a.pcap".into(), 1, "q"));
-        assert_eq!(order[2], ("a.pcap".into(), 2, "p"));
-        assert_eq!(order[4], ("b.pcap".into(), 1, "p"));
+        assert_eq!(order[2], ("b.pcap".into(), 1, "p"));
+        assert_eq!(order[3], ("b.pcap".into(), 1, "q"));
+        assert_eq!(order[4], ("a.pcap".into(), 2, "p"));
+        assert_eq!(order[7], ("b.pcap".into(), 2, "q"));
     }
 }

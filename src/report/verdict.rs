@@ -406,13 +406,7 @@ pub fn input_line(input: &str, groups: &[&Group], label: &str) -> String {
     let Some(g) = groups.first() else {
         return String::new();
     };
-    let kind = match real_day(input) {
-        Some(day) => format!("a real IEX HIST day ({day})"),
-        None if input.starts_with("sample-") => {
-            "the bundled sample: synthetic, written by `shootout gen`, not a real day".to_owned()
-        }
-        None => "not an IEX HIST file name: synthetic or a capture of your own".to_owned(),
-    };
+    let kind = provenance(input);
     let (lo, hi) = groups.iter().fold((usize::MAX, 0), |(lo, hi), g| {
         (lo.min(g.runs), hi.max(g.runs))
     });
@@ -454,6 +448,27 @@ fn feed_name(feed: &str) -> String {
     match feed {
         "deep-plus" => "DEEP+".to_owned(),
         other => other.to_uppercase(),
+    }
+}
+
+/// Where an input comes from, by its file name: one of the bundled captures (data/README.md), an
+/// IEX HIST file, or unknown. It leads with "real" or "synthetic" where the name tells.
+pub fn provenance(input: &str) -> String {
+    let name = input.trim_end_matches(".gz");
+    if name == "DEEP10.pcap" {
+        return "real: IEX DEEP 1.0 sample, 2017-04-25 (IEX's developer sample, stitched from \
+                twelve short recordings: not a full day)"
+            .to_owned();
+    }
+    match real_day(input) {
+        Some(day) if name == "20180127_IEXTP1_TOPS1.6.pcap" => format!(
+            "real: IEX HIST TOPS 1.6, {day} (a weekend test session: not a full trading day)"
+        ),
+        Some(day) => format!("real: an IEX HIST day, {day}"),
+        None if input.starts_with("sample-") => {
+            "synthetic: a bundled sample written by `shootout gen`, not a real day".to_owned()
+        }
+        None => "not an IEX file name: synthetic or a capture of your own".to_owned(),
     }
 }
 
@@ -547,6 +562,19 @@ mod tests {
             Some("2019-09-03")
         );
         assert_eq!(real_day("sample-deep.pcapng.gz"), None);
+    }
+
+    #[test]
+    fn inputs_say_real_or_synthetic() {
+        assert!(provenance("DEEP10.pcap.gz").starts_with("real: IEX DEEP 1.0 sample, 2017-04-25"));
+        assert!(provenance("20180127_IEXTP1_TOPS1.6.pcap.gz")
+            .starts_with("real: IEX HIST TOPS 1.6, 2018-01-27 (a weekend test session"));
+        assert_eq!(
+            provenance("data_feeds_20190903_20190903_IEXTP1_DEEP1.0.pcap.gz"),
+            "real: an IEX HIST day, 2019-09-03"
+        );
+        assert!(provenance("sample-deep-plus.pcapng.gz").starts_with("synthetic: "));
+        assert!(provenance("mine.pcap").starts_with("not an IEX file name"));
     }
 
     #[test]

@@ -720,3 +720,53 @@ fn date_with_feed_deep_plus_fetches_the_dpls_file_and_runs_it() {
     assert_eq!(&records[0][5], "deep-plus", "the feed column");
     assert_eq!(&records[0][7], "120553", "the DEEP+ sample's messages");
 }
+
+/// With no INPUT the bench measures the bundled real DEEP sample (cut short as IEX published it,
+/// so its runs read it with `--lenient`: the CSV says 476 bytes were dropped, the figure in
+/// data/README.md) and the synthetic DEEP+ sample, and the report says which is which.
+#[test]
+fn the_default_inputs_are_the_real_deep_sample_and_the_synthetic_deep_plus_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("results");
+    let o = Command::new(env!("CARGO_BIN_EXE_shootout"))
+        .args(["bench", "--runs", "1", "--prefix", "normal=", "--formats"])
+        .arg("sbe")
+        .args(["--no-stored-size", "--timing", "alternate", "--out"])
+        .arg(&out)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut reader = csv::Reader::from_path(out.join("runs.csv")).unwrap();
+    let head = reader.headers().unwrap().clone();
+    let at = |c: &str| head.iter().position(|h| h == c).unwrap();
+    let mut seen: Vec<(String, String, String)> = reader
+        .records()
+        .map(|r| r.unwrap())
+        .map(|r| {
+            (
+                r[at("input")].to_owned(),
+                r[at("packets")].to_owned(),
+                r[at("dropped_bytes")].to_owned(),
+            )
+        })
+        .collect();
+    seen.sort();
+    assert_eq!(
+        seen,
+        [
+            ("data/DEEP10.pcap.gz".into(), "121314".into(), "476".into()),
+            (
+                "data/sample-deep-plus.pcapng.gz".into(),
+                "50000".into(),
+                String::new()
+            ),
+        ]
+    );
+    let html = std::fs::read_to_string(out.join("report/index.html")).unwrap();
+    assert!(
+        html.contains("real: IEX DEEP 1.0 sample, 2017-04-25"),
+        "the report names the real input"
+    );
+    assert!(html.contains("synthetic: a bundled sample written by `shootout gen`"));
+}
