@@ -202,7 +202,8 @@ fn run_agrees(name: &str, formats: &[&str]) {
             "bid_high",
             "bid_low",
             "ask_high",
-            "ask_low"
+            "ask_low",
+            "trade_notional"
         ]
     );
     let mut symbols = Vec::new();
