@@ -144,20 +144,27 @@ impl Aggregate {
         self.symbols.iter().map(|(s, v)| (Symbol(*s), *v)).collect()
     }
 
-    /// Writes `symbol,trade_volume,bid_high,bid_low,ask_high,ask_low` with a header line, one
-    /// row per symbol sorted by symbol; prices in raw fixed point, empty where none was seen.
+    /// Writes `symbol,trade_volume,bid_high,bid_low,ask_high,ask_low,trade_notional` with a
+    /// header line, one row per symbol sorted by symbol; prices (and the notional, the sum of
+    /// size x price) in raw fixed point, empty where none was seen. The notional is last so that
+    /// readers of the first six columns keep working; it lets an independent decoder check
+    /// trade prices too.
     pub fn write_csv(&self, mut w: impl Write) -> io::Result<()> {
-        writeln!(w, "symbol,trade_volume,bid_high,bid_low,ask_high,ask_low")?;
+        writeln!(
+            w,
+            "symbol,trade_volume,bid_high,bid_low,ask_high,ask_low,trade_notional"
+        )?;
         let opt = |p: Option<i64>| p.map(|p| p.to_string()).unwrap_or_default();
         for (symbol, s) in self.sorted() {
             writeln!(
                 w,
-                "{symbol},{},{},{},{},{}",
+                "{symbol},{},{},{},{},{},{}",
                 s.trade_volume,
                 opt(s.bid_high),
                 opt(s.bid_low),
                 opt(s.ask_high),
-                opt(s.ask_low)
+                opt(s.ask_low),
+                s.trade_notional
             )?;
         }
         Ok(())

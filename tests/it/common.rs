@@ -248,8 +248,18 @@ pub fn shootout(args: &[&str]) -> std::process::Output {
 #[derive(Default)]
 pub struct Expected {
     pub volume: u64,
+    /// Sum of the trades' size x price (raw fixed point).
+    pub notional: i128,
     pub bid: Option<(i64, i64)>,
     pub ask: Option<(i64, i64)>,
+}
+
+impl Expected {
+    /// One trade (or order execution) of `size` at `price`.
+    pub fn trade(&mut self, size: u32, price: i64) {
+        self.volume += u64::from(size);
+        self.notional += i128::from(size) * i128::from(price);
+    }
 }
 
 /// Widens a (high, low) range to take in `price`.
@@ -262,9 +272,16 @@ pub fn widen(range: &mut Option<(i64, i64)>, price: i64) {
 /// The summary CSV `run --summary` must write for these figures, rows in symbol order.
 pub fn summary_csv<'a>(by_symbol: impl IntoIterator<Item = (&'a str, &'a Expected)>) -> String {
     let cells = |r: Option<(i64, i64)>| r.map_or(",".to_owned(), |(h, l)| format!("{h},{l}"));
-    let mut csv = String::from("symbol,trade_volume,bid_high,bid_low,ask_high,ask_low\n");
+    let mut csv =
+        String::from("symbol,trade_volume,bid_high,bid_low,ask_high,ask_low,trade_notional\n");
     for (symbol, e) in by_symbol {
-        csv += &format!("{symbol},{},{},{}\n", e.volume, cells(e.bid), cells(e.ask));
+        csv += &format!(
+            "{symbol},{},{},{},{}\n",
+            e.volume,
+            cells(e.bid),
+            cells(e.ask),
+            e.notional
+        );
     }
     csv
 }

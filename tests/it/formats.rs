@@ -280,9 +280,12 @@ fn sink_gives_expected_aggregate<F: Format>() {
     agg.write_csv(&mut csv).unwrap();
     assert_eq!(
         String::from_utf8(csv).unwrap(),
-        "symbol,trade_volume,bid_high,bid_low,ask_high,ask_low\n\
-         AAPL,180,1495000,1480000,1520000,1510000\n\
-         SPY,0,4300000,4300000,,\n"
+        format!(
+            "symbol,trade_volume,bid_high,bid_low,ask_high,ask_low,trade_notional\n\
+             AAPL,180,1495000,1480000,1520000,1510000,{}\n\
+             SPY,0,4300000,4300000,,,0\n",
+            100 * 1_500_000 + 50 * 1_501_000 + 30 * 1_500_500
+        )
     );
 }
 

@@ -137,7 +137,7 @@ impl Day {
             65..=74 => {
                 let (id, symbol) = self.referenced(ch);
                 let (size, price) = (self.size(), self.price());
-                self.expected.entry(symbol).or_default().volume += u64::from(size);
+                self.expected.entry(symbol).or_default().trade(size, price);
                 let mut m = head(b'L', flag, ts, symbol);
                 m.extend(id.to_le_bytes());
                 m.extend(size.to_le_bytes());
@@ -150,7 +150,7 @@ impl Day {
                 let symbol = self.symbol();
                 let (size, price) = (self.size(), self.price());
                 if kind == b'T' {
-                    self.expected.entry(symbol).or_default().volume += u64::from(size);
+                    self.expected.entry(symbol).or_default().trade(size, price);
                 }
                 let mut m = head(kind, flag, ts, symbol);
                 m.extend(size.to_le_bytes());

@@ -18,6 +18,7 @@ mod gen_deep_plus;
 mod held_back;
 mod iex_golden;
 mod jobs;
+mod realdata;
 mod report;
 mod report_answer;
 mod robustness;

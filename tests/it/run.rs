@@ -84,9 +84,10 @@ fn expected_summary(opts: &GenOptions) -> (String, u64) {
         for m in &packet.messages {
             messages += 1;
             match m {
-                Message::TradeReport(t) => {
-                    by_symbol.entry(t.symbol.to_string()).or_default().volume += u64::from(t.size)
-                }
+                Message::TradeReport(t) => by_symbol
+                    .entry(t.symbol.to_string())
+                    .or_default()
+                    .trade(t.size, t.price),
                 Message::PriceLevelUpdate(p) => {
                     let e = by_symbol.entry(p.symbol.to_string()).or_default();
                     match p.side {
