@@ -35,7 +35,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Stream a capture (pcap or pcapng, gzip'd or not) and report what is in it.
+    /// Stream a capture (pcap or pcapng, gzip'd or not) and report what is in it, and its shape
+    /// (messages per packet, type mix, trading per symbol, heartbeats, message sizes, send-time
+    /// gaps: the profile `gen --like` reproduces).
     Inspect {
         file: PathBuf,
         /// Print one JSON object instead of text.
