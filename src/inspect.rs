@@ -13,6 +13,7 @@ use crate::iex::book::BookReport;
 use crate::iex::book_thread::BookFeed;
 use crate::iex::{decode, MessageError, SeqEvent};
 use crate::model::{kind, FeedsSeen};
+use crate::profile::{Profile, ProfileTally};
 use crate::source::Compression;
 use crate::stream::{self, IexReader, Item, Skipped, TruncatedTail};
 
@@ -43,6 +44,8 @@ pub struct Tally {
     pub feeds: FeedsSeen,
     pub first_send_time: Option<i64>,
     pub last_send_time: Option<i64>,
+    /// The capture's shape ([`Profile`]).
+    pub profile: ProfileTally,
 }
 
 impl Default for Tally {
@@ -64,6 +67,7 @@ impl Default for Tally {
             feeds: FeedsSeen::default(),
             first_send_time: None,
             last_send_time: None,
+            profile: ProfileTally::default(),
         }
     }
 }
@@ -86,13 +90,17 @@ impl Tally {
             SeqEvent::Restart { .. } => self.restarts += 1,
             SeqEvent::First | SeqEvent::InOrder => {}
         }
+        let mut in_packet = 0;
         for block in item.segment.blocks() {
+            in_packet += 1;
             // Every message is decoded into its typed value: `inspect` vouches for the file.
             match decode(block) {
                 Ok(m) => {
                     self.messages += 1;
                     let k = block[0];
                     self.by_type[usize::from(k)] += 1;
+                    self.profile
+                        .message(k, block.len(), m.symbol().map(|s| s.as_u64()));
                     if block.len() > kind::wire_len(k).unwrap_or(usize::MAX) {
                         self.longer += 1;
                     }
@@ -114,10 +122,12 @@ impl Tally {
                 Err(MessageError::Unknown(kind)) => {
                     self.unknown += 1;
                     self.by_type[usize::from(kind)] += 1;
+                    self.profile.message(kind, block.len(), None);
                 }
                 Err(_) => self.unknown += 1,
             }
         }
+        self.profile.packet(in_packet, header.send_time);
     }
 
     /// Streams every segment of `src` into a tally.
@@ -182,6 +192,8 @@ pub struct Inspection {
     pub skipped: Skipped,
     /// The record a capture cut short at its end lost (read with `--lenient`); null otherwise.
     pub truncated_tail: Option<TruncatedTail>,
+    /// The capture's shape: what `gen --like` reproduces, and what to compare two captures by.
+    pub profile: Profile,
     pub seconds: f64,
     /// Capture bytes per second, in MB (10^6).
     pub mb_per_s: f64,
@@ -233,6 +245,7 @@ pub fn inspect(path: &Path, lenient: bool) -> std::result::Result<Inspection, Fi
         last_send_time_utc: tally.last_send_time.map(utc),
         skipped: reader.skipped(),
         truncated_tail: reader.truncated_tail(),
+        profile: std::mem::take(&mut tally.profile).finish(),
         seconds,
         mb_per_s: per_s(capture_bytes as f64) / 1e6,
         msgs_per_s: per_s(tally.messages as f64),
@@ -333,6 +346,7 @@ impl Inspection {
                 ));
             }
         }
+        lines.extend(self.profile.to_lines());
         lines.push(format!(
             "throughput  {:.3} s, {:.0} MB/s of capture, {:.2} M messages/s",
             self.seconds,

@@ -21,6 +21,7 @@ pub mod measure;
 pub mod model;
 pub mod net;
 pub mod output;
+pub mod profile;
 pub mod report;
 pub mod source;
 pub mod stream;

@@ -35,7 +35,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Stream a capture (pcap or pcapng, gzip'd or not) and report what is in it.
+    /// Stream a capture (pcap or pcapng, gzip'd or not) and report what is in it, and its shape
+    /// (messages per packet, type mix, trading per symbol, heartbeats, message sizes, send-time
+    /// gaps: the profile `gen --like` reproduces).
     Inspect {
         file: PathBuf,
         /// Print one JSON object instead of text.
@@ -129,7 +131,8 @@ enum Command {
         #[command(flatten)]
         gate: GateArgs,
     },
-    /// Write a deterministic synthetic IEX day (gzip'd when FILE ends in .gz).
+    /// Write a deterministic synthetic IEX day (gzip'd when FILE ends in .gz), or with --like a
+    /// capture of a real one's shape at any size.
     Gen {
         /// Output file; written to a temporary name and renamed when complete.
         #[arg(long)]
@@ -139,11 +142,12 @@ enum Command {
         #[arg(long, value_enum, default_value_t = CaptureKind::Pcapng)]
         capture: CaptureKind,
         /// IEX-TP segments to write (2.37 messages each on average; see --day for a 2026-size
-        /// day).
-        #[arg(long, default_value_t = 100_000)]
-        packets: u64,
+        /// day) [default: 100000, or with --like the capture's own packet count].
+        #[arg(long)]
+        packets: Option<u64>,
         /// A day the size of a 2026 IEX day: 190,000,000 packets (about 450M messages, 37 GB)
         /// for DEEP, 211,000,000 (about 500M messages, 42 GB) for DEEP+; no preset for TOPS.
+        /// With --like, the same messages at the capture's messages per packet.
         #[arg(long, conflicts_with = "packets")]
         day: bool,
         #[arg(long, default_value_t = 1)]
@@ -151,6 +155,15 @@ enum Command {
         /// Distinct symbols traded.
         #[arg(long, default_value_t = 500)]
         symbols: usize,
+        /// Reproduce the shape of this capture (its feed, messages per packet, type mix, trading
+        /// per symbol, symbol count, heartbeats and send-time gaps, as `inspect` profiles them)
+        /// instead of the built-in day; the feed and symbols are the capture's.
+        #[arg(long, value_name = "FILE", conflicts_with_all = ["feed", "symbols"])]
+        like: Option<PathBuf>,
+        /// With --like: read a capture with damaged frames or cut short at its end as `inspect
+        /// --lenient` does.
+        #[arg(long, requires = "like")]
+        lenient: bool,
         /// Print what was written as one JSON object.
         #[arg(long)]
         json: bool,
@@ -644,15 +657,22 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             day,
             seed,
             symbols,
+            like,
+            lenient,
             json,
         } => {
-            let feed = Feed::from(feed);
-            let packets = if day {
-                gen::day::day_packets(feed).ok_or_else(|| {
+            let shape = match &like {
+                Some(path) => Some(like_shape(path, lenient)?),
+                None => None,
+            };
+            let feed = shape.as_ref().map_or(Feed::from(feed), |s| s.feed);
+            let packets = match (&shape, day) {
+                (Some(shape), true) => shape.day_packets().map_err(|e| anyhow::anyhow!("{e}"))?,
+                (None, true) => gen::day::day_packets(feed).ok_or_else(|| {
                     anyhow::anyhow!("--day has no preset for {feed}: use --packets N")
-                })?
-            } else {
-                packets
+                })?,
+                (Some(shape), false) => packets.unwrap_or(shape.packets),
+                (None, false) => packets.unwrap_or(100_000),
             };
             let opts = GenOptions {
                 feed,
@@ -661,13 +681,15 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 seed,
                 symbols,
             };
-            let report = gen::generate_file(&opts, &out)
+            let report = gen::generate_file_like(&opts, shape.as_ref(), &out)
                 .map_err(|e| anyhow::anyhow!("{}: {e}", out.display()))?;
             let text = if json {
                 serde_json::to_string_pretty(&report)?
             } else {
+                let like = like.map_or_else(String::new, |p| format!(" like {}", p.display()));
                 format!(
-                    "wrote {}: {} packets ({} heartbeats), {} messages, {} symbols, {} bytes of {}",
+                    "wrote {}: {} packets ({} heartbeats), {} messages, {} symbols, {} bytes of \
+                     {}{like}",
                     out.display(),
                     report.packets,
                     report.heartbeats,
@@ -714,6 +736,30 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             ))
         }
     }
+}
+
+/// The shape of the capture at `path` for `gen --like`: one `inspect` pass.
+fn like_shape(path: &std::path::Path, lenient: bool) -> anyhow::Result<gen::Shape> {
+    // A capture cut short and read with --lenient is warned about as it is read.
+    let inspection = inspect::inspect(path, lenient)?;
+    let feed = match inspection.feed {
+        Some("deep") => Feed::Deep,
+        Some("tops") => Feed::Tops,
+        Some("deep-plus") => Feed::DeepPlus,
+        Some(_) => anyhow::bail!(
+            "{}: --like needs a capture of one feed; this one mixes several",
+            path.display()
+        ),
+        None => anyhow::bail!(
+            "{}: --like found no IEX-TP segment to take a shape from",
+            path.display()
+        ),
+    };
+    Ok(gen::Shape::new(
+        &inspection.profile,
+        feed,
+        inspection.symbols,
+    ))
 }
 
 /// Prints to stdout; a closed pipe (`| head`) is not an error worth a panic or a message.

@@ -10,6 +10,7 @@ pub mod capture;
 pub mod day;
 pub mod encode;
 pub mod frame;
+pub mod like;
 pub mod sim;
 
 use std::collections::BTreeMap;
@@ -23,6 +24,7 @@ use crate::output::direct::BLOCK;
 use crate::output::DirectWriter;
 
 pub use capture::CaptureKind;
+pub use like::Shape;
 pub use sim::Simulation;
 
 /// IEX-TP channel id of the simulated feed.
@@ -72,6 +74,18 @@ impl Default for GenOptions {
 }
 
 impl GenOptions {
+    /// These options with `shape`'s feed and symbol count, which a shaped day takes over.
+    fn shaped_by(&self, shape: Option<&Shape>) -> GenOptions {
+        match shape {
+            Some(s) => GenOptions {
+                feed: s.feed,
+                symbols: s.symbols,
+                ..self.clone()
+            },
+            None => self.clone(),
+        }
+    }
+
     /// IEX-TP session id: fixed per seed, so two seeds do not look like the same session.
     pub fn session_id(&self) -> u32 {
         1_150_000_000 + (self.seed % 1_000_000) as u32
@@ -164,6 +178,13 @@ pub fn packets(opts: &GenOptions) -> Result<Packets, GenError> {
     })
 }
 
+/// The packets [`generate_like`] would write.
+pub fn packets_like(opts: &GenOptions, shape: &Shape) -> Result<Packets, GenError> {
+    Ok(Packets {
+        sim: Simulation::with_shape(&opts.shaped_by(Some(shape)), Some(shape))?,
+    })
+}
+
 /// Counts kept while writing; message types indexed by their byte so counting is a plain add.
 struct Counts {
     packets: u64,
@@ -189,7 +210,17 @@ struct Counts {
 /// `out` gets the bytes in chunks of `Chunking::Records`: a compressor's output depends on
 /// where its input was cut, and a `.gz` of the same day stays the same file.
 pub fn generate<W: Write>(opts: &GenOptions, out: W) -> Result<GenReport, GenError> {
-    generate_chunked(opts, out, Chunking::Records)
+    generate_chunked(opts, None, out, Chunking::Records)
+}
+
+/// [`generate`], the packets drawn from `shape` (`gen --like`): its feed and symbol count
+/// replace `opts`'s.
+pub fn generate_like<W: Write>(
+    opts: &GenOptions,
+    shape: &Shape,
+    out: W,
+) -> Result<GenReport, GenError> {
+    generate_chunked(opts, Some(shape), out, Chunking::Records)
 }
 
 /// How [`generate`] cuts the capture into the writes it hands its writer. The bytes are the same
@@ -216,10 +247,12 @@ impl Chunking {
 /// [`generate`], with the chunks cut as `chunking` says.
 fn generate_chunked<W: Write>(
     opts: &GenOptions,
+    shape: Option<&Shape>,
     mut out: W,
     chunking: Chunking,
 ) -> Result<GenReport, GenError> {
-    let sim = Simulation::new(opts)?;
+    let opts = &opts.shaped_by(shape);
+    let sim = Simulation::with_shape(opts, shape)?;
     let write_err = |cause| GenError::Write {
         what: Writing::Capture,
         cause,
@@ -302,7 +335,7 @@ fn generate_chunked<W: Write>(
             Err(_) => {
                 // The options were valid a moment ago, and a simulation is a pure function of
                 // them: this is the same day.
-                let mut sim = Simulation::new(opts)?;
+                let mut sim = Simulation::with_shape(opts, shape)?;
                 let counts = encode_day(opts, &mut sim, chunking, |chunk| {
                     written = out.write_all(chunk.data());
                     bytes += chunk.data().len() as u64;
@@ -578,8 +611,18 @@ fn encode_day(
 /// Generates into `path`, gzip-compressed (level 6) when it ends in `.gz`, written whole or not
 /// at all ([`crate::output::write_atomically`]).
 pub fn generate_file(opts: &GenOptions, path: &Path) -> Result<GenReport, GenError> {
+    generate_file_like(opts, None, path)
+}
+
+/// [`generate_file`], the packets drawn from `shape` when there is one ([`generate_like`]).
+pub fn generate_file_like(
+    opts: &GenOptions,
+    shape: Option<&Shape>,
+    path: &Path,
+) -> Result<GenReport, GenError> {
+    let opts = &opts.shaped_by(shape);
     // Reject bad options before touching the file system.
-    Simulation::new(opts)?;
+    Simulation::with_shape(opts, shape)?;
     let gz = path.to_string_lossy().ends_with(".gz");
     write_file_atomically_with(
         path,
@@ -589,16 +632,18 @@ pub fn generate_file(opts: &GenOptions, path: &Path) -> Result<GenReport, GenErr
             let w = &mut DirectWriter::new(file);
             if gz {
                 let mut enc = flate2::write::GzEncoder::new(w, flate2::Compression::new(6));
-                let report = generate(opts, &mut enc).map_err(|e| match e {
-                    GenError::Write {
-                        what: Writing::Capture,
-                        cause,
-                    } => GenError::Write {
-                        what: Writing::GzipEncoder,
-                        cause,
+                let report = generate_chunked(opts, shape, &mut enc, Chunking::Records).map_err(
+                    |e| match e {
+                        GenError::Write {
+                            what: Writing::Capture,
+                            cause,
+                        } => GenError::Write {
+                            what: Writing::GzipEncoder,
+                            cause,
+                        },
+                        other => other,
                     },
-                    other => other,
-                })?;
+                )?;
                 enc.finish()
                     .and_then(|w| w.flush())
                     .map_err(|cause| GenError::Write {
@@ -609,7 +654,7 @@ pub fn generate_file(opts: &GenOptions, path: &Path) -> Result<GenReport, GenErr
             } else {
                 // `generate` flushes at its end; flushing again is free, and says so here.
                 // Chunks of whole blocks: the direct writer writes them without a copy.
-                let report = generate_chunked(opts, &mut *w, Chunking::Blocks)?;
+                let report = generate_chunked(opts, shape, &mut *w, Chunking::Blocks)?;
                 w.flush().map_err(|cause| GenError::Write {
                     what: Writing::Capture,
                     cause,
@@ -686,7 +731,7 @@ mod tests {
                 ..GenOptions::default()
             };
             let mut threaded = Vec::new();
-            let report = generate_chunked(&opts, &mut threaded, chunking).unwrap();
+            let report = generate_chunked(&opts, None, &mut threaded, chunking).unwrap();
             let mut single = Vec::new();
             let mut sizes = Vec::new();
             let mut sim = Simulation::new(&opts).unwrap();

@@ -15,6 +15,7 @@ mod fuzz_regressions;
 mod gate;
 mod gen;
 mod gen_deep_plus;
+mod gen_like;
 mod held_back;
 mod iex_golden;
 mod jobs;

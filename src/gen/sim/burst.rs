@@ -51,61 +51,69 @@ impl Simulation {
             if no_official_price {
                 sub = 1;
             }
-            let symbol = self.touch(i);
-            let r = self.rng.u32(0..100);
-            let s = &self.syms[i];
-            return Some(match (b, sub) {
-                (Burst::Admin, 0) => Message::SecurityDirectory(SecurityDirectory {
-                    flags: if s.symbol.trimmed() == TEST_SYMBOL.as_bytes() {
-                        0x80
-                    } else if r < 20 {
-                        0x20
-                    } else {
-                        0
-                    },
-                    timestamp: ts,
-                    symbol,
-                    round_lot_size: 100,
-                    adjusted_poc_price: s.bid,
-                    luld_tier: if r % 2 == 0 { 1 } else { 2 },
-                }),
-                (Burst::Admin, 1) => Message::TradingStatus(TradingStatus {
-                    status: b'T',
-                    timestamp: ts,
-                    symbol,
-                    reason: *b"    ",
-                }),
-                (Burst::Admin, 2) => Message::OperationalHalt(OperationalHalt {
-                    status: b'N',
-                    timestamp: ts,
-                    symbol,
-                }),
-                (Burst::Admin, 3) => Message::ShortSalePriceTest(ShortSalePriceTest {
-                    status: u8::from(r < 4),
-                    timestamp: ts,
-                    symbol,
-                    detail: if r < 4 { b'C' } else { b' ' },
-                }),
-                (Burst::Admin, _) => Message::RetailLiquidity(RetailLiquidity {
-                    indicator: match r {
-                        0..=69 => b' ',
-                        _ => b"ABC"[(r as usize - 70) / 10],
-                    },
-                    timestamp: ts,
-                    symbol,
-                }),
-                (_, 0) => Message::OfficialPrice(OfficialPrice {
-                    price_type: if b == Burst::Open { b'Q' } else { b'M' },
-                    timestamp: ts,
-                    symbol,
-                    price: s.last_trade.map_or(s.bid, |t| t.2),
-                }),
-                (_, _) => Message::SecurityEvent(SecurityEvent {
-                    event: if b == Burst::Open { b'O' } else { b'C' },
-                    timestamp: ts,
-                    symbol,
-                }),
-            });
+            return Some(self.symbol_message(b, sub, i, ts));
+        }
+    }
+
+    /// Sub-step `sub` of burst `b` for symbol `i`: an admin burst's directory entry (0),
+    /// trading status (1), operational halt (2), short-sale test (3) or retail liquidity (4); an
+    /// open or close burst's official price (0) or security event (1). `gen --like` sends these
+    /// outside bursts too ([`super::shaped`]).
+    pub(super) fn symbol_message(&mut self, b: Burst, sub: u8, i: usize, ts: Timestamp) -> Message {
+        let symbol = self.touch(i);
+        let r = self.rng.u32(0..100);
+        let s = &self.syms[i];
+        match (b, sub) {
+            (Burst::Admin, 0) => Message::SecurityDirectory(SecurityDirectory {
+                flags: if s.symbol.trimmed() == TEST_SYMBOL.as_bytes() {
+                    0x80
+                } else if r < 20 {
+                    0x20
+                } else {
+                    0
+                },
+                timestamp: ts,
+                symbol,
+                round_lot_size: 100,
+                adjusted_poc_price: s.bid,
+                luld_tier: if r % 2 == 0 { 1 } else { 2 },
+            }),
+            (Burst::Admin, 1) => Message::TradingStatus(TradingStatus {
+                status: b'T',
+                timestamp: ts,
+                symbol,
+                reason: *b"    ",
+            }),
+            (Burst::Admin, 2) => Message::OperationalHalt(OperationalHalt {
+                status: b'N',
+                timestamp: ts,
+                symbol,
+            }),
+            (Burst::Admin, 3) => Message::ShortSalePriceTest(ShortSalePriceTest {
+                status: u8::from(r < 4),
+                timestamp: ts,
+                symbol,
+                detail: if r < 4 { b'C' } else { b' ' },
+            }),
+            (Burst::Admin, _) => Message::RetailLiquidity(RetailLiquidity {
+                indicator: match r {
+                    0..=69 => b' ',
+                    _ => b"ABC"[(r as usize - 70) / 10],
+                },
+                timestamp: ts,
+                symbol,
+            }),
+            (_, 0) => Message::OfficialPrice(OfficialPrice {
+                price_type: if b == Burst::Open { b'Q' } else { b'M' },
+                timestamp: ts,
+                symbol,
+                price: s.last_trade.map_or(s.bid, |t| t.2),
+            }),
+            (_, _) => Message::SecurityEvent(SecurityEvent {
+                event: if b == Burst::Open { b'O' } else { b'C' },
+                timestamp: ts,
+                symbol,
+            }),
         }
     }
 }

@@ -74,7 +74,7 @@ impl Simulation {
                 detail: if on { b'A' } else { b'D' },
             })
         } else {
-            self.book_update(f, i, ts, last_of_event)
+            self.book_update(f, i, ts, last_of_event, None)
         }
     }
 
@@ -99,16 +99,26 @@ impl Simulation {
         }
     }
 
-    fn book_update(&mut self, f: Flow, i: usize, ts: Timestamp, last: bool) -> Message {
+    /// A DEEP price level update (on `side`, or a side drawn at random) or a TOPS quote.
+    pub(super) fn book_update(
+        &mut self,
+        f: Flow,
+        i: usize,
+        ts: Timestamp,
+        last: bool,
+        side: Option<Side>,
+    ) -> Message {
         self.walk(i);
         let symbol = self.touch(i);
         match self.feed {
             Feed::Deep => {
-                let side = if self.rng.bool() {
-                    Side::Buy
-                } else {
-                    Side::Sell
-                };
+                let side = side.unwrap_or_else(|| {
+                    if self.rng.bool() {
+                        Side::Buy
+                    } else {
+                        Side::Sell
+                    }
+                });
                 // Mostly the top of book, sometimes a few levels deep.
                 let level = [0, 0, 0, 0, 1, 1, 2, 3][self.rng.usize(0..8)];
                 let s = &self.syms[i];
@@ -195,7 +205,7 @@ impl Simulation {
         })
     }
 
-    fn auction(&mut self, f: Flow, i: usize, ts: Timestamp) -> Message {
+    pub(super) fn auction(&mut self, f: Flow, i: usize, ts: Timestamp) -> Message {
         self.walk(i);
         let symbol = self.touch(i);
         let paired = 100 * self.rng.u32(0..2_000);

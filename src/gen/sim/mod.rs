@@ -20,12 +20,14 @@ mod burst;
 mod flow;
 mod layout;
 mod orders;
+mod shaped;
 mod universe;
 
 use fastrand::Rng;
 
 use crate::model::{Feed, Message, Packet, Symbol, SystemEvent, Timestamp};
 
+use super::like::Shape;
 use super::{GenError, GenOptions};
 
 pub use book::{live_cap, MAX_LIVE_ORDERS};
@@ -37,6 +39,7 @@ use book::Book;
 
 use flow::FLOW_COUNTS;
 use layout::{layout, Kind, Phase, BURST_STEP};
+use shaped::Shaped;
 use universe::{make_symbols, Sym};
 
 /// The generator's state machine. Construct with [`Simulation::new`], then call
@@ -63,17 +66,31 @@ pub struct Simulation {
     live_cap: usize,
     /// Last order id handed out; ids only increase, so they are unique for the day.
     next_order_id: i64,
+    /// `gen --like`: packets drawn from a capture's shape instead of the day's layout.
+    shaped: Option<Box<Shaped>>,
 }
 
 impl Simulation {
     /// Validates the options and lays out the day; the only allocations are here.
     pub fn new(opts: &GenOptions) -> Result<Self, GenError> {
-        if opts.symbols == 0 || opts.symbols > MAX_SYMBOLS {
+        Simulation::with_shape(opts, None)
+    }
+
+    /// [`Simulation::new`], or with a `shape`, `opts.packets` packets of that shape
+    /// ([`super::like`]): its feed and symbol count replace the options'.
+    pub fn with_shape(opts: &GenOptions, shape: Option<&Shape>) -> Result<Self, GenError> {
+        let (feed, symbols) = shape.map_or((opts.feed, opts.symbols), |s| (s.feed, s.symbols));
+        if symbols == 0 || symbols > MAX_SYMBOLS {
             return Err(GenError::InvalidOption {
                 option: "symbols",
-                reason: format!("must be between 1 and {MAX_SYMBOLS}, got {}", opts.symbols),
+                reason: format!("must be between 1 and {MAX_SYMBOLS}, got {symbols}"),
             });
         }
+        let opts = &GenOptions {
+            feed,
+            symbols,
+            ..opts.clone()
+        };
         let mut rng = Rng::with_seed(opts.seed);
         let syms = make_symbols(&mut rng, opts.symbols);
         let listed: Vec<u32> = (0..syms.len() as u32)
@@ -81,12 +98,16 @@ impl Simulation {
             .collect();
         // DEEP+ has no official price: its open and close bursts are one `E` per symbol.
         let per_symbol_oc = if opts.feed == Feed::DeepPlus { 1 } else { 2 };
-        let phases = layout(
-            opts.packets,
-            opts.symbols as u64,
-            listed.len() as u64,
-            per_symbol_oc,
-        );
+        let phases = if shape.is_some() {
+            Vec::new()
+        } else {
+            layout(
+                opts.packets,
+                opts.symbols as u64,
+                listed.len() as u64,
+                per_symbol_oc,
+            )
+        };
         let books = if opts.feed == Feed::DeepPlus {
             vec![Book::default(); syms.len()]
         } else {
@@ -112,6 +133,7 @@ impl Simulation {
             books,
             live_cap: live_cap(opts.symbols),
             next_order_id: 4_000_000,
+            shaped: shape.map(|s| Box::new(Shaped::new(s.clone(), opts.packets))),
         })
     }
 
@@ -137,7 +159,11 @@ impl Simulation {
     /// Fills `pkt` with the next segment (reusing its message vector); `false` once the day is
     /// over, leaving `pkt` untouched.
     pub fn next_into(&mut self, pkt: &mut Packet) -> bool {
-        if self.current_phase().is_none() {
+        let more = match &self.shaped {
+            Some(sh) => sh.left() > 0,
+            None => self.current_phase().is_some(),
+        };
+        if !more {
             return false;
         }
         pkt.messages.clear();
@@ -173,6 +199,11 @@ impl Simulation {
     /// [`Simulation::next_into`], for a caller that batches many into one vector (`generate`
     /// hands them to another thread to encode).
     pub fn next_onto(&mut self, messages: &mut Vec<Message>) -> Option<(u64, Timestamp)> {
+        if let Some(mut sh) = self.shaped.take() {
+            let next = self.shaped_onto(&mut sh, messages);
+            self.shaped = Some(sh);
+            return next;
+        }
         let ph = self.current_phase()?;
         let i = self.in_phase;
         self.in_phase += 1;
@@ -204,13 +235,7 @@ impl Simulation {
                 }
             }
         };
-        // Message timestamps: after the previous send, at or before this one, non-decreasing.
-        let lat = self.rng.i64(1_000..30_000);
-        let base = send
-            .saturating_sub(lat)
-            .max(self.last_send.saturating_add(1))
-            .min(send);
-        let step = (send - base) / count.max(1) as i64;
+        let (base, step) = self.message_times(send, count);
 
         // Each message is written straight into the vector's spare room (see `order_message`).
         let start = messages.len();
@@ -262,6 +287,17 @@ impl Simulation {
         self.seq += n;
         self.last_send = send;
         Some((seq, send))
+    }
+
+    /// The first message's timestamp and the step between a packet's `count` messages: after
+    /// the previous send, at or before this one, non-decreasing.
+    fn message_times(&mut self, send: Timestamp, count: u64) -> (Timestamp, i64) {
+        let lat = self.rng.i64(1_000..30_000);
+        let base = send
+            .saturating_sub(lat)
+            .max(self.last_send.saturating_add(1))
+            .min(send);
+        (base, (send - base) / count.max(1) as i64)
     }
 
     /// Popular symbols trade far more often: the product of two uniforms skews towards index 0.

@@ -38,8 +38,8 @@
 //! bit is 0x01 or 0x80; we pick 0x01, and never set 0x80.
 
 use crate::model::{
-    AddOrder, ClearBook, Message, OrderDelete, OrderExecuted, OrderModify, Price, RetailLiquidity,
-    ShortSalePriceTest, Timestamp,
+    kind, AddOrder, ClearBook, Message, OrderDelete, OrderExecuted, OrderModify, Price,
+    RetailLiquidity, ShortSalePriceTest, Timestamp,
 };
 
 use std::mem::MaybeUninit;
@@ -73,9 +73,22 @@ pub const DEPTH_TARGET: usize = 128;
 /// Price levels away from the touch of a new order: mostly at or next to it.
 const ADD_LEVELS: [i64; 16] = [0, 0, 0, 0, 0, 0, 1, 1, 1, 2, 2, 3, 4, 5, 8, 12];
 
+impl Action {
+    /// The action of an order-feed message type; any other type is an add.
+    pub(super) fn of_kind(k: u8) -> Action {
+        match k {
+            kind::ORDER_DELETE => Action::Delete,
+            kind::ORDER_MODIFY => Action::Modify,
+            kind::ORDER_EXECUTED => Action::Execute,
+            kind::CLEAR_BOOK => Action::Clear,
+            _ => Action::Add,
+        }
+    }
+}
+
 /// What a flow message does, drawn from the mix before the book is consulted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Action {
+pub(super) enum Action {
     Add,
     Delete,
     Modify,
@@ -101,6 +114,31 @@ impl Simulation {
         out: &mut MaybeUninit<Message>,
     ) {
         let action = self.draw_action(i);
+        self.write_order(action, f, i, ts, out);
+    }
+
+    /// The DEEP+ message of type `k` (an order type, as [`Action::of_kind`] maps it) for symbol
+    /// `i`, turned into what the book can take as [`Simulation::fit_action`] does.
+    pub(super) fn order_message_of_kind(
+        &mut self,
+        k: u8,
+        f: Flow,
+        i: usize,
+        ts: Timestamp,
+        out: &mut MaybeUninit<Message>,
+    ) {
+        let action = self.fit_action(i, Action::of_kind(k));
+        self.write_order(action, f, i, ts, out);
+    }
+
+    fn write_order(
+        &mut self,
+        action: Action,
+        f: Flow,
+        i: usize,
+        ts: Timestamp,
+        out: &mut MaybeUninit<Message>,
+    ) {
         match action {
             Action::Trade => out.write(self.trade(f, i, ts)),
             Action::Break => out.write(self.trade_break(f, i, ts)),
@@ -164,6 +202,13 @@ impl Simulation {
             }
             r -= bp;
         }
+        self.fit_action(i, action)
+    }
+
+    /// What the book can take instead of `action`: anything on an empty book becomes an add, an
+    /// add on a full book a delete.
+    fn fit_action(&self, i: usize, action: Action) -> Action {
+        let live = self.books[i].len();
         match action {
             Action::Delete | Action::Modify | Action::Execute | Action::Clear if live == 0 => {
                 Action::Add
