@@ -7,6 +7,7 @@ pub mod baseline;
 pub mod bmf;
 pub mod charts;
 pub mod dist;
+pub mod error;
 pub mod html;
 pub mod load;
 pub mod markdown;
@@ -19,50 +20,13 @@ pub mod verdict;
 pub mod warnings;
 
 pub use crate::output::write_atomically;
+pub use charts::{ChartFile, ChartKind};
+pub use error::ReportError;
 pub use load::{load, Runs};
 pub use stats::{summarize, Summary, Warning, WarningKind};
 
 use std::io;
 use std::path::{Path, PathBuf};
-
-/// A report input or output that failed: the file and what was wrong, as one line.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{path}: {message}")]
-pub struct ReportError {
-    pub path: String,
-    pub message: String,
-}
-
-impl ReportError {
-    pub fn new(path: impl AsRef<Path>, message: impl Into<String>) -> ReportError {
-        ReportError {
-            path: path.as_ref().display().to_string(),
-            message: message.into(),
-        }
-    }
-}
-
-/// A chart written into the report folder.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ChartFile {
-    /// File name inside the report folder.
-    pub file: String,
-    pub title: String,
-    pub input: String,
-    /// `None` for the distribution charts, which pool the labels (see [`dist`]).
-    pub label: Option<String>,
-    pub kind: ChartKind,
-}
-
-/// What a chart shows, for placing it on the page.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ChartKind {
-    /// Size against speed: beside the verdict.
-    Scatter,
-    Percentiles,
-    Bytes,
-    Distribution,
-}
 
 /// What a text output renders: the summary, the charts drawn for it, and every warning
 /// (the summary's and those found while drawing).
@@ -71,7 +35,7 @@ pub struct ReportData<'a> {
     pub charts: &'a [ChartFile],
     pub warnings: &'a [Warning],
     /// Every run's histograms merged, per (input, label, format, side), where runs left them.
-    pub merged: &'a [charts::MergedRow],
+    pub merged: &'a [dist::MergedRow],
     /// Each format against the baseline (`--baseline`), when given.
     pub baseline: Option<&'a baseline::Comparison>,
 }
@@ -127,18 +91,19 @@ pub fn write_report_with(
         }
         hist_dirs.to_vec()
     };
-    let hists = charts::read_histograms(summary, &hist_dirs)?;
+    let hists = dist::read_histograms(summary, &hist_dirs)?;
     std::fs::create_dir_all(out_dir)
         .map_err(|e| ReportError::new(out_dir, format!("cannot create the report folder: {e}")))?;
     let mut warnings = summary.warnings.clone();
     let mut files = Vec::new();
-    let drawn = charts::write_all(summary, &hists, &hist_dirs, out_dir, &mut warnings)?;
-    files.extend(drawn.charts.iter().map(|c| out_dir.join(&c.file)));
+    let charts = charts::write_all(summary, &hists, &hist_dirs, out_dir, &mut warnings)?;
+    files.extend(charts.iter().map(|c| out_dir.join(&c.file)));
+    let merged = dist::merged_rows(summary, &hists);
     let data = ReportData {
         summary,
-        charts: &drawn.charts,
+        charts: &charts,
         warnings: &warnings,
-        merged: &drawn.merged,
+        merged: &merged,
         baseline,
     };
     let exports: [&dyn Export; 3] = [&summary_csv::SummaryCsv, &markdown::Markdown, &html::Html];

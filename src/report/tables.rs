@@ -1,6 +1,6 @@
 //! The tables of `summary.md` and `index.html`, built once as text cells so both show the same.
 
-use super::charts::MergedRow;
+use super::dist::MergedRow;
 use super::load::PERCENTILES;
 use super::stats::{trim, Basis, Group, SideStats, Stat, MIN_TAIL_SAMPLES};
 

@@ -206,3 +206,22 @@ pub(super) type DrawResult<T> = Result<T, String>;
 pub(super) fn err<E: std::fmt::Debug>(e: E) -> String {
     format!("{e:?}")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_and_ticks() {
+        assert_eq!(nines_label(0.0), "0%");
+        assert_eq!(nines_label(1.0), "90%");
+        assert_eq!(nines_label(2.0), "99%");
+        assert_eq!(nines_label(4.0), "99.99%");
+        assert_eq!(thousands(1234567.0), "1,234,567");
+        assert_eq!(thousands(999.0), "999");
+        assert_eq!(
+            log_ticks(10.0, 1000.0),
+            vec![10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0]
+        );
+    }
+}
