@@ -23,13 +23,7 @@ pub struct Heading {
 }
 
 pub enum Block {
-    /// The answer for one input: the verdict with the input described under it, and the
-    /// size-vs-speed charts beside it (under it where there is no room, and in plain text).
-    Answer {
-        verdict: Table,
-        input: String,
-        figures: Vec<Figure>,
-    },
+    Answer(Answer),
     Paragraph(String),
     /// Figures as text cells, with the caption above.
     Table(Table),
@@ -46,6 +40,14 @@ pub enum Block {
     List(Vec<Vec<Span>>),
 }
 
+/// The answer for one input: the verdict with the input described under it, and the
+/// size-vs-speed charts beside it (under it where there is no room, and in plain text).
+pub struct Answer {
+    pub verdict: Table,
+    pub input: String,
+    pub figures: Vec<Figure>,
+}
+
 /// A chart: the SVG file beside the page, and its title (the text shown without it).
 pub struct Figure {
     pub file: String,
@@ -57,4 +59,18 @@ pub enum Span {
     Text(String),
     /// Shown as code: a file name, taken literally.
     Code(String),
+}
+
+/// A list item as one string, its text and its code each marked up by the function given.
+pub fn spans(
+    item: &[Span],
+    text: impl Fn(&str) -> String,
+    code: impl Fn(&str) -> String,
+) -> String {
+    item.iter()
+        .map(|s| match s {
+            Span::Text(t) => text(t),
+            Span::Code(c) => code(c),
+        })
+        .collect()
 }

@@ -4,7 +4,7 @@
 
 use std::io::{self, Write};
 
-use super::document::{Block, Figure, Span};
+use super::document::{spans, Block, Figure};
 use super::export::{Export, ReportData};
 use super::tables::Table;
 
@@ -125,17 +125,13 @@ impl Html {
     fn block(&self, w: &mut dyn Write, block: &Block) -> io::Result<()> {
         match block {
             // The verdict and the input beside the charts; wrapped under them when narrow.
-            Block::Answer {
-                verdict,
-                input,
-                figures,
-            } => {
+            Block::Answer(a) => {
                 writeln!(w, "<div class=\"answer\" id=\"answer\">")?;
                 writeln!(w, "<div class=\"verdict\">")?;
-                table(w, verdict, "verdict")?;
-                writeln!(w, "<p class=\"lead\">{}</p>", escape(input))?;
+                table(w, &a.verdict, "verdict")?;
+                writeln!(w, "<p class=\"lead\">{}</p>", escape(&a.input))?;
                 writeln!(w, "</div>")?;
-                for f in figures {
+                for f in &a.figures {
                     figure(w, f)?;
                 }
                 writeln!(w, "</div>")
@@ -175,13 +171,7 @@ impl Html {
             Block::List(items) => {
                 writeln!(w, "<ul>")?;
                 for item in items {
-                    let spans: String = item
-                        .iter()
-                        .map(|s| match s {
-                            Span::Text(t) => escape(t),
-                            Span::Code(c) => format!("<code>{}</code>", escape(c)),
-                        })
-                        .collect();
+                    let spans = spans(item, escape, |c| format!("<code>{}</code>", escape(c)));
                     writeln!(w, "<li>{spans}</li>")?;
                 }
                 writeln!(w, "</ul>")

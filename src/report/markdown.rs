@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use super::document::{Block, Figure, Span};
+use super::document::{spans, Block, Figure};
 use super::export::{Export, ReportData};
 use super::html;
 use super::tables::Table;
@@ -63,14 +63,10 @@ fn block_parts(block: &Block, parts: &mut Vec<String>) {
         items.map(|i| format!("- {i}\n")).collect()
     };
     match block {
-        Block::Answer {
-            verdict,
-            input,
-            figures,
-        } => {
-            parts.push(table(verdict));
-            parts.push(format!("{}\n", cell(input)));
-            parts.extend(figures.iter().map(figure));
+        Block::Answer(a) => {
+            parts.push(table(&a.verdict));
+            parts.push(format!("{}\n", cell(&a.input)));
+            parts.extend(a.figures.iter().map(figure));
         }
         Block::Paragraph(text) | Block::Note(text) => parts.push(format!("{}\n", cell(text))),
         Block::Table(t) | Block::Verdict(t) => parts.push(table(t)),
@@ -84,14 +80,11 @@ fn block_parts(block: &Block, parts: &mut Vec<String>) {
             )
         })),
         Block::Figures(figures) => parts.extend(figures.iter().map(figure)),
-        Block::List(items) => parts.push(lines(&mut items.iter().map(|item| {
-            item.iter()
-                .map(|s| match s {
-                    Span::Text(t) => cell(t),
-                    Span::Code(c) => format!("`{c}`"),
-                })
-                .collect()
-        }))),
+        Block::List(items) => parts.push(lines(
+            &mut items
+                .iter()
+                .map(|item| spans(item, cell, |c| format!("`{c}`"))),
+        )),
     }
 }
 

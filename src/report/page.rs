@@ -6,7 +6,7 @@
 use super::baseline::{self, Comparison};
 use super::charts::{ChartFile, ChartKind};
 use super::dist::MergedRow;
-use super::document::{Block, Document, Figure, Heading, Section, Span};
+use super::document::{Answer, Block, Document, Figure, Heading, Section, Span};
 use super::scheduling;
 use super::stats::{section_hosts, section_name, Group, Summary, Warning};
 use super::tables::{merged_table, section_tables};
@@ -39,11 +39,11 @@ pub fn build(c: &Contents<'_>) -> Document {
         .iter()
         .map(|(input, label, groups)| Section {
             heading: None,
-            blocks: vec![Block::Answer {
+            blocks: vec![Block::Answer(Answer {
                 verdict: verdict::table(&verdict::verdicts(groups), &section_name(input, label)),
                 input: verdict::input_line(input, groups, label),
                 figures: c.figures(input, label, &[ChartKind::Scatter]),
-            }],
+            })],
         })
         .collect();
     if let Some(b) = c.baseline {

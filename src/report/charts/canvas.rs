@@ -6,8 +6,9 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor;
 
-use super::axis::{err, thousands, Axis, DrawResult};
+use super::axis::{err, Axis, DrawResult};
 use super::style::{FONT, SIZE};
+use crate::report::tables::count;
 
 /// What a legend entry shows beside its label.
 #[derive(Clone, Copy)]
@@ -103,7 +104,7 @@ pub(super) fn plane<'a, 'b>(plot: &'a Area<'b>, axes: Axes<'_>) -> DrawResult<Pl
     mesh.x_desc(axes.x_desc)
         .y_desc(axes.y_desc)
         .x_label_formatter(axes.x_labels)
-        .y_label_formatter(&|y| thousands(*y))
+        .y_label_formatter(&|y| count(*y))
         .label_style((FONT, 14))
         .axis_desc_style((FONT, 16))
         .light_line_style(WHITE)

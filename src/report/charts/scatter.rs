@@ -157,21 +157,17 @@ fn axes(pts: &[Point]) -> (Axis, Axis) {
 fn error_bars(chart: &mut Plane<'_, '_>, pts: &[Point]) -> DrawResult<()> {
     let bar = BLACK.mix(0.6).stroke_width(1);
     for p in pts {
-        if p.y.min < p.y.max {
-            chart
-                .draw_series([PathElement::new(
-                    vec![(p.x.median, p.y.min), (p.x.median, p.y.max)],
-                    bar,
-                )])
-                .map_err(err)?;
-        }
-        if p.x.min < p.x.max {
-            chart
-                .draw_series([PathElement::new(
-                    vec![(p.x.min, p.y.median), (p.x.max, p.y.median)],
-                    bar,
-                )])
-                .map_err(err)?;
+        let (x, y) = (p.x.median, p.y.median);
+        let bars = [
+            (p.y.min < p.y.max, [(x, p.y.min), (x, p.y.max)]),
+            (p.x.min < p.x.max, [(p.x.min, y), (p.x.max, y)]),
+        ];
+        for (spread, ends) in bars {
+            if spread {
+                chart
+                    .draw_series([PathElement::new(ends.to_vec(), bar)])
+                    .map_err(err)?;
+            }
         }
     }
     Ok(())
