@@ -7,8 +7,9 @@ use std::path::Path;
 
 use serde_json::{json, Map, Value};
 
+use super::error::ReportError;
 use super::stats::{Group, Stat, Summary};
-use super::{write_atomically, ReportError};
+use crate::output::write_atomically;
 
 /// The measures of one group, by BMF measure name; those not measured are left out.
 pub fn measures(g: &Group) -> Vec<(&'static str, Stat)> {

@@ -21,7 +21,8 @@ use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
 use hdrhistogram::serialization::Deserializer;
 use hdrhistogram::Histogram;
 
-use super::ReportError;
+use super::error::ReportError;
+use super::stats::Summary;
 
 /// One run's distribution: `(percentile in 0..1, ns)` rows, percentile < 1 (the final 100% row
 /// has no `1/(1-p)` and is left out, as HdrHistogram's plotter does).
@@ -149,6 +150,94 @@ pub fn parse(text: &str) -> Result<Vec<(f64, f64)>, String> {
         return Err("no percentile rows".into());
     }
     Ok(points)
+}
+
+/// The timed sides, as in file names and as in titles.
+pub const SIDES: [(&str, &str); 3] = [
+    ("ser", "serialize"),
+    ("de", "selective decode"),
+    ("de_all", "complete decode"),
+];
+
+/// One format's histograms of one side, every run merged: the "merged" rows of the tables.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MergedRow {
+    pub input: String,
+    pub label: String,
+    pub format: String,
+    pub side: &'static str,
+    pub runs: usize,
+    /// Timed units in all runs together.
+    pub count: u64,
+    /// In [`crate::report::load::PERCENTILES`] order: p50 ... p99.99, max, mean.
+    pub values: [f64; 7],
+}
+
+impl MergedRow {
+    fn of((input, label, side): (&str, &str, &'static str), f: &FormatRuns) -> Option<MergedRow> {
+        let h = f.merged.as_ref()?;
+        let q = |q: f64| h.value_at_quantile(q) as f64;
+        Some(MergedRow {
+            input: input.to_owned(),
+            label: label.to_owned(),
+            format: f.format.clone(),
+            side,
+            runs: f.runs.len(),
+            count: h.len(),
+            values: [
+                q(0.5),
+                q(0.9),
+                q(0.99),
+                q(0.999),
+                q(0.9999),
+                h.max() as f64,
+                h.mean(),
+            ],
+        })
+    }
+}
+
+/// Every section's histograms, per side: read before anything is written, so an unreadable
+/// histogram leaves no half-written report.
+pub struct Histograms(pub Vec<Vec<(&'static str, &'static str, Vec<FormatRuns>)>>);
+
+/// Reads the histograms of every section of `summary` (in [`Summary::sections`] order).
+pub fn read_histograms(
+    summary: &Summary,
+    hist_dirs: &[PathBuf],
+) -> Result<Histograms, ReportError> {
+    let mut out = Vec::new();
+    for (input, label, groups) in summary.sections() {
+        let order = summary.format_order(input);
+        let formats: Vec<&str> = order
+            .iter()
+            .map(String::as_str)
+            .filter(|f| groups.iter().any(|g| g.format == *f))
+            .collect();
+        let mut sides = Vec::new();
+        for (side, side_name) in SIDES {
+            let runs = find(hist_dirs, input, label, side, &formats)?;
+            if !runs.is_empty() {
+                sides.push((side, side_name, runs));
+            }
+        }
+        out.push(sides);
+    }
+    Ok(Histograms(out))
+}
+
+/// The merged rows of every section, per side, in the order [`read_histograms`] read them.
+pub fn merged_rows(summary: &Summary, hists: &Histograms) -> Vec<MergedRow> {
+    let mut merged = Vec::new();
+    for ((input, label, _), sides) in summary.sections().into_iter().zip(&hists.0) {
+        for (side, _, runs) in sides {
+            merged.extend(
+                runs.iter()
+                    .filter_map(|f| MergedRow::of((input, label, side), f)),
+            );
+        }
+    }
+    merged
 }
 
 /// Reads every `<format>.<side>.hgrm` for `input` under `hist_dirs`, one entry per format of

@@ -1,13 +1,12 @@
-//! `index.html`: the whole report on one page, viewable offline. Styles are inline, there is no
+//! `index.html`: the report's document (see [`super::page`]) on one page, viewable offline. Styles are inline, there is no
 //! script and no font or stylesheet from elsewhere; the charts are the SVG files beside it,
 //! linked relatively, so the folder can be copied or archived as it is.
 
 use std::io::{self, Write};
 
-use super::stats::{section_hosts, section_name};
-use super::tables::{self, section_tables, Table};
-use super::{baseline, scheduling, verdict, warnings};
-use super::{ChartFile, ChartKind, Export, ReportData};
+use super::document::{spans, Block, Figure};
+use super::export::{Export, ReportData};
+use super::tables::Table;
 
 pub struct Html;
 
@@ -92,149 +91,100 @@ fn table(w: &mut dyn Write, t: &Table, class: &str) -> io::Result<()> {
     writeln!(w, "</table></div>")
 }
 
-fn charts(w: &mut dyn Write, charts: &[&ChartFile]) -> io::Result<()> {
-    if charts.is_empty() {
-        return Ok(());
-    }
-    writeln!(w, "<div class=\"charts\">")?;
-    for c in charts {
-        img(w, c)?;
-    }
-    writeln!(w, "</div>")
-}
-
-fn img(w: &mut dyn Write, c: &ChartFile) -> io::Result<()> {
-    writeln!(
-        w,
-        "<figure><img src=\"{}\" alt=\"{}\"></figure>",
-        escape(&c.file),
-        escape(&c.title)
-    )
-}
-
 impl Export for Html {
     fn file_name(&self) -> &'static str {
         "index.html"
     }
 
     fn write(&self, report: &ReportData<'_>, w: &mut dyn Write) -> io::Result<()> {
-        let s = report.summary;
+        let doc = report.document;
         writeln!(
             w,
             "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
              <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
              <title>md-shootout report</title>\n<style>\n{STYLE}</style>\n</head>\n<body>\n\
-             <h1>md-shootout: which format, for which need</h1>"
+             <h1>{}</h1>",
+            escape(&doc.title)
         )?;
-        let sections = s.sections();
-        let of_kind = |input: &str, label: &str, kind: ChartKind| -> Vec<&ChartFile> {
-            report
-                .charts
-                .iter()
-                .filter(|c| c.input == input && c.label.as_deref() == Some(label) && c.kind == kind)
-                .collect()
-        };
-        // The answer first: per input, the verdict and the size-vs-speed chart side by side.
-        let primaries: Vec<_> = s
-            .inputs()
-            .into_iter()
-            .filter_map(|i| s.primary(i))
-            .collect();
-        for (input, label, groups) in &primaries {
-            let verdicts = verdict::verdicts(groups);
-            writeln!(w, "<div class=\"answer\" id=\"answer\">")?;
-            writeln!(w, "<div class=\"verdict\">")?;
-            table(
-                w,
-                &verdict::table(&verdicts, &section_name(input, label)),
-                "verdict",
-            )?;
-            writeln!(
-                w,
-                "<p class=\"lead\">{}</p>",
-                escape(&verdict::input_line(input, groups, label))
-            )?;
-            writeln!(w, "</div>")?;
-            for c in of_kind(input, label, ChartKind::Scatter) {
-                img(w, c)?;
-            }
-            writeln!(w, "</div>")?;
-        }
-        if let Some(b) = report.baseline {
-            writeln!(w, "<h2 id=\"baseline\">Against the baseline</h2>")?;
-            table(w, &baseline::table(b), "")?;
-        }
-        let comparisons = scheduling::compare(s);
-        if !comparisons.is_empty() {
-            writeln!(w, "<h2 id=\"scheduling\">Scheduling labels compared</h2>")?;
-            for c in &comparisons {
-                writeln!(w, "<ul class=\"findings\">")?;
-                for f in &c.findings {
-                    writeln!(w, "<li>{}</li>", escape(f))?;
+        for section in &doc.sections {
+            if let Some(h) = &section.heading {
+                match h.id {
+                    Some(id) => writeln!(w, "<h2 id=\"{id}\">{}</h2>", escape(&h.text))?,
+                    None => writeln!(w, "<h2>{}</h2>", escape(&h.text))?,
                 }
-                writeln!(w, "</ul>")?;
-                table(w, &c.table, "")?;
+            }
+            for block in &section.blocks {
+                self.block(w, block)?;
             }
         }
-        writeln!(w, "<h2 id=\"warnings\">Warnings</h2>")?;
-        if report.warnings.is_empty() {
-            writeln!(w, "<p class=\"ok\">None.</p>")?;
-        } else {
-            for g in warnings::group(report.warnings, s) {
-                writeln!(
-                    w,
-                    "<details class=\"warnings\"><summary>{}</summary>\n<ul>",
-                    escape(&g.summary)
-                )?;
-                for d in &g.details {
-                    writeln!(w, "<li>{}</li>", escape(d))?;
-                }
-                writeln!(w, "</ul></details>")?;
-            }
-        }
-        for input in s.inputs() {
-            for (_, label, groups) in sections.iter().filter(|(i, _, _)| *i == input) {
-                writeln!(w, "<h2>{}</h2>", escape(&section_name(input, label)))?;
-                writeln!(w, "<p>Hosts: {}</p>", escape(&section_hosts(groups)))?;
-                let primary = primaries.iter().any(|(i, l, _)| i == &input && l == label);
-                if !primary {
-                    table(
-                        w,
-                        &verdict::table(&verdict::verdicts(groups), &section_name(input, label)),
-                        "verdict",
-                    )?;
-                }
-                for t in section_tables(groups) {
-                    table(w, &t, "")?;
-                }
-                let merged: Vec<_> = report
-                    .merged
-                    .iter()
-                    .filter(|m| m.input == input && &m.label == label)
-                    .collect();
-                if let Some(t) = tables::merged_table(&merged, groups[0].unit) {
-                    table(w, &t, "")?;
-                }
-                let mut own = Vec::new();
-                if !primary {
-                    own.extend(of_kind(input, label, ChartKind::Scatter));
-                }
-                own.extend(of_kind(input, label, ChartKind::Percentiles));
-                own.extend(of_kind(input, label, ChartKind::Bytes));
-                own.extend(of_kind(input, label, ChartKind::Distribution));
-                charts(w, &own)?;
-            }
-        }
-        writeln!(w, "<h2 id=\"sources\">Results read</h2>\n<ul>")?;
-        for src in &s.sources {
-            writeln!(
-                w,
-                "<li><code>{}</code> ({} rows)</li>",
-                escape(&src.csv.display().to_string()),
-                src.rows
-            )?;
-        }
-        writeln!(w, "</ul>")?;
         writeln!(w, "</body>\n</html>")
     }
+}
+
+impl Html {
+    fn block(&self, w: &mut dyn Write, block: &Block) -> io::Result<()> {
+        match block {
+            // The verdict and the input beside the charts; wrapped under them when narrow.
+            Block::Answer(a) => {
+                writeln!(w, "<div class=\"answer\" id=\"answer\">")?;
+                writeln!(w, "<div class=\"verdict\">")?;
+                table(w, &a.verdict, "verdict")?;
+                writeln!(w, "<p class=\"lead\">{}</p>", escape(&a.input))?;
+                writeln!(w, "</div>")?;
+                for f in &a.figures {
+                    figure(w, f)?;
+                }
+                writeln!(w, "</div>")
+            }
+            Block::Paragraph(text) => writeln!(w, "<p>{}</p>", escape(text)),
+            Block::Table(t) => table(w, t, ""),
+            Block::Verdict(t) => table(w, t, "verdict"),
+            Block::Findings(items) => {
+                writeln!(w, "<ul class=\"findings\">")?;
+                for f in items {
+                    writeln!(w, "<li>{}</li>", escape(f))?;
+                }
+                writeln!(w, "</ul>")
+            }
+            Block::Warnings(groups) => {
+                for g in groups {
+                    writeln!(
+                        w,
+                        "<details class=\"warnings\"><summary>{}</summary>\n<ul>",
+                        escape(&g.summary)
+                    )?;
+                    for d in &g.details {
+                        writeln!(w, "<li>{}</li>", escape(d))?;
+                    }
+                    writeln!(w, "</ul></details>")?;
+                }
+                Ok(())
+            }
+            Block::Note(text) => writeln!(w, "<p class=\"ok\">{}</p>", escape(text)),
+            Block::Figures(figures) => {
+                writeln!(w, "<div class=\"charts\">")?;
+                for f in figures {
+                    figure(w, f)?;
+                }
+                writeln!(w, "</div>")
+            }
+            Block::List(items) => {
+                writeln!(w, "<ul>")?;
+                for item in items {
+                    let spans = spans(item, escape, |c| format!("<code>{}</code>", escape(c)));
+                    writeln!(w, "<li>{spans}</li>")?;
+                }
+                writeln!(w, "</ul>")
+            }
+        }
+    }
+}
+
+fn figure(w: &mut dyn Write, f: &Figure) -> io::Result<()> {
+    writeln!(
+        w,
+        "<figure><img src=\"{}\" alt=\"{}\"></figure>",
+        escape(&f.file),
+        escape(&f.title)
+    )
 }

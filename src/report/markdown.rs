@@ -1,13 +1,12 @@
-//! `summary.md`: the answer first (the verdict, the input, the size-vs-speed charts), then the
-//! scheduling labels compared, the warnings grouped, and per input and label the tables and
-//! charts; readable as plain text and rendered anywhere Markdown is (charts as relative links).
+//! `summary.md`: the report's document (see [`super::page`]) as Markdown, readable as plain text
+//! and rendered anywhere Markdown is (charts as relative links).
 
 use std::io::{self, Write};
 
-use super::stats::{section_hosts, section_name};
-use super::tables::{self, section_tables, Table};
-use super::{baseline, html, scheduling, verdict, warnings};
-use super::{ChartFile, ChartKind, Export, ReportData};
+use super::document::{spans, Block, Figure};
+use super::export::{Export, ReportData};
+use super::html;
+use super::tables::Table;
 
 pub struct Markdown;
 
@@ -15,11 +14,11 @@ fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
 
-fn table(w: &mut dyn Write, t: &Table) -> io::Result<()> {
-    writeln!(w, "{}\n", t.caption)?;
+/// The caption, then the table; number columns aligned right.
+fn table(t: &Table) -> String {
     let row = |cells: &[String]| {
         format!(
-            "| {} |",
+            "| {} |\n",
             cells
                 .iter()
                 .map(|c| cell(c))
@@ -27,15 +26,14 @@ fn table(w: &mut dyn Write, t: &Table) -> io::Result<()> {
                 .join(" | ")
         )
     };
-    writeln!(w, "{}", row(&t.header))?;
     let align: Vec<&str> = (0..t.header.len())
         .map(|i| if i < t.left { "---" } else { "---:" })
         .collect();
-    writeln!(w, "|{}|", align.join("|"))?;
+    let mut out = format!("{}\n\n{}|{}|\n", t.caption, row(&t.header), align.join("|"));
     for r in &t.rows {
-        writeln!(w, "{}", row(r))?;
+        out.push_str(&row(r));
     }
-    writeln!(w)
+    out
 }
 
 impl Export for Markdown {
@@ -43,105 +41,54 @@ impl Export for Markdown {
         "summary.md"
     }
 
+    /// Every block and heading a paragraph of its own: rendered each on its own and joined by
+    /// blank lines.
     fn write(&self, report: &ReportData<'_>, w: &mut dyn Write) -> io::Result<()> {
-        let s = report.summary;
-        writeln!(w, "# md-shootout: which format, for which need\n")?;
-        let of_kind = |input: &str, label: &str, kind: ChartKind| -> Vec<&ChartFile> {
-            report
-                .charts
-                .iter()
-                .filter(|c| c.input == input && c.label.as_deref() == Some(label) && c.kind == kind)
-                .collect()
-        };
-        let primaries: Vec<_> = s
-            .inputs()
-            .into_iter()
-            .filter_map(|i| s.primary(i))
-            .collect();
-        for (input, label, groups) in &primaries {
-            table(
-                w,
-                &verdict::table(&verdict::verdicts(groups), &section_name(input, label)),
-            )?;
-            writeln!(w, "{}\n", verdict::input_line(input, groups, label))?;
-            for c in of_kind(input, label, ChartKind::Scatter) {
-                writeln!(w, "![{}]({})\n", cell(&c.title), c.file)?;
+        let doc = report.document;
+        let mut parts = vec![format!("# {}\n", cell(&doc.title))];
+        for section in &doc.sections {
+            if let Some(h) = &section.heading {
+                parts.push(format!("## {}\n", cell(&h.text)));
+            }
+            for block in &section.blocks {
+                block_parts(block, &mut parts);
             }
         }
-        if let Some(b) = report.baseline {
-            writeln!(w, "## Against the baseline\n")?;
-            table(w, &baseline::table(b))?;
-        }
-        let comparisons = scheduling::compare(s);
-        if !comparisons.is_empty() {
-            writeln!(w, "## Scheduling labels compared\n")?;
-            for c in &comparisons {
-                for f in &c.findings {
-                    writeln!(w, "- {}", cell(f))?;
-                }
-                writeln!(w)?;
-                table(w, &c.table)?;
-            }
-        }
-        writeln!(w, "## Warnings\n")?;
-        if report.warnings.is_empty() {
-            writeln!(w, "None.\n")?;
-        } else {
-            for g in warnings::group(report.warnings, s) {
-                writeln!(
-                    w,
-                    "<details><summary>{}</summary>\n",
-                    html::escape(&g.summary)
-                )?;
-                for d in &g.details {
-                    writeln!(w, "- {}", cell(d))?;
-                }
-                writeln!(w, "\n</details>\n")?;
-            }
-        }
-        let sections = s.sections();
-        for input in s.inputs() {
-            for (_, label, groups) in sections.iter().filter(|(i, _, _)| *i == input) {
-                writeln!(w, "## {}\n", cell(&section_name(input, label)))?;
-                writeln!(w, "Hosts: {}\n", cell(&section_hosts(groups)))?;
-                let primary = primaries.iter().any(|(i, l, _)| i == &input && l == label);
-                if !primary {
-                    table(
-                        w,
-                        &verdict::table(&verdict::verdicts(groups), &section_name(input, label)),
-                    )?;
-                }
-                for t in section_tables(groups) {
-                    table(w, &t)?;
-                }
-                let merged: Vec<_> = report
-                    .merged
-                    .iter()
-                    .filter(|m| m.input == input && &m.label == label)
-                    .collect();
-                if let Some(t) = tables::merged_table(&merged, groups[0].unit) {
-                    table(w, &t)?;
-                }
-                let mut own = Vec::new();
-                if !primary {
-                    own.extend(of_kind(input, label, ChartKind::Scatter));
-                }
-                for kind in [
-                    ChartKind::Percentiles,
-                    ChartKind::Bytes,
-                    ChartKind::Distribution,
-                ] {
-                    own.extend(of_kind(input, label, kind));
-                }
-                for c in own {
-                    writeln!(w, "![{}]({})\n", cell(&c.title), c.file)?;
-                }
-            }
-        }
-        writeln!(w, "## Results read\n")?;
-        for src in &s.sources {
-            writeln!(w, "- `{}` ({} rows)", src.csv.display(), src.rows)?;
-        }
-        Ok(())
+        w.write_all(parts.join("\n").as_bytes())
     }
+}
+
+fn block_parts(block: &Block, parts: &mut Vec<String>) {
+    let lines = |items: &mut dyn Iterator<Item = String>| -> String {
+        items.map(|i| format!("- {i}\n")).collect()
+    };
+    match block {
+        Block::Answer(a) => {
+            parts.push(table(&a.verdict));
+            parts.push(format!("{}\n", cell(&a.input)));
+            parts.extend(a.figures.iter().map(figure));
+        }
+        Block::Paragraph(text) | Block::Note(text) => parts.push(format!("{}\n", cell(text))),
+        Block::Table(t) | Block::Verdict(t) => parts.push(table(t)),
+        Block::Findings(items) => parts.push(lines(&mut items.iter().map(|f| cell(f)))),
+        // Folded as in the HTML: GitHub and most viewers render <details> in Markdown.
+        Block::Warnings(groups) => parts.extend(groups.iter().map(|g| {
+            format!(
+                "<details><summary>{}</summary>\n\n{}\n</details>\n",
+                html::escape(&g.summary),
+                lines(&mut g.details.iter().map(|d| cell(d)))
+            )
+        })),
+        Block::Figures(figures) => parts.extend(figures.iter().map(figure)),
+        Block::List(items) => parts.push(lines(
+            &mut items
+                .iter()
+                .map(|item| spans(item, cell, |c| format!("`{c}`"))),
+        )),
+    }
+}
+
+/// A chart as an image link, relative to the file.
+fn figure(f: &Figure) -> String {
+    format!("![{}]({})\n", cell(&f.title), f.file)
 }

@@ -78,9 +78,31 @@ fn comparison(
     sections: &[(&str, Vec<&Group>)],
     order: &[String],
 ) -> Comparison {
-    fn find<'a>(gs: &[&'a Group], f: &str) -> Option<&'a Group> {
-        gs.iter().copied().find(|g| g.format == f)
+    let formats: Vec<&String> = order
+        .iter()
+        .filter(|f| sections.iter().any(|(_, gs)| find(gs, f).is_some()))
+        .collect();
+    let (_, base) = &sections[0];
+    let findings = sections[1..]
+        .iter()
+        .flat_map(|(label, gs)| findings((baseline, base), (label, gs), &formats))
+        .collect();
+    Comparison {
+        input: input.to_owned(),
+        unit,
+        baseline: baseline.to_owned(),
+        table: table(input, unit, sections, &formats),
+        labels: sections.iter().map(|(l, _)| l.to_string()).collect(),
+        findings,
     }
+}
+
+fn find<'a>(gs: &[&'a Group], f: &str) -> Option<&'a Group> {
+    gs.iter().copied().find(|g| g.format == f)
+}
+
+/// Per format, each label's sum with the format's rank in the label, and its tails.
+fn table(input: &str, unit: &str, sections: &[(&str, Vec<&Group>)], formats: &[&String]) -> Table {
     let rank = |gs: &[&Group], f: &str| gs.iter().position(|g| g.format == f).map(|i| i + 1);
     let mut header = vec!["format".to_owned()];
     for (label, gs) in sections {
@@ -89,10 +111,6 @@ fn comparison(
             header.push(format!("{label}: {tail}"));
         }
     }
-    let formats: Vec<&String> = order
-        .iter()
-        .filter(|f| sections.iter().any(|(_, gs)| find(gs, f).is_some()))
-        .collect();
     let rows = formats
         .iter()
         .map(|f| {
@@ -116,94 +134,97 @@ fn comparison(
             row
         })
         .collect();
-    let (_, base) = &sections[0];
-    let mut findings = Vec::new();
-    for (label, gs) in &sections[1..] {
-        // Ranking: a pair counts as swapped only when both labels separate it beyond the spread.
-        let mut swaps = Vec::new();
-        for (i, a) in formats.iter().enumerate() {
-            for b in &formats[i + 1..] {
-                let (Some(ba), Some(bb), Some(la), Some(lb)) =
-                    (find(base, a), find(base, b), find(gs, a), find(gs, b))
-                else {
-                    continue;
-                };
-                let (ba, bb, la, lb) = (ba.speed, bb.speed, la.speed, lb.speed);
-                if (below(&ba, &bb) && below(&lb, &la)) || (below(&bb, &ba) && below(&la, &lb)) {
-                    let (first, second) = if below(&la, &lb) { (a, b) } else { (b, a) };
-                    swaps.push(format!("{first} ahead of {second}"));
-                }
-            }
-        }
-        let sum = gs[0].basis.sum_name();
-        findings.push(if swaps.is_empty() {
-            format!(
-                "{label} against {baseline}: the ranking by {sum} is the same beyond the \
-                 run-to-run spread."
-            )
+    Table {
+        left: 1,
+        caption: format!(
+            "{input}: the same runs under each scheduling label, side by side (ns per {unit}, \
+             median across runs, min–max in brackets; # the rank within the label). The sum \
+             is what each label's section ranks by; a tail is left out (-) where it rests \
+             on too few samples or was not measured."
+        ),
+        header,
+        rows,
+    }
+}
+
+/// One label against the baseline label: whether the ranking changed, then each tail.
+fn findings(
+    (baseline, base): (&str, &[&Group]),
+    (label, gs): (&str, &[&Group]),
+    formats: &[&String],
+) -> Vec<String> {
+    let swaps = swaps(base, gs, formats);
+    let sum = gs[0].basis.sum_name();
+    let mut findings = vec![if swaps.is_empty() {
+        format!(
+            "{label} against {baseline}: the ranking by {sum} is the same beyond the \
+             run-to-run spread."
+        )
+    } else {
+        format!(
+            "{label} against {baseline}: the ranking changed beyond the spread: {}.",
+            swaps.join(", ")
+        )
+    }];
+    let list = |v: &[String]| {
+        if v.is_empty() {
+            "none".to_owned()
         } else {
-            format!(
-                "{label} against {baseline}: the ranking changed beyond the spread: {}.",
-                swaps.join(", ")
-            )
-        });
-        let list = |v: &[String]| {
-            if v.is_empty() {
-                "none".to_owned()
-            } else {
-                format!("{} ({})", v.len(), v.join(", "))
-            }
-        };
-        for (i, (tail_name, side)) in TAILS.into_iter().enumerate() {
-            let (mut lower, mut higher, mut changes) = (Vec::new(), Vec::new(), Vec::new());
-            for f in &formats {
-                let (Some(tb), Some(tl)) = (
-                    find(base, f).and_then(|g| tail(g, i)),
-                    find(gs, f).and_then(|g| tail(g, i)),
-                ) else {
-                    continue;
-                };
-                if tb.median > 0.0 {
-                    changes.push(tl.median / tb.median - 1.0);
-                }
-                if below(&tl, &tb) {
-                    lower.push((*f).clone());
-                } else if below(&tb, &tl) {
-                    higher.push((*f).clone());
-                }
-            }
-            if changes.is_empty() {
+            format!("{} ({})", v.len(), v.join(", "))
+        }
+    };
+    for (i, (tail_name, side)) in TAILS.into_iter().enumerate() {
+        let (mut lower, mut higher, mut changes) = (Vec::new(), Vec::new(), Vec::new());
+        for f in formats {
+            let (Some(tb), Some(tl)) = (
+                find(base, f).and_then(|g| tail(g, i)),
+                find(gs, f).and_then(|g| tail(g, i)),
+            ) else {
                 continue;
+            };
+            if tb.median > 0.0 {
+                changes.push(tl.median / tb.median - 1.0);
             }
-            changes.sort_by(f64::total_cmp);
-            let median = changes[changes.len() / 2];
-            findings.push(format!(
-                "{label} against {baseline}: {side} tails ({tail_name}) lower beyond the spread \
-                 for {}, higher for {}, of {} formats; median change {:+.0}%.",
-                list(&lower),
-                list(&higher),
-                changes.len(),
-                100.0 * median
-            ));
+            if below(&tl, &tb) {
+                lower.push((*f).clone());
+            } else if below(&tb, &tl) {
+                higher.push((*f).clone());
+            }
+        }
+        if changes.is_empty() {
+            continue;
+        }
+        changes.sort_by(f64::total_cmp);
+        let median = changes[changes.len() / 2];
+        findings.push(format!(
+            "{label} against {baseline}: {side} tails ({tail_name}) lower beyond the spread \
+             for {}, higher for {}, of {} formats; median change {:+.0}%.",
+            list(&lower),
+            list(&higher),
+            changes.len(),
+            100.0 * median
+        ));
+    }
+    findings
+}
+
+/// The pairs of formats ranked the other way round under `gs` than under `base`: a pair counts
+/// only when both labels separate it beyond the spread.
+fn swaps(base: &[&Group], gs: &[&Group], formats: &[&String]) -> Vec<String> {
+    let mut swaps = Vec::new();
+    for (i, a) in formats.iter().enumerate() {
+        for b in &formats[i + 1..] {
+            let (Some(ba), Some(bb), Some(la), Some(lb)) =
+                (find(base, a), find(base, b), find(gs, a), find(gs, b))
+            else {
+                continue;
+            };
+            let (ba, bb, la, lb) = (ba.speed, bb.speed, la.speed, lb.speed);
+            if (below(&ba, &bb) && below(&lb, &la)) || (below(&bb, &ba) && below(&la, &lb)) {
+                let (first, second) = if below(&la, &lb) { (a, b) } else { (b, a) };
+                swaps.push(format!("{first} ahead of {second}"));
+            }
         }
     }
-    let labels: Vec<String> = sections.iter().map(|(l, _)| l.to_string()).collect();
-    Comparison {
-        input: input.to_owned(),
-        unit,
-        baseline: baseline.to_owned(),
-        table: Table {
-            left: 1,
-            caption: format!(
-                "{input}: the same runs under each scheduling label, side by side (ns per {unit}, \
-                 median across runs, min–max in brackets; # the rank within the label). The sum \
-                 is what each label's section ranks by; a tail is left out (-) where it rests \
-                 on too few samples or was not measured."
-            ),
-            header,
-            rows,
-        },
-        labels,
-        findings,
-    }
+    swaps
 }

@@ -35,9 +35,9 @@
 
 use std::io::{self, Write};
 
+use super::export::{Export, ReportData};
 use super::load::PERCENTILE_COLUMNS;
 use super::stats::{Group, Stat};
-use super::{Export, ReportData};
 
 pub struct SummaryCsv;
 

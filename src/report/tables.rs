@@ -1,6 +1,6 @@
 //! The tables of `summary.md` and `index.html`, built once as text cells so both show the same.
 
-use super::charts::MergedRow;
+use super::dist::MergedRow;
 use super::load::PERCENTILES;
 use super::stats::{trim, Basis, Group, SideStats, Stat, MIN_TAIL_SAMPLES};
 
@@ -16,9 +16,14 @@ pub struct Table {
 
 /// The two tables of one (input, label): the headline figures, then every percentile.
 pub fn section_tables(groups: &[&Group]) -> [Table; 2] {
+    [headline(groups), percentiles(groups)]
+}
+
+/// Per format: the ratios, the sizes, the rate, each side's p50 to p99.9 and the batch figures.
+fn headline(groups: &[&Group]) -> Table {
     let runs = runs_text(groups);
     let unit = groups.first().map_or("packet", |g| g.unit);
-    let headline = Table {
+    Table {
         left: 1,
         caption: format!(
             "Median across {runs}, min–max in brackets; ns per {unit}. {} \
@@ -84,7 +89,13 @@ pub fn section_tables(groups: &[&Group]) -> [Table; 2] {
                 ]
             })
             .collect(),
-    };
+    }
+}
+
+/// Per format and side: every percentile with its variation across runs.
+fn percentiles(groups: &[&Group]) -> Table {
+    let runs = runs_text(groups);
+    let unit = groups.first().map_or("packet", |g| g.unit);
     let mut header = vec!["format".to_owned(), "side".to_owned()];
     header.extend(PERCENTILES.iter().map(|p| p.to_string()));
     let side_row = |g: &Group, side: &str, s: &SideStats| {
@@ -99,7 +110,7 @@ pub fn section_tables(groups: &[&Group]) -> [Table; 2] {
         }));
         row
     };
-    let all = Table {
+    Table {
         left: 2,
         caption: format!(
             "Every percentile: median across {runs} in ns per {unit}, coefficient of variation \
@@ -119,8 +130,7 @@ pub fn section_tables(groups: &[&Group]) -> [Table; 2] {
                 rows
             })
             .collect(),
-    };
-    [headline, all]
+    }
 }
 
 /// The "merged" rows of a section: every run's histograms added into one, per format and side,
@@ -253,7 +263,7 @@ pub fn spread(s: &Stat) -> String {
     }
 }
 
-/// `1,234,567` for a count.
+/// `1,234,567`: a count, or an axis value of a chart.
 pub fn count(x: f64) -> String {
     let digits = format!("{:.0}", x.abs());
     let mut out = String::new();
@@ -263,14 +273,23 @@ pub fn count(x: f64) -> String {
         }
         out.push(c);
     }
-    out
+    if x < 0.0 {
+        format!("-{out}")
+    } else {
+        out
+    }
 }
 
 /// `6.07M`, `950.0k`.
 pub fn rate(x: f64) -> String {
+    abbreviated(x, 1e3)
+}
+
+/// `x` in millions (`4.56M`), in thousands from `thousands_from` (`12.3k`), else whole.
+pub fn abbreviated(x: f64, thousands_from: f64) -> String {
     if x >= 1e6 {
         format!("{:.2}M", x / 1e6)
-    } else if x >= 1e3 {
+    } else if x >= thousands_from {
         format!("{:.1}k", x / 1e3)
     } else {
         format!("{x:.0}")

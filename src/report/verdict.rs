@@ -165,13 +165,7 @@ fn units_per_message(r: &RunRow) -> Option<f64> {
 
 /// `12.3k`, `4.56M`: bytes × ns products are large and only their ratio matters.
 fn compact(x: f64) -> String {
-    if x >= 1e6 {
-        format!("{:.2}M", x / 1e6)
-    } else if x >= 1e4 {
-        format!("{:.1}k", x / 1e3)
-    } else {
-        format!("{x:.0}")
-    }
+    super::tables::abbreviated(x, 1e4)
 }
 
 /// How far apart the winner and the runner-up are.

@@ -12,23 +12,6 @@ pub fn nines_label(nines: f64) -> String {
     }
 }
 
-/// `1,234,567`.
-pub(super) fn thousands(x: f64) -> String {
-    let digits = format!("{:.0}", x.abs());
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    if x < 0.0 {
-        format!("-{out}")
-    } else {
-        out
-    }
-}
-
 /// Tick values 1, 2, 5 × 10^k within `lo..=hi` (only powers of ten when there would be many).
 pub(super) fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
     let mut all = Vec::new();
@@ -91,6 +74,16 @@ pub(super) fn nice_above(x: f64) -> f64 {
         .unwrap_or(10.0 * decade)
 }
 
+/// The smallest 1, 2, 2.5 or 5 × 10^k at or above `raw`: a tick step people read at a glance.
+fn round_step(raw: f64) -> f64 {
+    let mag = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 2.5, 5.0, 10.0]
+        .iter()
+        .map(|m| m * mag)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * mag)
+}
+
 /// An f64 axis, linear or logarithmic, with ticks exactly where asked (plotters' own
 /// `with_key_points` on an f64 range loses the label formatter).
 #[derive(Clone)]
@@ -128,13 +121,7 @@ impl Axis {
     /// A linear axis over `lo..=hi` widened to round steps (about `n` ticks), not to zero.
     pub(super) fn fitted_linear(lo: f64, hi: f64, n: usize) -> Axis {
         let span = (hi - lo).max(hi.abs() * 0.02).max(1e-9);
-        let raw = span / n as f64;
-        let mag = 10f64.powf(raw.log10().floor());
-        let step = [1.0, 2.0, 2.5, 5.0, 10.0]
-            .iter()
-            .map(|m| m * mag)
-            .find(|s| *s >= raw)
-            .unwrap_or(10.0 * mag);
+        let step = round_step(span / n as f64);
         let a = (lo / step).floor() * step;
         let b = (hi / step).ceil() * step;
         let b = if b <= a { a + step } else { b };
@@ -153,13 +140,7 @@ impl Axis {
     }
     /// Linear ticks at round steps, about `n` of them.
     pub(super) fn round_ticks(hi: f64, n: usize) -> Vec<f64> {
-        let raw = hi / n as f64;
-        let mag = 10f64.powf(raw.log10().floor());
-        let step = [1.0, 2.0, 2.5, 5.0, 10.0]
-            .iter()
-            .map(|m| m * mag)
-            .find(|s| *s >= raw)
-            .unwrap_or(10.0 * mag);
+        let step = round_step(hi / n as f64);
         (0..)
             .map(|i| i as f64 * step)
             .take_while(|v| *v <= hi)
@@ -205,4 +186,25 @@ pub(super) type DrawResult<T> = Result<T, String>;
 
 pub(super) fn err<E: std::fmt::Debug>(e: E) -> String {
     format!("{e:?}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::tables::count;
+
+    #[test]
+    fn labels_and_ticks() {
+        assert_eq!(nines_label(0.0), "0%");
+        assert_eq!(nines_label(1.0), "90%");
+        assert_eq!(nines_label(2.0), "99%");
+        assert_eq!(nines_label(4.0), "99.99%");
+        assert_eq!(count(1234567.0), "1,234,567");
+        assert_eq!(count(999.0), "999");
+        assert_eq!(count(-1234.0), "-1,234");
+        assert_eq!(
+            log_ticks(10.0, 1000.0),
+            vec![10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0]
+        );
+    }
 }

@@ -3,61 +3,57 @@
 
 use plotters::prelude::*;
 
-use super::axis::{err, nines_label, thousands, Axis, DrawResult};
-use super::{frame, legend_column, Colours, Swatch, FONT, SIZE};
+use super::axis::{err, nines_label, Axis, DrawResult};
+use super::canvas::{plane, Axes, Canvas, Chart, Swatch};
+use super::style::Colours;
 use crate::report::dist::{Distribution, FormatRuns};
 
-/// `formats` in the report's format order (the legend lists them so).
-pub(super) fn distribution(
-    section: &str,
-    what: &str,
-    formats: &[FormatRuns],
-    colours: &Colours,
-    unit: &str,
-) -> DrawResult<String> {
-    let points = |d: &Distribution| -> Vec<(f64, f64)> {
-        d.points
-            .iter()
-            .map(|&(q, v)| ((1.0 / (1.0 - q)).log10(), v.max(1.0)))
-            .collect()
-    };
-    let headlines: Vec<Distribution> = formats.iter().map(FormatRuns::headline).collect();
-    let all: Vec<(f64, f64)> = formats
+/// Each format's latency distribution of one side, `formats` in the report's format order (the
+/// legend lists them so).
+pub(super) struct Distributions<'a> {
+    pub formats: &'a [FormatRuns],
+    pub colours: &'a Colours,
+    /// `packet` or `message`.
+    pub unit: &'a str,
+}
+
+/// A distribution's points on the chart's axes: x the number of nines, log10(1/(1−p)); y ns,
+/// at least 1 for the log axis.
+fn points(d: &Distribution) -> Vec<(f64, f64)> {
+    d.points
         .iter()
-        .flat_map(|f| f.runs.iter().flat_map(points))
-        .chain(headlines.iter().flat_map(points))
-        .collect();
-    let max_nines = all.iter().map(|p| p.0).fold(0.0, f64::max);
-    // A last point a hair past a whole number of nines does not earn an empty decade.
-    let nines = ((max_nines - 0.1).ceil() as usize).clamp(2, 9);
-    let y_lo = all.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
-    let y_hi = all.iter().map(|p| p.1).fold(1.0, f64::max);
-    let y_lo = if y_lo.is_finite() { y_lo } else { 1.0 };
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        let (plot, legend) = frame(&root, section, what, true)?;
-        let mut chart = ChartBuilder::on(&plot)
-            .margin(10)
-            .x_label_area_size(56)
-            .y_label_area_size(90)
-            .build_cartesian_2d(
-                Axis::linear(0.0, nines as f64, (0..=nines).map(|n| n as f64).collect()),
-                Axis::fitted_log(y_lo, y_hi * 1.05),
-            )
-            .map_err(err)?;
-        chart
-            .configure_mesh()
-            .x_desc("percentile (x = 1/(1−p), log scale)")
-            .y_desc(format!("latency per {unit} (ns, log scale)"))
-            .x_label_formatter(&|x| nines_label(*x))
-            .y_label_formatter(&|y| thousands(*y))
-            .label_style((FONT, 14))
-            .axis_desc_style((FONT, 16))
-            .light_line_style(WHITE)
-            .bold_line_style(BLACK.mix(0.12))
-            .draw()
-            .map_err(err)?;
+        .map(|&(q, v)| ((1.0 / (1.0 - q)).log10(), v.max(1.0)))
+        .collect()
+}
+
+impl Chart for Distributions<'_> {
+    fn draw(&self, canvas: &Canvas<'_, '_>) -> DrawResult<Vec<(String, Swatch)>> {
+        let (formats, colours) = (self.formats, self.colours);
+        let headlines: Vec<Distribution> = formats.iter().map(FormatRuns::headline).collect();
+        let all: Vec<(f64, f64)> = formats
+            .iter()
+            .flat_map(|f| f.runs.iter().flat_map(points))
+            .chain(headlines.iter().flat_map(points))
+            .collect();
+        let max_nines = all.iter().map(|p| p.0).fold(0.0, f64::max);
+        // A last point a hair past a whole number of nines does not earn an empty decade.
+        let nines = ((max_nines - 0.1).ceil() as usize).clamp(2, 9);
+        let y_lo = all.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
+        let y_hi = all.iter().map(|p| p.1).fold(1.0, f64::max);
+        let y_lo = if y_lo.is_finite() { y_lo } else { 1.0 };
+        let y_desc = format!("latency per {} (ns, log scale)", self.unit);
+        let mut chart = plane(
+            canvas.plot,
+            Axes {
+                x: Axis::linear(0.0, nines as f64, (0..=nines).map(|n| n as f64).collect()),
+                y: Axis::fitted_log(y_lo, y_hi * 1.05),
+                x_desc: "percentile (x = 1/(1−p), log scale)",
+                y_desc: &y_desc,
+                x_labels: &|x| nines_label(*x),
+                x_grid: true,
+                margin_right: 10,
+            },
+        )?;
         for f in formats {
             let colour = colours.of(&f.format);
             let median = f.median_run();
@@ -95,8 +91,6 @@ pub(super) fn distribution(
             }
             entries.push((f.format.clone(), Swatch::Line(colour, 3, dashed)));
         }
-        legend_column(&legend, &entries)?;
-        root.present().map_err(err)?;
+        Ok(entries)
     }
-    Ok(svg)
 }

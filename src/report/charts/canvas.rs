@@ -1,0 +1,277 @@
+//! The frame every chart shares: the title over the plot, the axes' look, the legend column
+//! right of the plot, the format names under bar slots, and the markers; and [`Chart`], what a
+//! chart draws inside it.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor;
+
+use super::axis::{err, Axis, DrawResult};
+use super::style::{FONT, SIZE};
+use crate::report::tables::count;
+
+/// What a legend entry shows beside its label.
+#[derive(Clone, Copy)]
+pub(super) enum Swatch {
+    Fill(RGBColor),
+    /// A line of this width; dashed when the format's tier is not 0.
+    Line(RGBColor, u32, bool),
+    /// A marker of the format's tier.
+    Marker(RGBColor, usize),
+    /// The min–max whisker.
+    Whisker,
+    /// Nothing: a second line of the entry above.
+    Blank,
+}
+
+/// Legend column width, px: the legend sits right of the plot, never over the data.
+pub(super) const LEGEND_WIDTH: u32 = 210;
+
+/// A part of a chart's SVG canvas.
+pub(super) type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+
+/// A chart's coordinates over its plot: both axes [`Axis`], linear or logarithmic.
+pub(super) type Plane<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<Axis, Axis>>;
+
+/// One chart of the report. Each chart draws its data only; the title, the axes' look, the
+/// legend column and the SVG around them are drawn the same for all by [`svg`].
+pub(super) trait Chart {
+    /// Width and height in pixels.
+    fn size(&self) -> (u32, u32) {
+        SIZE
+    }
+    /// Whether a legend column is kept right of the plot.
+    fn has_legend(&self) -> bool {
+        true
+    }
+    /// Draws the plot; returns the legend's entries.
+    fn draw(&self, canvas: &Canvas<'_, '_>) -> DrawResult<Vec<(String, Swatch)>>;
+}
+
+/// Where a chart draws: the whole canvas (for what is placed in pixels, such as labels beside
+/// points) and the plot under the title.
+pub(super) struct Canvas<'a, 'b> {
+    pub root: &'a Area<'b>,
+    pub plot: &'a Area<'b>,
+}
+
+/// `chart` as an SVG document, titled with `section` (grey) over `what`.
+pub(super) fn svg(chart: &dyn Chart, section: &str, what: &str) -> DrawResult<String> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, chart.size()).into_drawing_area();
+        let (plot, legend) = frame(&root, section, what, chart.has_legend())?;
+        let entries = chart.draw(&Canvas {
+            root: &root,
+            plot: &plot,
+        })?;
+        if chart.has_legend() {
+            legend_column(&legend, &entries)?;
+        }
+        root.present().map_err(err)?;
+    }
+    Ok(svg)
+}
+
+/// What the axes of a chart show; everything else about them is the same in every chart.
+pub(super) struct Axes<'a> {
+    pub x: Axis,
+    pub y: Axis,
+    pub x_desc: &'a str,
+    pub y_desc: &'a str,
+    /// The x tick labels; bar charts give none and name their slots with [`slot_labels`].
+    pub x_labels: &'a dyn Fn(&f64) -> String,
+    /// Vertical grid lines at the x ticks (not through the bars of a bar chart).
+    pub x_grid: bool,
+    /// Room right of the plot, px (the scatter's labels may stand right of its last point).
+    pub margin_right: u32,
+}
+
+/// The plot's coordinates with the axes every chart shares: 14 px tick labels, 16 px axis
+/// names, y values with thousands separators, a faint grid at the ticks only.
+pub(super) fn plane<'a, 'b>(plot: &'a Area<'b>, axes: Axes<'_>) -> DrawResult<Plane<'a, 'b>> {
+    let mut chart = ChartBuilder::on(plot)
+        .margin(10)
+        .margin_right(axes.margin_right)
+        .x_label_area_size(56)
+        .y_label_area_size(90)
+        .build_cartesian_2d(axes.x, axes.y)
+        .map_err(err)?;
+    let mut mesh = chart.configure_mesh();
+    if !axes.x_grid {
+        mesh.disable_x_mesh();
+    }
+    mesh.x_desc(axes.x_desc)
+        .y_desc(axes.y_desc)
+        .x_label_formatter(axes.x_labels)
+        .y_label_formatter(&|y| count(*y))
+        .label_style((FONT, 14))
+        .axis_desc_style((FONT, 16))
+        .light_line_style(WHITE)
+        .bold_line_style(BLACK.mix(0.12))
+        .draw()
+        .map_err(err)?;
+    Ok(chart)
+}
+
+/// Fills the canvas and writes the title in two lines (the section in grey, then what the
+/// chart shows), shrinking the font when a line would not fit; returns the area under it split
+/// into the plot (left) and the legend column (right, [`LEGEND_WIDTH`] wide; zero wide when
+/// `legend` is false).
+fn frame<'a>(
+    root: &Area<'a>,
+    section: &str,
+    what: &str,
+    legend: bool,
+) -> DrawResult<(Area<'a>, Area<'a>)> {
+    root.fill(&WHITE).map_err(err)?;
+    let (w, _) = root.dim_in_pixel();
+    let fit = |text: &str, size: f64| -> f64 {
+        // About 0.56 em per character in a sans-serif font.
+        let room = f64::from(w) - 40.0;
+        size.min(room / (0.56 * text.chars().count().max(1) as f64))
+            .floor()
+    };
+    let style = |size: f64, colour: &'static RGBColor| {
+        TextStyle::from((FONT, size).into_font())
+            .color(colour)
+            .pos(text_anchor::Pos::new(
+                text_anchor::HPos::Left,
+                text_anchor::VPos::Top,
+            ))
+    };
+    root.draw(&Text::new(
+        section.to_owned(),
+        (20, 10),
+        style(fit(section, 16.0), &RGBColor(0x66, 0x66, 0x66)),
+    ))
+    .map_err(err)?;
+    root.draw(&Text::new(
+        what.to_owned(),
+        (20, 32),
+        style(fit(what, 21.0), &RGBColor(0x22, 0x22, 0x22)),
+    ))
+    .map_err(err)?;
+    let (_, body) = root.split_vertically(64);
+    if legend {
+        let (bw, _) = body.dim_in_pixel();
+        Ok(body.split_horizontally(bw.saturating_sub(LEGEND_WIDTH)))
+    } else {
+        let (bw, _) = body.dim_in_pixel();
+        let (plot, rest) = body.split_horizontally(bw);
+        Ok((plot, rest))
+    }
+}
+
+/// Draws `entries` down the legend column, each a swatch and its label.
+fn legend_column(area: &Area<'_>, entries: &[(String, Swatch)]) -> DrawResult<()> {
+    let style = TextStyle::from((FONT, 15).into_font()).pos(text_anchor::Pos::new(
+        text_anchor::HPos::Left,
+        text_anchor::VPos::Center,
+    ));
+    for (i, (label, swatch)) in entries.iter().enumerate() {
+        let y = 24 + 26 * i as i32;
+        let (x0, x1) = (10, 36);
+        match *swatch {
+            Swatch::Fill(c) => area
+                .draw(&Rectangle::new(
+                    [(x0 + 4, y - 7), (x1 - 4, y + 7)],
+                    c.filled(),
+                ))
+                .map_err(err)?,
+            Swatch::Line(c, width, dashed) => {
+                if dashed {
+                    for s in [x0, x0 + 10, x0 + 20] {
+                        area.draw(&PathElement::new(
+                            vec![(s, y), (s + 6, y)],
+                            c.stroke_width(width),
+                        ))
+                        .map_err(err)?;
+                    }
+                } else {
+                    area.draw(&PathElement::new(
+                        vec![(x0, y), (x1, y)],
+                        c.stroke_width(width),
+                    ))
+                    .map_err(err)?
+                }
+            }
+            Swatch::Marker(c, tier) => marker(area, ((x0 + x1) / 2, y), c, tier, 6)?,
+            Swatch::Blank => {}
+            Swatch::Whisker => {
+                let s = BLACK.stroke_width(1);
+                let xc = (x0 + x1) / 2;
+                area.draw(&PathElement::new(vec![(xc, y - 8), (xc, y + 8)], s))
+                    .map_err(err)?;
+                area.draw(&PathElement::new(vec![(xc - 4, y - 8), (xc + 4, y - 8)], s))
+                    .map_err(err)?;
+                area.draw(&PathElement::new(vec![(xc - 4, y + 8), (xc + 4, y + 8)], s))
+                    .map_err(err)?;
+            }
+        }
+        area.draw(&Text::new(label.clone(), (x1 + 8, y), style.clone()))
+            .map_err(err)?;
+    }
+    Ok(())
+}
+
+/// The format names under a bar chart's slots, in two staggered rows when one row would make
+/// neighbours touch. `at(i)` is the pixel of slot `i`'s centre on the x axis.
+pub(super) fn slot_labels(
+    root: &Area<'_>,
+    names: &[String],
+    at: impl Fn(usize) -> (i32, i32),
+) -> DrawResult<()> {
+    let size = 14.0;
+    let width = |s: &str| 0.56 * size * s.chars().count() as f64;
+    let slot = if names.len() > 1 {
+        f64::from((at(1).0 - at(0).0).abs())
+    } else {
+        f64::INFINITY
+    };
+    let stagger = names.iter().any(|n| width(n) + 6.0 > slot);
+    let style = TextStyle::from((FONT, size).into_font()).pos(text_anchor::Pos::new(
+        text_anchor::HPos::Center,
+        text_anchor::VPos::Top,
+    ));
+    for (i, name) in names.iter().enumerate() {
+        let (x, y) = at(i);
+        let dy = if stagger && i % 2 == 1 { 24 } else { 8 };
+        if stagger && i % 2 == 1 {
+            root.draw(&PathElement::new(
+                vec![(x, y + 2), (x, y + dy - 2)],
+                BLACK.mix(0.3).stroke_width(1),
+            ))
+            .map_err(err)?;
+        }
+        root.draw(&Text::new(name.clone(), (x, y + dy), style.clone()))
+            .map_err(err)?;
+    }
+    Ok(())
+}
+
+/// A marker of `tier` at pixel `at`: circle, triangle, square, cross.
+pub(super) fn marker(
+    area: &Area<'_>,
+    at: (i32, i32),
+    colour: RGBColor,
+    tier: usize,
+    r: i32,
+) -> DrawResult<()> {
+    let (x, y) = at;
+    let fill = colour.filled();
+    match tier {
+        0 => area.draw(&Circle::new(at, r, fill)),
+        1 => area.draw(&Polygon::new(
+            vec![(x, y - r - 1), (x - r - 1, y + r), (x + r + 1, y + r)],
+            fill,
+        )),
+        2 => area.draw(&Rectangle::new([(x - r, y - r), (x + r, y + r)], fill)),
+        _ => {
+            let s = colour.stroke_width(3);
+            area.draw(&PathElement::new(vec![(x - r, y - r), (x + r, y + r)], s))
+                .and_then(|_| area.draw(&PathElement::new(vec![(x - r, y + r), (x + r, y - r)], s)))
+        }
+    }
+    .map_err(err)
+}

@@ -1,0 +1,180 @@
+//! The page's layout, once for every text output: the answer first (per input, the verdict
+//! with the size-vs-speed charts beside it), the comparison with a baseline, the scheduling
+//! labels compared, the warnings grouped, then per input and label its tables and charts, and
+//! the files read.
+
+use super::baseline::{self, Comparison};
+use super::charts::{ChartFile, ChartKind};
+use super::dist::MergedRow;
+use super::document::{Answer, Block, Document, Figure, Heading, Section, Span};
+use super::scheduling;
+use super::stats::{section_hosts, section_name, Group, Summary, Warning};
+use super::tables::{merged_table, section_tables};
+use super::verdict;
+use super::warnings;
+
+/// What the page is built from: the summary, the charts drawn for it, and every warning (the
+/// summary's and those found while drawing).
+pub struct Contents<'a> {
+    pub summary: &'a Summary,
+    pub charts: &'a [ChartFile],
+    pub warnings: &'a [Warning],
+    /// Every run's histograms merged, per (input, label, format, side), where runs left them.
+    pub merged: &'a [MergedRow],
+    /// Each format against the baseline (`--baseline`), when given.
+    pub baseline: Option<&'a Comparison>,
+}
+
+pub const TITLE: &str = "md-shootout: which format, for which need";
+
+/// The whole page.
+pub fn build(c: &Contents<'_>) -> Document {
+    let s = c.summary;
+    let primaries: Vec<_> = s
+        .inputs()
+        .into_iter()
+        .filter_map(|i| s.primary(i))
+        .collect();
+    let mut sections: Vec<Section> = primaries
+        .iter()
+        .map(|(input, label, groups)| Section {
+            heading: None,
+            blocks: vec![Block::Answer(Answer {
+                verdict: verdict::table(&verdict::verdicts(groups), &section_name(input, label)),
+                input: verdict::input_line(input, groups, label),
+                figures: c.figures(input, label, &[ChartKind::Scatter]),
+            })],
+        })
+        .collect();
+    if let Some(b) = c.baseline {
+        sections.push(Section {
+            heading: heading("Against the baseline", Some("baseline")),
+            blocks: vec![Block::Table(baseline::table(b))],
+        });
+    }
+    sections.extend(scheduling_section(s));
+    sections.push(warnings_section(c));
+    let all = s.sections();
+    for input in s.inputs() {
+        for (_, label, groups) in all.iter().filter(|(i, _, _)| *i == input) {
+            let primary = primaries.iter().any(|(i, l, _)| i == &input && l == label);
+            sections.push(c.section((input, label), groups, primary));
+        }
+    }
+    let files = s
+        .sources
+        .iter()
+        .map(|src| {
+            vec![
+                Span::Code(src.csv.display().to_string()),
+                Span::Text(format!(" ({} rows)", src.rows)),
+            ]
+        })
+        .collect();
+    sections.push(Section {
+        heading: heading("Results read", Some("sources")),
+        blocks: vec![Block::List(files)],
+    });
+    Document {
+        title: TITLE.to_owned(),
+        sections,
+    }
+}
+
+fn heading(text: &str, id: Option<&'static str>) -> Option<Heading> {
+    Some(Heading {
+        text: text.to_owned(),
+        id,
+    })
+}
+
+/// Each input's labels side by side, where an input ran under more than one.
+fn scheduling_section(s: &Summary) -> Option<Section> {
+    let comparisons = scheduling::compare(s);
+    if comparisons.is_empty() {
+        return None;
+    }
+    Some(Section {
+        heading: heading("Scheduling labels compared", Some("scheduling")),
+        blocks: comparisons
+            .into_iter()
+            .flat_map(|c| [Block::Findings(c.findings), Block::Table(c.table)])
+            .collect(),
+    })
+}
+
+fn warnings_section(c: &Contents<'_>) -> Section {
+    let body = if c.warnings.is_empty() {
+        Block::Note("None.".to_owned())
+    } else {
+        Block::Warnings(warnings::group(c.warnings, c.summary))
+    };
+    Section {
+        heading: heading("Warnings", Some("warnings")),
+        blocks: vec![body],
+    }
+}
+
+impl Contents<'_> {
+    /// One input and label: its hosts, its verdict (unless it is the answer at the top), its
+    /// tables, and its charts.
+    fn section(&self, (input, label): (&str, &str), groups: &[&Group], primary: bool) -> Section {
+        let mut blocks = vec![Block::Paragraph(format!(
+            "Hosts: {}",
+            section_hosts(groups)
+        ))];
+        if !primary {
+            let name = section_name(input, label);
+            blocks.push(Block::Verdict(verdict::table(
+                &verdict::verdicts(groups),
+                &name,
+            )));
+        }
+        blocks.extend(section_tables(groups).map(Block::Table));
+        let merged: Vec<_> = self
+            .merged
+            .iter()
+            .filter(|m| m.input == input && m.label == label)
+            .collect();
+        blocks.extend(merged_table(&merged, groups[0].unit).map(Block::Table));
+        // The scatter is beside the verdict at the top for the answer's section.
+        let kinds: &[ChartKind] = if primary {
+            &[
+                ChartKind::Percentiles,
+                ChartKind::Bytes,
+                ChartKind::Distribution,
+            ]
+        } else {
+            &[
+                ChartKind::Scatter,
+                ChartKind::Percentiles,
+                ChartKind::Bytes,
+                ChartKind::Distribution,
+            ]
+        };
+        let figures = self.figures(input, label, kinds);
+        if !figures.is_empty() {
+            blocks.push(Block::Figures(figures));
+        }
+        Section {
+            heading: heading(&section_name(input, label), None),
+            blocks,
+        }
+    }
+
+    /// The charts of one input and label, of `kinds`, in that order.
+    fn figures(&self, input: &str, label: &str, kinds: &[ChartKind]) -> Vec<Figure> {
+        kinds
+            .iter()
+            .flat_map(|kind| {
+                self.charts.iter().filter(move |c| {
+                    c.input == input && c.label.as_deref() == Some(label) && c.kind == *kind
+                })
+            })
+            .map(|c| Figure {
+                file: c.file.clone(),
+                title: c.title.clone(),
+            })
+            .collect()
+    }
+}
