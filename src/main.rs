@@ -19,7 +19,6 @@ use md_shootout::gen::{self, GenOptions};
 use md_shootout::inspect;
 use md_shootout::measure::{self, shootout::DEFAULT_WINDOW, stored::StoredMode};
 use md_shootout::model::Feed;
-use md_shootout::output::Progress;
 use md_shootout::report;
 
 #[derive(Parser)]
@@ -692,14 +691,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 out_dir: out,
                 hist_url,
             };
-            let progress = std::cell::OnceCell::new();
-            let fetched = fetch::fetch(&opts, |pos, total| {
-                progress.get_or_init(|| Progress::new(total)).set(pos)
-            });
-            if let Some(p) = progress.get() {
-                p.finish();
-            }
-            let fetched = fetched?;
+            let fetched = fetch::fetch_showing_progress(&opts)?;
             let how = if fetched.already_present {
                 " (already complete)".to_string()
             } else if fetched.resumed_from > 0 {

@@ -27,7 +27,6 @@ use crate::fetch::{self, FetchOptions};
 use crate::gen::{self, GenOptions};
 use crate::measure::stored::StoredMode;
 use crate::model::Feed;
-use crate::output::Progress;
 use crate::report;
 
 use plan::Prefix;
@@ -345,14 +344,8 @@ fn fetch_day(opts: &Options, date: &str) -> Result<PathBuf, Failure> {
         out_dir: opts.data.clone(),
         hist_url: opts.hist_url.clone(),
     };
-    let progress = std::cell::OnceCell::new();
-    let fetched = fetch::fetch(&fetch_opts, |pos, total| {
-        progress.get_or_init(|| Progress::new(total)).set(pos)
-    });
-    if let Some(p) = progress.get() {
-        p.finish();
-    }
-    let fetched = fetched.map_err(|e| Failure::Failed(format!("fetching {date}: {e}")))?;
+    let fetched = fetch::fetch_showing_progress(&fetch_opts)
+        .map_err(|e| Failure::Failed(format!("fetching {date}: {e}")))?;
     println!("{} ({} bytes)", fetched.path.display(), fetched.bytes);
     Ok(fetched.path)
 }
