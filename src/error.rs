@@ -7,8 +7,6 @@
 
 use std::io;
 
-use crate::capture::TruncatedTail;
-
 /// Where in the capture stream something happened. Offsets count bytes of the capture as parsed,
 /// i.e. of the decompressed stream for a gzip'd file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -107,6 +105,85 @@ pub enum SegmentError {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// Turns an `io::Error` back into ours if it carries one (the gunzip thread's errors travel
+    /// through `Read`), otherwise wraps it.
+    pub fn from_io(e: io::Error) -> Error {
+        match e.downcast::<Error>() {
+            Ok(ours) => ours,
+            Err(e) => Error::Io(e),
+        }
+    }
+}
+
+/// What a capture cut short at its end lost: the record the stream ended inside, as tcpdump and
+/// Wireshark report it when a capture was stopped or a download cut off. Every record before it is
+/// whole. Offsets count capture bytes (decompressed ones for a gzip'd file).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct TruncatedTail {
+    /// 1-based number the cut record would have had (`packet - 1` packets are whole before it).
+    pub packet: u64,
+    /// Stream offset where the cut record starts: where the whole packets end.
+    pub offset: u64,
+    /// Bytes of it in the stream (dropped); 0 when a gzip stream ended between two records.
+    pub present: u64,
+    /// Bytes it needs: the whole record, or only its header when the header itself is cut.
+    pub needed: u64,
+    /// What was being read: `pcap record`, `pcapng enhanced packet block`, ...
+    pub what: &'static str,
+    /// Compressed bytes read when the gzip stream itself ended early (no gzip end: deflate cut
+    /// short or the trailer missing); `None` when the compressed stream was whole.
+    pub gzip_compressed_bytes: Option<u64>,
+}
+
+impl TruncatedTail {
+    /// Packets before the cut: all whole.
+    pub fn whole_packets(&self) -> u64 {
+        self.packet.saturating_sub(1)
+    }
+
+    /// Whether the cut record would have been a packet (not a section or interface block).
+    fn is_packet(&self) -> bool {
+        !matches!(
+            self.what,
+            "pcapng section header block" | "pcapng interface description block" | "pcapng block"
+        )
+    }
+}
+
+impl std::fmt::Display for TruncatedTail {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.gzip_compressed_bytes {
+            Some(n) => write!(
+                f,
+                "gzip stream ends early after {n} compressed bytes (truncated download?), so the \
+                 capture is cut short"
+            )?,
+            None => write!(f, "capture cut short")?,
+        }
+        if self.present == 0 {
+            return write!(
+                f,
+                " at byte {}, after packet {}",
+                self.offset,
+                self.whole_packets()
+            );
+        }
+        let (at, present, needed) = (self.offset, self.present, self.needed);
+        let there = format!("at byte {at}: {present} of its {needed} bytes are there");
+        if self.is_packet() {
+            let (packet, what) = (self.packet, self.what);
+            write!(f, ": it ends inside packet {packet} ({what} {there})")
+        } else {
+            let (after, what) = (self.whole_packets(), self.what);
+            write!(
+                f,
+                ": it ends after packet {after}, inside a {what} ({there})"
+            )
+        }
+    }
+}
 
 /// An [`Error`] together with the file it happened in: what the command line prints.
 #[derive(Debug, thiserror::Error)]

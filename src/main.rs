@@ -1,4 +1,4 @@
-//! The `shootout` command line. Everything it does lives in the library.
+//! The `shootout` command line: its options, and a call into the library per command.
 
 // The doc comments below are clap's `--help` text, read in a terminal: `<ts>` there is a
 // placeholder, not HTML.
@@ -17,9 +17,11 @@ use md_shootout::export::{self, RunInfo, RunReport};
 use md_shootout::fetch::{self, FetchOptions};
 use md_shootout::gen::{self, GenOptions};
 use md_shootout::inspect;
-use md_shootout::measure::{self, shootout::DEFAULT_WINDOW, stored::StoredMode};
+use md_shootout::measure::{
+    self,
+    args::{positive, RunArgs, SharedArgs, UnitArg},
+};
 use md_shootout::model::Feed;
-use md_shootout::output::Progress;
 use md_shootout::report;
 
 #[derive(Parser)]
@@ -38,157 +40,137 @@ enum Command {
     /// Stream a capture (pcap or pcapng, gzip'd or not) and report what is in it, and its shape
     /// (messages per packet, type mix, trading per symbol, heartbeats, message sizes, send-time
     /// gaps: the profile `gen --like` reproduces).
-    Inspect {
-        file: PathBuf,
-        /// Print one JSON object instead of text.
-        #[arg(long)]
-        json: bool,
-        /// Count and skip malformed frames and segments instead of stopping at the first, and
-        /// read the whole packets of a capture cut short at its end (with a warning).
-        #[arg(long)]
-        lenient: bool,
-    },
+    Inspect(InspectArgs),
     /// Feed every packet of FILE to every format; time each packet's serialize and deserialize.
-    Run {
-        file: PathBuf,
-        /// Comma-separated format names (default: all).
-        #[arg(long, value_delimiter = ',')]
-        formats: Option<Vec<String>>,
-        /// Append one row per format to this CSV (header written once).
-        #[arg(long)]
-        csv: Option<PathBuf>,
-        /// Write the per-symbol aggregation all formats agreed on.
-        #[arg(long)]
-        summary: Option<PathBuf>,
-        /// Write each format's latency distribution per side as .hgrm files here.
-        #[arg(long)]
-        hist_dir: Option<PathBuf>,
-        /// Decode every packet back into the model and compare it field by field with the source.
-        #[arg(long)]
-        verify: bool,
-        /// Free text stored in the CSV `label` column (e.g. the CPU pinning used).
-        #[arg(long, default_value = "")]
-        label: String,
-        /// Packets run through every format before times are recorded.
-        #[arg(long, default_value_t = 0)]
-        warmup: u64,
-        /// Packets per window.
-        #[arg(long, default_value_t = DEFAULT_WINDOW)]
-        window: usize,
-        /// Count and skip malformed frames and segments instead of stopping at the first, and
-        /// read the whole packets of a capture cut short at its end (with a warning).
-        #[arg(long)]
-        lenient: bool,
-        /// Which windows are compressed (zstd -3, zlib -6) for the size as stored: `sample` (the
-        /// first 16, then one in 16; the rest estimated from them), `all` (exact, the slowest
-        /// part of a long run), or `none` (the CSV's size columns stay empty).
-        #[arg(long, value_enum, default_value_t = StoredArg::Sample)]
-        stored_size: StoredArg,
-        /// The same as --stored-size none (kept for scripts written before it).
-        #[arg(long, conflicts_with = "stored_size")]
-        no_stored_size: bool,
-        /// What one timed unit is: an IEX-TP packet, or one IEX message (a packet of one
-        /// message, heartbeats skipped). --warmup and --window count units.
-        #[arg(long, value_enum, default_value_t = UnitArg::Packet)]
-        unit: UnitArg,
-        /// How windows are timed: `alternate` (one window per packet, the next whole, in turn;
-        /// the first after the warm-up both ways) or `both` (every window both ways: twice the
-        /// samples and twice the timed work). Every window is checked by every format either way.
-        #[arg(long, value_enum, default_value_t = TimingArg::Alternate)]
-        timing: TimingArg,
-        /// Seed of the order the formats take their turns in each window (a balanced design: every
-        /// format follows every other equally often); the CSV's order_seed. Default: a fresh one.
-        #[arg(long, value_name = "SEED")]
-        order_seed: Option<u64>,
-        /// Split the formats across N worker processes, each pinned to a CPU of its own and
-        /// streaming the input itself; one merged result. At most the CPUs this process may use.
-        #[arg(long, value_name = "N", default_value_t = 1, value_parser = positive_usize)]
-        jobs: usize,
-        /// Internal: run as a `--jobs` worker pinned to this CPU (JSON results on stdout).
-        #[arg(long, hide = true, conflicts_with = "jobs")]
-        worker_cpu: Option<usize>,
-    },
+    Run(RunCommand),
     /// Summarize results CSVs (any number, any days or machines) into tables, charts and warnings.
-    Report {
-        /// Results CSVs written by `run --csv` (e.g. results/<ts>/runs.csv).
-        #[arg(required = true)]
-        csvs: Vec<PathBuf>,
-        /// Folder for summary.csv, summary.md, the SVG charts and index.html (created if missing).
-        #[arg(long)]
-        out: PathBuf,
-        /// Folders holding <input file name>/<run>/<format>.<ser|de>.hgrm (repeatable; default:
-        /// hist/ next to each CSV).
-        #[arg(long)]
-        hist_dir: Vec<PathBuf>,
-        /// Also write the summary as Bencher Metric Format JSON (one benchmark per
-        /// input/label/format; value, lower_value and upper_value across runs).
-        #[arg(long, value_name = "FILE")]
-        bmf: Option<PathBuf>,
-        /// Results CSV(s) to compare against (repeatable): each format's ratio to the baseline
-        /// with both sides' spreads, "no change" where they overlap, and a Mann–Whitney p.
-        #[arg(long, value_name = "OLD.csv")]
-        baseline: Vec<PathBuf>,
-        #[command(flatten)]
-        gate: GateArgs,
-    },
-    /// Write a deterministic synthetic IEX day (gzip'd when FILE ends in .gz), or with --like a
-    /// capture of a real one's shape at any size.
-    Gen {
-        /// Output file; written to a temporary name and renamed when complete.
-        #[arg(long)]
-        out: PathBuf,
-        #[arg(long, value_enum, default_value_t = FeedArg::Deep)]
-        feed: FeedArg,
-        #[arg(long, value_enum, default_value_t = CaptureKind::Pcapng)]
-        capture: CaptureKind,
-        /// IEX-TP segments to write (2.37 messages each on average; see --day for a 2026-size
-        /// day) [default: 100000, or with --like the capture's own packet count].
-        #[arg(long)]
-        packets: Option<u64>,
-        /// A day the size of a 2026 IEX day: 190,000,000 packets (about 450M messages, 37 GB)
-        /// for DEEP, 211,000,000 (about 500M messages, 42 GB) for DEEP+; no preset for TOPS.
-        /// With --like, the same messages at the capture's messages per packet.
-        #[arg(long, conflicts_with = "packets")]
-        day: bool,
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Distinct symbols traded.
-        #[arg(long, default_value_t = 500)]
-        symbols: usize,
-        /// Reproduce the shape of this capture (its feed, messages per packet, type mix, trading
-        /// per symbol, symbol count, heartbeats and send-time gaps, as `inspect` profiles them)
-        /// instead of the built-in day; the feed and symbols are the capture's.
-        #[arg(long, value_name = "FILE", conflicts_with_all = ["feed", "symbols"])]
-        like: Option<PathBuf>,
-        /// With --like: read a capture with damaged frames or cut short at its end as `inspect
-        /// --lenient` does.
-        #[arg(long, requires = "like")]
-        lenient: bool,
-        /// Print what was written as one JSON object.
-        #[arg(long)]
-        json: bool,
-    },
+    Report(ReportArgs),
+    /// Write a deterministic synthetic IEX day (gzip'd when FILE ends in .gz).
+    Gen(GenArgs),
     /// The whole shootout: every input, several runs, under each scheduling prefix, into one
     /// results folder, then the report.
     #[command(
         long_about = BENCH_ABOUT,
         after_help = BENCH_AFTER,
-        override_usage = "shootout bench [OPTIONS] [INPUT]...\n       shootout bench --resume DIR [OPTIONS]"
+        override_usage = "shootout bench [OPTIONS] [INPUT]...\n       shootout bench --resume DIR [OPTIONS]",
+        // Where bench's runs differ from `run`'s defaults, and why.
+        mut_arg("timing", |a| a.default_value("both").help(BENCH_TIMING)),
+        mut_arg("warmup", |a| a.default_value("1000")),
+        mut_arg("lenient", |a| a.help(BENCH_LENIENT)),
+        mut_arg("jobs", |a| a.help(BENCH_JOBS)),
     )]
     Bench(BenchArgs),
     /// Download one day of IEX HIST data (resumes a partial download; checks the size).
-    Fetch {
-        /// The trading day: YYYYMMDD or YYYY-MM-DD.
-        date: String,
-        #[arg(long, value_enum, default_value_t = FeedArg::Deep)]
-        feed: FeedArg,
-        /// Directory to write into (the file keeps its published name).
-        #[arg(long, default_value = "data")]
-        out: PathBuf,
-        /// The HIST index (JSON keyed by date).
-        #[arg(long, default_value = fetch::DEFAULT_HIST_URL)]
-        hist_url: String,
-    },
+    Fetch(FetchArgs),
+}
+
+#[derive(Args)]
+struct InspectArgs {
+    file: PathBuf,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Count and skip malformed frames and segments instead of stopping at the first, and
+    /// read the whole packets of a capture cut short at its end (with a warning).
+    #[arg(long)]
+    lenient: bool,
+}
+
+#[derive(Args)]
+struct RunCommand {
+    file: PathBuf,
+    /// Append one row per format to this CSV (header written once).
+    #[arg(long)]
+    csv: Option<PathBuf>,
+    /// Write the per-symbol aggregation all formats agreed on.
+    #[arg(long)]
+    summary: Option<PathBuf>,
+    /// Write each format's latency distribution per side as .hgrm files here.
+    #[arg(long)]
+    hist_dir: Option<PathBuf>,
+    /// Free text stored in the CSV `label` column (e.g. the CPU pinning used).
+    #[arg(long, default_value = "")]
+    label: String,
+    #[command(flatten)]
+    measure: RunArgs,
+    /// Internal: run as a `--jobs` worker pinned to this CPU (JSON results on stdout).
+    #[arg(long, hide = true, conflicts_with = "jobs")]
+    worker_cpu: Option<usize>,
+}
+
+#[derive(Args)]
+struct ReportArgs {
+    /// Results CSVs written by `run --csv` (e.g. results/<ts>/runs.csv).
+    #[arg(required = true)]
+    csvs: Vec<PathBuf>,
+    /// Folder for summary.csv, summary.md, the SVG charts and index.html (created if missing).
+    #[arg(long)]
+    out: PathBuf,
+    /// Folders holding <input file name>/<run>/<format>.<ser|de>.hgrm (repeatable; default:
+    /// hist/ next to each CSV).
+    #[arg(long)]
+    hist_dir: Vec<PathBuf>,
+    /// Also write the summary as Bencher Metric Format JSON (one benchmark per
+    /// input/label/format; value, lower_value and upper_value across runs).
+    #[arg(long, value_name = "FILE")]
+    bmf: Option<PathBuf>,
+    /// Results CSV(s) to compare against (repeatable): each format's ratio to the baseline
+    /// with both sides' spreads, "no change" where they overlap, and a Mann–Whitney p.
+    #[arg(long, value_name = "OLD.csv")]
+    baseline: Vec<PathBuf>,
+    #[command(flatten)]
+    gate: GateArgs,
+}
+
+#[derive(Args)]
+struct GenArgs {
+    /// Output file; written to a temporary name and renamed when complete.
+    #[arg(long)]
+    out: PathBuf,
+    #[arg(long, value_enum, default_value_t = FeedArg::Deep)]
+    feed: FeedArg,
+    #[arg(long, value_enum, default_value_t = CaptureKind::Pcapng)]
+    capture: CaptureKind,
+    /// IEX-TP segments to write (2.37 messages each on average; see --day for a 2026-size
+    /// day) [default: 100000, or with --like the capture's own packet count].
+    #[arg(long)]
+    packets: Option<u64>,
+    /// A day the size of a 2026 IEX day: 190,000,000 packets (about 450M messages, 37 GB)
+    /// for DEEP, 211,000,000 (about 500M messages, 42 GB) for DEEP+; no preset for TOPS.
+    /// With --like, the same messages at the capture's messages per packet.
+    #[arg(long, conflicts_with = "packets")]
+    day: bool,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Distinct symbols traded.
+    #[arg(long, default_value_t = 500)]
+    symbols: usize,
+    /// Reproduce the shape of this capture (its feed, messages per packet, type mix, trading
+    /// per symbol, symbol count, heartbeats and send-time gaps, as `inspect` profiles them)
+    /// instead of the built-in day; the feed and symbols are the capture's.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["feed", "symbols"])]
+    like: Option<PathBuf>,
+    /// With --like: read a capture with damaged frames or cut short at its end as `inspect
+    /// --lenient` does.
+    #[arg(long, requires = "like")]
+    lenient: bool,
+    /// Print what was written as one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct FetchArgs {
+    /// The trading day: YYYYMMDD or YYYY-MM-DD.
+    date: String,
+    #[arg(long, value_enum, default_value_t = FeedArg::Deep)]
+    feed: FeedArg,
+    /// Directory to write into (the file keeps its published name).
+    #[arg(long, default_value = "data")]
+    out: PathBuf,
+    /// The HIST index (JSON keyed by date).
+    #[arg(long, default_value = fetch::DEFAULT_HIST_URL)]
+    hist_url: String,
 }
 
 const BENCH_ABOUT: &str = "\
@@ -209,6 +191,18 @@ missing run once. Options that make no sense are refused with one line and exit 
 ./run_shootout.sh sets up the code generators, builds, runs this from the repository root
 (relative paths are relative to it) and passes every argument on.";
 
+/// `bench --timing`: the same option as `run`'s, with its own default.
+const BENCH_TIMING: &str = "How windows are timed (see `shootout run --help`). Default `both`, \
+unlike `run`: twice the samples, so that the bundled samples' p99.9 rests on enough of them to be \
+ranked";
+
+const BENCH_LENIENT: &str = "Runs read every input with --lenient (see `shootout run --help`): a \
+capture cut short at its end is measured on its whole packets. Without INPUT, the bundled \
+DEEP10.pcap.gz is read so anyway (it is cut short as IEX published it)";
+
+const BENCH_JOBS: &str = "Worker processes per run, each pinned to its own CPU (see `shootout run \
+--help`); the default prefixes are then normal and nice (no taskset), labelled \"(N jobs)\"";
+
 #[derive(Args)]
 struct BenchArgs {
     /// Capture files (pcap/pcapng, gzip'd or not), globs ('data/*.pcap.gz') or directories (their
@@ -217,7 +211,7 @@ struct BenchArgs {
     #[arg(value_name = "INPUT")]
     inputs: Vec<PathBuf>,
     /// Runs per input and prefix [default: 3; 1 with --quick].
-    #[arg(long, value_name = "N", value_parser = positive, allow_hyphen_values = true)]
+    #[arg(long, value_name = "N", value_parser = positive::<u32>, allow_hyphen_values = true)]
     runs: Option<u32>,
     /// Run `CMD shootout run ...` and store L in the CSV `label` column; repeatable. Default:
     /// normal= (none), taskset=taskset -c 1, nice=taskset -c 1 nice -n -19 (each only where it
@@ -227,39 +221,12 @@ struct BenchArgs {
     /// Same as --prefix T= (no command); repeatable, in order with --prefix.
     #[arg(long, value_name = "T")]
     label: Vec<String>,
-    /// Comma-separated formats (default: all; see `shootout run --help`).
-    #[arg(long, value_name = "LIST", value_delimiter = ',')]
-    formats: Option<Vec<String>>,
-    /// Also decode every packet back and compare it field by field with the source.
-    #[arg(long)]
-    verify: bool,
-    /// Runs read every input with --lenient (see `shootout run --help`): a capture cut short at
-    /// its end is measured on its whole packets. Without INPUT, the bundled DEEP10.pcap.gz is
-    /// read so anyway (it is cut short as IEX published it).
-    #[arg(long)]
-    lenient: bool,
-    /// Which windows are compressed for the size as stored: sample, all or none (see `shootout
-    /// run --help`).
-    #[arg(long, value_enum, default_value_t = StoredArg::Sample)]
-    stored_size: StoredArg,
-    /// The same as --stored-size none.
-    #[arg(long, conflicts_with = "stored_size")]
-    no_stored_size: bool,
+    #[command(flatten)]
+    run: SharedArgs,
     /// What one timed unit is (see `shootout run --help`); `packet,message` runs the matrix
     /// for both.
     #[arg(long, value_enum, value_delimiter = ',', default_value = "packet")]
     unit: Vec<UnitArg>,
-    /// How windows are timed (see `shootout run --help`). Default `both`, unlike `run`: twice the
-    /// samples, so that the bundled samples' p99.9 rests on enough of them to be ranked.
-    #[arg(long, value_enum, default_value_t = TimingArg::Both)]
-    timing: TimingArg,
-    /// Worker processes per run, each pinned to its own CPU (see `shootout run --help`); the
-    /// default prefixes are then normal and nice (no taskset), labelled "(N jobs)".
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = positive_usize)]
-    jobs: usize,
-    /// Packets run through every format before times are recorded.
-    #[arg(long, value_name = "N", default_value_t = 1000)]
-    warmup: u64,
     /// A small generated input (20000 packets) instead of INPUT; 1 run unless --runs.
     #[arg(long)]
     quick: bool,
@@ -330,17 +297,6 @@ fn percent(text: &str) -> Result<f64, String> {
     }
 }
 
-fn positive_usize(text: &str) -> Result<usize, String> {
-    positive(text).map(|n| n as usize)
-}
-
-fn positive(text: &str) -> Result<u32, String> {
-    match text.parse::<u32>() {
-        Ok(n) if n > 0 => Ok(n),
-        _ => Err("needs a positive number".into()),
-    }
-}
-
 impl BenchArgs {
     /// The options, with --prefix and --label in the order given (`matches` holds their
     /// positions) and the arguments as given.
@@ -357,14 +313,8 @@ impl BenchArgs {
             inputs: self.inputs,
             runs: self.runs,
             prefixes: prefixes.into_iter().map(|(_, p)| p).collect(),
-            formats: self.formats,
-            verify: self.verify,
-            lenient: self.lenient,
-            stored: stored_mode(self.stored_size, self.no_stored_size),
-            warmup: self.warmup,
+            run: self.run,
             units: self.unit.into_iter().map(Into::into).collect(),
-            timing: self.timing.into(),
-            jobs: self.jobs,
             quick: self.quick,
             date: self.date,
             feed: self.feed.into(),
@@ -376,52 +326,6 @@ impl BenchArgs {
             baseline: self.baseline,
             args,
         }
-    }
-}
-
-#[derive(Clone, Copy, clap::ValueEnum)]
-enum UnitArg {
-    Packet,
-    Message,
-}
-
-impl From<UnitArg> for measure::Unit {
-    fn from(unit: UnitArg) -> measure::Unit {
-        match unit {
-            UnitArg::Packet => measure::Unit::Packet,
-            UnitArg::Message => measure::Unit::Message,
-        }
-    }
-}
-
-#[derive(Clone, Copy, clap::ValueEnum)]
-enum TimingArg {
-    Alternate,
-    Both,
-}
-
-impl From<TimingArg> for measure::Timing {
-    fn from(timing: TimingArg) -> measure::Timing {
-        match timing {
-            TimingArg::Alternate => measure::Timing::Alternate,
-            TimingArg::Both => measure::Timing::Both,
-        }
-    }
-}
-
-#[derive(Clone, Copy, clap::ValueEnum)]
-enum StoredArg {
-    Sample,
-    All,
-    None,
-}
-
-/// `--stored-size`, or none when the older `--no-stored-size` was given.
-fn stored_mode(arg: StoredArg, no_stored_size: bool) -> StoredMode {
-    match (no_stored_size, arg) {
-        (true, _) | (false, StoredArg::None) => StoredMode::None,
-        (false, StoredArg::Sample) => StoredMode::Sample,
-        (false, StoredArg::All) => StoredMode::All,
     }
 }
 
@@ -461,7 +365,15 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => return refuse(e),
     };
-    match run(cli) {
+    let done = match cli.command {
+        Command::Inspect(args) => args.run(),
+        Command::Run(args) => args.run(),
+        Command::Report(args) => args.run(),
+        Command::Gen(args) => args.run(),
+        Command::Fetch(args) => args.run(),
+        Command::Bench(_) => unreachable!("main runs bench itself"),
+    };
+    match done {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.is::<report::baseline::Regressed>() => {
             eprintln!("error: {e}");
@@ -534,208 +446,162 @@ fn parse_bench(args: &[OsString]) -> Result<bench::Options, ExitCode> {
     Ok(opts)
 }
 
-fn run(cli: Cli) -> anyhow::Result<()> {
-    match cli.command {
-        Command::Inspect {
-            file,
-            json,
-            lenient,
-        } => {
-            let report = inspect::inspect(&file, lenient)?;
-            let text = if json {
-                serde_json::to_string_pretty(&report)?
-            } else {
-                report.to_text()
-            };
-            print(&text)
-        }
-        Command::Run {
-            file,
-            formats,
-            csv,
-            summary,
-            hist_dir,
-            verify,
-            label,
-            warmup,
-            window,
-            lenient,
-            stored_size,
-            no_stored_size,
-            unit,
-            timing,
-            order_seed,
-            jobs,
-            worker_cpu,
-        } => {
-            let config = measure::Config {
-                formats,
-                verify,
-                warmup,
-                window,
-                stored: stored_mode(stored_size, no_stored_size),
-                unit: unit.into(),
-                timing: timing.into(),
-                order_seed: order_seed.unwrap_or_else(|| fastrand::u64(..)),
-            };
-            // Settings that would measure nothing are refused before the file is opened.
-            config.check()?;
-            if let Some(cpu) = worker_cpu {
-                return measure::jobs::work(&file, &config, lenient, cpu);
-            }
-            let info = RunInfo::collect(&file, &label);
-            let outcome = if jobs > 1 {
-                measure::jobs::run(&file, &config, lenient, jobs)?
-            } else {
-                measure::run_file(&file, &config, lenient)?
-            };
-            let report = RunReport {
-                outcome: &outcome,
-                info: &info,
-            };
-            if let Some(path) = &csv {
-                export::csv::append(path, &report)
-                    .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-            }
-            if let Some(path) = &summary {
-                export::aggregation::write(path, &report)
-                    .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-            }
-            if let Some(dir) = &hist_dir {
-                export::hgrm::write_all(dir, &report)
-                    .map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
-            }
-            print(export::table::render(&report).trim_end())
-        }
-        Command::Report {
-            csvs,
-            out,
-            hist_dir,
-            bmf,
-            baseline,
-            gate,
-        } => {
-            let summary = report::summarize(&report::load(&csvs)?);
-            let against = if baseline.is_empty() {
-                None
-            } else {
-                let old = report::summarize(&report::load(&baseline)?);
-                Some(report::baseline::compare(&summary, &old))
-            };
-            let files = report::write_report_with(&summary, &hist_dir, &out, against.as_ref())?;
-            if let Some(path) = &bmf {
-                report::bmf::write(&summary, path)?;
-            }
-            // One line per kind of warning; each single warning is in summary.md and index.html.
-            for g in report::warnings::group(&files.warnings, &summary) {
-                eprintln!("warning: {}", g.summary);
-            }
-            if let Some(c) = &against {
-                print(report::baseline::text(c).trim_end())?;
-            }
-            print(&format!(
-                "wrote {} files to {}; open {}",
-                files.files.len(),
-                out.display(),
-                files.index.display()
-            ))?;
-            // `requires = "baseline"`: a gate always has a comparison.
-            if let (Some(c), Some(gate)) = (&against, gate.gate()) {
-                let (lines, failed) = report::baseline::check(c, gate);
-                print(lines.trim_end())?;
-                if let Some(failed) = failed {
-                    return Err(failed.into());
-                }
-            }
-            Ok(())
-        }
-        Command::Gen {
-            out,
-            feed,
-            capture,
-            packets,
-            day,
-            seed,
-            symbols,
-            like,
-            lenient,
-            json,
-        } => {
-            let shape = match &like {
-                Some(path) => Some(like_shape(path, lenient)?),
-                None => None,
-            };
-            let feed = shape.as_ref().map_or(Feed::from(feed), |s| s.feed);
-            let packets = match (&shape, day) {
-                (Some(shape), true) => shape.day_packets().map_err(|e| anyhow::anyhow!("{e}"))?,
-                (None, true) => gen::day::day_packets(feed).ok_or_else(|| {
-                    anyhow::anyhow!("--day has no preset for {feed}: use --packets N")
-                })?,
-                (Some(shape), false) => packets.unwrap_or(shape.packets),
-                (None, false) => packets.unwrap_or(100_000),
-            };
-            let opts = GenOptions {
-                feed,
-                capture,
-                packets,
-                seed,
-                symbols,
-            };
-            let report = gen::generate_file_like(&opts, shape.as_ref(), &out)
-                .map_err(|e| anyhow::anyhow!("{}: {e}", out.display()))?;
-            let text = if json {
-                serde_json::to_string_pretty(&report)?
-            } else {
-                let like = like.map_or_else(String::new, |p| format!(" like {}", p.display()));
-                format!(
-                    "wrote {}: {} packets ({} heartbeats), {} messages, {} symbols, {} bytes of \
-                     {}{like}",
-                    out.display(),
-                    report.packets,
-                    report.heartbeats,
-                    report.messages,
-                    report.symbols,
-                    report.bytes,
-                    report.feed
-                )
-            };
-            print(&text)
-        }
-        Command::Bench(_) => unreachable!("main runs bench itself"),
-        Command::Fetch {
-            date,
-            feed,
-            out,
-            hist_url,
-        } => {
-            let opts = FetchOptions {
-                date: fetch::parse_date(&date)?,
-                feed: feed.into(),
-                out_dir: out,
-                hist_url,
-            };
-            let progress = std::cell::OnceCell::new();
-            let fetched = fetch::fetch(&opts, |pos, total| {
-                progress.get_or_init(|| Progress::new(total)).set(pos)
-            });
-            if let Some(p) = progress.get() {
-                p.finish();
-            }
-            let fetched = fetched?;
-            let how = if fetched.already_present {
-                " (already complete)".to_string()
-            } else if fetched.resumed_from > 0 {
-                format!(" (resumed from byte {})", fetched.resumed_from)
-            } else {
-                String::new()
-            };
-            print(&format!(
-                "{} ({} bytes){how}",
-                fetched.path.display(),
-                fetched.bytes
-            ))
-        }
+impl InspectArgs {
+    fn run(self) -> anyhow::Result<()> {
+        let report = inspect::inspect(&self.file, self.lenient)?;
+        let text = if self.json {
+            serde_json::to_string_pretty(&report)?
+        } else {
+            report.to_text()
+        };
+        print(&text)
     }
+}
+
+impl RunCommand {
+    fn run(self) -> anyhow::Result<()> {
+        let (file, lenient) = (&self.file, self.measure.shared.lenient);
+        let config = self.measure.config();
+        // Settings that would measure nothing are refused before the file is opened.
+        config.check()?;
+        if let Some(cpu) = self.worker_cpu {
+            return measure::jobs::work(file, &config, lenient, cpu);
+        }
+        let info = RunInfo::collect(file, &self.label);
+        let outcome = match self.measure.shared.jobs {
+            1 => measure::run_file(file, &config, lenient)?,
+            jobs => measure::jobs::run(file, &config, lenient, jobs)?,
+        };
+        let report = RunReport {
+            outcome: &outcome,
+            info: &info,
+        };
+        if let Some(path) = &self.csv {
+            export::csv::append(path, &report).map_err(at(path))?;
+        }
+        if let Some(path) = &self.summary {
+            export::aggregation::write(path, &report).map_err(at(path))?;
+        }
+        if let Some(dir) = &self.hist_dir {
+            export::hgrm::write_all(dir, &report).map_err(at(dir))?;
+        }
+        print(export::table::render(&report).trim_end())
+    }
+}
+
+impl ReportArgs {
+    fn run(self) -> anyhow::Result<()> {
+        let summary = report::summarize(&report::load(&self.csvs)?);
+        let against = if self.baseline.is_empty() {
+            None
+        } else {
+            let old = report::summarize(&report::load(&self.baseline)?);
+            Some(report::baseline::compare(&summary, &old))
+        };
+        let files =
+            report::write_report_with(&summary, &self.hist_dir, &self.out, against.as_ref())?;
+        if let Some(path) = &self.bmf {
+            report::bmf::write(&summary, path)?;
+        }
+        // One line per kind of warning; each single warning is in summary.md and index.html.
+        for g in report::warnings::group(&files.warnings, &summary) {
+            eprintln!("warning: {}", g.summary);
+        }
+        if let Some(c) = &against {
+            print(report::baseline::text(c).trim_end())?;
+        }
+        print(&format!(
+            "wrote {} files to {}; open {}",
+            files.files.len(),
+            self.out.display(),
+            files.index.display()
+        ))?;
+        // `requires = "baseline"`: a gate always has a comparison.
+        if let (Some(c), Some(gate)) = (&against, self.gate.gate()) {
+            let (lines, failed) = report::baseline::check(c, gate);
+            print(lines.trim_end())?;
+            if let Some(failed) = failed {
+                return Err(failed.into());
+            }
+        }
+        Ok(())
+    }
+}
+
+impl GenArgs {
+    fn run(self) -> anyhow::Result<()> {
+        let shape = match &self.like {
+            Some(path) => Some(like_shape(path, self.lenient)?),
+            None => None,
+        };
+        let feed = shape.as_ref().map_or(Feed::from(self.feed), |s| s.feed);
+        let packets = match (&shape, self.day) {
+            (Some(shape), true) => shape.day_packets().map_err(|e| anyhow::anyhow!("{e}"))?,
+            (None, true) => gen::day::day_packets(feed)
+                .ok_or_else(|| anyhow::anyhow!("--day has no preset for {feed}: use --packets N"))?,
+            (Some(shape), false) => self.packets.unwrap_or(shape.packets),
+            (None, false) => self.packets.unwrap_or(100_000),
+        };
+        let opts = GenOptions {
+            feed,
+            capture: self.capture,
+            packets,
+            seed: self.seed,
+            symbols: self.symbols,
+        };
+        let out = &self.out;
+        let report = gen::generate_file_like(&opts, shape.as_ref(), out)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", out.display()))?;
+        let text = if self.json {
+            serde_json::to_string_pretty(&report)?
+        } else {
+            let like = self
+                .like
+                .as_ref()
+                .map_or_else(String::new, |p| format!(" like {}", p.display()));
+            format!(
+                "wrote {}: {} packets ({} heartbeats), {} messages, {} symbols, {} bytes of \
+                 {}{like}",
+                out.display(),
+                report.packets,
+                report.heartbeats,
+                report.messages,
+                report.symbols,
+                report.bytes,
+                report.feed
+            )
+        };
+        print(&text)
+    }
+}
+
+impl FetchArgs {
+    fn run(self) -> anyhow::Result<()> {
+        let opts = FetchOptions {
+            date: fetch::parse_date(&self.date)?,
+            feed: self.feed.into(),
+            out_dir: self.out,
+            hist_url: self.hist_url,
+        };
+        let fetched = fetch::fetch_showing_progress(&opts)?;
+        let how = if fetched.already_present {
+            " (already complete)".to_string()
+        } else if fetched.resumed_from > 0 {
+            format!(" (resumed from byte {})", fetched.resumed_from)
+        } else {
+            String::new()
+        };
+        print(&format!(
+            "{} ({} bytes){how}",
+            fetched.path.display(),
+            fetched.bytes
+        ))
+    }
+}
+
+/// An output's error, prefixed with its path.
+fn at(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> anyhow::Error + '_ {
+    move |e| anyhow::anyhow!("{}: {e}", path.display())
 }
 
 /// The shape of the capture at `path` for `gen --like`: one `inspect` pass.

@@ -99,15 +99,6 @@ fn open_error(e: io::Error) -> Error {
     }
 }
 
-/// Turns an `io::Error` back into our error if it carries one (the gunzip thread's errors travel
-/// through `Read`), otherwise wraps it.
-pub(crate) fn from_io(e: io::Error) -> Error {
-    match e.downcast::<Error>() {
-        Ok(ours) => ours,
-        Err(e) => Error::Io(e),
-    }
-}
-
 /// Counts the compressed bytes consumed, so a corrupt stream can say roughly where it broke.
 struct Counting<R> {
     inner: R,
@@ -278,7 +269,7 @@ mod tests {
         let err = GunzipThread::spawn(io::Cursor::new(cut.to_vec()))
             .read_to_end(&mut out)
             .unwrap_err();
-        match from_io(err) {
+        match Error::from_io(err) {
             Error::GzipTruncated { .. } => {}
             other => panic!("expected GzipTruncated, got {other:?}"),
         }
@@ -293,6 +284,6 @@ mod tests {
         let err = GunzipThread::spawn(io::Cursor::new(gz))
             .read_to_end(&mut out)
             .unwrap_err();
-        assert!(matches!(from_io(err), Error::Gzip { .. }));
+        assert!(matches!(Error::from_io(err), Error::Gzip { .. }));
     }
 }

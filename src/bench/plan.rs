@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use super::Failure;
+use super::failure::Failure;
 
 /// A scheduling prefix: `label=command`; the command (split at whitespace) is put in front of
 /// every `shootout run` of the label. An empty command runs `shootout run` as it is.

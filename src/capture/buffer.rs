@@ -2,13 +2,12 @@
 //!
 //! Records are parsed in place from the window; when a record runs past its end, the unread tail
 //! is moved to the front and the window refilled with one large `read`. The window only grows to
-//! hold a single record larger than itself, and callers cap that with [`super::MAX_RECORD`], so
+//! hold a single record larger than itself, and callers cap that with [`super::record::MAX_RECORD`], so
 //! memory is bounded whatever the file size.
 
 use std::io::Read;
 
 use crate::error::{At, Error, Result};
-use crate::source::from_io;
 
 /// Full window: large enough that a refill is one big `read` per few thousand packets.
 const WINDOW: usize = 4 << 20;
@@ -114,7 +113,7 @@ impl<R: Read> Buffer<R> {
                 Ok(0) => self.eof = true,
                 Ok(read) => self.end += read,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => match from_io(e) {
+                Err(e) => match Error::from_io(e) {
                     // What was inflated before the cut is good: end the stream there and let the
                     // record parsers say what it cut short.
                     Error::GzipTruncated {

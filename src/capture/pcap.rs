@@ -10,7 +10,7 @@ use nom::number::Endianness;
 use nom::{IResult, Parser};
 
 use super::buffer::Buffer;
-use super::{need, parsed, Span, MAX_FRAME, MAX_RECORD};
+use super::record::{need, parsed, Span, MAX_FRAME, MAX_RECORD};
 use crate::bytes::{be_u32, le_u32};
 use crate::error::{At, Error, Result};
 

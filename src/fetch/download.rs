@@ -6,11 +6,23 @@
 use std::ffi::OsStr;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use super::error::FetchError;
 use super::index::{safe_name, HistFile, HistIndex};
-use super::{FetchError, Fetched};
+
+/// What [`fetch`](super::fetch) did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fetched {
+    /// The complete file, under its published name.
+    pub path: PathBuf,
+    pub bytes: u64,
+    /// Bytes already on disk in the `.part` file that the server let us keep (0: from scratch).
+    pub resumed_from: u64,
+    /// The file was already complete; nothing was downloaded.
+    pub already_present: bool,
+}
 
 pub(super) fn agent() -> ureq::Agent {
     ureq::Agent::config_builder()

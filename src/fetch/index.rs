@@ -5,7 +5,7 @@ use serde::Deserialize;
 
 use crate::model::Feed;
 
-use super::FetchError;
+use super::error::FetchError;
 
 /// Accepts `YYYYMMDD` or `YYYY-MM-DD` and returns `YYYYMMDD`.
 pub fn parse_date(text: &str) -> Result<String, FetchError> {

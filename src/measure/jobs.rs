@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use super::affinity;
+use super::args::RunArgs;
 use super::clock::Timer;
 use super::shootout::{self, Config, Outcome, RunError, RunFileError};
 use super::window::Window;
@@ -253,31 +254,15 @@ fn spawn(
     cpu: usize,
     formats: &[&str],
 ) -> std::io::Result<Running> {
+    // The parent's options, this worker's formats, in one process (a worker runs no workers).
+    let mut args = RunArgs::of(config, lenient);
+    args.shared.formats = Some(formats.iter().map(|&f| f.to_owned()).collect());
     let mut cmd = Command::new(exe);
     cmd.arg("run")
         .arg(path)
-        .arg("--formats")
-        .arg(formats.join(","))
-        .arg("--warmup")
-        .arg(config.warmup.to_string())
-        .arg("--window")
-        .arg(config.window.to_string())
-        .arg("--stored-size")
-        .arg(config.stored.name())
-        .arg("--unit")
-        .arg(config.unit.name())
-        .arg("--timing")
-        .arg(config.timing.name())
-        .arg("--order-seed")
-        .arg(config.order_seed.to_string())
+        .args(args.to_args())
         .arg(WORKER_FLAG)
         .arg(cpu.to_string());
-    if config.verify {
-        cmd.arg("--verify");
-    }
-    if lenient {
-        cmd.arg("--lenient");
-    }
     let mut child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

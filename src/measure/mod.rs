@@ -2,6 +2,7 @@
 //! cross-checks that make the numbers trustworthy.
 
 pub mod affinity;
+pub mod args;
 pub mod clock;
 pub mod floor;
 pub mod jobs;

@@ -4,7 +4,7 @@ use nom::number::complete::{i64 as ni64, u16 as nu16, u32 as nu32};
 use nom::number::Endianness;
 use nom::{IResult, Parser};
 
-use crate::capture::parsed;
+use crate::capture::record::parsed;
 use crate::error::{At, Result};
 
 const OPT_END: u16 = 0;

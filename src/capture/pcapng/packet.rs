@@ -4,9 +4,10 @@ use nom::number::complete::u32 as nu32;
 use nom::number::Endianness;
 use nom::Parser;
 
-use super::{malformed, Interface};
+use super::interface::Interface;
+use super::layout::malformed;
 use crate::bytes::{be_u32, le_u32};
-use crate::capture::{parsed, Span};
+use crate::capture::record::{parsed, Span};
 use crate::error::{At, Result};
 
 /// Bytes before the frame data in an EPB: type, length, interface, ts high, ts low, caplen, len.

@@ -4,8 +4,8 @@ use nom::number::complete::{i64 as ni64, u16 as nu16, u32 as nu32};
 use nom::number::Endianness;
 use nom::{IResult, Parser};
 
-use super::{malformed, BYTE_ORDER_MAGIC};
-use crate::capture::parsed;
+use super::layout::{malformed, BYTE_ORDER_MAGIC};
+use crate::capture::record::parsed;
 use crate::error::{At, Result};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,0 +1,169 @@
+//! `shootout bench`'s options, and everything checked before anything runs.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use super::failure::Failure;
+use super::plan::{self, Prefix};
+use crate::fetch;
+use crate::measure::args::SharedArgs;
+use crate::measure::Unit;
+use crate::model::Feed;
+use crate::report;
+
+/// Runs per input and prefix unless `--runs` says otherwise.
+pub const DEFAULT_RUNS: u32 = 3;
+/// Packets in the `--quick` input.
+pub const QUICK_PACKETS: u64 = 20_000;
+
+/// The command line of `shootout bench`, parsed.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub inputs: Vec<PathBuf>,
+    /// `None`: [`DEFAULT_RUNS`], 1 with `--quick`.
+    pub runs: Option<u32>,
+    /// `LABEL=COMMAND` in the order given (`--label L` is `L=`); empty: the defaults.
+    pub prefixes: Vec<String>,
+    /// What every run is given (`--formats`, `--verify`, `--timing`, ...); `--lenient` is also
+    /// given to the default inputs that need it.
+    pub run: SharedArgs,
+    /// What one timed unit is, passed to runs (`--unit`): each unit is a dimension of the
+    /// matrix. Per-message runs keep their histograms and resume records under
+    /// `<label> (per message)`, the section `report` shows them in.
+    pub units: Vec<Unit>,
+    pub quick: bool,
+    pub date: Option<String>,
+    pub feed: Feed,
+    pub data: PathBuf,
+    pub hist_url: String,
+    pub out: Option<PathBuf>,
+    pub resume: Option<PathBuf>,
+    /// An earlier results folder (its `runs.csv`) or results CSV to compare with after the
+    /// runs (`--baseline`).
+    pub baseline: Option<PathBuf>,
+    /// `--fail-if-slower`: regressions against [`Options::baseline`] fail the bench (exit 3).
+    pub gate: Option<report::baseline::Gate>,
+    /// The arguments as given after `bench`, saved in a new folder for `--resume DIR` alone.
+    pub args: Vec<OsString>,
+}
+
+/// A default input: a bundled capture, and whether it is read with `--lenient`.
+pub struct DefaultInput {
+    pub path: &'static str,
+    /// Cut short at its end (as IEX published it): runs read its whole packets.
+    pub lenient: bool,
+}
+
+/// The default inputs when none is given: IEX's own DEEP sample (real; its last record is cut
+/// short, so it is read with `--lenient`) and the synthetic DEEP+ sample (IEX publishes none),
+/// so every report shows the two workloads (price levels, orders) side by side. data/README.md
+/// says what each is.
+pub const DEFAULT_INPUTS: [DefaultInput; 2] = [
+    DefaultInput {
+        path: "data/DEEP10.pcap.gz",
+        lenient: true,
+    },
+    DefaultInput {
+        path: "data/sample-deep-plus.pcapng.gz",
+        lenient: false,
+    },
+];
+
+/// Everything `bench` checks before it touches the file system.
+pub(crate) struct Checked {
+    pub inputs: Vec<PathBuf>,
+    pub runs: u32,
+    pub prefixes: Vec<Prefix>,
+    pub date: Option<String>,
+}
+
+pub(crate) fn check(opts: &Options) -> Result<Checked, Failure> {
+    let usage = |m: &str| Err(Failure::Usage(m.to_owned()));
+    if opts.runs == Some(0) {
+        return usage("--runs needs a positive number");
+    }
+    if opts.units.is_empty()
+        || (1..opts.units.len()).any(|i| opts.units[..i].contains(&opts.units[i]))
+    {
+        return usage("--unit names each of packet and message at most once, and one at least");
+    }
+    check_jobs(&opts.run)?;
+    if opts.date.is_some() && !opts.inputs.is_empty() {
+        return usage("--date fetches the input: give either --date or INPUT files, not both");
+    }
+    if opts.quick && (opts.date.is_some() || !opts.inputs.is_empty()) {
+        return usage("--quick generates its own input: give no INPUT and no --date with it");
+    }
+    check_formats(&opts.run)?;
+    if let Some(dir) = &opts.resume {
+        if !dir.is_dir() {
+            return Err(Failure::Usage(format!(
+                "--resume {}: no such folder",
+                dir.display()
+            )));
+        }
+        if opts.out.as_ref().is_some_and(|o| o != dir) {
+            return usage(
+                "--out and --resume name different folders: --resume continues in its own",
+            );
+        }
+    }
+    let date = match &opts.date {
+        Some(d) => {
+            Some(fetch::parse_date(d).map_err(|e| Failure::Usage(format!("--date {d}: {e}")))?)
+        }
+        None => None,
+    };
+    let inputs = plan::resolve_inputs(&opts.inputs)?;
+    let prefixes = if opts.prefixes.is_empty() {
+        plan::default_prefixes(opts.run.jobs, &mut |w| eprintln!("warning: {w}"))
+    } else {
+        plan::explicit_prefixes(&opts.prefixes)?
+    };
+    if prefixes.is_empty() {
+        return usage("no scheduling prefix works here");
+    }
+    let runs = opts
+        .runs
+        .unwrap_or(if opts.quick { 1 } else { DEFAULT_RUNS });
+    Ok(Checked {
+        inputs,
+        runs,
+        prefixes,
+        date,
+    })
+}
+
+/// `--jobs` against the formats and CPUs: refused here, before the first run, not by each run.
+fn check_jobs(run: &SharedArgs) -> Result<(), Failure> {
+    let cpus = crate::measure::affinity::allowed_cpus();
+    let formats = run
+        .formats
+        .as_ref()
+        .map_or(crate::formats::names().len(), Vec::len);
+    if run.jobs > 1 {
+        crate::measure::jobs::check(run.jobs, formats, &cpus)
+            .map_err(|e| Failure::Usage(e.to_string()))?;
+    }
+    Ok(())
+}
+
+/// `--formats` against the known formats: refused here, before the first run.
+fn check_formats(run: &SharedArgs) -> Result<(), Failure> {
+    let Some(formats) = &run.formats else {
+        return Ok(());
+    };
+    let known = crate::formats::names();
+    if formats.is_empty() {
+        return Err(Failure::Usage(
+            "--formats names no format: nothing would be measured".into(),
+        ));
+    }
+    if let Some(bad) = formats.iter().find(|f| !known.contains(&f.as_str())) {
+        return Err(Failure::Usage(format!(
+            "--formats: unknown format {bad:?}; known: {}",
+            known.join(",")
+        )));
+    }
+    Ok(())
+}

@@ -1,0 +1,75 @@
+//! The bench's last step: the report of its results folder, and the comparison with a baseline.
+
+use std::path::Path;
+
+use super::failure::Failure;
+use super::resume;
+use crate::report;
+
+/// `report/` from `runs.csv` and `hist/`, in this process; prints its summary, then the
+/// comparison with `baseline` and the gate's verdict, when given.
+pub(crate) fn write_report(
+    out: &Path,
+    baseline: Option<&Path>,
+    gate: Option<report::baseline::Gate>,
+) -> Result<(), Failure> {
+    let csv = resume::runs_csv(out);
+    let hist = out.join("hist");
+    let report_dir = out.join("report");
+    let fail = |e: &dyn std::fmt::Display| {
+        Failure::Failed(format!(
+            "the report failed: {e}; the results are in {} and {}/",
+            csv.display(),
+            hist.display()
+        ))
+    };
+    let runs = report::load(std::slice::from_ref(&csv)).map_err(|e| fail(&e))?;
+    let rows = std::fs::read_to_string(&csv)
+        .map(|t| t.lines().count().saturating_sub(1))
+        .unwrap_or(0);
+    let summary = report::summarize(&runs);
+    let against = match baseline {
+        Some(b) => {
+            let old = report::load(&[b.to_path_buf()]).map_err(|e| fail(&e))?;
+            Some(report::baseline::compare(
+                &summary,
+                &report::summarize(&old),
+            ))
+        }
+        None => None,
+    };
+    let files = report::write_report_with(
+        &summary,
+        std::slice::from_ref(&hist),
+        &report_dir,
+        against.as_ref(),
+    )
+    .map_err(|e| fail(&e))?;
+    for w in &files.warnings {
+        eprintln!("warning: {w}");
+    }
+    if let Ok(md) = std::fs::read_to_string(report_dir.join("summary.md")) {
+        println!("== summary across runs");
+        print!("{md}");
+        if !md.ends_with('\n') {
+            println!();
+        }
+    }
+    println!("report: {}/", report_dir.display());
+    println!(
+        "results: {} ({rows} rows), histograms in {}/",
+        csv.display(),
+        hist.display()
+    );
+    if let Some(c) = &against {
+        println!("{}", report::baseline::text(c).trim_end());
+        if let Some(gate) = gate {
+            let (lines, failed) = report::baseline::check(c, gate);
+            println!("{}", lines.trim_end());
+            if let Some(failed) = failed {
+                return Err(Failure::Regressed(failed));
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,336 @@
+//! Running the bench: the inputs, the results folder, then every step of the matrix as a
+//! `shootout run` child of this binary, recorded as it completes.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+
+use super::environment;
+use super::failure::{failed, Failure};
+use super::options::{check, Checked, Options, DEFAULT_INPUTS, QUICK_PACKETS};
+use super::plan::{self, Prefix, Step};
+use super::report::write_report;
+use super::resume::{self, Done, Record};
+use crate::fetch::{self, FetchOptions};
+use crate::gen::{self, GenOptions};
+use crate::measure::args::RunArgs;
+use crate::measure::Unit;
+use crate::model::Feed;
+use crate::report;
+
+/// Runs the bench; returns after the report is written.
+pub fn bench(opts: &Options) -> Result<(), Failure> {
+    let Checked {
+        mut inputs,
+        runs,
+        prefixes,
+        date,
+    } = check(opts)?;
+    let baseline = baseline_csv(opts)?;
+    let exe = std::env::current_exe()
+        .map_err(|e| Failure::Failed(format!("cannot find this program's own path: {e}")))?;
+    // Inputs read with --lenient: all with the option, else the default inputs that need it.
+    let mut lenient: Vec<PathBuf> = Vec::new();
+    if inputs.is_empty() && date.is_none() && !opts.quick {
+        (inputs, lenient) = default_inputs()?;
+    }
+    if let Some(date) = &date {
+        println!(
+            "== fetching {date} ({})",
+            opts.feed.to_string().to_ascii_lowercase()
+        );
+        inputs.push(fetch_day(opts, date)?);
+    }
+    let out = match (&opts.resume, &opts.out) {
+        (Some(dir), _) => dir.clone(),
+        (None, Some(out)) => out.clone(),
+        (None, None) => PathBuf::from(format!(
+            "results/{}",
+            chrono::Utc::now().format("%Y%m%dT%H%M%SZ")
+        )),
+    };
+    let mut record = prepare(opts, &out, || environment::capture(&exe, runs, &prefixes))?;
+    if opts.quick {
+        inputs = vec![quick_input(&out)?];
+    }
+    let matrix = Matrix {
+        inputs: &inputs,
+        lenient: &lenient,
+        runs,
+        prefixes: &prefixes,
+    };
+    run_matrix(opts, &exe, &out, &matrix, &mut record)?;
+    write_report(&out, baseline.as_deref(), opts.gate)
+}
+
+/// [`DEFAULT_INPUTS`], and those of them read with `--lenient`.
+fn default_inputs() -> Result<(Vec<PathBuf>, Vec<PathBuf>), Failure> {
+    let (mut inputs, mut lenient) = (Vec::new(), Vec::new());
+    for default in DEFAULT_INPUTS {
+        let path = PathBuf::from(default.path);
+        if !path.is_file() {
+            return Err(Failure::Usage(format!(
+                "{}: no such file (give INPUT files, --quick or --date)",
+                default.path
+            )));
+        }
+        if default.lenient {
+            println!(
+                "== {}: cut short at its end as published; read with --lenient (its whole packets)",
+                default.path
+            );
+            lenient.push(path.clone());
+        }
+        inputs.push(path);
+    }
+    Ok((inputs, lenient))
+}
+
+/// The results folder made ready: created, the arguments saved (a new bench),
+/// `environment.txt` written once, and what an earlier, interrupted bench completed.
+fn prepare(
+    opts: &Options,
+    out: &Path,
+    environment: impl FnOnce() -> String,
+) -> Result<Record, Failure> {
+    std::fs::create_dir_all(out.join("hist")).map_err(failed(out.display()))?;
+    if opts.resume.is_none() {
+        resume::save_args(out, &opts.args).map_err(failed(out.join(resume::ARGS).display()))?;
+    }
+    let env_path = out.join("environment.txt");
+    if !env_path.exists() {
+        let text = environment();
+        report::write_atomically(&env_path, |w| w.write_all(text.as_bytes()))
+            .map_err(failed(env_path.display()))?;
+    }
+    let (record, reconciled) =
+        resume::reconcile(out).map_err(failed(format!("{}: resuming", out.display())))?;
+    if reconciled.dropped_rows > 0 {
+        eprintln!(
+            "note: dropped {} rows of an unfinished run from {}",
+            reconciled.dropped_rows,
+            resume::runs_csv(out).display()
+        );
+    }
+    if reconciled.dropped_done > 0 {
+        eprintln!(
+            "note: {} runs in {} had no rows in runs.csv; they run again",
+            reconciled.dropped_done,
+            out.join(resume::DONE).display()
+        );
+    }
+    Ok(record)
+}
+
+/// `--quick`'s small slice: generated once, deterministically, next to the results.
+fn quick_input(out: &Path) -> Result<PathBuf, Failure> {
+    let quick = out.join("quick.pcapng");
+    if !quick.is_file() {
+        let gen_opts = GenOptions {
+            feed: Feed::Deep,
+            capture: crate::capture::CaptureKind::Pcapng,
+            packets: QUICK_PACKETS,
+            seed: 1,
+            symbols: 500,
+        };
+        gen::generate_file(&gen_opts, &quick)
+            .map_err(|e| Failure::Failed(format!("{}: {e}", quick.display())))?;
+    }
+    Ok(quick)
+}
+
+/// `--baseline DIR`: DIR/runs.csv, or the CSV given; checked before anything runs.
+fn baseline_csv(opts: &Options) -> Result<Option<PathBuf>, Failure> {
+    let Some(given) = &opts.baseline else {
+        return Ok(None);
+    };
+    let csv = if given.is_dir() {
+        resume::runs_csv(given)
+    } else {
+        given.clone()
+    };
+    if !csv.is_file() {
+        return Err(Failure::Usage(format!(
+            "{}: no such file (--baseline takes a results folder or its runs.csv)",
+            csv.display()
+        )));
+    }
+    Ok(Some(csv))
+}
+
+fn fetch_day(opts: &Options, date: &str) -> Result<PathBuf, Failure> {
+    let fetch_opts = FetchOptions {
+        date: date.to_owned(),
+        feed: opts.feed,
+        out_dir: opts.data.clone(),
+        hist_url: opts.hist_url.clone(),
+    };
+    let fetched = fetch::fetch_showing_progress(&fetch_opts)
+        .map_err(|e| Failure::Failed(format!("fetching {date}: {e}")))?;
+    println!("{} ({} bytes)", fetched.path.display(), fetched.bytes);
+    Ok(fetched.path)
+}
+
+/// What [`run_matrix`] runs: inputs × runs × prefixes.
+struct Matrix<'a> {
+    inputs: &'a [PathBuf],
+    /// The inputs read with `--lenient` without the option (default inputs cut short).
+    lenient: &'a [PathBuf],
+    runs: u32,
+    prefixes: &'a [Prefix],
+}
+
+/// Every step of the matrix for every unit, in turn; the steps `record` holds are skipped.
+fn run_matrix(
+    opts: &Options,
+    exe: &Path,
+    out: &Path,
+    matrix: &Matrix,
+    record: &mut Record,
+) -> Result<(), Failure> {
+    let steps: Vec<_> = opts
+        .units
+        .iter()
+        .flat_map(|&unit| {
+            plan::steps(matrix.inputs, matrix.runs, matrix.prefixes)
+                .into_iter()
+                .map(move |s| (unit, s))
+        })
+        .collect();
+    let total = steps.len();
+    let mut skipped = 0;
+    for (k, (unit, step)) in steps.into_iter().enumerate() {
+        // Runs of several workers are kept apart from one-process runs in the report.
+        let run_label = match opts.run.jobs {
+            1 => step.prefix.label.clone(),
+            n => format!("{} ({n} jobs)", step.prefix.label),
+        };
+        // Where this run's histograms and resume record go: per-message runs apart, under the
+        // name of the report section they land in.
+        let label = match unit {
+            Unit::Packet => run_label.clone(),
+            Unit::Message => format!("{run_label} (per message)"),
+        };
+        if record.contains(&step.name, &label, step.run) {
+            skipped += 1;
+            continue;
+        }
+        let how = if step.prefix.command.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", step.prefix.command.join(" "))
+        };
+        println!(
+            "== {}, {label}, run {} of {}{how}",
+            step.name, step.run, matrix.runs
+        );
+        let mut run = RunArgs {
+            shared: opts.run.clone(),
+            unit: unit.into(),
+            ..RunArgs::default()
+        };
+        run.shared.lenient |= matrix.lenient.iter().any(|p| p == step.input);
+        let mut cmd = step.prefix.command_for(exe);
+        cmd.arg("run")
+            .arg(step.input)
+            .args(run.to_args())
+            .arg("--label")
+            .arg(&run_label)
+            .arg("--hist-dir")
+            .arg(
+                out.join("hist")
+                    .join(&step.name)
+                    .join(&label)
+                    .join(format!("run{}", step.run)),
+            )
+            .arg("--summary")
+            .arg(out.join(format!("summary-{}.csv", step.name)))
+            .env(
+                crate::output::progress::PREFIX_ENV,
+                format!("run {} of {total}", k + 1),
+            );
+        let done = run_step(cmd, exe, out, &step, &label)?;
+        record
+            .add(out, done)
+            .map_err(failed(out.join(resume::DONE).display()))?;
+        println!();
+    }
+    if skipped > 0 {
+        println!(
+            "skipped {skipped} runs already in {}",
+            out.join(resume::DONE).display()
+        );
+    }
+    Ok(())
+}
+
+/// Runs one step's `cmd` (appending to `runs.csv`) and returns its record: the one `run_id`
+/// its rows carry.
+fn run_step(
+    mut cmd: Command,
+    exe: &Path,
+    out: &Path,
+    step: &Step,
+    label: &str,
+) -> Result<Done, Failure> {
+    let csv = resume::runs_csv(out);
+    let before = resume::len_or_zero(&csv).map_err(failed(csv.display()))?;
+    let status = cmd
+        .arg("--csv")
+        .arg(&csv)
+        .stdin(Stdio::null())
+        .status()
+        .map_err(|e| {
+            Failure::Failed(format!(
+                "cannot start `{}`: {e}",
+                step.prefix
+                    .command
+                    .first()
+                    .map(String::as_str)
+                    .unwrap_or(&exe.display().to_string())
+            ))
+        })?;
+    if !status.success() {
+        return Err(stopped(status, out, step, label));
+    }
+    let ids = resume::run_ids_after(&csv, before).map_err(failed(csv.display()))?;
+    let run_id = match ids.len() {
+        1 => ids.into_iter().next().unwrap_or_default(),
+        n => {
+            return Err(Failure::Failed(format!(
+                "{}: expected the rows of one run after {}, {label}, run {}; found {n} run_ids",
+                csv.display(),
+                step.name,
+                step.run
+            )))
+        }
+    };
+    Ok(Done {
+        input: step.name.clone(),
+        label: label.to_owned(),
+        run: format!("run{}", step.run),
+        run_id,
+    })
+}
+
+/// A run that failed or was stopped by a signal, with how to continue the bench.
+fn stopped(status: ExitStatus, out: &Path, step: &Step, label: &str) -> Failure {
+    use std::os::unix::process::ExitStatusExt;
+    let again = format!(
+        "completed runs are in {} (continue: shootout bench --resume {})",
+        out.display(),
+        out.display()
+    );
+    match status.signal() {
+        Some(signal) => Failure::Interrupted {
+            message: format!(
+                "{}, {label}, run {} stopped by signal {signal}; {again}",
+                step.name, step.run
+            ),
+            signal,
+        },
+        None => Failure::Failed(format!(
+            "{}, {label}, run {} failed ({status}); {again}",
+            step.name, step.run
+        )),
+    }
+}

@@ -1,0 +1,345 @@
+//! The options of a measured run, each defined once. `run` and `bench` flatten [`SharedArgs`]
+//! into their command lines (bench only changes a few defaults); [`RunArgs`] adds what a single
+//! run takes; [`RunArgs::to_args`] turns a run's options back into the arguments a child
+//! `shootout run` is started with (a `--jobs` worker, a bench run). A new option is a field
+//! here and the code that uses it: `to_args` reads the fields generically, and the round-trip
+//! test checks every field comes back.
+
+use std::ffi::OsString;
+use std::str::FromStr;
+
+use clap::{Args, CommandFactory, FromArgMatches, Parser};
+
+use super::shootout::{Config, Timing, DEFAULT_WINDOW};
+use super::stored::StoredMode;
+use super::window::Unit;
+
+/// The options `run` and `bench` share: what a run measures and how it reads its input.
+#[derive(Args, serde::Serialize, Debug, Clone, PartialEq)]
+pub struct SharedArgs {
+    /// Comma-separated format names (default: all).
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub formats: Option<Vec<String>>,
+    /// Decode every packet back into the model and compare it field by field with the source.
+    #[arg(long)]
+    pub verify: bool,
+    /// Count and skip malformed frames and segments instead of stopping at the first, and
+    /// read the whole packets of a capture cut short at its end (with a warning).
+    #[arg(long)]
+    pub lenient: bool,
+    /// Which windows are compressed (zstd -3, zlib -6) for the size as stored: `sample` (the
+    /// first 16, then one in 16; the rest estimated from them), `all` (exact, the slowest
+    /// part of a long run), or `none` (the CSV's size columns stay empty).
+    #[arg(long, value_enum, default_value_t = StoredArg::Sample)]
+    pub stored_size: StoredArg,
+    /// The same as --stored-size none (kept for scripts written before it).
+    #[arg(long, conflicts_with = "stored_size")]
+    pub no_stored_size: bool,
+    /// How windows are timed: `alternate` (one window per packet, the next whole, in turn;
+    /// the first after the warm-up both ways) or `both` (every window both ways: twice the
+    /// samples and twice the timed work). Every window is checked by every format either way.
+    #[arg(long, value_enum, default_value_t = TimingArg::Alternate)]
+    pub timing: TimingArg,
+    /// Split the formats across N worker processes, each pinned to a CPU of its own and
+    /// streaming the input itself; one merged result. At most the CPUs this process may use.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = positive::<usize>)]
+    pub jobs: usize,
+    /// Packets (units, see --unit) run through every format before times are recorded.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub warmup: u64,
+}
+
+impl SharedArgs {
+    /// `--stored-size`, or none when the older `--no-stored-size` was given.
+    pub fn stored(&self) -> StoredMode {
+        if self.no_stored_size {
+            StoredMode::None
+        } else {
+            self.stored_size.into()
+        }
+    }
+}
+
+/// A `shootout run`'s options for measuring: the shared ones and those only a single run takes
+/// (`bench` runs the units as a matrix, and leaves the window and the seed to each run).
+#[derive(Args, serde::Serialize, Debug, Clone, PartialEq)]
+pub struct RunArgs {
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub shared: SharedArgs,
+    /// Packets per window.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_WINDOW)]
+    pub window: usize,
+    /// What one timed unit is: an IEX-TP packet, or one IEX message (a packet of one
+    /// message, heartbeats skipped). --warmup and --window count units.
+    #[arg(long, value_enum, default_value_t = UnitArg::Packet)]
+    pub unit: UnitArg,
+    /// Seed of the order the formats take their turns in each window (a balanced design: every
+    /// format follows every other equally often); the CSV's order_seed. Default: a fresh one.
+    #[arg(long, value_name = "SEED")]
+    pub order_seed: Option<u64>,
+}
+
+/// `run`'s options alone, to read `RunArgs` back from arguments.
+#[derive(Parser)]
+#[command(name = "run", no_binary_name = true)]
+struct Alone {
+    #[command(flatten)]
+    args: RunArgs,
+}
+
+impl Default for RunArgs {
+    /// `run`'s defaults: what [`RunArgs::to_args`] leaves out.
+    fn default() -> Self {
+        RunArgs::parse_args(Vec::<OsString>::new()).expect("every option of run has a default")
+    }
+}
+
+impl RunArgs {
+    /// Reads the options back from `args` (the options alone, no command or file).
+    pub fn parse_args(args: Vec<OsString>) -> Result<RunArgs, clap::Error> {
+        let matches = Alone::command().try_get_matches_from(args)?;
+        Ok(Alone::from_arg_matches(&matches)?.args)
+    }
+
+    /// The options a run of `config` was given (its seed included), reading with `lenient`, in
+    /// one process.
+    pub fn of(config: &Config, lenient: bool) -> RunArgs {
+        RunArgs {
+            shared: SharedArgs {
+                formats: config.formats.clone(),
+                verify: config.verify,
+                lenient,
+                stored_size: config.stored.into(),
+                no_stored_size: false,
+                timing: config.timing.into(),
+                jobs: 1,
+                warmup: config.warmup,
+            },
+            window: config.window,
+            unit: config.unit.into(),
+            order_seed: Some(config.order_seed),
+        }
+    }
+
+    /// What the run measures; without `--order-seed`, a fresh seed.
+    pub fn config(&self) -> Config {
+        Config {
+            formats: self.shared.formats.clone(),
+            verify: self.shared.verify,
+            warmup: self.shared.warmup,
+            window: self.window,
+            stored: self.shared.stored(),
+            unit: self.unit.into(),
+            timing: self.shared.timing.into(),
+            order_seed: self.order_seed.unwrap_or_else(|| fastrand::u64(..)),
+        }
+    }
+
+    /// The arguments that give a child `shootout run` these options: every option whose value
+    /// differs from `run`'s default, under clap's own name for it, the value as the command
+    /// line spells it (a list joined by its delimiter).
+    pub fn to_args(&self) -> Vec<OsString> {
+        let (values, defaults) = (fields(self), fields(&RunArgs::default()));
+        let mut args = Vec::new();
+        for arg in Alone::command().get_arguments() {
+            let (id, Some(long)) = (arg.get_id().as_str(), arg.get_long()) else {
+                continue;
+            };
+            let value = values.get(id).unwrap_or(&serde_json::Value::Null);
+            if defaults.get(id) == Some(value) {
+                continue;
+            }
+            let text = match value {
+                serde_json::Value::Null | serde_json::Value::Bool(false) => continue,
+                serde_json::Value::Bool(true) => None,
+                serde_json::Value::Array(items) => {
+                    let sep = arg.get_value_delimiter().unwrap_or(',').to_string();
+                    Some(items.iter().map(scalar).collect::<Vec<_>>().join(&sep))
+                }
+                other => Some(scalar(other)),
+            };
+            args.push(format!("--{long}").into());
+            args.extend(text.map(OsString::from));
+        }
+        args
+    }
+}
+
+/// The options by clap id (the field name), as JSON values.
+fn fields(args: &RunArgs) -> serde_json::Map<String, serde_json::Value> {
+    match serde_json::to_value(args) {
+        Ok(serde_json::Value::Object(map)) => map,
+        _ => unreachable!("a struct of plain fields serializes to an object"),
+    }
+}
+
+/// A number, or a name without JSON's quotes.
+fn scalar(value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// A number above zero (`--jobs`, `bench --runs`).
+pub fn positive<T: FromStr + PartialOrd + Default>(text: &str) -> Result<T, String> {
+    match text.parse::<T>() {
+        Ok(n) if n > T::default() => Ok(n),
+        _ => Err("needs a positive number".into()),
+    }
+}
+
+/// A command-line value enum that mirrors a library enum variant for variant, with conversions
+/// both ways: the library's types stay free of clap, and the names are clap's (kebab-case), also
+/// when serialized for [`RunArgs::to_args`].
+macro_rules! mirror {
+    ($(#[$meta:meta])* $arg:ident <=> $lib:ident { $($variant:ident),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+        #[serde(rename_all = "kebab-case")]
+        pub enum $arg {
+            $($variant),+
+        }
+
+        impl From<$arg> for $lib {
+            fn from(arg: $arg) -> $lib {
+                match arg {
+                    $($arg::$variant => $lib::$variant),+
+                }
+            }
+        }
+
+        impl From<$lib> for $arg {
+            fn from(value: $lib) -> $arg {
+                match value {
+                    $($lib::$variant => $arg::$variant),+
+                }
+            }
+        }
+    };
+}
+
+mirror!(
+    /// `--unit`.
+    UnitArg <=> Unit { Packet, Message }
+);
+mirror!(
+    /// `--timing`.
+    TimingArg <=> Timing { Alternate, Both }
+);
+mirror!(
+    /// `--stored-size`.
+    StoredArg <=> StoredMode { Sample, All, None }
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip(args: &RunArgs) -> RunArgs {
+        RunArgs::parse_args(args.to_args()).unwrap_or_else(|e| {
+            panic!("{:?} do not parse: {e}", args.to_args());
+        })
+    }
+
+    #[test]
+    fn defaults_give_no_arguments() {
+        assert!(RunArgs::default().to_args().is_empty());
+        assert_eq!(RunArgs::default().shared.warmup, 0);
+        assert_eq!(RunArgs::default().window, DEFAULT_WINDOW);
+    }
+
+    #[test]
+    fn every_option_changed_comes_back_the_same() {
+        let changed = RunArgs {
+            shared: SharedArgs {
+                formats: Some(vec!["sbe".into(), "json".into()]),
+                verify: true,
+                lenient: true,
+                stored_size: StoredArg::All,
+                no_stored_size: false,
+                timing: TimingArg::Both,
+                jobs: 3,
+                warmup: 1000,
+            },
+            window: 512,
+            unit: UnitArg::Message,
+            order_seed: Some(7),
+        };
+        assert_eq!(round_trip(&changed), changed);
+        // Spelled as a person would type them.
+        let text: Vec<String> = changed
+            .to_args()
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            text.join(" "),
+            "--formats sbe,json --verify --lenient --stored-size all --timing both --jobs 3 \
+             --warmup 1000 --window 512 --unit message --order-seed 7"
+        );
+    }
+
+    #[test]
+    fn each_option_alone_comes_back_the_same() {
+        let base = RunArgs::default();
+        let one_each = [
+            RunArgs {
+                shared: SharedArgs {
+                    no_stored_size: true,
+                    ..base.shared.clone()
+                },
+                ..base.clone()
+            },
+            RunArgs {
+                shared: SharedArgs {
+                    stored_size: StoredArg::None,
+                    ..base.shared.clone()
+                },
+                ..base.clone()
+            },
+            RunArgs {
+                shared: SharedArgs {
+                    formats: Some(vec!["raw".into()]),
+                    ..base.shared.clone()
+                },
+                ..base.clone()
+            },
+            RunArgs {
+                order_seed: Some(0),
+                ..base.clone()
+            },
+        ];
+        for args in one_each {
+            assert!(args.to_args().len() <= 2, "{:?}", args.to_args());
+            assert_eq!(round_trip(&args), args);
+        }
+    }
+
+    #[test]
+    fn a_configuration_comes_back_from_its_arguments() {
+        let config = Config {
+            formats: Some(vec!["capnp".into(), "postcard".into()]),
+            verify: true,
+            warmup: 12,
+            window: 99,
+            stored: StoredMode::None,
+            unit: Unit::Message,
+            timing: Timing::Both,
+            order_seed: u64::MAX,
+        };
+        let args = RunArgs::of(&config, true);
+        let back = round_trip(&args);
+        assert!(back.shared.lenient);
+        assert_eq!(format!("{:?}", back.config()), format!("{config:?}"));
+    }
+
+    #[test]
+    fn positive_refuses_zero_and_words() {
+        assert_eq!(positive::<usize>("4"), Ok(4));
+        assert!(positive::<usize>("0").is_err());
+        assert!(positive::<u32>("-1").is_err());
+        assert!(positive::<u32>("two").is_err());
+    }
+}
