@@ -387,11 +387,11 @@ enum TimingArg {
     Both,
 }
 
-impl From<TimingArg> for measure::Timing {
-    fn from(timing: TimingArg) -> measure::Timing {
+impl From<TimingArg> for measure::Schedule {
+    fn from(timing: TimingArg) -> measure::Schedule {
         match timing {
-            TimingArg::Alternate => measure::Timing::Alternate,
-            TimingArg::Both => measure::Timing::Both,
+            TimingArg::Alternate => measure::Schedule::Alternate,
+            TimingArg::Both => measure::Schedule::Both,
         }
     }
 }

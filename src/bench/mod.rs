@@ -58,7 +58,7 @@ pub struct Options {
     /// `<label> (per message)`, the section `report` shows them in.
     pub units: Vec<crate::measure::Unit>,
     /// How runs time their windows (`--timing`).
-    pub timing: crate::measure::Timing,
+    pub timing: crate::measure::Schedule,
     /// Worker processes per run (`--jobs`): the formats split across cores.
     pub jobs: usize,
     pub quick: bool,
