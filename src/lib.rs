@@ -5,6 +5,8 @@
 //! command line; benches, tests and fuzz targets use this library so they exercise the same code.
 //! [`mod@bench`] runs that pipeline over a matrix of inputs, runs and scheduling prefixes.
 
+#![deny(rustdoc::broken_intra_doc_links)]
+
 #[cfg(test)]
 mod alloc_count;
 pub mod bench;

@@ -537,8 +537,9 @@ impl GenArgs {
         let feed = shape.as_ref().map_or(Feed::from(self.feed), |s| s.feed);
         let packets = match (&shape, self.day) {
             (Some(shape), true) => shape.day_packets().map_err(|e| anyhow::anyhow!("{e}"))?,
-            (None, true) => gen::day::day_packets(feed)
-                .ok_or_else(|| anyhow::anyhow!("--day has no preset for {feed}: use --packets N"))?,
+            (None, true) => gen::day::day_packets(feed).ok_or_else(|| {
+                anyhow::anyhow!("--day has no preset for {feed}: use --packets N")
+            })?,
             (Some(shape), false) => self.packets.unwrap_or(shape.packets),
             (None, false) => self.packets.unwrap_or(100_000),
         };

@@ -5,13 +5,15 @@ use std::fs::OpenOptions;
 use std::io::{self, BufRead, BufReader, Write};
 use std::path::Path;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::RunReport;
 use crate::measure::stats::FormatResult;
 
-/// One CSV row; field order is column order.
-#[derive(Debug, Clone, Serialize)]
+/// One CSV row, as `run` writes it and `shootout report` reads it back; field order is column
+/// order. The columns up to `git_rev` are [`required`]; every later one was added since, so it
+/// is optional (`None` for an empty cell or a file from before it) and old CSVs still load.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Row {
     pub run_id: String,
     pub started_at: String,
@@ -40,6 +42,8 @@ pub struct Row {
     pub de_max_ns: u64,
     pub de_mean_ns: f64,
     pub de_total_ns: u64,
+    /// Read as any number: the first builds wrote it with a fraction.
+    #[serde(deserialize_with = "whole_number")]
     pub msgs_per_sec: u64,
     pub timer_overhead_ns: f64,
     pub host: String,
@@ -48,63 +52,111 @@ pub struct Row {
     pub git_rev: String,
     /// The size as stored, exact (`--stored-size all`) or estimated from a sample of windows
     /// (`sample`, see `stored_mode`); empty with `--stored-size none`.
+    #[serde(default)]
     pub zstd_bytes: Option<u64>,
+    #[serde(default)]
     pub zlib_bytes: Option<u64>,
     /// Time zstd took over the windows it compressed.
+    #[serde(default)]
     pub zstd_ns: Option<u64>,
     /// The memcpy floor of the run (see `measure::floor`): the same on every row of a run.
-    pub memcpy_p50_ns: u64,
-    pub memcpy_mean_ns: f64,
+    #[serde(default)]
+    pub memcpy_p50_ns: Option<u64>,
+    #[serde(default)]
+    pub memcpy_mean_ns: Option<f64>,
     /// The complete decode (every field of every message), per packet.
-    pub de_all_p50_ns: u64,
-    pub de_all_p90_ns: u64,
-    pub de_all_p99_ns: u64,
-    pub de_all_p999_ns: u64,
-    pub de_all_p9999_ns: u64,
-    pub de_all_max_ns: u64,
-    pub de_all_mean_ns: f64,
-    pub de_all_total_ns: u64,
+    #[serde(default)]
+    pub de_all_p50_ns: Option<u64>,
+    #[serde(default)]
+    pub de_all_p90_ns: Option<u64>,
+    #[serde(default)]
+    pub de_all_p99_ns: Option<u64>,
+    #[serde(default)]
+    pub de_all_p999_ns: Option<u64>,
+    #[serde(default)]
+    pub de_all_p9999_ns: Option<u64>,
+    #[serde(default)]
+    pub de_all_max_ns: Option<u64>,
+    #[serde(default)]
+    pub de_all_mean_ns: Option<f64>,
+    #[serde(default)]
+    pub de_all_total_ns: Option<u64>,
     /// Whole windows timed with one clock pair, ns per packet, mean over the run.
-    pub ser_batch_ns: f64,
-    pub de_batch_ns: f64,
-    pub de_all_batch_ns: f64,
+    #[serde(default)]
+    pub ser_batch_ns: Option<f64>,
+    #[serde(default)]
+    pub de_batch_ns: Option<f64>,
+    #[serde(default)]
+    pub de_all_batch_ns: Option<f64>,
     /// `tsc`, `cntvct` or `monotonic`: the clock behind every figure.
-    pub clock: String,
+    #[serde(default)]
+    pub clock: Option<String>,
     /// The memcpy floor timed per window like the batch figures, ns per packet.
-    pub memcpy_batch_ns: f64,
+    #[serde(default)]
+    pub memcpy_batch_ns: Option<f64>,
     /// `packet` or `message`: what one timed unit was (`packets` stays the IEX-TP packets read).
-    pub unit: String,
+    #[serde(default)]
+    pub unit: Option<String>,
     /// Units whose times were recorded: what the percentiles rest on.
-    pub units: u64,
+    #[serde(default)]
+    pub units: Option<u64>,
     /// `sample`, `all` or `none`: which windows were compressed for the size as stored.
-    pub stored_mode: String,
+    #[serde(default)]
+    pub stored_mode: Option<String>,
     /// Encoded bytes that were compressed: what `zstd_bytes` and `zlib_bytes` rest on.
+    #[serde(default)]
     pub stored_sampled_bytes: Option<u64>,
     /// `alternate` or `both`: whether each window was timed one way in turn or both ways.
-    pub timing: String,
+    #[serde(default)]
+    pub timing: Option<String>,
     /// Units timed as part of whole windows: what the batch figures rest on.
-    pub batch_units: u64,
+    #[serde(default)]
+    pub batch_units: Option<u64>,
     /// Worker processes the run's formats were split across (`run --jobs`); 1 for one process.
-    pub jobs: usize,
+    #[serde(default)]
+    pub jobs: Option<usize>,
     /// The CPU this format's worker was pinned to; empty in a one-process run.
+    #[serde(default)]
     pub worker_cpu: Option<usize>,
     /// Minor page faults inside this format's timed passes (`measure::memory`); 0 when every
     /// buffer was written before it was timed.
-    pub timed_faults: u64,
+    #[serde(default)]
+    pub timed_faults: Option<u64>,
     /// The seed of the formats' order in each window (`run --order-seed` repeats it).
-    pub order_seed: u64,
+    #[serde(default)]
+    pub order_seed: Option<u64>,
     /// Empty for a whole capture; for one cut short at its end (read with `--lenient`), the
     /// bytes of the incomplete last record that were dropped.
+    #[serde(default)]
     pub dropped_bytes: Option<u64>,
 }
 
-/// The header line, as written.
+/// The header line, as written: [`Row`]'s fields in order (a test checks it).
 pub const COLUMNS: &str = "run_id,started_at,label,input,input_bytes,feed,packets,messages,format,\
 encoded_bytes,bytes_per_message,ser_p50_ns,ser_p90_ns,ser_p99_ns,ser_p999_ns,ser_p9999_ns,\
 ser_max_ns,ser_mean_ns,ser_total_ns,de_p50_ns,de_p90_ns,de_p99_ns,de_p999_ns,de_p9999_ns,\
 de_max_ns,de_mean_ns,de_total_ns,msgs_per_sec,timer_overhead_ns,host,cpu,rustc,git_rev,zstd_bytes,zlib_bytes,zstd_ns,\
 memcpy_p50_ns,memcpy_mean_ns,de_all_p50_ns,de_all_p90_ns,de_all_p99_ns,de_all_p999_ns,de_all_p9999_ns,\
 de_all_max_ns,de_all_mean_ns,de_all_total_ns,ser_batch_ns,de_batch_ns,de_all_batch_ns,clock,memcpy_batch_ns,unit,units,stored_mode,stored_sampled_bytes,timing,batch_units,jobs,worker_cpu,timed_faults,order_seed,dropped_bytes";
+
+/// How many of [`COLUMNS`] every results CSV has: those up to `git_rev`, the first header
+/// `run` wrote. [`Row`]'s later fields are optional.
+const REQUIRED_COUNT: usize = 33;
+
+/// The columns a results CSV must have for [`Row`] to read it.
+pub fn required() -> impl Iterator<Item = &'static str> {
+    COLUMNS.split(',').take(REQUIRED_COUNT)
+}
+
+/// A count written as an integer, or as a float by the first builds (rounded).
+fn whole_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    let x = f64::deserialize(d)?;
+    if x.is_finite() && x >= 0.0 {
+        Ok(x.round() as u64)
+    } else {
+        Err(serde::de::Error::custom(format!("{x} is not a count")))
+    }
+}
 
 fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
@@ -113,8 +165,10 @@ fn round3(x: f64) -> f64 {
 impl Row {
     pub fn new(report: &RunReport<'_>, f: &FormatResult) -> Row {
         let (o, info) = (report.outcome, report.info);
-        let (ser, de, floor) = (f.ser.summary(), f.de.summary(), o.memcpy.summary());
-        let all = f.de_all.summary();
+        let [ser, de, all] = f.latency.0.each_ref().map(|l| l.summary());
+        let [ser_batch, de_batch, de_all_batch] =
+            f.throughput.0.map(|t| Some(round3(t.ns_per_packet())));
+        let floor = o.memcpy.summary();
         let stored = f.stored(o.stored);
         Row {
             run_id: info.run_id.clone(),
@@ -153,31 +207,31 @@ impl Row {
             zstd_bytes: stored.map(|s| s.zstd_bytes),
             zlib_bytes: stored.map(|s| s.zlib_bytes),
             zstd_ns: stored.map(|_| f.stored.zstd_ns),
-            memcpy_p50_ns: floor.p50,
-            memcpy_mean_ns: round3(floor.mean),
-            de_all_p50_ns: all.p50,
-            de_all_p90_ns: all.p90,
-            de_all_p99_ns: all.p99,
-            de_all_p999_ns: all.p999,
-            de_all_p9999_ns: all.p9999,
-            de_all_max_ns: all.max,
-            de_all_mean_ns: round3(all.mean),
-            de_all_total_ns: all.total,
-            ser_batch_ns: round3(f.ser_batch.ns_per_packet()),
-            de_batch_ns: round3(f.de_batch.ns_per_packet()),
-            de_all_batch_ns: round3(f.de_all_batch.ns_per_packet()),
-            clock: o.clock.to_owned(),
-            memcpy_batch_ns: round3(o.memcpy_batch.ns_per_packet()),
-            unit: o.unit.name().to_owned(),
-            units: o.units_recorded,
-            stored_mode: o.stored.name().to_owned(),
+            memcpy_p50_ns: Some(floor.p50),
+            memcpy_mean_ns: Some(round3(floor.mean)),
+            de_all_p50_ns: Some(all.p50),
+            de_all_p90_ns: Some(all.p90),
+            de_all_p99_ns: Some(all.p99),
+            de_all_p999_ns: Some(all.p999),
+            de_all_p9999_ns: Some(all.p9999),
+            de_all_max_ns: Some(all.max),
+            de_all_mean_ns: Some(round3(all.mean)),
+            de_all_total_ns: Some(all.total),
+            ser_batch_ns: ser_batch,
+            de_batch_ns: de_batch,
+            de_all_batch_ns: de_all_batch,
+            clock: Some(o.clock.to_owned()),
+            memcpy_batch_ns: Some(round3(o.memcpy_batch.ns_per_packet())),
+            unit: Some(o.unit.name().to_owned()),
+            units: Some(o.units_recorded),
+            stored_mode: Some(o.stored.name().to_owned()),
             stored_sampled_bytes: stored.map(|_| f.stored.compressed_bytes()),
-            timing: o.timing.name().to_owned(),
-            batch_units: o.units_batch,
-            jobs: o.workers.len().max(1),
+            timing: Some(o.timing.name().to_owned()),
+            batch_units: Some(o.units_batch),
+            jobs: Some(o.workers.len().max(1)),
             worker_cpu: f.worker_cpu,
-            timed_faults: f.timed_faults,
-            order_seed: o.order_seed,
+            timed_faults: Some(f.timed_faults),
+            order_seed: Some(o.order_seed),
             dropped_bytes: o.dropped_bytes,
         }
     }
@@ -226,4 +280,55 @@ pub fn append(path: &Path, report: &RunReport<'_>) -> io::Result<()> {
     let mut file = OpenOptions::new().create(true).append(true).open(path)?;
     file.write_all(&text)?;
     file.sync_data()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The header `csv` derives from [`Row`]'s fields is [`COLUMNS`], so the two cannot drift.
+    #[test]
+    fn the_header_is_the_row_types_fields() {
+        let mut w = ::csv::Writer::from_writer(Vec::new());
+        w.serialize(Row::default()).unwrap();
+        let text = String::from_utf8(w.into_inner().unwrap()).unwrap();
+        assert_eq!(text.lines().next(), Some(COLUMNS));
+        assert_eq!(required().last(), Some("git_rev"));
+    }
+
+    /// A row reads back as written, and a file with the required columns only (the first
+    /// header) still loads, its later columns `None`.
+    #[test]
+    fn rows_read_back_and_old_headers_load() {
+        let row = Row {
+            run_id: "r1".into(),
+            cpu: "AMD EPYC, 2.6 GHz".into(),
+            msgs_per_sec: 12,
+            zstd_bytes: Some(7),
+            clock: Some("tsc".into()),
+            order_seed: Some(u64::MAX),
+            ..Row::default()
+        };
+        let mut w = ::csv::Writer::from_writer(Vec::new());
+        w.serialize(&row).unwrap();
+        let text = w.into_inner().unwrap();
+        let back: Row = ::csv::Reader::from_reader(&text[..])
+            .deserialize()
+            .next()
+            .unwrap()
+            .unwrap();
+        assert_eq!(format!("{back:?}"), format!("{row:?}"));
+
+        let old: Vec<&str> = required().collect();
+        let mut values = vec!["0"; old.len()];
+        values[old.iter().position(|c| *c == "msgs_per_sec").unwrap()] = "2.5e6";
+        let text = format!("{}\n{}\n", old.join(","), values.join(","));
+        let back: Row = ::csv::Reader::from_reader(text.as_bytes())
+            .deserialize()
+            .next()
+            .unwrap()
+            .unwrap();
+        assert_eq!(back.msgs_per_sec, 2_500_000);
+        assert_eq!((back.zstd_bytes, back.clock, back.jobs), (None, None, None));
+    }
 }

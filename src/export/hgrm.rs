@@ -17,7 +17,8 @@ use crate::output::write_atomically;
 pub fn write_all(dir: &Path, report: &RunReport<'_>) -> io::Result<()> {
     std::fs::create_dir_all(dir)?;
     for f in &report.outcome.formats {
-        for (side, stats) in [("ser", &f.ser), ("de", &f.de), ("de_all", &f.de_all)] {
+        for (workload, stats) in f.latency.iter() {
+            let side = workload.column();
             let path = dir.join(format!("{}.{side}.hgrm", f.name));
             write_atomically(&path, |w| write_distribution(&stats.hist, w))?;
             let path = dir.join(format!("{}.{side}.hlog", f.name));

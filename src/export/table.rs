@@ -8,10 +8,11 @@
 use std::fmt::Write;
 
 use super::RunReport;
+use crate::measure::floor::RAW;
 use crate::measure::stats::FormatResult;
 use crate::measure::stored::{StoredMode, SAMPLE_HEAD, SAMPLE_STRIDE};
 use crate::measure::trust::{self, Governor};
-use crate::report::stats::RAW;
+use crate::measure::{PerWorkload, Workload};
 
 /// What each workload does, as the table's footer says it.
 pub const WORKLOADS: &str = "ser builds the format's representation of each packet; de \
@@ -67,17 +68,18 @@ pub fn render(report: &RunReport<'_>) -> String {
                 fmt_f(b as f64 / f.messages_encoded.max(1) as f64, 1)
             })
         };
-        rows.push(vec![
+        let mut row = vec![
             f.name.to_owned(),
             fmt_f(f.bytes_per_message(), 1),
             per_message(estimate.map(|e| e.zstd_bytes)),
             per_message(estimate.map(|e| e.zlib_bytes)),
-            fmt_f(f.ser_batch.ns_per_packet(), 1),
-            fmt_f(f.de_batch.ns_per_packet(), 1),
-            fmt_f(f.de_all_batch.ns_per_packet(), 1),
+        ];
+        row.extend(f.throughput.values().map(|t| fmt_f(t.ns_per_packet(), 1)));
+        row.extend([
             format!("{:.2}M", f.msgs_per_sec() / 1e6),
             raw.map_or("-".to_owned(), |raw| fmt_f(f.batch_ns() / raw, 1)),
         ]);
+        rows.push(row);
     }
     write_rows(&mut t, &rows);
 
@@ -97,8 +99,8 @@ pub fn render(report: &RunReport<'_>) -> String {
         .collect()];
     for f in &ranked {
         let mut row = vec![f.name.to_owned()];
-        for side in [&f.ser, &f.de, &f.de_all] {
-            let s = side.summary();
+        for latency in f.latency.values() {
+            let s = latency.summary();
             row.extend([
                 s.p50.to_string(),
                 s.p99.to_string(),
@@ -128,16 +130,17 @@ pub fn render(report: &RunReport<'_>) -> String {
     );
     let p = &o.passes;
     let secs = |ns: u64| format!("{:.2}", ns as f64 / 1e9);
+    let by_workload = |ns: &PerWorkload<u64>| {
+        ns.iter()
+            .map(|(w, &ns)| format!("{} {}", w.column(), secs(ns)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     let _ = writeln!(
         t,
-        "timed work by pass (s, all formats): per packet ser {}, de {}, de_all {}; per window \
-         ser {}, de {}, de_all {}; memcpy floor {}",
-        secs(p.ser),
-        secs(p.de),
-        secs(p.de_all),
-        secs(p.ser_batch),
-        secs(p.de_batch),
-        secs(p.de_all_batch),
+        "timed work by pass (s, all formats): per packet {}; per window {}; memcpy floor {}",
+        by_workload(&p.per_unit),
+        by_workload(&p.window),
         secs(p.floor),
     );
     let floor = o.memcpy.summary();
@@ -235,15 +238,15 @@ fn workers_line(o: &crate::measure::Outcome) -> String {
 
 /// What the figures rest on: how many units were timed one by one and in whole windows.
 fn timing_line(o: &crate::measure::Outcome) -> String {
-    use crate::measure::Timing;
+    use crate::measure::Schedule;
     let unit = o.unit.name();
     match o.timing {
-        Timing::Both => format!(
+        Schedule::Both => format!(
             "every window timed both ways: {} {unit}s timed one by one and again in whole \
              windows (--timing alternate halves the timed work)",
             o.units_recorded
         ),
-        Timing::Alternate => format!(
+        Schedule::Alternate => format!(
             "windows timed per {unit} and whole in turn (--timing both does both on every \
              window): {} {unit}s timed one by one, {} in whole windows; every window encoded, \
              decoded and checked by every format",
@@ -302,8 +305,8 @@ fn raw_over_floor(o: &crate::measure::Outcome) -> Option<(f64, f64)> {
     let raw = o.formats.iter().find(|f| f.name == RAW)?;
     (floor > 0.0).then(|| {
         (
-            raw.ser_batch.ns_per_packet() / floor,
-            raw.de_batch.ns_per_packet() / floor,
+            raw.throughput[Workload::Encode].ns_per_packet() / floor,
+            raw.throughput[Workload::Selective].ns_per_packet() / floor,
         )
     })
 }
@@ -316,11 +319,9 @@ fn warnings(o: &crate::measure::Outcome, governor: &Governor) -> Vec<String> {
         .formats
         .iter()
         .flat_map(|f| {
-            [
-                (f.ser.summary().p50, f.name, "ser"),
-                (f.de.summary().p50, f.name, "de"),
-                (f.de_all.summary().p50, f.name, "de_all"),
-            ]
+            f.latency
+                .iter()
+                .map(|(w, latency)| (latency.summary().p50, f.name, w.column()))
         })
         .filter(|&(p, _, _)| p > 0)
         .min_by_key(|&(p, _, _)| p);
@@ -334,8 +335,8 @@ fn warnings(o: &crate::measure::Outcome, governor: &Governor) -> Vec<String> {
     let floor = o.memcpy_batch.ns_per_packet();
     if let Some(raw) = o.formats.iter().find(|f| f.name == RAW) {
         out.extend(trust::raw_above_floor(
-            raw.ser_batch.ns_per_packet(),
-            raw.de_batch.ns_per_packet(),
+            raw.throughput[Workload::Encode].ns_per_packet(),
+            raw.throughput[Workload::Selective].ns_per_packet(),
             floor,
             "batch",
         ));
@@ -415,17 +416,21 @@ mod tests {
 
     #[test]
     fn compares_raw_with_the_memcpy_floor_and_warns_above_twice() {
-        use crate::measure::stats::{BatchStats, Timings};
+        use crate::measure::stats::{Latency, Throughput};
         let mut o = outcome_of("raw");
         // The floor was measured on every recorded packet, like raw.
-        assert_eq!(o.memcpy.hist.len(), o.formats[0].ser.hist.len());
-        assert_eq!(o.memcpy_batch.packets, o.formats[0].ser_batch.packets);
+        let encode = Workload::Encode;
+        assert_eq!(o.memcpy.hist.len(), o.formats[0].latency[encode].hist.len());
+        assert_eq!(
+            o.memcpy_batch.packets,
+            o.formats[0].throughput[encode].packets
+        );
         let times = |ns: u64| {
-            let mut s = Timings::default();
+            let mut s = Latency::default();
             (0..100).for_each(|_| s.record(ns));
             s
         };
-        let batch = |ns: u64| BatchStats {
+        let batch = |ns: u64| Throughput {
             ns: ns * 100,
             packets: 100,
         };
@@ -436,13 +441,13 @@ mod tests {
         o.memcpy = times(10);
         o.memcpy_batch = batch(10);
         // Equal medians, but the batch figures decide.
-        o.formats[0].ser = times(10);
-        o.formats[0].de = times(10);
-        o.formats[0].ser_batch = batch(20);
-        o.formats[0].de_batch = batch(20);
+        o.formats[0].latency[encode] = times(10);
+        o.formats[0].latency[Workload::Selective] = times(10);
+        o.formats[0].throughput[encode] = batch(20);
+        o.formats[0].throughput[Workload::Selective] = batch(20);
         let performance = Governor::named("performance");
         assert!(warnings(&o, &performance).is_empty());
-        o.formats[0].ser_batch = batch(30);
+        o.formats[0].throughput[encode] = batch(30);
         let w = warnings(&o, &performance);
         assert_eq!(w.len(), 1, "{w:?}");
         assert!(

@@ -10,7 +10,8 @@ use std::str::FromStr;
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser};
 
-use super::shootout::{Config, Timing, DEFAULT_WINDOW};
+use super::schedule::Schedule;
+use super::shootout::{Config, DEFAULT_WINDOW};
 use super::stored::StoredMode;
 use super::window::Unit;
 
@@ -226,7 +227,7 @@ mirror!(
 );
 mirror!(
     /// `--timing`.
-    TimingArg <=> Timing { Alternate, Both }
+    TimingArg <=> Schedule { Alternate, Both }
 );
 mirror!(
     /// `--stored-size`.
@@ -326,7 +327,7 @@ mod tests {
             window: 99,
             stored: StoredMode::None,
             unit: Unit::Message,
-            timing: Timing::Both,
+            timing: Schedule::Both,
             order_seed: u64::MAX,
         };
         let args = RunArgs::of(&config, true);

@@ -11,10 +11,13 @@
 use super::clock::Timer;
 use super::memory::{count_faults, Written};
 use super::runner::{FormatRunner, PacketStat, Runner};
-use super::shootout::Timed;
-use super::stats::{BatchStats, Timings};
+use super::schedule::Plan;
+use super::stats::{Latency, Throughput};
 use crate::formats::raw::Raw;
 use crate::model::Packet;
+
+/// The format the floor copies the bytes of, and every other is compared with.
+pub const RAW: &str = <Raw as crate::formats::Format>::NAME;
 
 /// The copy loop and what it measured.
 #[derive(Default)]
@@ -25,9 +28,9 @@ pub struct MemcpyFloor {
     copy: Written<u8>,
     batch_copy: Written<u8>,
     /// One value per packet after the warm-up.
-    pub stats: Timings,
+    pub stats: Latency,
     /// The packets after the warm-up copied with one clock pair around each window.
-    pub batch: BatchStats,
+    pub batch: Throughput,
     /// Minor page faults inside the timed copies (see [`super::memory`]): 0 when all is well.
     pub faults: u64,
     /// Whether the copy loops have run once, untimed: their first run maps code and stack pages
@@ -36,10 +39,10 @@ pub struct MemcpyFloor {
 }
 
 impl MemcpyFloor {
-    /// Encodes `window` with `raw` (untimed), then, if `timed.per_packet`, copies each packet's
+    /// Encodes `window` with `raw` (untimed), then, if `timed.per_unit`, copies each packet's
     /// bytes into the reused buffer, timing each copy exactly as [`Runner::encode_window`] times
     /// an encode: the clock read right before and after, a [`PacketStat`] pushed onto `stats`,
-    /// the packets after the first `skip` recorded. If `timed.batch`, copies those packets again
+    /// the packets after the first `skip` recorded. If `timed.window`, copies those packets again
     /// with one clock pair around them all, as [`Runner::encode_batch`] is timed. The formats'
     /// windows are timed the same way, so the floor rests on the same packets as their figures.
     /// `stats` must have room for the window, written (see [`super::memory`]). Returns the
@@ -48,7 +51,7 @@ impl MemcpyFloor {
         &mut self,
         window: &[Packet],
         skip: usize,
-        timed: Timed,
+        timed: Plan,
         timer: &Timer,
         stats: &mut Vec<PacketStat>,
     ) -> u64 {
@@ -66,14 +69,14 @@ impl MemcpyFloor {
         stats.clear();
         let mut faults = 0;
         let mut per_packet = 0;
-        if timed.per_packet {
+        if timed.per_unit {
             per_packet = count_faults(&mut faults, || self.per_packet(timer, stats));
             for s in stats.iter().skip(skip) {
                 self.stats.record(s.ns);
             }
         }
         let mut batch = 0;
-        if timed.batch {
+        if timed.window {
             batch = count_faults(&mut faults, || self.batch(skip, timer));
             self.batch.add(batch, window.len() - skip);
         }
@@ -151,7 +154,7 @@ mod tests {
         let timer = Timer::calibrate();
         let mut floor = MemcpyFloor::default();
         let mut stats = Vec::new();
-        let timed = floor.measure(&packets, 100, Timed::BOTH, &timer, &mut stats);
+        let timed = floor.measure(&packets, 100, Plan::BOTH, &timer, &mut stats);
         assert_eq!(floor.copied(), &expected[..]);
         assert_eq!(stats.iter().map(|s| s.end).collect::<Vec<_>>(), ends);
         assert_eq!(floor.stats.hist.len(), 400);
@@ -162,7 +165,7 @@ mod tests {
         assert_eq!(floor.batch.packets, 400);
         assert_eq!(floor.batch_copy.as_slice(), &expected[ends[99]..]);
         // A second window replaces the copy and adds to the histogram.
-        floor.measure(&packets[..10], 0, Timed::BOTH, &timer, &mut stats);
+        floor.measure(&packets[..10], 0, Plan::BOTH, &timer, &mut stats);
         assert_eq!(floor.copied(), &expected[..ends[9]]);
         assert_eq!(floor.stats.hist.len(), 410);
         assert_eq!(floor.batch.packets, 410);

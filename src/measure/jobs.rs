@@ -439,11 +439,7 @@ fn merge(reports: Vec<Report>, elapsed_ns: u64) -> Result<Outcome, RunError> {
     }
     let floor_from = parts
         .iter()
-        .position(|o| {
-            o.formats
-                .iter()
-                .any(|f| f.name == crate::report::stats::RAW)
-        })
+        .position(|o| o.formats.iter().any(|f| f.name == super::floor::RAW))
         .unwrap_or(0);
     let floor = parts
         .get(floor_from)

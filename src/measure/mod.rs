@@ -9,13 +9,17 @@ pub mod jobs;
 pub mod memory;
 pub mod order;
 pub mod runner;
+pub mod schedule;
 pub mod shootout;
 pub mod stats;
 pub mod stored;
 pub mod trust;
 pub mod verify;
 pub mod window;
+pub mod workload;
 
 pub use runner::{registry, Runner};
-pub use shootout::{run, run_file, Config, Outcome, RunError, RunFileError, Timing};
+pub use schedule::Schedule;
+pub use shootout::{run, run_file, Config, Outcome, RunError, RunFileError};
 pub use window::Unit;
+pub use workload::{PerWorkload, Timing, Workload};

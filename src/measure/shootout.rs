@@ -14,11 +14,13 @@ use super::clock::Timer;
 use super::floor::MemcpyFloor;
 use super::memory::{count_faults, Written};
 use super::order::Order;
-use super::runner::{self, PacketStat, Runner};
-use super::stats::{BatchStats, FormatResult, Timings};
+use super::runner::{self, Batch, PacketStat, Runner};
+use super::schedule::{Plan, Schedule};
+use super::stats::{FormatResult, Latency, Throughput};
 use super::stored::{Compressors, StoredMode};
 use super::verify;
 use super::window::{Unit, Window};
+use super::workload::{PerWorkload, Workload};
 
 /// Packets per window: large enough that switching formats is rare, small enough that every
 /// format's buffers stay in a few hundred KB whatever the file size (see docs/BENCHMARKS.md,
@@ -46,73 +48,10 @@ pub struct Config {
     /// count these units.
     pub unit: Unit,
     /// Whether each window is timed both per packet and whole, or one of the two in turn.
-    pub timing: Timing,
+    pub timing: Schedule,
     /// Seeds the order the formats take their turns in (see [`super::order`]); the same seed
     /// gives the same orders.
     pub order_seed: u64,
-}
-
-/// How the windows are timed (`--timing`). Either way every window is encoded, decoded
-/// selectively and completely by every format, and checked against the source; only which clock
-/// reads surround the work differs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-pub enum Timing {
-    /// Windows take turns: one timed per packet (the latency distribution), the next whole (the
-    /// throughput). Each figure rests on half the windows, spread over the whole input, for half
-    /// the timed work of [`Timing::Both`]. The first window after the warm-up is timed both
-    /// ways, so that even a one-window input has both figures and the two encodes of one window
-    /// are compared byte for byte in every run.
-    #[default]
-    Alternate,
-    /// Every window both ways: twice the samples and twice the timed work, and every window's
-    /// two encodes compared byte for byte.
-    Both,
-}
-
-impl Timing {
-    /// The name in the CSV's `timing` column and on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Timing::Alternate => "alternate",
-            Timing::Both => "both",
-        }
-    }
-}
-
-/// Which timed passes one window gets (see [`Timing`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Timed {
-    /// Encode, selective and complete decode timed per packet.
-    pub per_packet: bool,
-    /// The same three timed whole, one clock pair each.
-    pub batch: bool,
-}
-
-impl Timed {
-    pub const BOTH: Timed = Timed {
-        per_packet: true,
-        batch: true,
-    };
-
-    /// The passes for window `index` (0-based) under `timing`. `skip` of its `n` units are
-    /// warm-up; `first_recorded` says no earlier window recorded a unit.
-    pub fn plan(timing: Timing, index: u64, skip: usize, n: usize, first_recorded: bool) -> Timed {
-        let per_packet_only = Timed {
-            per_packet: true,
-            batch: false,
-        };
-        match timing {
-            Timing::Both => Timed::BOTH,
-            Timing::Alternate if skip < n && first_recorded => Timed::BOTH,
-            // A window with warm-up in it is timed per packet: the warm-up units must still be
-            // encoded (and checked) for the byte and message counts to cover the whole input.
-            Timing::Alternate if skip > 0 || index % 2 == 0 => per_packet_only,
-            Timing::Alternate => Timed {
-                per_packet: false,
-                batch: true,
-            },
-        }
-    }
 }
 
 impl Default for Config {
@@ -124,7 +63,7 @@ impl Default for Config {
             window: DEFAULT_WINDOW,
             stored: StoredMode::Sample,
             unit: Unit::Packet,
-            timing: Timing::Alternate,
+            timing: Schedule::Alternate,
             order_seed: 0,
         }
     }
@@ -191,14 +130,10 @@ impl From<std::io::Error> for RunError {
 /// Time inside the timed regions of each pass, summed over the formats: where a run's minutes go.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Passes {
-    /// Per packet (the latency passes): the sum of the timed packets' durations.
-    pub ser: u64,
-    pub de: u64,
-    pub de_all: u64,
-    /// Per window (the throughput passes).
-    pub ser_batch: u64,
-    pub de_batch: u64,
-    pub de_all_batch: u64,
+    /// Each workload timed per unit: the sum of the timed units' durations.
+    pub per_unit: PerWorkload<u64>,
+    /// Each workload timed by whole windows.
+    pub window: PerWorkload<u64>,
     /// The memcpy floor, both ways.
     pub floor: u64,
 }
@@ -206,25 +141,15 @@ pub struct Passes {
 /// Summing the passes of several `--jobs` workers.
 impl std::ops::AddAssign for Passes {
     fn add_assign(&mut self, q: Passes) {
-        self.ser += q.ser;
-        self.de += q.de;
-        self.de_all += q.de_all;
-        self.ser_batch += q.ser_batch;
-        self.de_batch += q.de_batch;
-        self.de_all_batch += q.de_all_batch;
+        self.per_unit += q.per_unit;
+        self.window += q.window;
         self.floor += q.floor;
     }
 }
 
 impl Passes {
     pub fn total(&self) -> u64 {
-        self.ser
-            + self.de
-            + self.de_all
-            + self.ser_batch
-            + self.de_batch
-            + self.de_all_batch
-            + self.floor
+        self.per_unit.values().sum::<u64>() + self.window.values().sum::<u64>() + self.floor
     }
 }
 
@@ -244,7 +169,7 @@ pub struct Outcome {
     /// Units timed as part of a whole window after the warm-up: what the batch figures rest on.
     pub units_batch: u64,
     /// How the windows were timed.
-    pub timing: Timing,
+    pub timing: Schedule,
     /// The seed of the formats' order in each window.
     pub order_seed: u64,
     /// Messages of unknown type in the input (carried by no format).
@@ -277,9 +202,9 @@ pub struct Outcome {
     pub verify_ns: u64,
     /// The memcpy floor: `raw`'s bytes copied packet by packet in the same timed loop
     /// (see [`super::floor`]).
-    pub memcpy: Timings,
+    pub memcpy: Latency,
     /// The same copy timed per window, like the formats' batch figures.
-    pub memcpy_batch: BatchStats,
+    pub memcpy_batch: Throughput,
     /// Minor page faults inside the floor's timed copies (0 when all is well).
     pub memcpy_faults: u64,
     /// With `--jobs N` (N > 1): the worker processes; empty for a run in one process. The times
@@ -497,7 +422,7 @@ impl<'c> Shootout<'c> {
             .saturating_sub(self.packets)
             .min(n as u64) as usize;
         let first_recorded = self.units_per_packet + self.units_batch == 0;
-        let timed = Timed::plan(self.config.timing, self.windows, skip, n, first_recorded);
+        let timed = Plan::new(self.config.timing, self.windows, skip, n, first_recorded);
         self.prepare(window, skip, timed);
 
         // Every format meets every neighbour equally often (see `measure::order`); the memcpy
@@ -523,10 +448,10 @@ impl<'c> Shootout<'c> {
             self.after_window(i, packets, skip, first_packet, timed)?;
         }
         let recorded = (n - skip) as u64;
-        if timed.per_packet {
+        if timed.per_unit {
             self.units_per_packet += recorded;
         }
-        if timed.batch {
+        if timed.window {
             self.units_batch += recorded;
         }
         self.windows += 1;
@@ -537,31 +462,31 @@ impl<'c> Shootout<'c> {
 
     /// The references for this window, and every buffer and map sized so that no timed pass
     /// grows one.
-    fn prepare(&mut self, window: &Window, skip: usize, timed: Timed) {
+    fn prepare(&mut self, window: &Window, skip: usize, timed: Plan) {
         let packets = window.packets();
         for p in packets {
             visit_packet(p, &mut self.reference);
         }
-        if timed.per_packet {
+        if timed.per_unit {
             for p in packets {
                 visit_packet(p, &mut self.reference_per_packet);
             }
         }
-        if timed.batch {
+        if timed.window {
             for p in &packets[skip..] {
                 visit_packet(p, &mut self.reference_batch);
             }
         }
         let e = &mut self.expected;
         e.checks.clear();
-        if timed.per_packet {
+        if timed.per_unit {
             let mut c = Checksum::default();
             for p in packets {
                 c.visit(p);
                 e.checks.push(c.value());
             }
         }
-        e.batch_check = if timed.batch {
+        e.batch_check = if timed.window {
             Checksum::of(&packets[skip..]).value()
         } else {
             0
@@ -612,14 +537,14 @@ impl<'c> Shootout<'c> {
         packets: &[Packet],
         skip: usize,
         first_packet: u64,
-        timed: Timed,
+        timed: Plan,
     ) -> Result<(), RunError> {
         // Where the packets after the warm-up start in the buffer the decodes read.
         let mut from = 0;
-        if timed.per_packet {
+        if timed.per_unit {
             from = self.per_packet(i, packets, skip, first_packet)?;
         }
-        if timed.batch {
+        if timed.window {
             self.batch(i, &packets[skip..], from, first_packet, timed)?;
         }
         Ok(())
@@ -641,16 +566,18 @@ impl<'c> Shootout<'c> {
         let faults = &mut result.timed_faults;
         stats.clear();
         count_faults(faults, || runner.encode_window(packets, timer, stats));
-        for s in &stats[skip..] {
-            result.ser.record(s.ns);
-        }
-        self.passes.ser += stats.iter().map(|s| s.ns).sum::<u64>();
+        record_units(
+            &mut result.latency[Workload::Encode],
+            &mut self.passes.per_unit[Workload::Encode],
+            stats,
+            skip,
+        );
         result.encoded_bytes += runner.buffer().len() as u64;
         let ends = self.ends.vec();
         ends.clear();
         ends.extend(stats.iter().map(|s| s.end));
         let from = if skip == 0 { 0 } else { ends[skip - 1] };
-        let decode_error = |pass: &str, stats: &[PacketStat], cause| {
+        let decode_error = |pass: Workload, stats: &[PacketStat], cause| {
             if let Err(wrong_length) = ends_agree(name, pass, stats, ends, packets, first_packet) {
                 return wrong_length;
             }
@@ -668,24 +595,35 @@ impl<'c> Shootout<'c> {
         count_faults(faults, || {
             runner.decode_window(&mut result.aggregate, timer, stats)
         })
-        .map_err(|cause| decode_error("selective decode", stats, cause))?;
-        for s in &stats[skip..] {
-            result.de.record(s.ns);
-        }
-        self.passes.de += stats.iter().map(|s| s.ns).sum::<u64>();
-        each_packet_whole(name, "selective decode", stats, ends, packets, first_packet)?;
+        .map_err(|cause| decode_error(Workload::Selective, stats, cause))?;
+        record_units(
+            &mut result.latency[Workload::Selective],
+            &mut self.passes.per_unit[Workload::Selective],
+            stats,
+            skip,
+        );
+        each_packet_whole(
+            name,
+            Workload::Selective,
+            stats,
+            ends,
+            packets,
+            first_packet,
+        )?;
 
         stats.clear();
         self.checksum.reset();
         count_faults(faults, || {
             runner.decode_all_window(&mut self.checksum, timer, stats)
         })
-        .map_err(|cause| decode_error("complete decode", stats, cause))?;
-        for s in &stats[skip..] {
-            result.de_all.record(s.ns);
-        }
-        self.passes.de_all += stats.iter().map(|s| s.ns).sum::<u64>();
-        each_packet_whole(name, "complete decode", stats, ends, packets, first_packet)?;
+        .map_err(|cause| decode_error(Workload::Complete, stats, cause))?;
+        record_units(
+            &mut result.latency[Workload::Complete],
+            &mut self.passes.per_unit[Workload::Complete],
+            stats,
+            skip,
+        );
+        each_packet_whole(name, Workload::Complete, stats, ends, packets, first_packet)?;
         if let Some(at) = stats
             .iter()
             .zip(&self.expected.checks)
@@ -714,7 +652,7 @@ impl<'c> Shootout<'c> {
         recorded: &[Packet],
         from: usize,
         first_packet: u64,
-        timed: Timed,
+        timed: Plan,
     ) -> Result<(), RunError> {
         let (runner, result) = (&mut self.runners[i], &mut self.results[i]);
         let timer = &self.timer;
@@ -726,12 +664,15 @@ impl<'c> Shootout<'c> {
         };
 
         let batch = count_faults(faults, || runner.encode_batch(recorded, timer));
-        result.ser_batch.add(batch.ns, batch.packets);
-        self.passes.ser_batch += batch.ns;
+        record_window(
+            &mut result.throughput[Workload::Encode],
+            &mut self.passes.window[Workload::Encode],
+            batch,
+        );
         let messages = self.expected.batch_messages;
-        if !timed.per_packet {
+        if !timed.per_unit {
             // The window's only encode: the decodes read it, and it counts as the window's
-            // bytes (no warm-up in such a window, see `Timed::plan`); its messages are counted
+            // bytes (no warm-up in such a window, see `Plan::plan`); its messages are counted
             // when the complete decode below has read them back.
             runner.adopt_batch();
             result.encoded_bytes += runner.buffer().len() as u64;
@@ -741,8 +682,11 @@ impl<'c> Shootout<'c> {
             runner.decode_batch(from, &mut result.batch_aggregate, timer)
         })
         .map_err(|e| window_error(format!("the batch selective decode failed: {e}")))?;
-        result.de_batch.add(batch.ns, batch.packets);
-        self.passes.de_batch += batch.ns;
+        record_window(
+            &mut result.throughput[Workload::Selective],
+            &mut self.passes.window[Workload::Selective],
+            batch,
+        );
         if batch.packets != recorded.len() {
             return Err(window_error(format!(
                 "the batch selective decode read {} packets, the encoder wrote {}",
@@ -756,8 +700,11 @@ impl<'c> Shootout<'c> {
             runner.decode_all_batch(from, &mut self.checksum, timer)
         })
         .map_err(|e| window_error(format!("the batch complete decode failed: {e}")))?;
-        result.de_all_batch.add(batch.ns, batch.packets);
-        self.passes.de_all_batch += batch.ns;
+        record_window(
+            &mut result.throughput[Workload::Complete],
+            &mut self.passes.window[Workload::Complete],
+            batch,
+        );
         if batch.packets != recorded.len()
             || self.checksum.value() != self.expected.batch_check
             || batch.messages != messages
@@ -772,7 +719,7 @@ impl<'c> Shootout<'c> {
                 self.expected.batch_check
             )));
         }
-        if !timed.per_packet {
+        if !timed.per_unit {
             result.messages_encoded += batch.messages;
         }
         result.messages_batch += messages;
@@ -788,12 +735,12 @@ impl<'c> Shootout<'c> {
         packets: &[Packet],
         skip: usize,
         first_packet: u64,
-        timed: Timed,
+        timed: Plan,
     ) -> Result<(), RunError> {
         let (runner, result) = (&mut self.runners[i], &mut self.results[i]);
         let whole = runner.buffer();
         let batch = runner.batch_buffer();
-        if timed == Timed::BOTH
+        if timed == Plan::BOTH
             && (batch.len() > whole.len() || whole[whole.len() - batch.len()..] != *batch)
         {
             return Err(RunError::Disagree {
@@ -885,12 +832,27 @@ impl<'c> Shootout<'c> {
     }
 }
 
+/// Records the units after the first `skip` (the warm-up) of a pass timed per unit, and adds
+/// the whole pass to `spent`, the time spent timing it.
+fn record_units(latency: &mut Latency, spent: &mut u64, stats: &[PacketStat], skip: usize) {
+    for s in &stats[skip..] {
+        latency.record(s.ns);
+    }
+    *spent += stats.iter().map(|s| s.ns).sum::<u64>();
+}
+
+/// Records a pass timed by the whole window, and adds it to `spent`.
+fn record_window(throughput: &mut Throughput, spent: &mut u64, pass: Batch) {
+    throughput.add(pass.ns, pass.packets);
+    *spent += pass.ns;
+}
+
 /// A per-packet decode (`pass`) must report every packet of the window, each ending where the
 /// encoder's did: a decoder that stops early, or claims more or fewer bytes than a packet has,
 /// is caught here even where its values happen to be right.
 fn each_packet_whole(
     format: &'static str,
-    pass: &str,
+    pass: Workload,
     stats: &[PacketStat],
     ends: &[usize],
     packets: &[Packet],
@@ -901,8 +863,9 @@ fn each_packet_whole(
         return Err(RunError::Disagree {
             format,
             what: format!(
-                "window starting at packet {first_packet}: the {pass} read {} packets, the \
+                "window starting at packet {first_packet}: the {} read {} packets, the \
                  encoder wrote {}",
+                pass.name(),
                 stats.len(),
                 ends.len()
             ),
@@ -915,7 +878,7 @@ fn each_packet_whole(
 /// decode fails: a wrong length before it is the cause to name, not the failure it led to.
 fn ends_agree(
     format: &'static str,
-    pass: &str,
+    pass: Workload,
     stats: &[PacketStat],
     ends: &[usize],
     packets: &[Packet],
@@ -928,9 +891,10 @@ fn ends_agree(
     Err(RunError::Disagree {
         format,
         what: format!(
-            "packet {} (seq {}): the {pass} used {} bytes, the encoder wrote {}",
+            "packet {} (seq {}): the {} used {} bytes, the encoder wrote {}",
             first_packet + at as u64,
             packets[at].seq,
+            pass.name(),
             stats[at].end.saturating_sub(start),
             ends[at] - start
         ),
@@ -1501,36 +1465,8 @@ mod tests {
         assert!(e.starts_with("broken: serialized "), "{e}");
     }
 
-    #[test]
-    fn alternate_timing_takes_turns_after_a_both_ways_first_window() {
-        let plan = |index, skip, first| Timed::plan(Timing::Alternate, index, skip, 100, first);
-        let pp = Timed {
-            per_packet: true,
-            batch: false,
-        };
-        let whole = Timed {
-            per_packet: false,
-            batch: true,
-        };
-        // Warm-up only: per packet, nothing recorded yet.
-        assert_eq!(plan(0, 100, true), pp);
-        // The first window with a recorded unit, warm-up in it or not: both ways.
-        assert_eq!(plan(1, 40, true), Timed::BOTH);
-        assert_eq!(plan(0, 0, true), Timed::BOTH);
-        // Then in turn by window index; a window with warm-up in it stays per packet.
-        assert_eq!(plan(2, 0, false), pp);
-        assert_eq!(plan(3, 0, false), whole);
-        assert_eq!(plan(3, 10, false), pp);
-        for index in 0..4 {
-            assert_eq!(
-                Timed::plan(Timing::Both, index, 0, 100, index == 0),
-                Timed::BOTH
-            );
-        }
-    }
-
     /// A run of raw and JSON over `packets` synthetic packets in windows of 512.
-    fn timed_run(packets: u64, timing: Timing, warmup: u64) -> Outcome {
+    fn timed_run(packets: u64, timing: Schedule, warmup: u64) -> Outcome {
         let mut bytes = Vec::new();
         gen::generate(
             &GenOptions {
@@ -1554,8 +1490,8 @@ mod tests {
     #[test]
     fn alternate_timing_splits_the_windows_and_still_counts_every_message() {
         // 3000 segments: 6 windows of 512 (the last short); warm-up 100 ends in window 0.
-        let alt = timed_run(3_000, Timing::Alternate, 100);
-        let both = timed_run(3_000, Timing::Both, 100);
+        let alt = timed_run(3_000, Schedule::Alternate, 100);
+        let both = timed_run(3_000, Schedule::Both, 100);
         let recorded = both.units_recorded;
         assert_eq!(both.units_batch, recorded);
         assert_eq!(alt.units_recorded + alt.units_batch, recorded + 412);
@@ -1571,22 +1507,23 @@ mod tests {
             // the bytes.
             assert_eq!(a.messages_encoded, alt.messages);
             assert_eq!(a.encoded_bytes, b.encoded_bytes, "{}", a.name);
-            assert_eq!(a.ser.hist.len(), alt.units_recorded);
-            assert_eq!(a.de_all.hist.len(), alt.units_recorded);
-            assert_eq!(a.ser_batch.packets, alt.units_batch);
-            assert_eq!(a.de_all_batch.packets, alt.units_batch);
-            assert_eq!(b.ser.hist.len(), recorded);
+            for w in Workload::ALL {
+                assert_eq!(a.latency[w].hist.len(), alt.units_recorded);
+                assert_eq!(a.throughput[w].packets, alt.units_batch);
+                assert_eq!(b.latency[w].hist.len(), recorded);
+            }
             assert!(a.messages_batch > 0 && a.messages_batch < b.messages_batch);
         }
         assert_eq!(alt.memcpy.hist.len(), alt.units_recorded);
         assert_eq!(alt.memcpy_batch.packets, alt.units_batch);
         // Half the timed work, give or take the windows' sizes.
-        assert!(alt.passes.ser_batch > 0 && alt.passes.ser > 0);
+        let encode = Workload::Encode;
+        assert!(alt.passes.window[encode] > 0 && alt.passes.per_unit[encode] > 0);
     }
 
     #[test]
     fn a_one_window_input_is_timed_both_ways_under_alternate() {
-        let o = timed_run(300, Timing::Alternate, 0);
+        let o = timed_run(300, Schedule::Alternate, 0);
         assert!(o.units_recorded > 0);
         assert_eq!(o.units_batch, o.units_recorded);
         assert!(o.formats.iter().all(|f| f.batch_ns() > 0.0));

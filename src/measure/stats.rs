@@ -1,10 +1,10 @@
-//! Per-format results: one HdrHistogram per per-packet side (serialize, selective deserialize,
-//! complete deserialize), 3 significant digits, and the whole-window (batch) totals of the same
-//! three.
+//! Per-format results, per [`Workload`]: timed per unit, a [`Latency`] (an HdrHistogram, 3
+//! significant digits); timed by whole windows, a [`Throughput`].
 
 use hdrhistogram::Histogram;
 
 use super::stored::{Estimate, StoredMode, StoredTally};
+use super::workload::{PerWorkload, Workload};
 use crate::formats::Aggregate;
 
 /// Highest value a histogram tracks: 10 s. A packet taking longer is clamped, not dropped.
@@ -14,9 +14,9 @@ pub fn new_histogram() -> Histogram<u64> {
     Histogram::new_with_bounds(1, MAX_TRACKABLE_NS, 3).expect("constant bounds are valid")
 }
 
-/// Timings of one side of one format.
+/// Latency of one side of one format.
 #[derive(Clone, serde::Serialize, serde::Deserialize)]
-pub struct Timings {
+pub struct Latency {
     /// V2-deflate encoded, in base64, in a worker's results (see `measure::jobs`).
     #[serde(with = "hist_base64")]
     pub hist: Histogram<u64>,
@@ -24,16 +24,16 @@ pub struct Timings {
     pub total_ns: u64,
 }
 
-impl Default for Timings {
+impl Default for Latency {
     fn default() -> Self {
-        Timings {
+        Latency {
             hist: new_histogram(),
             total_ns: 0,
         }
     }
 }
 
-impl Timings {
+impl Latency {
     #[inline]
     pub fn record(&mut self, ns: u64) {
         self.hist.saturating_record(ns.max(1));
@@ -70,15 +70,15 @@ pub struct Percentiles {
     pub count: u64,
 }
 
-/// One side timed window by window (one clock pair around each window's pass): the sum of those
-/// times and the packets they covered.
+/// One workload timed window by window (one clock pair around each window's pass): the sum of
+/// those times and the units they covered.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct BatchStats {
+pub struct Throughput {
     pub ns: u64,
     pub packets: u64,
 }
 
-impl BatchStats {
+impl Throughput {
     pub fn add(&mut self, ns: u64, packets: usize) {
         self.ns += ns;
         self.packets += packets as u64;
@@ -96,14 +96,10 @@ pub struct FormatResult {
     /// Carried beside the results between processes (a `&'static str` cannot be read back).
     #[serde(skip)]
     pub name: &'static str,
-    pub ser: Timings,
-    /// Selective decode: the aggregation's fields only.
-    pub de: Timings,
-    /// Complete decode: every field of every message, folded into a checksum.
-    pub de_all: Timings,
-    pub ser_batch: BatchStats,
-    pub de_batch: BatchStats,
-    pub de_all_batch: BatchStats,
+    /// Each workload timed per unit ([`super::workload::Timing::PerUnit`]).
+    pub latency: PerWorkload<Latency>,
+    /// Each workload timed by whole windows ([`super::workload::Timing::Window`]).
+    pub throughput: PerWorkload<Throughput>,
     /// Bytes written for every packet (warm-up included).
     pub encoded_bytes: u64,
     /// Messages the encoder reported writing (warm-up included).
@@ -135,12 +131,8 @@ impl FormatResult {
     pub fn new(name: &'static str) -> Self {
         FormatResult {
             name,
-            ser: Timings::default(),
-            de: Timings::default(),
-            de_all: Timings::default(),
-            ser_batch: BatchStats::default(),
-            de_batch: BatchStats::default(),
-            de_all_batch: BatchStats::default(),
+            latency: PerWorkload::default(),
+            throughput: PerWorkload::default(),
             encoded_bytes: 0,
             messages_encoded: 0,
             messages_batch: 0,
@@ -164,14 +156,16 @@ impl FormatResult {
     /// Messages per second of serialize plus complete decode, from the batch figures
     /// (whole windows timed, so neither the clock's steps nor its own cost per read are in it).
     pub fn msgs_per_sec(&self) -> f64 {
-        let ns = (self.ser_batch.ns + self.de_all_batch.ns) as f64;
+        let t = &self.throughput;
+        let ns = (t[Workload::Encode].ns + t[Workload::Complete].ns) as f64;
         div_or_zero(self.messages_batch as f64 * 1e9, ns)
     }
 
     /// Batch serialize + complete decode, ns per packet: what formats are ranked by (the same
     /// work for every format; a selective decode can skip more in one format than another).
     pub fn batch_ns(&self) -> f64 {
-        self.ser_batch.ns_per_packet() + self.de_all_batch.ns_per_packet()
+        let t = &self.throughput;
+        t[Workload::Encode].ns_per_packet() + t[Workload::Complete].ns_per_packet()
     }
 }
 
@@ -218,7 +212,7 @@ mod tests {
 
     #[test]
     fn percentiles_are_ordered_and_within_three_digits() {
-        let mut s = Timings::default();
+        let mut s = Latency::default();
         for v in 1..=10_000u64 {
             s.record(v * 10);
         }

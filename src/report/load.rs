@@ -1,98 +1,17 @@
 //! `shootout report`, step 1: read any number of results CSVs (`run` writes them; other days,
 //! other machines) and the `environment.txt` that `shootout bench` leaves next to each.
 //!
-//! Columns are read by header name. The columns in [`REQUIRED`] must be there. The size as stored,
-//! the memcpy floor and what the figures rest on ([`OPTIONAL`]), the complete decode and the batch
-//! timings ([`BATCH_COLUMNS`]) and what the run says of its own harness ([`HARNESS_COLUMNS`]) are
-//! read when the header has them: files from before they were written still load, and an empty
-//! cell (a run with `--no-stored-size`, or a row from an older build in a pooled file) means not
-//! measured. Any other column is ignored, so files from older and newer builds can be pooled.
+//! Columns are read by header name into [`Row`], the type `run` writes them from: the columns
+//! [`required`] lists must be there; every later one is read when the header has it, so files
+//! from before it was written still load, and an empty cell (a run with `--no-stored-size`, or a
+//! row from an older build in a pooled file) means not measured. Any other column is ignored, so
+//! files from older and newer builds can be pooled.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
-
 use super::ReportError;
-
-/// The columns a results CSV must have; a subset of `report::csv::COLUMNS` (a test checks it).
-pub const REQUIRED: &[&str] = &[
-    "run_id",
-    "started_at",
-    "label",
-    "input",
-    "input_bytes",
-    "feed",
-    "packets",
-    "messages",
-    "format",
-    "encoded_bytes",
-    "bytes_per_message",
-    "ser_p50_ns",
-    "ser_p90_ns",
-    "ser_p99_ns",
-    "ser_p999_ns",
-    "ser_p9999_ns",
-    "ser_max_ns",
-    "ser_mean_ns",
-    "ser_total_ns",
-    "de_p50_ns",
-    "de_p90_ns",
-    "de_p99_ns",
-    "de_p999_ns",
-    "de_p9999_ns",
-    "de_max_ns",
-    "de_mean_ns",
-    "de_total_ns",
-    "msgs_per_sec",
-    "timer_overhead_ns",
-    "host",
-    "cpu",
-    "rustc",
-    "git_rev",
-];
-
-/// Columns read when present: the size as stored (empty when the run skipped it), the memcpy
-/// floor, the unit and how many units the figures rest on (`units` timed one by one: the
-/// percentiles; `batch_units` timed in whole windows: the batch figures), and the workers;
-/// [`BATCH_COLUMNS`] are read when present too.
-pub const OPTIONAL: &[&str] = &[
-    "zstd_bytes",
-    "zlib_bytes",
-    "zstd_ns",
-    "memcpy_p50_ns",
-    "memcpy_mean_ns",
-    "unit",
-    "units",
-    "batch_units",
-    "jobs",
-];
-
-/// What a run says of its own harness, read when present (absent in CSVs from before: unknown,
-/// not a warning): `timed_faults`, the minor page faults inside the format's timed regions in
-/// that run (0 expected: a fault costs microseconds, a p99.9 of a few thousand units is a
-/// handful of them), `order_seed`, the seed of the run's order of formats, to repeat it, and
-/// `dropped_bytes`, set when the capture was cut short at its end and read with `--lenient`.
-pub const HARNESS_COLUMNS: &[&str] = &["timed_faults", "order_seed", "dropped_bytes"];
-
-/// The columns written after `memcpy_mean_ns` since runs time a complete decode (`de_all_*`:
-/// every field of every message read and checksummed) and each whole window with one clock pair
-/// (`*_batch_ns`, ns per packet), in the order they are written, right after [`OPTIONAL`].
-pub const BATCH_COLUMNS: &[&str] = &[
-    "de_all_p50_ns",
-    "de_all_p90_ns",
-    "de_all_p99_ns",
-    "de_all_p999_ns",
-    "de_all_p9999_ns",
-    "de_all_max_ns",
-    "de_all_mean_ns",
-    "de_all_total_ns",
-    "ser_batch_ns",
-    "de_batch_ns",
-    "de_all_batch_ns",
-    "clock",
-    "memcpy_batch_ns",
-];
+use crate::export::csv::{required, Row};
 
 /// The latency columns of one side, in this order: p50, p90, p99, p99.9, p99.99, max, mean.
 pub const PERCENTILES: [&str; 7] = ["p50", "p90", "p99", "p99.9", "p99.99", "max", "mean"];
@@ -100,90 +19,9 @@ pub const PERCENTILES: [&str; 7] = ["p50", "p90", "p99", "p99.9", "p99.99", "max
 /// Column name stems matching [`PERCENTILES`] (`ser_p999_ns` is p99.9).
 pub const PERCENTILE_COLUMNS: [&str; 7] = ["p50", "p90", "p99", "p999", "p9999", "max", "mean"];
 
-/// One row as read: the columns the report uses, by name.
-#[derive(Debug, Deserialize)]
-struct CsvRow {
-    run_id: String,
-    label: String,
-    input: String,
-    format: String,
-    feed: String,
-    packets: f64,
-    messages: f64,
-    bytes_per_message: f64,
-    ser_p50_ns: f64,
-    ser_p90_ns: f64,
-    ser_p99_ns: f64,
-    ser_p999_ns: f64,
-    ser_p9999_ns: f64,
-    ser_max_ns: f64,
-    ser_mean_ns: f64,
-    de_p50_ns: f64,
-    de_p90_ns: f64,
-    de_p99_ns: f64,
-    de_p999_ns: f64,
-    de_p9999_ns: f64,
-    de_max_ns: f64,
-    de_mean_ns: f64,
-    msgs_per_sec: f64,
-    timer_overhead_ns: f64,
-    host: String,
-    // Absent column or empty cell: None.
-    #[serde(default)]
-    zstd_bytes: Option<f64>,
-    #[serde(default)]
-    zlib_bytes: Option<f64>,
-    #[serde(default)]
-    zstd_ns: Option<f64>,
-    #[serde(default)]
-    memcpy_p50_ns: Option<f64>,
-    #[serde(default)]
-    memcpy_mean_ns: Option<f64>,
-    #[serde(default)]
-    de_all_p50_ns: Option<f64>,
-    #[serde(default)]
-    de_all_p90_ns: Option<f64>,
-    #[serde(default)]
-    de_all_p99_ns: Option<f64>,
-    #[serde(default)]
-    de_all_p999_ns: Option<f64>,
-    #[serde(default)]
-    de_all_p9999_ns: Option<f64>,
-    #[serde(default)]
-    de_all_max_ns: Option<f64>,
-    #[serde(default)]
-    de_all_mean_ns: Option<f64>,
-    #[serde(default)]
-    ser_batch_ns: Option<f64>,
-    #[serde(default)]
-    de_batch_ns: Option<f64>,
-    #[serde(default)]
-    de_all_batch_ns: Option<f64>,
-    #[serde(default)]
-    clock: Option<String>,
-    #[serde(default)]
-    memcpy_batch_ns: Option<f64>,
-    /// `packet` or `message` (`run --unit`); absent in CSVs from before: packet.
-    #[serde(default)]
-    unit: Option<String>,
-    /// Worker processes of the run (`run --jobs`); absent in CSVs from before: 1.
-    #[serde(default)]
-    jobs: Option<u32>,
-    #[serde(default)]
-    units: Option<f64>,
-    #[serde(default)]
-    batch_units: Option<f64>,
-    #[serde(default)]
-    timed_faults: Option<u64>,
-    #[serde(default)]
-    order_seed: Option<u64>,
-    #[serde(default)]
-    dropped_bytes: Option<u64>,
-}
-
 /// The label a row is grouped under: runs of several workers apart from one-process runs (as
 /// `bench --jobs` names them), per-message runs apart from per-packet ones.
-fn section_label(label: String, unit: Option<&str>, jobs: Option<u32>) -> String {
+fn section_label(label: String, unit: Option<&str>, jobs: Option<usize>) -> String {
     let label = match jobs {
         Some(n) if n > 1 && !label.ends_with(&format!("({n} jobs)")) => {
             format!("{label} ({n} jobs)")
@@ -347,9 +185,7 @@ fn read_csv(path: &Path, source: usize) -> Result<Vec<RunRow>, ReportError> {
             "empty file: expected a results CSV with a header".into()
         ));
     }
-    let missing: Vec<&str> = REQUIRED
-        .iter()
-        .copied()
+    let missing: Vec<&str> = required()
         .filter(|c| !headers.iter().any(|h| h == *c))
         .collect();
     if !missing.is_empty() {
@@ -361,82 +197,10 @@ fn read_csv(path: &Path, source: usize) -> Result<Vec<RunRow>, ReportError> {
         )));
     }
     let mut rows = Vec::new();
-    for (i, record) in reader.deserialize::<CsvRow>().enumerate() {
-        let r = record.map_err(|e| err(format!("line {}: {}", i + 2, csv_message(&e))))?;
-        let de_all = [
-            r.de_all_p50_ns,
-            r.de_all_p90_ns,
-            r.de_all_p99_ns,
-            r.de_all_p999_ns,
-            r.de_all_p9999_ns,
-            r.de_all_max_ns,
-            r.de_all_mean_ns,
-        ];
-        let de_all = match de_all.iter().filter(|x| x.is_some()).count() {
-            0 => None,
-            7 => Some(de_all.map(Option::unwrap_or_default)),
-            _ => {
-                return Err(err(format!(
-                    "line {}: some de_all_* cells are empty and others are not",
-                    i + 2
-                )))
-            }
-        };
-        rows.push(RunRow {
-            source,
-            input_name: input_name(&r.input),
-            run_id: r.run_id,
-            input: r.input,
-            // Per-message figures are never ranked against per-packet ones: they form sections
-            // of their own, named by the unit.
-            unit: match r.unit.as_deref() {
-                Some("message") => "message",
-                _ => "packet",
-            },
-            label: section_label(r.label, r.unit.as_deref(), r.jobs),
-            format: r.format,
-            host: r.host,
-            feed: r.feed,
-            packets: r.packets,
-            units: r.units,
-            batch_units: r.batch_units,
-            timed_faults: r.timed_faults,
-            order_seed: r.order_seed,
-            dropped_bytes: r.dropped_bytes,
-            bytes_per_message: r.bytes_per_message,
-            ser: [
-                r.ser_p50_ns,
-                r.ser_p90_ns,
-                r.ser_p99_ns,
-                r.ser_p999_ns,
-                r.ser_p9999_ns,
-                r.ser_max_ns,
-                r.ser_mean_ns,
-            ],
-            de: [
-                r.de_p50_ns,
-                r.de_p90_ns,
-                r.de_p99_ns,
-                r.de_p999_ns,
-                r.de_p9999_ns,
-                r.de_max_ns,
-                r.de_mean_ns,
-            ],
-            msgs_per_sec: r.msgs_per_sec,
-            timer_overhead_ns: r.timer_overhead_ns,
-            messages: r.messages,
-            zstd_bytes: r.zstd_bytes,
-            zlib_bytes: r.zlib_bytes,
-            zstd_ns: r.zstd_ns,
-            memcpy_p50_ns: r.memcpy_p50_ns,
-            memcpy_mean_ns: r.memcpy_mean_ns,
-            de_all,
-            ser_batch_ns: r.ser_batch_ns,
-            de_batch_ns: r.de_batch_ns,
-            de_all_batch_ns: r.de_all_batch_ns,
-            memcpy_batch_ns: r.memcpy_batch_ns,
-            clock: r.clock.filter(|c| !c.is_empty()),
-        });
+    for (i, record) in reader.deserialize::<Row>().enumerate() {
+        let line = |msg: String| err(format!("line {}: {msg}", i + 2));
+        let r = record.map_err(|e| line(csv_message(&e)))?;
+        rows.push(run_row(r, source).map_err(line)?);
     }
     if rows.is_empty() {
         return Err(err(
@@ -444,6 +208,83 @@ fn read_csv(path: &Path, source: usize) -> Result<Vec<RunRow>, ReportError> {
         ));
     }
     Ok(rows)
+}
+
+/// What the report keeps of a row read from `source`; an error when its complete-decode
+/// percentiles are partly empty.
+fn run_row(r: Row, source: usize) -> Result<RunRow, String> {
+    let de_all = [
+        r.de_all_p50_ns,
+        r.de_all_p90_ns,
+        r.de_all_p99_ns,
+        r.de_all_p999_ns,
+        r.de_all_p9999_ns,
+        r.de_all_max_ns,
+    ]
+    .map(|x| x.map(|x| x as f64));
+    let [p50, p90, p99, p999, p9999, max] = de_all;
+    let de_all = [p50, p90, p99, p999, p9999, max, r.de_all_mean_ns];
+    let de_all = match de_all.iter().filter(|x| x.is_some()).count() {
+        0 => None,
+        7 => Some(de_all.map(Option::unwrap_or_default)),
+        _ => return Err("some de_all_* cells are empty and others are not".into()),
+    };
+    let ns = |x: u64| x as f64;
+    Ok(RunRow {
+        source,
+        input_name: input_name(&r.input),
+        run_id: r.run_id,
+        input: r.input,
+        // Per-message figures are never ranked against per-packet ones: they form sections
+        // of their own, named by the unit.
+        unit: match r.unit.as_deref() {
+            Some("message") => "message",
+            _ => "packet",
+        },
+        label: section_label(r.label, r.unit.as_deref(), r.jobs),
+        format: r.format,
+        host: r.host,
+        feed: r.feed,
+        packets: r.packets as f64,
+        units: r.units.map(ns),
+        batch_units: r.batch_units.map(ns),
+        timed_faults: r.timed_faults,
+        order_seed: r.order_seed,
+        dropped_bytes: r.dropped_bytes,
+        bytes_per_message: r.bytes_per_message,
+        ser: [
+            ns(r.ser_p50_ns),
+            ns(r.ser_p90_ns),
+            ns(r.ser_p99_ns),
+            ns(r.ser_p999_ns),
+            ns(r.ser_p9999_ns),
+            ns(r.ser_max_ns),
+            r.ser_mean_ns,
+        ],
+        de: [
+            ns(r.de_p50_ns),
+            ns(r.de_p90_ns),
+            ns(r.de_p99_ns),
+            ns(r.de_p999_ns),
+            ns(r.de_p9999_ns),
+            ns(r.de_max_ns),
+            r.de_mean_ns,
+        ],
+        msgs_per_sec: ns(r.msgs_per_sec),
+        timer_overhead_ns: r.timer_overhead_ns,
+        messages: ns(r.messages),
+        zstd_bytes: r.zstd_bytes.map(ns),
+        zlib_bytes: r.zlib_bytes.map(ns),
+        zstd_ns: r.zstd_ns.map(ns),
+        memcpy_p50_ns: r.memcpy_p50_ns.map(ns),
+        memcpy_mean_ns: r.memcpy_mean_ns,
+        de_all,
+        ser_batch_ns: r.ser_batch_ns,
+        de_batch_ns: r.de_batch_ns,
+        de_all_batch_ns: r.de_all_batch_ns,
+        memcpy_batch_ns: r.memcpy_batch_ns,
+        clock: r.clock.filter(|c| !c.is_empty()),
+    })
 }
 
 /// The file name of an `input` column value (`data/x.pcapng.gz` → `x.pcapng.gz`).
@@ -503,21 +344,6 @@ pub fn parse_governor(text: &str) -> Governor {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn required_columns_are_columns_the_run_writes() {
-        let written: Vec<&str> = crate::export::csv::COLUMNS.split(',').collect();
-        for c in REQUIRED.iter().chain(OPTIONAL).chain(HARNESS_COLUMNS) {
-            assert!(written.contains(c), "{c} is not written by `run`");
-        }
-        // The batch columns, all of them, right after memcpy_mean_ns.
-        let at = written.iter().position(|c| *c == "memcpy_mean_ns").unwrap();
-        let after = &written[at + 1..];
-        assert!(
-            after.starts_with(BATCH_COLUMNS),
-            "after memcpy_mean_ns `run` writes {after:?}, not {BATCH_COLUMNS:?}"
-        );
-    }
 
     #[test]
     fn names_and_governors() {

@@ -306,7 +306,7 @@ pub struct Summary {
 }
 
 /// The format every other is compared with in [`Group::ratio_to_raw`].
-pub const RAW: &str = <crate::formats::raw::Raw as crate::formats::Format>::NAME;
+pub use crate::measure::floor::RAW;
 
 impl Summary {
     /// The (input, label) pairs in order, each with its groups (fastest first).

@@ -8,7 +8,6 @@ use std::process::Command;
 use md_shootout::export::{self, csv::COLUMNS};
 use md_shootout::report::{
     self,
-    load::{BATCH_COLUMNS, HARNESS_COLUMNS},
     stats::{Basis, Group},
     WarningKind,
 };
@@ -146,22 +145,9 @@ fn values(f: &Fixture) -> HashMap<String, String> {
     v
 }
 
-/// The header `run` writes, complete decode and batch columns included.
+/// The header `run` writes, complete decode, batch and harness columns included.
 pub(crate) fn columns_now() -> Vec<&'static str> {
-    let c: Vec<&str> = COLUMNS.split(',').collect();
-    assert!(BATCH_COLUMNS.iter().all(|b| c.contains(b)));
-    c
-}
-
-/// [`columns_now`] with the harness columns (`timed_faults`, `order_seed`) where it lacks them.
-pub(crate) fn columns_with_faults() -> Vec<&'static str> {
-    let mut c = columns_now();
-    for h in HARNESS_COLUMNS {
-        if !c.contains(h) {
-            c.push(h);
-        }
-    }
-    c
+    COLUMNS.split(',').collect()
 }
 
 pub(crate) fn write_csv(path: &Path, header: &[&str], rows: &[Fixture]) {
@@ -1623,7 +1609,7 @@ fn page_faults_in_timed_regions_are_warned_about() {
         )
     })
     .collect();
-    write_csv(&csv_path, &columns_with_faults(), &rows);
+    write_csv(&csv_path, &columns_now(), &rows);
     let runs = report::load(std::slice::from_ref(&csv_path)).unwrap();
     let faults: Vec<Option<u64>> = runs.rows.iter().map(|r| r.timed_faults).collect();
     assert_eq!(faults, [Some(0), Some(3), Some(1), None]);
@@ -1699,7 +1685,7 @@ fn a_capture_cut_short_is_warned_about_once_per_run() {
             )
         })
         .collect();
-    write_csv(&csv_path, &columns_with_faults(), &rows);
+    write_csv(&csv_path, &columns_now(), &rows);
     let runs = report::load(std::slice::from_ref(&csv_path)).unwrap();
     let s = report::summarize(&runs);
     let cut: Vec<&str> = s
