@@ -67,7 +67,7 @@ fn doubled_midranks(a: &[f64], b: &[f64]) -> Vec<u64> {
 
 /// The exact two-sided p: the share of the C(N, n) ways to pick `n` of the pooled ranks whose
 /// (doubled) sum lies at least as far from its mean as the observed one. Counted with the usual
-/// subset-sum recursion (count[k][s]: ways to pick k ranks summing to s), which handles ties as
+/// subset-sum recursion (`count[k][s]`: ways to pick k ranks summing to s), which handles ties as
 /// they are instead of assuming none.
 fn exact_p(ranks: &[u64], n: usize) -> f64 {
     let total: u64 = ranks.iter().sum();
