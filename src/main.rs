@@ -637,3 +637,34 @@ fn print(text: &str) -> anyhow::Result<()> {
         _ => Ok(()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use md_shootout::measure::args::TimingArg;
+
+    fn bench_options(args: &[&str]) -> bench::Options {
+        let args: Vec<OsString> = ["shootout", "bench"]
+            .iter()
+            .chain(args)
+            .map(OsString::from)
+            .collect();
+        parse_bench(&args).unwrap_or_else(|_| panic!("{args:?} is refused"))
+    }
+
+    #[test]
+    fn bench_keeps_its_own_defaults_for_the_shared_options() {
+        let opts = bench_options(&[]);
+        assert_eq!(opts.run.timing, TimingArg::Both);
+        assert_eq!(opts.run.warmup, 1000);
+        // The rest as `run` has them.
+        let run = RunArgs::default().shared;
+        assert_eq!((opts.run.jobs, opts.run.verify), (run.jobs, run.verify));
+        assert_eq!((run.timing, run.warmup), (TimingArg::Alternate, 0));
+        // Given, they are taken as given.
+        let opts = bench_options(&["--timing", "alternate", "--warmup", "5", "--verify"]);
+        assert_eq!(opts.run.timing, TimingArg::Alternate);
+        assert_eq!(opts.run.warmup, 5);
+        assert!(opts.run.verify);
+    }
+}
