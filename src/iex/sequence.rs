@@ -10,7 +10,7 @@ use std::hash::Hasher;
 
 use rustc_hash::{FxHashMap, FxHasher};
 
-use super::SegmentHeader;
+use super::segment::SegmentHeader;
 
 /// Segments starting at sequence 1 remembered per stream (a heartbeat or two, then the first
 /// messages): bounded so a hostile capture cannot grow the tracker.
