@@ -8,6 +8,7 @@ pub mod floor;
 pub mod jobs;
 pub mod memory;
 pub mod order;
+pub mod outcome;
 pub mod runner;
 pub mod schedule;
 pub mod shootout;
@@ -18,8 +19,9 @@ pub mod verify;
 pub mod window;
 pub mod workload;
 
+pub use outcome::{Outcome, Passes, Worker};
 pub use runner::{registry, Runner};
 pub use schedule::Schedule;
-pub use shootout::{run, run_file, Config, Outcome, RunError, RunFileError};
+pub use shootout::{run, run_file, Config, RunError, RunFileError};
 pub use window::Unit;
 pub use workload::{PerWorkload, Timing, Workload};
