@@ -24,9 +24,11 @@ use serde::{Deserialize, Serialize};
 use super::affinity;
 use super::args::RunArgs;
 use super::clock::Timer;
+use super::config::{Config, RunError};
+use super::file::{self, RunFileError};
 use super::outcome::{Outcome, Worker};
 use super::runner::Runner;
-use super::shootout::{self, Config, RunError, RunFileError};
+use super::shootout;
 use super::window::Window;
 use crate::formats::{Aggregate, Checksum};
 use crate::output::{RunProgress, Tick};
@@ -60,7 +62,7 @@ pub fn work(path: &Path, config: &Config, lenient: bool, cpu: usize) -> anyhow::
         }
     };
     let mut last = Instant::now();
-    let outcome = shootout::run_file_with(path, config, lenient, |tick| {
+    let outcome = file::run_file_with(path, config, lenient, |tick| {
         if last.elapsed() >= Duration::from_millis(200) {
             last = Instant::now();
             eprintln!("{PROGRESS_TAG} {} {}", tick.file_bytes, tick.messages);
