@@ -10,7 +10,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use super::ReportError;
+use super::error::ReportError;
 use crate::export::csv::{required, Row};
 
 /// The latency columns of one side, in this order: p50, p90, p99, p99.9, p99.99, max, mean.
