@@ -12,7 +12,7 @@ use crate::measure::floor::RAW;
 use crate::measure::stats::FormatResult;
 use crate::measure::stored::{StoredMode, SAMPLE_HEAD, SAMPLE_STRIDE};
 use crate::measure::trust::{self, Governor};
-use crate::measure::{PerWorkload, Workload};
+use crate::measure::{Outcome, PerWorkload, Workload};
 
 /// What each workload does, as the table's footer says it.
 pub const WORKLOADS: &str = "ser builds the format's representation of each packet; de \
@@ -36,13 +36,31 @@ pub fn render(report: &RunReport<'_>) -> String {
     );
     let mut ranked: Vec<&FormatResult> = o.formats.iter().collect();
     ranked.sort_by(|a, b| a.batch_ns().total_cmp(&b.batch_ns()));
+    throughput_table(&mut t, o, &ranked);
+    latency_table(&mut t, o, &ranked);
+    let _ = writeln!(t, "\nworkloads: {WORKLOADS}");
+    if !o.workers.is_empty() {
+        let _ = writeln!(t, "{}", workers_line(o));
+    }
+    time_spent(&mut t, o);
+    memcpy_floor_line(&mut t, o);
+    verify_line(&mut t, o);
+    stored_size_lines(&mut t, o);
+    for warning in warnings(o, &Governor::here()) {
+        let _ = writeln!(t, "warning: {warning}");
+    }
+    checked_line(&mut t, o);
+    t
+}
+
+/// The first table: throughput from whole windows and sizes, `ranked` fastest first.
+fn throughput_table(t: &mut String, o: &Outcome, ranked: &[&FormatResult]) {
     let raw = o
         .formats
         .iter()
         .find(|f| f.name == RAW)
         .map(FormatResult::batch_ns)
         .filter(|&ns| ns > 0.0);
-
     let _ = writeln!(
         t,
         "\nthroughput, ns per {} from whole windows timed at once (ranked by ser + de_all):",
@@ -61,7 +79,7 @@ pub fn render(report: &RunReport<'_>) -> String {
     ]
     .map(String::from)
     .to_vec()];
-    for f in &ranked {
+    for f in ranked {
         let estimate = f.stored(o.stored);
         let per_message = |bytes: Option<u64>| {
             bytes.map_or("-".to_owned(), |b| {
@@ -81,8 +99,11 @@ pub fn render(report: &RunReport<'_>) -> String {
         ]);
         rows.push(row);
     }
-    write_rows(&mut t, &rows);
+    write_rows(t, &rows);
+}
 
+/// The second table: the per-unit latency distribution of each workload.
+fn latency_table(t: &mut String, o: &Outcome, ranked: &[&FormatResult]) {
     let _ = writeln!(
         t,
         "\nlatency per {unit} in ns (clock read before and after each {unit}; mean-t is the \
@@ -97,7 +118,7 @@ pub fn render(report: &RunReport<'_>) -> String {
         .chain(["de_all p50", "p99", "p99.9", "mean-t"])
         .map(String::from)
         .collect()];
-    for f in &ranked {
+    for f in ranked {
         let mut row = vec![f.name.to_owned()];
         for latency in f.latency.values() {
             let s = latency.summary();
@@ -110,12 +131,11 @@ pub fn render(report: &RunReport<'_>) -> String {
         }
         rows.push(row);
     }
-    write_rows(&mut t, &rows);
+    write_rows(t, &rows);
+}
 
-    let _ = writeln!(t, "\nworkloads: {WORKLOADS}");
-    if !o.workers.is_empty() {
-        let _ = writeln!(t, "{}", workers_line(o));
-    }
+/// Where the measuring time went: the clock, parsing and timed work, and each pass's share.
+fn time_spent(t: &mut String, o: &Outcome) {
     let measuring = o.measuring_ns().max(1) as f64;
     let _ = writeln!(
         t,
@@ -143,6 +163,10 @@ pub fn render(report: &RunReport<'_>) -> String {
         by_workload(&p.window),
         secs(p.floor),
     );
+}
+
+/// The memcpy floor beside raw's figures, when it was timed.
+fn memcpy_floor_line(t: &mut String, o: &Outcome) {
     let floor = o.memcpy.summary();
     if floor.count > 0 {
         let vs_raw = raw_over_floor(o).map_or(String::new(), |(ser, de)| {
@@ -156,6 +180,10 @@ pub fn render(report: &RunReport<'_>) -> String {
             floor.p50,
         );
     }
+}
+
+/// What `--verify` cost, when it ran.
+fn verify_line(t: &mut String, o: &Outcome) {
     if o.verify_ns > 0 {
         let _ = writeln!(
             t,
@@ -163,6 +191,10 @@ pub fn render(report: &RunReport<'_>) -> String {
             o.verify_ns as f64 / 1e9
         );
     }
+}
+
+/// Which windows were compressed for the size as stored, and what that cost.
+fn stored_size_lines(t: &mut String, o: &Outcome) {
     if o.stored != StoredMode::None {
         let zstd_ns: u64 = o.formats.iter().map(|f| f.stored.zstd_ns).sum();
         let encoded: u64 = o.formats.iter().map(|f| f.encoded_bytes).sum();
@@ -194,9 +226,10 @@ pub fn render(report: &RunReport<'_>) -> String {
             }
         }
     }
-    for warning in warnings(o, &Governor::here()) {
-        let _ = writeln!(t, "warning: {warning}");
-    }
+}
+
+/// What every run checks, for all formats.
+fn checked_line(t: &mut String, o: &Outcome) {
     let _ = writeln!(
         t,
         "checked: every field of every message of all {} formats (the complete decode's checksum \
@@ -206,11 +239,10 @@ pub fn render(report: &RunReport<'_>) -> String {
         o.messages,
         o.reference.symbol_count()
     );
-    t
 }
 
 /// A `--jobs` run: each worker's CPU, formats and wall time, and what the times below mean.
-fn workers_line(o: &crate::measure::Outcome) -> String {
+fn workers_line(o: &Outcome) -> String {
     let each: Vec<String> = o
         .workers
         .iter()
@@ -237,7 +269,7 @@ fn workers_line(o: &crate::measure::Outcome) -> String {
 }
 
 /// What the figures rest on: how many units were timed one by one and in whole windows.
-fn timing_line(o: &crate::measure::Outcome) -> String {
+fn timing_line(o: &Outcome) -> String {
     use crate::measure::Schedule;
     let unit = o.unit.name();
     match o.timing {
@@ -282,7 +314,7 @@ fn write_rows(t: &mut String, rows: &[Vec<String>]) {
 /// With every window compressed: the largest difference, in percent of the exact size, between
 /// what the sample would have estimated and the exact size, over every format, zstd and zlib.
 /// `None` when the input has no window past the sample's head (the sample is then exact).
-fn sampling_error(o: &crate::measure::Outcome) -> Option<f64> {
+fn sampling_error(o: &Outcome) -> Option<f64> {
     let mut worst: Option<f64> = None;
     for f in &o.formats {
         let (exact, sampled) = (f.stored.exact(), f.stored.sampled());
@@ -300,7 +332,7 @@ fn sampling_error(o: &crate::measure::Outcome) -> Option<f64> {
     worst
 }
 
-fn raw_over_floor(o: &crate::measure::Outcome) -> Option<(f64, f64)> {
+fn raw_over_floor(o: &Outcome) -> Option<(f64, f64)> {
     let floor = o.memcpy_batch.ns_per_packet();
     let raw = o.formats.iter().find(|f| f.name == RAW)?;
     (floor > 0.0).then(|| {
@@ -313,7 +345,7 @@ fn raw_over_floor(o: &crate::measure::Outcome) -> Option<(f64, f64)> {
 
 /// What a single run can tell about its own trustworthiness (the cross-run warnings, such as
 /// too few runs or a large spread, are `shootout report`'s), in `measure::trust`'s words.
-fn warnings(o: &crate::measure::Outcome, governor: &Governor) -> Vec<String> {
+fn warnings(o: &Outcome, governor: &Governor) -> Vec<String> {
     let mut out = Vec::new();
     let smallest = o
         .formats
@@ -363,11 +395,11 @@ mod tests {
     use crate::measure::{self, Config};
     use crate::stream::IexReader;
 
-    fn outcome() -> crate::measure::Outcome {
+    fn outcome() -> Outcome {
         outcome_of("sbe")
     }
 
-    fn outcome_of(format: &str) -> crate::measure::Outcome {
+    fn outcome_of(format: &str) -> Outcome {
         let mut bytes = Vec::new();
         let opts = GenOptions {
             packets: 300,

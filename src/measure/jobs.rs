@@ -24,7 +24,11 @@ use serde::{Deserialize, Serialize};
 use super::affinity;
 use super::args::RunArgs;
 use super::clock::Timer;
-use super::shootout::{self, Config, Outcome, RunError, RunFileError};
+use super::config::{Config, RunError};
+use super::file::{self, RunFileError};
+use super::outcome::{Outcome, Worker};
+use super::runner::Runner;
+use super::shootout;
 use super::window::Window;
 use crate::formats::{Aggregate, Checksum};
 use crate::output::{RunProgress, Tick};
@@ -34,18 +38,6 @@ pub const WORKER_FLAG: &str = "--worker-cpu";
 
 /// A worker's stderr line that reports progress, not a message: `<tag> <position>`.
 const PROGRESS_TAG: &str = "\u{1e}progress";
-
-/// One worker of a `--jobs` run, as the merged outcome describes it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Worker {
-    /// The CPU it was pinned to; `None` if pinning failed (the run says so).
-    pub cpu: Option<usize>,
-    pub formats: Vec<&'static str>,
-    pub wall_ns: u64,
-    pub timer_overhead_ns: f64,
-    /// The worker's peak resident memory, in bytes, where the system says (`VmHWM`).
-    pub peak_rss: Option<u64>,
-}
 
 /// What a worker writes on stdout: its outcome, and the names a `&'static str` cannot carry.
 #[derive(Serialize, Deserialize)]
@@ -70,7 +62,7 @@ pub fn work(path: &Path, config: &Config, lenient: bool, cpu: usize) -> anyhow::
         }
     };
     let mut last = Instant::now();
-    let outcome = shootout::run_file_with(path, config, lenient, |tick| {
+    let outcome = file::run_file_with(path, config, lenient, |tick| {
         if last.elapsed() >= Duration::from_millis(200) {
             last = Instant::now();
             eprintln!("{PROGRESS_TAG} {} {}", tick.file_bytes, tick.messages);
@@ -174,7 +166,7 @@ fn calibrate(
     path: &Path,
     config: &Config,
     lenient: bool,
-    mut runners: Vec<Box<dyn super::Runner>>,
+    mut runners: Vec<Box<dyn Runner>>,
 ) -> Result<Vec<f64>, RunFileError> {
     let opened = crate::stream::open(path, lenient)?;
     let gz = opened.compression == crate::source::Compression::Gzip;

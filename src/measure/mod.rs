@@ -3,11 +3,15 @@
 
 pub mod affinity;
 pub mod args;
+pub mod checks;
 pub mod clock;
+pub mod config;
+pub mod file;
 pub mod floor;
 pub mod jobs;
 pub mod memory;
 pub mod order;
+pub mod outcome;
 pub mod runner;
 pub mod schedule;
 pub mod shootout;
@@ -18,8 +22,11 @@ pub mod verify;
 pub mod window;
 pub mod workload;
 
+pub use config::{Config, RunError};
+pub use file::{run_file, RunFileError};
+pub use outcome::{Outcome, Passes, Worker};
 pub use runner::{registry, Runner};
 pub use schedule::Schedule;
-pub use shootout::{run, run_file, Config, Outcome, RunError, RunFileError};
+pub use shootout::run;
 pub use window::Unit;
 pub use workload::{PerWorkload, Timing, Workload};

@@ -526,11 +526,29 @@ pub fn section_name(input: &str, label: &str) -> String {
 
 fn warnings(summary: &Summary, runs: &Runs) -> Vec<Warning> {
     let mut out = Vec::new();
-    let warn = |out: &mut Vec<Warning>, kind, message| out.push(Warning::new(kind, message));
+    timed_faults(&mut out, runs);
+    cut_short(&mut out, runs);
+    for g in &summary.groups {
+        few_runs(&mut out, g);
+        high_variation(&mut out, g);
+    }
+    timer_overhead(&mut out, summary);
+    above_floor(&mut out, summary);
+    source_warnings(&mut out, runs);
+    out
+}
+
+/// One warning of `kind`, without columns.
+fn warn(out: &mut Vec<Warning>, kind: WarningKind, message: String) {
+    out.push(Warning::new(kind, message));
+}
+
+/// Runs whose timed regions took page faults.
+fn timed_faults(out: &mut Vec<Warning>, runs: &Runs) {
     for r in &runs.rows {
         if let Some(n) = r.timed_faults.filter(|n| *n > 0) {
             warn(
-                &mut out,
+                out,
                 WarningKind::TimedFaults,
                 format!(
                     "{} {}, run {}: {n} minor page fault{} inside timed regions",
@@ -542,6 +560,10 @@ fn warnings(summary: &Summary, runs: &Runs) -> Vec<Warning> {
             );
         }
     }
+}
+
+/// Captures cut short inside a packet and read with `--lenient`, once per run.
+fn cut_short(out: &mut Vec<Warning>, runs: &Runs) {
     let mut cut: Vec<(&str, &str, u64)> = runs
         .rows
         .iter()
@@ -550,7 +572,7 @@ fn warnings(summary: &Summary, runs: &Runs) -> Vec<Warning> {
     cut.dedup();
     for (input, run, bytes) in cut {
         warn(
-            &mut out,
+            out,
             WarningKind::CutShort,
             format!(
                 "{input}, run {run}: the capture ends inside a packet; its whole packets were \
@@ -558,66 +580,77 @@ fn warnings(summary: &Summary, runs: &Runs) -> Vec<Warning> {
             ),
         );
     }
-    for g in &summary.groups {
-        let name = format!("{} {}", section_name(&g.input, &g.label), g.format);
-        if g.runs < MIN_RUNS {
-            warn(
-                &mut out,
-                WarningKind::FewRuns,
-                format!(
-                    "{name}: only {} run{}; at least {MIN_RUNS} are needed for a median and a spread worth reading",
-                    g.runs,
-                    if g.runs == 1 { "" } else { "s" }
-                ),
-            );
-        }
-        // Max is left out: it is a preemption on a shared machine more often than the format.
-        // Nor are the size-as-stored columns: a size is the input's, not the machine's, and
-        // zstd_ns is harness time, outside what is measured.
-        // Nor is a percentile with too few samples behind it: it varies as expected (the tables
-        // mark it instead).
-        let mut noisy: Vec<(String, f64)> = [
-            ("ser", Some(&g.ser)),
-            ("de", Some(&g.de)),
-            ("de_all", g.de_all.as_ref()),
+}
+
+/// A group with too few runs for a median and a spread.
+fn few_runs(out: &mut Vec<Warning>, g: &Group) {
+    let name = format!("{} {}", section_name(&g.input, &g.label), g.format);
+    if g.runs < MIN_RUNS {
+        warn(
+            out,
+            WarningKind::FewRuns,
+            format!(
+                "{name}: only {} run{}; at least {MIN_RUNS} are needed for a median and a spread worth reading",
+                g.runs,
+                if g.runs == 1 { "" } else { "s" }
+            ),
+        );
+    }
+}
+
+/// A group whose figures vary too much from run to run, naming the columns.
+fn high_variation(out: &mut Vec<Warning>, g: &Group) {
+    let name = format!("{} {}", section_name(&g.input, &g.label), g.format);
+    // Max is left out: it is a preemption on a shared machine more often than the format.
+    // Nor are the size-as-stored columns: a size is the input's, not the machine's, and
+    // zstd_ns is harness time, outside what is measured.
+    // Nor is a percentile with too few samples behind it: it varies as expected (the tables
+    // mark it instead).
+    let mut noisy: Vec<(String, f64)> = [
+        ("ser", Some(&g.ser)),
+        ("de", Some(&g.de)),
+        ("de_all", g.de_all.as_ref()),
+    ]
+    .into_iter()
+    .filter_map(|(side, s)| Some((side, s?)))
+    .flat_map(|(side, s)| {
+        s.0.iter()
+            .zip(PERCENTILES)
+            .enumerate()
+            .filter(|(i, (stat, p))| *p != "max" && !g.thin(*i) && stat.cv_pct > MAX_CV_PCT)
+            .map(move |(_, (stat, p))| (format!("{side} {p}"), stat.cv_pct))
+    })
+    .collect();
+    noisy.extend(
+        [
+            ("ser batch", g.ser_batch),
+            ("de batch", g.de_batch),
+            ("de_all batch", g.de_all_batch),
         ]
         .into_iter()
-        .filter_map(|(side, s)| Some((side, s?)))
-        .flat_map(|(side, s)| {
-            s.0.iter()
-                .zip(PERCENTILES)
-                .enumerate()
-                .filter(|(i, (stat, p))| *p != "max" && !g.thin(*i) && stat.cv_pct > MAX_CV_PCT)
-                .map(move |(_, (stat, p))| (format!("{side} {p}"), stat.cv_pct))
-        })
-        .collect();
-        noisy.extend(
-            [
-                ("ser batch", g.ser_batch),
-                ("de batch", g.de_batch),
-                ("de_all batch", g.de_all_batch),
-            ]
-            .into_iter()
-            .filter_map(|(what, s)| Some((what, s?)))
-            .filter(|(_, s)| s.cv_pct > MAX_CV_PCT)
-            .map(|(what, s)| (what.to_owned(), s.cv_pct)),
+        .filter_map(|(what, s)| Some((what, s?)))
+        .filter(|(_, s)| s.cv_pct > MAX_CV_PCT)
+        .map(|(what, s)| (what.to_owned(), s.cv_pct)),
+    );
+    if !noisy.is_empty() {
+        let list: Vec<String> = noisy
+            .iter()
+            .map(|(c, cv)| format!("{c} {cv:.1}%"))
+            .collect();
+        let mut w = Warning::new(
+            WarningKind::HighVariation,
+            format!(
+                "{name}: run-to-run coefficient of variation above {MAX_CV_PCT}%: {}",
+                list.join(", ")
+            ),
         );
-        if !noisy.is_empty() {
-            let list: Vec<String> = noisy
-                .iter()
-                .map(|(c, cv)| format!("{c} {cv:.1}%"))
-                .collect();
-            let mut w = Warning::new(
-                WarningKind::HighVariation,
-                format!(
-                    "{name}: run-to-run coefficient of variation above {MAX_CV_PCT}%: {}",
-                    list.join(", ")
-                ),
-            );
-            w.columns = noisy.into_iter().map(|(c, _)| c).collect();
-            out.push(w);
-        }
+        w.columns = noisy.into_iter().map(|(c, _)| c).collect();
+        out.push(w);
     }
+}
+
+/// Sections whose fastest p50 is within a few clock costs.
+fn timer_overhead(out: &mut Vec<Warning>, summary: &Summary) {
     for (input, label, groups) in summary.sections() {
         let overhead = groups
             .iter()
@@ -635,12 +668,16 @@ fn warnings(summary: &Summary, runs: &Runs) -> Vec<Warning> {
             .expect("a section has a group");
         if let Some(why) = trust::timer_cost(overhead, smallest, &which) {
             warn(
-                &mut out,
+                out,
                 WarningKind::TimerOverhead,
                 format!("{}: {why}", section_name(input, label)),
             );
         }
     }
+}
+
+/// Sections where raw is well above the memcpy floor it should be near.
+fn above_floor(out: &mut Vec<Warning>, summary: &Summary) {
     for (input, label, groups) in summary.sections() {
         let Some(raw) = groups.iter().find(|g| g.format == RAW) else {
             continue;
@@ -664,20 +701,24 @@ fn warnings(summary: &Summary, runs: &Runs) -> Vec<Warning> {
         };
         if let Some(why) = trust::raw_above_floor(ser, de, floor, basis) {
             warn(
-                &mut out,
+                out,
                 WarningKind::AboveFloor,
                 format!("{}: {why}", section_name(input, label)),
             );
         }
     }
+}
+
+/// Each CSV's governor and rows read twice.
+fn source_warnings(out: &mut Vec<Warning>, runs: &Runs) {
     for s in &runs.sources {
         let csv = s.csv.display();
         if let Some(why) = s.governor.warning() {
-            warn(&mut out, WarningKind::Governor, format!("{csv}: {why}"));
+            warn(out, WarningKind::Governor, format!("{csv}: {why}"));
         }
         if s.duplicates > 0 {
             warn(
-                &mut out,
+                out,
                 WarningKind::Duplicates,
                 format!(
                     "{csv}: {} row{} already read from an earlier file, counted once",
@@ -687,7 +728,6 @@ fn warnings(summary: &Summary, runs: &Runs) -> Vec<Warning> {
             );
         }
     }
-    out
 }
 
 #[cfg(test)]

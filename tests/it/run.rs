@@ -606,9 +606,8 @@ fn progress_counts_the_files_bytes_and_the_messages() {
         ..Default::default()
     };
     let mut ticks = Vec::new();
-    let o =
-        md_shootout::measure::shootout::run_file_with(sample, &config, false, |t| ticks.push(t))
-            .unwrap();
+    let o = md_shootout::measure::file::run_file_with(sample, &config, false, |t| ticks.push(t))
+        .unwrap();
     assert_eq!(ticks.len(), 13, "one per window of 4096 packets");
     assert!(ticks
         .windows(2)

@@ -1,0 +1,576 @@
+//! The checks every run makes outside the timed regions: each packet decoded whole, the
+//! complete decode's checksum the source's, `--verify`'s field-by-field comparison, and each
+//! format's aggregation the source's.
+
+use crate::formats::Aggregate;
+use crate::model::Packet;
+
+use super::config::RunError;
+use super::runner::{PacketStat, Runner};
+use super::stats::FormatResult;
+use super::verify;
+use super::workload::Workload;
+
+/// A per-packet decode (`pass`) must report every packet of the window, each ending where the
+/// encoder's did: a decoder that stops early, or claims more or fewer bytes than a packet has,
+/// is caught here even where its values happen to be right.
+pub fn each_packet_whole(
+    format: &'static str,
+    pass: Workload,
+    stats: &[PacketStat],
+    ends: &[usize],
+    packets: &[Packet],
+    first_packet: u64,
+) -> Result<(), RunError> {
+    ends_agree(format, pass, stats, ends, packets, first_packet)?;
+    if stats.len() != ends.len() {
+        return Err(RunError::Disagree {
+            format,
+            what: format!(
+                "window starting at packet {first_packet}: the {} read {} packets, the \
+                 encoder wrote {}",
+                pass.name(),
+                stats.len(),
+                ends.len()
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// The packets decoded so far (`stats`) each ended where the encoder's did. Also asked when a
+/// decode fails: a wrong length before it is the cause to name, not the failure it led to.
+pub fn ends_agree(
+    format: &'static str,
+    pass: Workload,
+    stats: &[PacketStat],
+    ends: &[usize],
+    packets: &[Packet],
+    first_packet: u64,
+) -> Result<(), RunError> {
+    let Some(at) = stats.iter().zip(ends).position(|(s, &e)| s.end != e) else {
+        return Ok(());
+    };
+    let start = if at == 0 { 0 } else { ends[at - 1] };
+    Err(RunError::Disagree {
+        format,
+        what: format!(
+            "packet {} (seq {}): the {} used {} bytes, the encoder wrote {}",
+            first_packet + at as u64,
+            packets[at].seq,
+            pass.name(),
+            stats[at].end.saturating_sub(start),
+            ends[at] - start
+        ),
+    })
+}
+
+/// The error for a packet whose complete decode does not give the source's checksum: decoded
+/// back into the model and compared field by field, so the message names the field.
+pub fn checksum_mismatch(
+    runner: &mut dyn Runner,
+    start: usize,
+    expected: &Packet,
+    packet: u64,
+) -> RunError {
+    let format = runner.name();
+    match runner.decode_packet_at(start) {
+        Ok(got) => match verify::compare(expected, &got) {
+            Some(m) => RunError::Mismatch {
+                format,
+                packet,
+                seq: expected.seq,
+                field: m.field,
+                expected: m.expected,
+                got: m.got,
+            },
+            None => RunError::Disagree {
+                format,
+                what: format!(
+                    "packet {packet} (seq {}): the complete decode's checksum differs from the \
+                     source's, yet the packet decodes back equal",
+                    expected.seq
+                ),
+            },
+        },
+        Err(cause) => RunError::Decode {
+            format,
+            packet,
+            seq: expected.seq,
+            cause,
+        },
+    }
+}
+
+/// Decodes the runner's buffer back into packets and compares each with its source.
+pub fn verify_window(
+    runner: &mut dyn Runner,
+    source: &[Packet],
+    first_packet: u64,
+    decoded: &mut Vec<Packet>,
+) -> Result<(), RunError> {
+    decoded.clear();
+    let format = runner.name();
+    runner
+        .decode_packets(decoded)
+        .map_err(|source_err| RunError::Decode {
+            format,
+            packet: first_packet + decoded.len() as u64,
+            seq: source.get(decoded.len()).map_or(0, |p| p.seq),
+            cause: source_err,
+        })?;
+    if decoded.len() != source.len() {
+        return Err(RunError::Disagree {
+            format,
+            what: format!(
+                "window starting at packet {first_packet} decodes to {} packets, not {}",
+                decoded.len(),
+                source.len()
+            ),
+        });
+    }
+    for (i, (expected, got)) in source.iter().zip(decoded.iter()).enumerate() {
+        if let Some(m) = verify::compare(expected, got) {
+            return Err(RunError::Mismatch {
+                format,
+                packet: first_packet + i as u64,
+                seq: expected.seq,
+                field: m.field,
+                expected: m.expected,
+                got: m.got,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Every format must have carried every message and produced the reference aggregation, in the
+/// per-packet passes (`per_packet`: the packets of the windows timed per packet) and in the batch
+/// passes (`batch`: the packets after the warm-up of the windows timed whole).
+pub fn cross_check(
+    results: &[FormatResult],
+    per_packet: &Aggregate,
+    batch: &Aggregate,
+    messages: u64,
+) -> Result<(), RunError> {
+    for r in results {
+        let disagree = |what: String| RunError::Disagree {
+            format: r.name,
+            what,
+        };
+        if r.messages_encoded != messages {
+            return Err(disagree(format!(
+                "serialized {} messages, the input has {messages}",
+                r.messages_encoded
+            )));
+        }
+        for (pass, got, want) in [
+            ("", &r.aggregate, per_packet),
+            ("batch ", &r.batch_aggregate, batch),
+        ] {
+            if got.messages != want.messages {
+                return Err(disagree(format!(
+                    "{pass}deserialized {} messages, the packets it decoded hold {}",
+                    got.messages, want.messages
+                )));
+            }
+            if got != want {
+                let differing = want
+                    .sorted()
+                    .into_iter()
+                    .find(|(s, v)| got.get(s) != Some(v))
+                    .map(|(s, v)| match got.get(&s) {
+                        Some(g) => format!("symbol {s}: {}", v.difference(g)),
+                        None => format!("symbol {s}: expected {v:?}, got nothing"),
+                    })
+                    .unwrap_or_else(|| "symbols, packets or sequence numbers differ".to_owned());
+                return Err(disagree(format!(
+                    "{pass}aggregate differs from the source: {differing}"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    //! Formats broken on purpose: each must make a default run (no `--verify`) fail with an
+    //! error that says what is wrong, so the checks are shown to be able to fail.
+
+    use super::super::config::Config;
+    use super::super::outcome::Outcome;
+    use super::super::runner::FormatRunner;
+    use super::super::shootout::run_with;
+    use super::super::stored::StoredMode;
+    use super::*;
+    use crate::formats::{raw::Raw, DecodeError, Format, Sink, Visitor};
+    use crate::gen::{self, GenOptions};
+    use crate::model::{Message, Packet, Side};
+    use crate::stream::IexReader;
+
+    /// What a broken format does to a packet before encoding it with `raw`.
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    enum Fault {
+        /// (a) Leaves out the last message of every packet with two or more.
+        DropMessage,
+        /// (b) Adds 1 to the price of every trade report (a tick inside the day's range).
+        TradePrice,
+        /// (c) Swaps the first two messages of every packet with two or more.
+        SwapMessages,
+        /// (d) Adds 1 ns to the timestamp of every price level update.
+        Timestamp,
+        /// (e) Changes the round lot size of every security directory message.
+        AdminField,
+        /// None: the control, which must pass.
+        Nothing,
+    }
+
+    fn apply(fault: Fault, p: &mut Packet) {
+        let n = p.messages.len();
+        match fault {
+            Fault::DropMessage if n >= 2 => {
+                p.messages.pop();
+            }
+            Fault::SwapMessages if n >= 2 => p.messages.swap(0, 1),
+            _ => {}
+        }
+        for m in &mut p.messages {
+            match (fault, m) {
+                (Fault::TradePrice, Message::TradeReport(t)) => t.price += 1,
+                (Fault::Timestamp, Message::PriceLevelUpdate(u)) => u.timestamp += 1,
+                (Fault::AdminField, Message::SecurityDirectory(d)) => d.round_lot_size += 1,
+                _ => {}
+            }
+        }
+    }
+
+    /// `raw`, with `FAULT` (a [`Fault`] as a number) applied to every packet it encodes.
+    #[derive(Default)]
+    struct Broken<const FAULT: u8> {
+        raw: Raw,
+        scratch: Packet,
+    }
+
+    impl<const FAULT: u8> Broken<FAULT> {
+        const FAULTS: [Fault; 6] = [
+            Fault::DropMessage,
+            Fault::TradePrice,
+            Fault::SwapMessages,
+            Fault::Timestamp,
+            Fault::AdminField,
+            Fault::Nothing,
+        ];
+    }
+
+    impl<const FAULT: u8> Format for Broken<FAULT> {
+        const NAME: &'static str = "broken";
+
+        fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
+            self.scratch.clone_from(packet);
+            apply(Self::FAULTS[FAULT as usize], &mut self.scratch);
+            self.raw.encode(&self.scratch, out)
+        }
+
+        fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
+            self.raw.decode(bytes, sink)
+        }
+
+        fn decode_all<V: Visitor>(
+            &mut self,
+            bytes: &[u8],
+            v: &mut V,
+        ) -> Result<usize, DecodeError> {
+            self.raw.decode_all(bytes, v)
+        }
+    }
+
+    /// What a broken decoder does, on top of reading `raw`'s correct bytes.
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    enum DecodeFault {
+        /// (f) The complete decode claims the rest of the window after one packet in 50, so the
+        /// window's decode stops early.
+        StopEarly,
+        /// (g) The complete decode leaves out every trade report's `trade_id` (reads it as 0).
+        SkipField,
+        /// (h) The selective decode hands over, for a price level strictly inside its symbol's
+        /// range so far, another price strictly inside it: sums and extremes stay right.
+        NonExtremePrice,
+        /// (i) Both decodes swap the first two messages of every packet with two or more.
+        SwapMessages,
+        /// (j) The complete decode reports one byte more than each packet has.
+        MoreBytes,
+    }
+
+    /// `raw`'s encoder with a decoder broken as `FAULT` (a [`DecodeFault`] as a number) says.
+    #[derive(Default)]
+    struct BrokenDecoder<const FAULT: u8> {
+        raw: Raw,
+        scratch: Packet,
+        packets: u64,
+        /// The price range seen so far per symbol and side (for `NonExtremePrice`).
+        ranges: std::collections::HashMap<([u8; 8], bool), (i64, i64)>,
+    }
+
+    impl<const FAULT: u8> BrokenDecoder<FAULT> {
+        const FAULTS: [DecodeFault; 5] = [
+            DecodeFault::StopEarly,
+            DecodeFault::SkipField,
+            DecodeFault::NonExtremePrice,
+            DecodeFault::SwapMessages,
+            DecodeFault::MoreBytes,
+        ];
+        const FAULT: DecodeFault = Self::FAULTS[FAULT as usize];
+    }
+
+    /// Passes a selective decode on to `inner`, moving non-extreme prices (`NonExtremePrice`).
+    struct Misprice<'a, K> {
+        inner: &'a mut K,
+        ranges: &'a mut std::collections::HashMap<([u8; 8], bool), (i64, i64)>,
+    }
+
+    impl<K: Sink> Sink for Misprice<'_, K> {
+        fn packet(&mut self, seq: u64) {
+            self.inner.packet(seq)
+        }
+        fn trade(&mut self, symbol: &[u8; 8], size: u32, price: i64) {
+            self.inner.trade(symbol, size, price)
+        }
+        fn price_level(&mut self, side: Side, symbol: &[u8; 8], price: i64) {
+            let range = self
+                .ranges
+                .entry((*symbol, side == Side::Buy))
+                .or_insert((price, price));
+            let (lo, hi) = *range;
+            let wrong = if lo < price && price < hi && hi - lo >= 3 {
+                if price == lo + 1 {
+                    lo + 2
+                } else {
+                    lo + 1
+                }
+            } else {
+                price
+            };
+            *range = (lo.min(price), hi.max(price));
+            self.inner.price_level(side, symbol, wrong)
+        }
+        fn add_order(&mut self, side: u8, symbol: &[u8; 8], price: i64) {
+            self.inner.add_order(side, symbol, price)
+        }
+        fn quote(&mut self, symbol: &[u8; 8], bid: i64, ask: i64) {
+            self.inner.quote(symbol, bid, ask)
+        }
+        fn other(&mut self) {
+            self.inner.other()
+        }
+    }
+
+    impl<const FAULT: u8> Format for BrokenDecoder<FAULT> {
+        const NAME: &'static str = "broken";
+
+        fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
+            self.raw.encode(packet, out)
+        }
+
+        fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
+            match Self::FAULT {
+                DecodeFault::NonExtremePrice => self.raw.decode(
+                    bytes,
+                    &mut Misprice {
+                        inner: sink,
+                        ranges: &mut self.ranges,
+                    },
+                ),
+                DecodeFault::SwapMessages => {
+                    // The selective decode of the swapped packet, through the model.
+                    let used = self.raw.decode_all(bytes, &mut self.scratch)?;
+                    let n = self.scratch.messages.len();
+                    if n >= 2 {
+                        self.scratch.messages.swap(0, 1);
+                    }
+                    crate::formats::aggregate::visit_packet(&self.scratch, sink);
+                    Ok(used)
+                }
+                _ => self.raw.decode(bytes, sink),
+            }
+        }
+
+        fn decode_all<V: Visitor>(
+            &mut self,
+            bytes: &[u8],
+            v: &mut V,
+        ) -> Result<usize, DecodeError> {
+            let mut used = self.raw.decode_all(bytes, &mut self.scratch)?;
+            self.packets += 1;
+            let p = &mut self.scratch;
+            match Self::FAULT {
+                DecodeFault::StopEarly if self.packets % 50 == 0 => used = bytes.len(),
+                DecodeFault::SkipField => {
+                    for m in &mut p.messages {
+                        if let Message::TradeReport(t) = m {
+                            t.trade_id = 0;
+                        }
+                    }
+                }
+                DecodeFault::SwapMessages if p.messages.len() >= 2 => p.messages.swap(0, 1),
+                DecodeFault::MoreBytes => used += 1,
+                _ => {}
+            }
+            v.packet(p.seq, p.send_time);
+            for m in &p.messages {
+                v.message(*m);
+            }
+            Ok(used)
+        }
+    }
+
+    /// A default run (no `--verify`) of `raw` and `broken` over a synthetic day's start.
+    fn run_against_raw(broken: Box<dyn Runner>) -> Result<Outcome, RunError> {
+        let mut bytes = Vec::new();
+        let opts = GenOptions {
+            packets: 3_000,
+            ..GenOptions::default()
+        };
+        gen::generate(&opts, &mut bytes).unwrap();
+        let config = Config {
+            stored: StoredMode::None,
+            window: 512,
+            ..Config::default()
+        };
+        assert!(!config.verify);
+        let runners: Vec<Box<dyn Runner>> = vec![Box::new(FormatRunner::<Raw>::default()), broken];
+        let reader = IexReader::new(&bytes[..], false).unwrap();
+        run_with(reader, &config, runners, |_| {})
+    }
+
+    /// The error a run of `raw` and `broken` ends with; it must end with one.
+    fn failure_of(broken: Box<dyn Runner>) -> String {
+        match run_against_raw(broken) {
+            Ok(_) => panic!("a broken format passed the run's checks"),
+            Err(e) => {
+                eprintln!("{e}");
+                e.to_string()
+            }
+        }
+    }
+
+    fn decoder_failure<const FAULT: u8>() -> String {
+        failure_of(Box::new(FormatRunner::<BrokenDecoder<FAULT>>::default()))
+    }
+
+    #[test]
+    fn a_complete_decode_that_stops_early_fails_the_run() {
+        let e = decoder_failure::<0>();
+        assert!(
+            e.starts_with("broken: packet 50 (seq ")
+                && e.contains("): the complete decode used ")
+                && e.contains(" bytes, the encoder wrote "),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_complete_decode_that_skips_a_field_fails_the_run() {
+        let e = decoder_failure::<1>();
+        assert!(e.contains("].TradeReport.trade_id should be "), "{e}");
+    }
+
+    #[test]
+    fn a_wrong_price_that_is_no_extreme_fails_the_run() {
+        let e = decoder_failure::<2>();
+        assert!(
+            e.starts_with("broken: aggregate differs from the source: symbol ")
+                && e.contains("the same sums and extremes, but not the same values in order"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_decoder_that_swaps_messages_fails_the_run() {
+        let e = decoder_failure::<3>();
+        assert!(
+            e.starts_with("broken: packet ") && e.contains(": messages[0]."),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_decoder_that_claims_more_bytes_than_it_read_fails_the_run() {
+        let e = decoder_failure::<4>();
+        assert!(
+            e.starts_with("broken: packet 1 (seq ")
+                && e.contains("): the complete decode used ")
+                && e.contains(" bytes, the encoder wrote "),
+            "{e}"
+        );
+    }
+
+    /// A default run (no `--verify`) of `raw` and the broken encoder over a synthetic day's start.
+    fn run_broken<const FAULT: u8>() -> Result<Outcome, RunError> {
+        run_against_raw(Box::new(FormatRunner::<Broken<FAULT>>::default()))
+    }
+
+    fn failure<const FAULT: u8>() -> String {
+        failure_of(Box::new(FormatRunner::<Broken<FAULT>>::default()))
+    }
+
+    #[test]
+    fn the_control_passes() {
+        let o = run_broken::<5>().unwrap();
+        assert_eq!(o.formats.len(), 2);
+        assert_eq!(o.formats[1].messages_encoded, o.messages);
+    }
+
+    #[test]
+    fn a_dropped_message_fails_the_run() {
+        let e = failure::<0>();
+        assert!(
+            e.starts_with("broken: packet ") && e.contains("messages.len() should be "),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_price_changed_within_the_range_fails_the_run() {
+        let e = failure::<1>();
+        assert!(e.contains("].TradeReport.price should be "), "{e}");
+    }
+
+    #[test]
+    fn swapped_messages_fail_the_run() {
+        let e = failure::<2>();
+        assert!(e.contains(": messages[0]."), "{e}");
+    }
+
+    #[test]
+    fn an_altered_timestamp_fails_the_run() {
+        let e = failure::<3>();
+        assert!(e.contains("].PriceLevelUpdate.timestamp should be "), "{e}");
+    }
+
+    #[test]
+    fn an_altered_administrative_field_fails_the_run() {
+        let e = failure::<4>();
+        assert!(
+            e.contains("].SecurityDirectory.round_lot_size should be "),
+            "{e}"
+        );
+    }
+
+    /// An encoder that writes every message but one, and says so, is caught by the count even
+    /// before the checksums are compared.
+    #[test]
+    fn the_encoders_count_is_checked() {
+        let mut o = run_broken::<5>().unwrap();
+        o.formats[1].messages_encoded -= 1;
+        // raw passed every check, so its aggregates are the references of each pass.
+        let (per_packet, batch) = (
+            o.formats[0].aggregate.clone(),
+            o.formats[0].batch_aggregate.clone(),
+        );
+        let e = cross_check(&o.formats, &per_packet, &batch, o.messages)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("broken: serialized "), "{e}");
+    }
+}
