@@ -404,7 +404,10 @@ fn table_macro(structs: &[Struct]) -> String {
          /// (`side: Side::Buy`); `len`: bytes on the wire, type byte included; `wire`: the fields on the\n\
          /// wire with their byte offsets (reserved bytes and implied fields left out); `fields`: every\n\
          /// field the model carries, in table order, typed as the table names them (`u8`, `u32`, `i64`,\n\
-         /// `Timestamp`, `Price`, `Symbol`, `Bytes4`, `Side`).\n\
+         /// `Timestamp`, `Price`, `Symbol`, `Bytes4`, `Side`); then, for the codecs' field copies, the\n\
+         /// names their generators derive from these (`capnp init_x [set_f get_f, ..]`,\n\
+         /// `flatbuffers XArgs [UnionTag body_as_union_tag, ..]` one per type byte,\n\
+         /// `sbe x_codec XEncoder XDecoder`): a consumer matches what it needs and `$($rest:tt)*`.\n\
          macro_rules! for_each_message {\n    ($callback:ident) => {\n        $callback! {\n",
     );
     for (s, name, vs) in message_variants(structs) {
@@ -427,16 +430,39 @@ fn table_macro(structs: &[Struct]) -> String {
             .carried()
             .map(|f| format!("{}: {}", f.name, f.ty.table_name()))
             .collect();
+        // The names the codecs' generators derive from the table's (macro_rules cannot join
+        // identifiers): capnpc's `init_x` / `set_f` / `get_f`, flatc's `XArgs` and a union tag
+        // per type byte (the constant in CamelCase) with its `body_as_tag`, the SBE generator's
+        // `x_codec` module with its `XEncoder` and `XDecoder`.
+        let capnp: Vec<String> = s
+            .carried()
+            .map(|f| format!("set_{0} get_{0}", f.name))
+            .collect();
+        let tags: Vec<String> = vs
+            .iter()
+            .map(|v| {
+                let tag: String = v
+                    .constant
+                    .split('_')
+                    .map(|w| w[..1].to_owned() + &w[1..].to_ascii_lowercase())
+                    .collect();
+                format!("{tag} body_as_{}", v.constant.to_ascii_lowercase())
+            })
+            .collect();
+        let snake = snake(name);
         let _ = writeln!(
             o,
-            "            {name}({}) {} {{\n                kinds [{}],\n                len {},\n                \
-             wire [{}],\n                fields [{}],\n            }},",
+            "            {name}({}) {snake} {{\n                kinds [{}],\n                len {},\n                \
+             wire [{}],\n                fields [{}],\n                capnp init_{snake} [{}],\n                \
+             flatbuffers {}Args [{}],\n                sbe {snake}_codec {name}Encoder {name}Decoder,\n            }},",
             s.name,
-            snake(name),
             kinds.join(", "),
             s.len,
             wire.join(", "),
-            fields.join(", ")
+            fields.join(", "),
+            capnp.join(", "),
+            s.name,
+            tags.join(", ")
         );
     }
     o.push_str("        }\n    };\n}\n");

@@ -36,6 +36,7 @@ pub fn encode_prefixed(msg: &Message, out: &mut Vec<u8>) {
             len $len:literal,
             wire [$($f:ident @ $at:literal),*],
             fields $fields:tt,
+            $($codecs:tt)*
         },)*) => {
             match msg {
                 $(Message::$V(m) => {

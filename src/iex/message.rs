@@ -95,6 +95,7 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded<'_>, MessageError> {
             len $len:literal,
             wire $wire:tt,
             fields $fields:tt,
+            $($codecs:tt)*
         },)*) => {
             match kind {
                 $($(kind::$K => decode_one!(bytes, $len, $V($S) $implied $wire),)+)*
