@@ -28,6 +28,7 @@ use std::ptr::NonNull;
 use ::capnp::message::{Allocator, HeapAllocator, ReaderOptions};
 use ::capnp::Word;
 
+use super::wire::{IntoModel, ToLib};
 use super::{touch, DecodeError, Format, Sink, Visitor, MAX_MESSAGES_PER_PACKET, MAX_PACKET_BYTES};
 use crate::model::*;
 
@@ -159,10 +160,6 @@ pub type CapnpPacked = Capnp<true>;
 
 fn err(e: impl std::fmt::Display) -> DecodeError {
     DecodeError::library("capnp", e)
-}
-
-fn sym(v: u64) -> Symbol {
-    Symbol(v.to_le_bytes())
 }
 
 impl<const PACKED: bool> Capnp<PACKED> {
@@ -301,71 +298,10 @@ impl<const PACKED: bool> Format for Capnp<PACKED> {
     }
 }
 
-/// A model field as the schema holds it: the symbol and the 4-byte reason as integers
-/// (`to_le_bytes` back), the side as the schema's enum.
-trait ToCapnp {
-    type Capnp;
-    fn to_capnp(self) -> Self::Capnp;
-}
-
-/// The way back; only the side can be refused (an enumerant this schema does not know).
-trait FromCapnp<T> {
-    fn into_model(self) -> Result<T, DecodeError>;
-}
-
-macro_rules! same {
-    ($($t:ty),*) => {$(
-        impl ToCapnp for $t {
-            type Capnp = $t;
-            #[inline(always)]
-            fn to_capnp(self) -> $t {
-                self
-            }
-        }
-        impl FromCapnp<$t> for $t {
-            #[inline(always)]
-            fn into_model(self) -> Result<$t, DecodeError> {
-                Ok(self)
-            }
-        }
-    )*};
-}
-same!(u8, u32, i64);
-
-impl ToCapnp for Symbol {
-    type Capnp = u64;
+/// The side as the schema's enum.
+impl ToLib<marketdata_capnp::Side> for Side {
     #[inline(always)]
-    fn to_capnp(self) -> u64 {
-        self.as_u64()
-    }
-}
-
-impl FromCapnp<Symbol> for u64 {
-    #[inline(always)]
-    fn into_model(self) -> Result<Symbol, DecodeError> {
-        Ok(sym(self))
-    }
-}
-
-impl ToCapnp for [u8; 4] {
-    type Capnp = u32;
-    #[inline(always)]
-    fn to_capnp(self) -> u32 {
-        u32::from_le_bytes(self)
-    }
-}
-
-impl FromCapnp<[u8; 4]> for u32 {
-    #[inline(always)]
-    fn into_model(self) -> Result<[u8; 4], DecodeError> {
-        Ok(self.to_le_bytes())
-    }
-}
-
-impl ToCapnp for Side {
-    type Capnp = marketdata_capnp::Side;
-    #[inline(always)]
-    fn to_capnp(self) -> marketdata_capnp::Side {
+    fn to_lib(self) -> marketdata_capnp::Side {
         match self {
             Side::Buy => marketdata_capnp::Side::Buy,
             Side::Sell => marketdata_capnp::Side::Sell,
@@ -373,7 +309,7 @@ impl ToCapnp for Side {
     }
 }
 
-impl FromCapnp<Side> for Result<marketdata_capnp::Side, ::capnp::NotInSchema> {
+impl IntoModel<Side> for Result<marketdata_capnp::Side, ::capnp::NotInSchema> {
     #[inline(always)]
     fn into_model(self) -> Result<Side, DecodeError> {
         Ok(match self.map_err(err)? {
@@ -398,7 +334,7 @@ macro_rules! copies {
             match m {
                 $(Message::$V(m) => {
                     let mut x = b.$init();
-                    $(x.$set(m.$f.to_capnp());)*
+                    $(x.$set(m.$f.to_lib());)*
                 })*
             }
         }

@@ -27,6 +27,7 @@
 
 use ::flatbuffers::{FlatBufferBuilder, VerifierOptions, WIPOffset};
 
+use super::wire::IntoModel;
 use super::{
     every_kind, reserve_touched, touch, DecodeError, Format, Sink, Visitor, MAX_DATAGRAM_MESSAGES,
 };
@@ -215,11 +216,6 @@ trait FbArg<'a> {
     fn arg(&'a self) -> Self::Arg;
 }
 
-/// A generated table's getter's value back in the model.
-trait FromFb<T> {
-    fn into_model(self) -> T;
-}
-
 macro_rules! same {
     ($($t:ty),*) => {$(
         impl ToFb for $t {
@@ -234,12 +230,6 @@ macro_rules! same {
             #[inline(always)]
             fn arg(&self) -> $t {
                 *self
-            }
-        }
-        impl FromFb<$t> for $t {
-            #[inline(always)]
-            fn into_model(self) -> $t {
-                self
             }
         }
     )*};
@@ -262,10 +252,10 @@ impl<'a> FbArg<'a> for fbs::Symbol {
     }
 }
 
-impl FromFb<Symbol> for &fbs::Symbol {
+impl IntoModel<Symbol> for &fbs::Symbol {
     #[inline(always)]
-    fn into_model(self) -> Symbol {
-        Symbol(self.0)
+    fn into_model(self) -> Result<Symbol, DecodeError> {
+        Ok(Symbol(self.0))
     }
 }
 
@@ -277,20 +267,13 @@ impl ToFb for [u8; 4] {
     }
 }
 
-impl FromFb<[u8; 4]> for u32 {
-    #[inline(always)]
-    fn into_model(self) -> [u8; 4] {
-        self.to_le_bytes()
-    }
-}
-
 /// One type byte's table read back: the fields its union tag implies (the price level's side),
 /// then the table's.
 macro_rules! read_table {
     ($x:ident, $V:ident($S:ident) { $($implied:ident: $value:expr),* } [$($f:ident @ $at:literal),*]) => {
         Message::$V($S {
             $($implied: $value,)*
-            $($f: FromFb::into_model($x.$f()),)*
+            $($f: IntoModel::into_model($x.$f())?,)*
         })
     };
 }

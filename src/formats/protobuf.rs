@@ -23,6 +23,7 @@
 
 use prost::Message as _;
 
+use super::wire::{IntoModel, ToLib};
 use super::{reserve_touched, DecodeError, Format, Sink, Visitor, MAX_DATAGRAM_MESSAGES};
 use crate::model::*;
 
@@ -61,86 +62,25 @@ fn side(v: i32) -> Result<Side, DecodeError> {
     }
 }
 
-/// A model field as the schema holds it: one-byte codes widened to `uint32`, the symbol and the
-/// 4-byte reason as integers (`to_le_bytes` back), the side as the enum's number.
-trait ToPb {
-    type Pb;
-    fn to_pb(self) -> Self::Pb;
-}
-
-/// The way back, checked where the schema's type is wider than the model's.
-trait FromPb<T> {
-    fn into_model(self) -> Result<T, DecodeError>;
-}
-
-macro_rules! same {
-    ($($t:ty),*) => {$(
-        impl ToPb for $t {
-            type Pb = $t;
-            #[inline(always)]
-            fn to_pb(self) -> $t {
-                self
-            }
-        }
-        impl FromPb<$t> for $t {
-            #[inline(always)]
-            fn into_model(self) -> Result<$t, DecodeError> {
-                Ok(self)
-            }
-        }
-    )*};
-}
-same!(u32, i64);
-
-impl ToPb for u8 {
-    type Pb = u32;
+/// One-byte codes and flags are `uint32`s.
+impl ToLib<u32> for u8 {
     #[inline(always)]
-    fn to_pb(self) -> u32 {
+    fn to_lib(self) -> u32 {
         self.into()
     }
 }
 
-impl FromPb<u8> for u32 {
+impl IntoModel<u8> for u32 {
     #[inline(always)]
     fn into_model(self) -> Result<u8, DecodeError> {
         byte(self)
     }
 }
 
-impl ToPb for Symbol {
-    type Pb = u64;
+/// The side as the enum's number.
+impl ToLib<i32> for Side {
     #[inline(always)]
-    fn to_pb(self) -> u64 {
-        self.as_u64()
-    }
-}
-
-impl FromPb<Symbol> for u64 {
-    #[inline(always)]
-    fn into_model(self) -> Result<Symbol, DecodeError> {
-        Ok(Symbol(self.to_le_bytes()))
-    }
-}
-
-impl ToPb for [u8; 4] {
-    type Pb = u32;
-    #[inline(always)]
-    fn to_pb(self) -> u32 {
-        u32::from_le_bytes(self)
-    }
-}
-
-impl FromPb<[u8; 4]> for u32 {
-    #[inline(always)]
-    fn into_model(self) -> Result<[u8; 4], DecodeError> {
-        Ok(self.to_le_bytes())
-    }
-}
-
-impl ToPb for Side {
-    type Pb = i32;
-    #[inline(always)]
-    fn to_pb(self) -> i32 {
+    fn to_lib(self) -> i32 {
         (match self {
             Side::Buy => pb::Side::Buy,
             Side::Sell => pb::Side::Sell,
@@ -148,7 +88,7 @@ impl ToPb for Side {
     }
 }
 
-impl FromPb<Side> for i32 {
+impl IntoModel<Side> for i32 {
     #[inline(always)]
     fn into_model(self) -> Result<Side, DecodeError> {
         side(self)
@@ -167,7 +107,7 @@ macro_rules! copies {
     },)*) => {
         fn to_pb(m: &Message) -> pb::Message {
             let body = match m {
-                $(Message::$V(m) => Body::$V(pb::$S { $($f: m.$f.to_pb(),)* }),)*
+                $(Message::$V(m) => Body::$V(pb::$S { $($f: m.$f.to_lib(),)* }),)*
             };
             pb::Message { body: Some(body) }
         }

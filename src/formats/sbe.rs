@@ -19,6 +19,7 @@
 //! message's header and whole block are bounds-checked here before a generated decoder touches
 //! them, and schema id, template id and block length are validated.
 
+use super::wire::IntoModel;
 use super::{DecodeError, Format, Sink, Visitor};
 use crate::model::*;
 
@@ -66,12 +67,6 @@ trait ToSbe {
     fn to_sbe(self) -> Self::Sbe;
 }
 
-/// A generated decoder's getter's value back in the model, checked where the schema allows more
-/// (the side's null value).
-trait FromSbe<T> {
-    fn into_model(self) -> Result<T, DecodeError>;
-}
-
 macro_rules! same {
     ($($t:ty),*) => {$(
         impl ToSbe for &$t {
@@ -79,12 +74,6 @@ macro_rules! same {
             #[inline(always)]
             fn to_sbe(self) -> $t {
                 *self
-            }
-        }
-        impl FromSbe<$t> for $t {
-            #[inline(always)]
-            fn into_model(self) -> Result<$t, DecodeError> {
-                Ok(self)
             }
         }
     )*};
@@ -99,7 +88,7 @@ impl<'a> ToSbe for &'a Symbol {
     }
 }
 
-impl FromSbe<Symbol> for [u8; 8] {
+impl IntoModel<Symbol> for [u8; 8] {
     #[inline(always)]
     fn into_model(self) -> Result<Symbol, DecodeError> {
         Ok(Symbol(self))
@@ -114,13 +103,6 @@ impl<'a> ToSbe for &'a [u8; 4] {
     }
 }
 
-impl FromSbe<[u8; 4]> for [u8; 4] {
-    #[inline(always)]
-    fn into_model(self) -> Result<[u8; 4], DecodeError> {
-        Ok(self)
-    }
-}
-
 impl ToSbe for &Side {
     type Sbe = side::Side;
     #[inline(always)]
@@ -132,7 +114,7 @@ impl ToSbe for &Side {
     }
 }
 
-impl FromSbe<Side> for side::Side {
+impl IntoModel<Side> for side::Side {
     #[inline(always)]
     fn into_model(self) -> Result<Side, DecodeError> {
         match self {
