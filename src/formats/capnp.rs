@@ -323,12 +323,8 @@ impl IntoModel<Side> for Result<marketdata_capnp::Side, ::capnp::NotInSchema> {
 /// (`init_variant`, `set_field`, `get_field`: capnpc's names), from the message table.
 macro_rules! copies {
     ($($V:ident($S:ident) $snake:ident {
-        kinds $kinds:tt,
-        len $len:literal,
-        wire $wire:tt,
-        fields [$($f:ident: $t:ident),*],
-        capnp $init:ident [$($set:ident $get:ident),*],
-        $($other:tt)*
+        kinds $kinds:tt, len $len:literal, wire $wire:tt, fields [$($f:ident: $t:ident),*],
+        capnp $init:ident [$($set:ident $get:ident),*], $($other:tt)*
     },)*) => {
         fn build_message(b: msg::Builder<'_>, m: &Message) {
             match m {

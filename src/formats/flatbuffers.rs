@@ -290,13 +290,9 @@ macro_rules! table_args {
 /// type byte implies is the tag), from the message table.
 macro_rules! copies {
     ($($V:ident($S:ident) $snake:ident {
-        kinds [$($K:ident $implied:tt),+],
-        len $len:literal,
-        wire $wire:tt,
-        fields $fields:tt,
-        capnp $init:ident $capnp:tt,
-        flatbuffers $Args:ident [$($Tag:ident $as:ident),+],
-        sbe $codec:ident $Enc:ident $Dec:ident,
+        kinds [$($K:ident $implied:tt),+], len $len:literal, wire $wire:tt, fields $fields:tt,
+        capnp $init:ident $capnp:tt, flatbuffers $Args:ident [$($Tag:ident $as:ident),+],
+        sbe $($sbe:ident)*,
     },)*) => {
         fn build_body(
             fbb: &mut FlatBufferBuilder<'static>,

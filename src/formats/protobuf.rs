@@ -99,10 +99,7 @@ impl IntoModel<Side> for i32 {
 /// the model's names), from the message table.
 macro_rules! copies {
     ($($V:ident($S:ident) $snake:ident {
-        kinds $kinds:tt,
-        len $len:literal,
-        wire $wire:tt,
-        fields [$($f:ident: $t:ident),*],
+        kinds $kinds:tt, len $len:literal, wire $wire:tt, fields [$($f:ident: $t:ident),*],
         $($codecs:tt)*
     },)*) => {
         fn to_pb(m: &Message) -> pb::Message {

@@ -130,12 +130,8 @@ impl IntoModel<Side> for side::Side {
 /// as the model's fields).
 macro_rules! templates {
     ($($V:ident($S:ident) $snake:ident {
-        kinds $kinds:tt,
-        len $len:literal,
-        wire $wire:tt,
-        fields [$($f:ident: $t:ident),*],
-        capnp $init:ident $capnp:tt,
-        flatbuffers $Args:ident $tags:tt,
+        kinds $kinds:tt, len $len:literal, wire $wire:tt, fields [$($f:ident: $t:ident),*],
+        capnp $init:ident $capnp:tt, flatbuffers $Args:ident $tags:tt,
         sbe $codec:ident $Enc:ident $Dec:ident,
     },)*) => {
         /// Encoded size of one message: header plus its template's fixed block.

@@ -32,11 +32,7 @@ pub fn payload_len(messages: &[Message]) -> usize {
 pub fn encode_prefixed(msg: &Message, out: &mut Vec<u8>) {
     macro_rules! encode_variants {
         ($($V:ident($S:ident) $snake:ident {
-            kinds $kinds:tt,
-            len $len:literal,
-            wire [$($f:ident @ $at:literal),*],
-            fields $fields:tt,
-            $($codecs:tt)*
+            kinds $kinds:tt, len $len:literal, wire [$($f:ident @ $at:literal),*], $($codecs:tt)*
         },)*) => {
             match msg {
                 $(Message::$V(m) => {

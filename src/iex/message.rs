@@ -91,11 +91,7 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded<'_>, MessageError> {
     };
     macro_rules! decode_kinds {
         ($($V:ident($S:ident) $snake:ident {
-            kinds [$($K:ident $implied:tt),+],
-            len $len:literal,
-            wire $wire:tt,
-            fields $fields:tt,
-            $($codecs:tt)*
+            kinds [$($K:ident $implied:tt),+], len $len:literal, wire $wire:tt, $($codecs:tt)*
         },)*) => {
             match kind {
                 $($(kind::$K => decode_one!(bytes, $len, $V($S) $implied $wire),)+)*
