@@ -27,7 +27,6 @@
 
 use ::flatbuffers::{FlatBufferBuilder, VerifierOptions, WIPOffset};
 
-use super::wire::IntoModel;
 use super::{
     every_kind, reserve_touched, touch, DecodeError, Format, Sink, Visitor, MAX_DATAGRAM_MESSAGES,
 };
@@ -252,10 +251,30 @@ impl<'a> FbArg<'a> for fbs::Symbol {
     }
 }
 
-impl IntoModel<Symbol> for &fbs::Symbol {
+/// A table's value back in the model. Unlike the other codecs' `IntoModel`, nothing here can be
+/// refused (the verifier has checked the buffer), so no `Result`.
+trait FromFb<T> {
+    fn into_model(self) -> T;
+}
+
+impl<T> FromFb<T> for T {
     #[inline(always)]
-    fn into_model(self) -> Result<Symbol, DecodeError> {
-        Ok(Symbol(self.0))
+    fn into_model(self) -> T {
+        self
+    }
+}
+
+impl FromFb<Symbol> for &fbs::Symbol {
+    #[inline(always)]
+    fn into_model(self) -> Symbol {
+        Symbol(self.0)
+    }
+}
+
+impl FromFb<[u8; 4]> for u32 {
+    #[inline(always)]
+    fn into_model(self) -> [u8; 4] {
+        self.to_le_bytes()
     }
 }
 
@@ -273,7 +292,7 @@ macro_rules! read_table {
     ($x:ident, $V:ident($S:ident) { $($implied:ident: $value:expr),* } [$($f:ident @ $at:literal),*]) => {
         Message::$V($S {
             $($implied: $value,)*
-            $($f: IntoModel::into_model($x.$f())?,)*
+            $($f: FromFb::into_model($x.$f()),)*
         })
     };
 }
