@@ -63,6 +63,21 @@ impl Ty {
         }
     }
 
+    /// The type's name in the table, as `for_each_message!` hands it on.
+    fn table_name(self) -> &'static str {
+        match self {
+            Ty::U8 => "u8",
+            Ty::U32 => "u32",
+            Ty::I64 => "i64",
+            Ty::Timestamp => "Timestamp",
+            Ty::Price => "Price",
+            Ty::Symbol => "Symbol",
+            Ty::Bytes4 => "Bytes4",
+            Ty::Side => "Side",
+            Ty::Reserved(_) => unreachable!("reserved bytes are not in the model"),
+        }
+    }
+
     /// Bytes on the wire.
     fn wire_len(self) -> usize {
         match self {
@@ -373,7 +388,101 @@ fn model(structs: &[Struct]) -> String {
         let _ = writeln!(o, "            Message::{name}(_) => \"{name}\",");
     }
     o.push_str("        }\n    }\n}\n");
+    o.push_str(&table_macro(structs));
     o
+}
+
+/// `for_each_message!`: the table as tokens, for the code that must spell out every message type
+/// (the IEX parser and encoder, the codecs' field copies) to expand from instead.
+fn table_macro(structs: &[Struct]) -> String {
+    let mut o = String::from(
+        "\n/// Hands the message table to `$callback` (a `macro_rules!` of the caller's), one entry per\n\
+         /// `Message` variant:\n///\n\
+         /// `Variant(Struct) snake_name { kinds [CONST { fields the type byte implies }, ..], len N,\n\
+         /// wire [field @ offset, ..], fields [field: Type, ..], }`\n///\n\
+         /// `kinds`: its type bytes (`model::kind` constants), each with the fields its byte implies\n\
+         /// (`side: Side::Buy`); `len`: bytes on the wire, type byte included; `wire`: the fields on the\n\
+         /// wire with their byte offsets (reserved bytes and implied fields left out); `fields`: every\n\
+         /// field the model carries, in table order, typed as the table names them (`u8`, `u32`, `i64`,\n\
+         /// `Timestamp`, `Price`, `Symbol`, `Bytes4`, `Side`); then, for the codecs' field copies, the\n\
+         /// names their generators derive from these (`capnp init_x [set_f get_f, ..]`,\n\
+         /// `flatbuffers XArgs [UnionTag body_as_union_tag, ..]` one per type byte,\n\
+         /// `sbe x_codec XEncoder XDecoder`): a consumer matches what it needs and `$($rest:tt)*`.\n\
+         macro_rules! for_each_message {\n    ($callback:ident) => {\n        $callback! {\n",
+    );
+    for (s, name, vs) in message_variants(structs) {
+        let kinds: Vec<String> = vs
+            .iter()
+            .map(|v| match &v.side {
+                Some(side) => format!("{} {{ side: Side::{side} }}", v.constant),
+                None => format!("{} {{}}", v.constant),
+            })
+            .collect();
+        let mut wire = Vec::new();
+        let mut at = 1;
+        for f in &s.fields {
+            if f.carried() && f.ty != Ty::Side {
+                wire.push(format!("{} @ {at}", f.name));
+            }
+            at += f.ty.wire_len();
+        }
+        let fields: Vec<String> = s
+            .carried()
+            .map(|f| format!("{}: {}", f.name, f.ty.table_name()))
+            .collect();
+        // The names the codecs' generators derive from the table's (macro_rules cannot join
+        // identifiers): capnpc's `init_x` / `set_f` / `get_f`, flatc's `XArgs` and a union tag
+        // per type byte (the constant in CamelCase) with its `body_as_tag`, the SBE generator's
+        // `x_codec` module with its `XEncoder` and `XDecoder`.
+        let capnp: Vec<String> = s
+            .carried()
+            .map(|f| format!("set_{0} get_{0}", f.name))
+            .collect();
+        let tags: Vec<String> = vs
+            .iter()
+            .map(|v| {
+                let tag: String = v
+                    .constant
+                    .split('_')
+                    .map(|w| w[..1].to_owned() + &w[1..].to_ascii_lowercase())
+                    .collect();
+                format!("{tag} body_as_{}", v.constant.to_ascii_lowercase())
+            })
+            .collect();
+        let snake = snake(name);
+        let _ = writeln!(
+            o,
+            "            {name}({}) {snake} {{\n                kinds [{}],\n                len {},\n                \
+             wire [{}],\n                fields [{}],\n                capnp init_{snake} [{}],\n                \
+             flatbuffers {}Args [{}],\n                sbe {snake}_codec {name}Encoder {name}Decoder,\n            }},",
+            s.name,
+            kinds.join(", "),
+            s.len,
+            wire.join(", "),
+            fields.join(", "),
+            capnp.join(", "),
+            s.name,
+            tags.join(", ")
+        );
+    }
+    o.push_str("        }\n    };\n}\n");
+    o
+}
+
+/// `TradeReport` -> `trade_report`.
+fn snake(name: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 fn wire(structs: &[Struct]) -> String {

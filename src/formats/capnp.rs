@@ -28,13 +28,9 @@ use std::ptr::NonNull;
 use ::capnp::message::{Allocator, HeapAllocator, ReaderOptions};
 use ::capnp::Word;
 
+use super::wire::{IntoModel, ToLib};
 use super::{touch, DecodeError, Format, Sink, Visitor, MAX_MESSAGES_PER_PACKET, MAX_PACKET_BYTES};
-use crate::model::{
-    AddOrder, AuctionInformation, ClearBook, Message, OfficialPrice, OperationalHalt,
-    OrderDelete, OrderExecuted, OrderModify, Packet, PriceLevelUpdate, QuoteUpdate,
-    RetailLiquidity, SecurityDirectory, SecurityEvent, ShortSalePriceTest, Side, Symbol,
-    SystemEvent, Trade, TradingStatus,
-};
+use crate::model::*;
 
 /// The code `capnpc` generated from `schemas/marketdata.capnp` (in OUT_DIR).
 #[allow(clippy::all, clippy::pedantic, dead_code, unused_imports, missing_docs)]
@@ -164,10 +160,6 @@ pub type CapnpPacked = Capnp<true>;
 
 fn err(e: impl std::fmt::Display) -> DecodeError {
     DecodeError::library("capnp", e)
-}
-
-fn sym(v: u64) -> Symbol {
-    Symbol(v.to_le_bytes())
 }
 
 impl<const PACKED: bool> Capnp<PACKED> {
@@ -306,331 +298,52 @@ impl<const PACKED: bool> Format for Capnp<PACKED> {
     }
 }
 
-fn build_message(b: msg::Builder<'_>, m: &Message) {
-    match m {
-        Message::SystemEvent(m) => {
-            let mut x = b.init_system_event();
-            x.set_event(m.event);
-            x.set_timestamp(m.timestamp);
-        }
-        Message::SecurityDirectory(m) => {
-            let mut x = b.init_security_directory();
-            x.set_flags(m.flags);
-            x.set_timestamp(m.timestamp);
-            x.set_symbol(m.symbol.as_u64());
-            x.set_round_lot_size(m.round_lot_size);
-            x.set_adjusted_poc_price(m.adjusted_poc_price);
-            x.set_luld_tier(m.luld_tier);
-        }
-        Message::TradingStatus(m) => {
-            let mut x = b.init_trading_status();
-            x.set_status(m.status);
-            x.set_timestamp(m.timestamp);
-            x.set_symbol(m.symbol.as_u64());
-            x.set_reason(u32::from_le_bytes(m.reason));
-        }
-        Message::OperationalHalt(m) => {
-            let mut x = b.init_operational_halt();
-            x.set_status(m.status);
-            x.set_timestamp(m.timestamp);
-            x.set_symbol(m.symbol.as_u64());
-        }
-        Message::ShortSalePriceTest(m) => {
-            let mut x = b.init_short_sale_price_test();
-            x.set_status(m.status);
-            x.set_timestamp(m.timestamp);
-            x.set_symbol(m.symbol.as_u64());
-            x.set_detail(m.detail);
-        }
-        Message::SecurityEvent(m) => {
-            let mut x = b.init_security_event();
-            x.set_event(m.event);
-            x.set_timestamp(m.timestamp);
-            x.set_symbol(m.symbol.as_u64());
-        }
-        Message::RetailLiquidity(m) => {
-            let mut x = b.init_retail_liquidity();
-            x.set_indicator(m.indicator);
-            x.set_timestamp(m.timestamp);
-            x.set_symbol(m.symbol.as_u64());
-        }
-        Message::PriceLevelUpdate(m) => {
-            let mut x = b.init_price_level_update();
-            x.set_side(match m.side {
-                Side::Buy => marketdata_capnp::Side::Buy,
-                Side::Sell => marketdata_capnp::Side::Sell,
-            });
-            x.set_flags(m.flags);
-            x.set_timestamp(m.timestamp);
-            x.set_symbol(m.symbol.as_u64());
-            x.set_size(m.size);
-            x.set_price(m.price);
-        }
-        Message::TradeReport(m) => set_trade(b.init_trade_report(), m),
-        Message::TradeBreak(m) => set_trade(b.init_trade_break(), m),
-        Message::OfficialPrice(m) => {
-            let mut x = b.init_official_price();
-            x.set_price_type(m.price_type);
-            x.set_timestamp(m.timestamp);
-            x.set_symbol(m.symbol.as_u64());
-            x.set_price(m.price);
-        }
-        Message::AuctionInformation(m) => {
-            let mut x = b.init_auction_information();
-            x.set_auction_type(m.auction_type);
-            x.set_timestamp(m.timestamp);
-            x.set_symbol(m.symbol.as_u64());
-            x.set_paired_shares(m.paired_shares);
-            x.set_reference_price(m.reference_price);
-            x.set_indicative_clearing_price(m.indicative_clearing_price);
-            x.set_imbalance_shares(m.imbalance_shares);
-            x.set_imbalance_side(m.imbalance_side);
-            x.set_extension_number(m.extension_number);
-            x.set_scheduled_auction_time(m.scheduled_auction_time);
-            x.set_auction_book_clearing_price(m.auction_book_clearing_price);
-            x.set_collar_reference_price(m.collar_reference_price);
-            x.set_lower_auction_collar(m.lower_auction_collar);
-            x.set_upper_auction_collar(m.upper_auction_collar);
-        }
-        Message::QuoteUpdate(m) => {
-            let mut x = b.init_quote_update();
-            x.set_flags(m.flags);
-            x.set_timestamp(m.timestamp);
-            x.set_symbol(m.symbol.as_u64());
-            x.set_bid_size(m.bid_size);
-            x.set_bid_price(m.bid_price);
-            x.set_ask_price(m.ask_price);
-            x.set_ask_size(m.ask_size);
-        }
-        Message::AddOrder(m) => {
-            let mut x = b.init_add_order();
-            x.set_side(m.side);
-            x.set_timestamp(m.timestamp);
-            x.set_symbol(m.symbol.as_u64());
-            x.set_order_id(m.order_id);
-            x.set_size(m.size);
-            x.set_price(m.price);
-        }
-        Message::OrderModify(m) => {
-            let mut x = b.init_order_modify();
-            x.set_flags(m.flags);
-            x.set_timestamp(m.timestamp);
-            x.set_symbol(m.symbol.as_u64());
-            x.set_order_id(m.order_id);
-            x.set_size(m.size);
-            x.set_price(m.price);
-        }
-        Message::OrderDelete(m) => {
-            let mut x = b.init_order_delete();
-            x.set_timestamp(m.timestamp);
-            x.set_symbol(m.symbol.as_u64());
-            x.set_order_id(m.order_id);
-        }
-        Message::OrderExecuted(m) => {
-            let mut x = b.init_order_executed();
-            x.set_flags(m.flags);
-            x.set_timestamp(m.timestamp);
-            x.set_symbol(m.symbol.as_u64());
-            x.set_order_id(m.order_id);
-            x.set_size(m.size);
-            x.set_price(m.price);
-            x.set_trade_id(m.trade_id);
-        }
-        Message::ClearBook(m) => {
-            let mut x = b.init_clear_book();
-            x.set_timestamp(m.timestamp);
-            x.set_symbol(m.symbol.as_u64());
+/// The side as the schema's enum.
+impl ToLib<marketdata_capnp::Side> for Side {
+    #[inline(always)]
+    fn to_lib(self) -> marketdata_capnp::Side {
+        match self {
+            Side::Buy => marketdata_capnp::Side::Buy,
+            Side::Sell => marketdata_capnp::Side::Sell,
         }
     }
 }
 
-fn set_trade(mut x: marketdata_capnp::trade::Builder<'_>, m: &Trade) {
-    x.set_flags(m.flags);
-    x.set_timestamp(m.timestamp);
-    x.set_symbol(m.symbol.as_u64());
-    x.set_size(m.size);
-    x.set_price(m.price);
-    x.set_trade_id(m.trade_id);
-}
-
-fn get_trade(x: marketdata_capnp::trade::Reader<'_>) -> Trade {
-    Trade {
-        flags: x.get_flags(),
-        timestamp: x.get_timestamp(),
-        symbol: sym(x.get_symbol()),
-        size: x.get_size(),
-        price: x.get_price(),
-        trade_id: x.get_trade_id(),
+impl IntoModel<Side> for Result<marketdata_capnp::Side, ::capnp::NotInSchema> {
+    #[inline(always)]
+    fn into_model(self) -> Result<Side, DecodeError> {
+        Ok(match self.map_err(err)? {
+            marketdata_capnp::Side::Buy => Side::Buy,
+            marketdata_capnp::Side::Sell => Side::Sell,
+        })
     }
 }
 
-fn read_message(m: msg::Reader<'_>) -> Result<Message, DecodeError> {
-    use msg::Which;
-    Ok(match m.which().map_err(err)? {
-        Which::SystemEvent(x) => {
-            let x = x.map_err(err)?;
-            Message::SystemEvent(SystemEvent {
-                event: x.get_event(),
-                timestamp: x.get_timestamp(),
+/// The field-by-field copies between the model and the schema's builders and readers
+/// (`init_variant`, `set_field`, `get_field`: capnpc's names), from the message table.
+macro_rules! copies {
+    ($($V:ident($S:ident) $snake:ident {
+        kinds $kinds:tt, len $len:literal, wire $wire:tt, fields [$($f:ident: $t:ident),*],
+        capnp $init:ident [$($set:ident $get:ident),*], $($other:tt)*
+    },)*) => {
+        fn build_message(b: msg::Builder<'_>, m: &Message) {
+            match m {
+                $(Message::$V(m) => {
+                    let mut x = b.$init();
+                    $(x.$set(m.$f.to_lib());)*
+                })*
+            }
+        }
+
+        fn read_message(m: msg::Reader<'_>) -> Result<Message, DecodeError> {
+            use msg::Which;
+            Ok(match m.which().map_err(err)? {
+                $(Which::$V(x) => {
+                    let x = x.map_err(err)?;
+                    Message::$V($S { $($f: x.$get().into_model()?,)* })
+                })*
             })
         }
-        Which::SecurityDirectory(x) => {
-            let x = x.map_err(err)?;
-            Message::SecurityDirectory(SecurityDirectory {
-                flags: x.get_flags(),
-                timestamp: x.get_timestamp(),
-                symbol: sym(x.get_symbol()),
-                round_lot_size: x.get_round_lot_size(),
-                adjusted_poc_price: x.get_adjusted_poc_price(),
-                luld_tier: x.get_luld_tier(),
-            })
-        }
-        Which::TradingStatus(x) => {
-            let x = x.map_err(err)?;
-            Message::TradingStatus(TradingStatus {
-                status: x.get_status(),
-                timestamp: x.get_timestamp(),
-                symbol: sym(x.get_symbol()),
-                reason: x.get_reason().to_le_bytes(),
-            })
-        }
-        Which::OperationalHalt(x) => {
-            let x = x.map_err(err)?;
-            Message::OperationalHalt(OperationalHalt {
-                status: x.get_status(),
-                timestamp: x.get_timestamp(),
-                symbol: sym(x.get_symbol()),
-            })
-        }
-        Which::ShortSalePriceTest(x) => {
-            let x = x.map_err(err)?;
-            Message::ShortSalePriceTest(ShortSalePriceTest {
-                status: x.get_status(),
-                timestamp: x.get_timestamp(),
-                symbol: sym(x.get_symbol()),
-                detail: x.get_detail(),
-            })
-        }
-        Which::SecurityEvent(x) => {
-            let x = x.map_err(err)?;
-            Message::SecurityEvent(SecurityEvent {
-                event: x.get_event(),
-                timestamp: x.get_timestamp(),
-                symbol: sym(x.get_symbol()),
-            })
-        }
-        Which::RetailLiquidity(x) => {
-            let x = x.map_err(err)?;
-            Message::RetailLiquidity(RetailLiquidity {
-                indicator: x.get_indicator(),
-                timestamp: x.get_timestamp(),
-                symbol: sym(x.get_symbol()),
-            })
-        }
-        Which::PriceLevelUpdate(x) => {
-            let x = x.map_err(err)?;
-            Message::PriceLevelUpdate(PriceLevelUpdate {
-                side: match x.get_side().map_err(err)? {
-                    marketdata_capnp::Side::Buy => Side::Buy,
-                    marketdata_capnp::Side::Sell => Side::Sell,
-                },
-                flags: x.get_flags(),
-                timestamp: x.get_timestamp(),
-                symbol: sym(x.get_symbol()),
-                size: x.get_size(),
-                price: x.get_price(),
-            })
-        }
-        Which::TradeReport(x) => Message::TradeReport(get_trade(x.map_err(err)?)),
-        Which::TradeBreak(x) => Message::TradeBreak(get_trade(x.map_err(err)?)),
-        Which::OfficialPrice(x) => {
-            let x = x.map_err(err)?;
-            Message::OfficialPrice(OfficialPrice {
-                price_type: x.get_price_type(),
-                timestamp: x.get_timestamp(),
-                symbol: sym(x.get_symbol()),
-                price: x.get_price(),
-            })
-        }
-        Which::AuctionInformation(x) => {
-            let x = x.map_err(err)?;
-            Message::AuctionInformation(AuctionInformation {
-                auction_type: x.get_auction_type(),
-                timestamp: x.get_timestamp(),
-                symbol: sym(x.get_symbol()),
-                paired_shares: x.get_paired_shares(),
-                reference_price: x.get_reference_price(),
-                indicative_clearing_price: x.get_indicative_clearing_price(),
-                imbalance_shares: x.get_imbalance_shares(),
-                imbalance_side: x.get_imbalance_side(),
-                extension_number: x.get_extension_number(),
-                scheduled_auction_time: x.get_scheduled_auction_time(),
-                auction_book_clearing_price: x.get_auction_book_clearing_price(),
-                collar_reference_price: x.get_collar_reference_price(),
-                lower_auction_collar: x.get_lower_auction_collar(),
-                upper_auction_collar: x.get_upper_auction_collar(),
-            })
-        }
-        Which::QuoteUpdate(x) => {
-            let x = x.map_err(err)?;
-            Message::QuoteUpdate(QuoteUpdate {
-                flags: x.get_flags(),
-                timestamp: x.get_timestamp(),
-                symbol: sym(x.get_symbol()),
-                bid_size: x.get_bid_size(),
-                bid_price: x.get_bid_price(),
-                ask_price: x.get_ask_price(),
-                ask_size: x.get_ask_size(),
-            })
-        }
-        Which::AddOrder(x) => {
-            let x = x.map_err(err)?;
-            Message::AddOrder(AddOrder {
-                side: x.get_side(),
-                timestamp: x.get_timestamp(),
-                symbol: sym(x.get_symbol()),
-                order_id: x.get_order_id(),
-                size: x.get_size(),
-                price: x.get_price(),
-            })
-        }
-        Which::OrderModify(x) => {
-            let x = x.map_err(err)?;
-            Message::OrderModify(OrderModify {
-                flags: x.get_flags(),
-                timestamp: x.get_timestamp(),
-                symbol: sym(x.get_symbol()),
-                order_id: x.get_order_id(),
-                size: x.get_size(),
-                price: x.get_price(),
-            })
-        }
-        Which::OrderDelete(x) => {
-            let x = x.map_err(err)?;
-            Message::OrderDelete(OrderDelete {
-                timestamp: x.get_timestamp(),
-                symbol: sym(x.get_symbol()),
-                order_id: x.get_order_id(),
-            })
-        }
-        Which::OrderExecuted(x) => {
-            let x = x.map_err(err)?;
-            Message::OrderExecuted(OrderExecuted {
-                flags: x.get_flags(),
-                timestamp: x.get_timestamp(),
-                symbol: sym(x.get_symbol()),
-                order_id: x.get_order_id(),
-                size: x.get_size(),
-                price: x.get_price(),
-                trade_id: x.get_trade_id(),
-            })
-        }
-        Which::ClearBook(x) => {
-            let x = x.map_err(err)?;
-            Message::ClearBook(ClearBook {
-                timestamp: x.get_timestamp(),
-                symbol: sym(x.get_symbol()),
-            })
-        }
-    })
+    };
 }
+for_each_message!(copies);

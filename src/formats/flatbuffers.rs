@@ -30,12 +30,7 @@ use ::flatbuffers::{FlatBufferBuilder, VerifierOptions, WIPOffset};
 use super::{
     every_kind, reserve_touched, touch, DecodeError, Format, Sink, Visitor, MAX_DATAGRAM_MESSAGES,
 };
-use crate::model::{
-    AddOrder, AuctionInformation, ClearBook, Message, OfficialPrice, OperationalHalt,
-    OrderDelete, OrderExecuted, OrderModify, Packet, PriceLevelUpdate, QuoteUpdate,
-    RetailLiquidity, SecurityDirectory, SecurityEvent, ShortSalePriceTest, Side, Symbol,
-    SystemEvent, Trade, TradingStatus,
-};
+use crate::model::*;
 
 /// The code `flatc` generated from `schemas/marketdata.fbs` (in OUT_DIR).
 #[allow(
@@ -92,10 +87,6 @@ impl Default for FlatBuffers {
 
 fn err(e: impl std::fmt::Display) -> DecodeError {
     DecodeError::library("flatbuffers", e)
-}
-
-fn sym(s: &fbs::Symbol) -> Symbol {
-    Symbol(s.0)
 }
 
 impl FlatBuffers {
@@ -210,443 +201,149 @@ pub fn visit<K: Sink>(root: fbs::Packet<'_>, sink: &mut K) -> Result<(), DecodeE
 
 type UnionOffset = WIPOffset<::flatbuffers::UnionWIPOffset>;
 
-fn build_body(fbb: &mut FlatBufferBuilder<'static>, m: &Message) -> (fbs::Body, UnionOffset) {
-    match m {
-        Message::SystemEvent(m) => (
-            fbs::Body::SystemEvent,
-            fbs::SystemEvent::create(
-                fbb,
-                &fbs::SystemEventArgs {
-                    timestamp: m.timestamp,
-                    event: m.event,
-                },
-            )
-            .as_union_value(),
-        ),
-        Message::SecurityDirectory(m) => (
-            fbs::Body::SecurityDirectory,
-            fbs::SecurityDirectory::create(
-                fbb,
-                &fbs::SecurityDirectoryArgs {
-                    timestamp: m.timestamp,
-                    symbol: Some(&fbs::Symbol(m.symbol.0)),
-                    adjusted_poc_price: m.adjusted_poc_price,
-                    round_lot_size: m.round_lot_size,
-                    flags: m.flags,
-                    luld_tier: m.luld_tier,
-                },
-            )
-            .as_union_value(),
-        ),
-        Message::TradingStatus(m) => (
-            fbs::Body::TradingStatus,
-            fbs::TradingStatus::create(
-                fbb,
-                &fbs::TradingStatusArgs {
-                    timestamp: m.timestamp,
-                    symbol: Some(&fbs::Symbol(m.symbol.0)),
-                    reason: u32::from_le_bytes(m.reason),
-                    status: m.status,
-                },
-            )
-            .as_union_value(),
-        ),
-        Message::OperationalHalt(m) => (
-            fbs::Body::OperationalHalt,
-            fbs::OperationalHalt::create(
-                fbb,
-                &fbs::OperationalHaltArgs {
-                    timestamp: m.timestamp,
-                    symbol: Some(&fbs::Symbol(m.symbol.0)),
-                    status: m.status,
-                },
-            )
-            .as_union_value(),
-        ),
-        Message::ShortSalePriceTest(m) => (
-            fbs::Body::ShortSalePriceTest,
-            fbs::ShortSalePriceTest::create(
-                fbb,
-                &fbs::ShortSalePriceTestArgs {
-                    timestamp: m.timestamp,
-                    symbol: Some(&fbs::Symbol(m.symbol.0)),
-                    status: m.status,
-                    detail: m.detail,
-                },
-            )
-            .as_union_value(),
-        ),
-        Message::SecurityEvent(m) => (
-            fbs::Body::SecurityEvent,
-            fbs::SecurityEvent::create(
-                fbb,
-                &fbs::SecurityEventArgs {
-                    timestamp: m.timestamp,
-                    symbol: Some(&fbs::Symbol(m.symbol.0)),
-                    event: m.event,
-                },
-            )
-            .as_union_value(),
-        ),
-        Message::RetailLiquidity(m) => (
-            fbs::Body::RetailLiquidity,
-            fbs::RetailLiquidity::create(
-                fbb,
-                &fbs::RetailLiquidityArgs {
-                    timestamp: m.timestamp,
-                    symbol: Some(&fbs::Symbol(m.symbol.0)),
-                    indicator: m.indicator,
-                },
-            )
-            .as_union_value(),
-        ),
-        Message::PriceLevelUpdate(m) => (
-            match m.side {
-                Side::Buy => fbs::Body::PriceLevelBuy,
-                Side::Sell => fbs::Body::PriceLevelSell,
-            },
-            fbs::PriceLevelUpdate::create(
-                fbb,
-                &fbs::PriceLevelUpdateArgs {
-                    timestamp: m.timestamp,
-                    symbol: Some(&fbs::Symbol(m.symbol.0)),
-                    price: m.price,
-                    size: m.size,
-                    flags: m.flags,
-                },
-            )
-            .as_union_value(),
-        ),
-        Message::TradeReport(m) => (fbs::Body::TradeReport, build_trade(fbb, m)),
-        Message::TradeBreak(m) => (fbs::Body::TradeBreak, build_trade(fbb, m)),
-        Message::OfficialPrice(m) => (
-            fbs::Body::OfficialPrice,
-            fbs::OfficialPrice::create(
-                fbb,
-                &fbs::OfficialPriceArgs {
-                    timestamp: m.timestamp,
-                    symbol: Some(&fbs::Symbol(m.symbol.0)),
-                    price: m.price,
-                    price_type: m.price_type,
-                },
-            )
-            .as_union_value(),
-        ),
-        Message::AuctionInformation(m) => (
-            fbs::Body::AuctionInformation,
-            fbs::AuctionInformation::create(
-                fbb,
-                &fbs::AuctionInformationArgs {
-                    timestamp: m.timestamp,
-                    symbol: Some(&fbs::Symbol(m.symbol.0)),
-                    reference_price: m.reference_price,
-                    indicative_clearing_price: m.indicative_clearing_price,
-                    auction_book_clearing_price: m.auction_book_clearing_price,
-                    collar_reference_price: m.collar_reference_price,
-                    lower_auction_collar: m.lower_auction_collar,
-                    upper_auction_collar: m.upper_auction_collar,
-                    paired_shares: m.paired_shares,
-                    imbalance_shares: m.imbalance_shares,
-                    scheduled_auction_time: m.scheduled_auction_time,
-                    auction_type: m.auction_type,
-                    imbalance_side: m.imbalance_side,
-                    extension_number: m.extension_number,
-                },
-            )
-            .as_union_value(),
-        ),
-        Message::QuoteUpdate(m) => (
-            fbs::Body::QuoteUpdate,
-            fbs::QuoteUpdate::create(
-                fbb,
-                &fbs::QuoteUpdateArgs {
-                    timestamp: m.timestamp,
-                    symbol: Some(&fbs::Symbol(m.symbol.0)),
-                    bid_price: m.bid_price,
-                    ask_price: m.ask_price,
-                    bid_size: m.bid_size,
-                    ask_size: m.ask_size,
-                    flags: m.flags,
-                },
-            )
-            .as_union_value(),
-        ),
-        Message::AddOrder(m) => (
-            fbs::Body::AddOrder,
-            fbs::AddOrder::create(
-                fbb,
-                &fbs::AddOrderArgs {
-                    timestamp: m.timestamp,
-                    symbol: Some(&fbs::Symbol(m.symbol.0)),
-                    order_id: m.order_id,
-                    price: m.price,
-                    size: m.size,
-                    side: m.side,
-                },
-            )
-            .as_union_value(),
-        ),
-        Message::OrderModify(m) => (
-            fbs::Body::OrderModify,
-            fbs::OrderModify::create(
-                fbb,
-                &fbs::OrderModifyArgs {
-                    timestamp: m.timestamp,
-                    symbol: Some(&fbs::Symbol(m.symbol.0)),
-                    order_id: m.order_id,
-                    price: m.price,
-                    size: m.size,
-                    flags: m.flags,
-                },
-            )
-            .as_union_value(),
-        ),
-        Message::OrderDelete(m) => (
-            fbs::Body::OrderDelete,
-            fbs::OrderDelete::create(
-                fbb,
-                &fbs::OrderDeleteArgs {
-                    timestamp: m.timestamp,
-                    symbol: Some(&fbs::Symbol(m.symbol.0)),
-                    order_id: m.order_id,
-                },
-            )
-            .as_union_value(),
-        ),
-        Message::OrderExecuted(m) => (
-            fbs::Body::OrderExecuted,
-            fbs::OrderExecuted::create(
-                fbb,
-                &fbs::OrderExecutedArgs {
-                    timestamp: m.timestamp,
-                    symbol: Some(&fbs::Symbol(m.symbol.0)),
-                    order_id: m.order_id,
-                    price: m.price,
-                    trade_id: m.trade_id,
-                    size: m.size,
-                    flags: m.flags,
-                },
-            )
-            .as_union_value(),
-        ),
-        Message::ClearBook(m) => (
-            fbs::Body::ClearBook,
-            fbs::ClearBook::create(
-                fbb,
-                &fbs::ClearBookArgs {
-                    timestamp: m.timestamp,
-                    symbol: Some(&fbs::Symbol(m.symbol.0)),
-                },
-            )
-            .as_union_value(),
-        ),
+/// A model field as the schema holds it: the reason as an integer (`to_le_bytes` back), the
+/// symbol as the schema's 8-byte struct.
+trait ToFb {
+    type Fb;
+    fn to_fb(self) -> Self::Fb;
+}
+
+/// What a table builder's args take for a field: the value, or for a struct a reference to it
+/// (taken from a temporary that lives until the table is built).
+trait FbArg<'a> {
+    type Arg;
+    fn arg(&'a self) -> Self::Arg;
+}
+
+macro_rules! same {
+    ($($t:ty),*) => {$(
+        impl ToFb for $t {
+            type Fb = $t;
+            #[inline(always)]
+            fn to_fb(self) -> $t {
+                self
+            }
+        }
+        impl FbArg<'_> for $t {
+            type Arg = $t;
+            #[inline(always)]
+            fn arg(&self) -> $t {
+                *self
+            }
+        }
+    )*};
+}
+same!(u8, u32, i64);
+
+impl ToFb for Symbol {
+    type Fb = fbs::Symbol;
+    #[inline(always)]
+    fn to_fb(self) -> fbs::Symbol {
+        fbs::Symbol(self.0)
     }
 }
 
-fn build_trade(fbb: &mut FlatBufferBuilder<'static>, m: &Trade) -> UnionOffset {
-    fbs::Trade::create(
-        fbb,
-        &fbs::TradeArgs {
-            timestamp: m.timestamp,
-            symbol: Some(&fbs::Symbol(m.symbol.0)),
-            price: m.price,
-            trade_id: m.trade_id,
-            size: m.size,
-            flags: m.flags,
-        },
-    )
-    .as_union_value()
-}
-
-fn get_trade(t: fbs::Trade<'_>) -> Trade {
-    Trade {
-        flags: t.flags(),
-        timestamp: t.timestamp(),
-        symbol: sym(t.symbol()),
-        size: t.size(),
-        price: t.price(),
-        trade_id: t.trade_id(),
+impl<'a> FbArg<'a> for fbs::Symbol {
+    type Arg = Option<&'a fbs::Symbol>;
+    #[inline(always)]
+    fn arg(&'a self) -> Option<&'a fbs::Symbol> {
+        Some(self)
     }
 }
 
-fn read_message(m: fbs::Message<'_>) -> Result<Message, DecodeError> {
-    const NO_BODY: DecodeError = DecodeError::Malformed("FlatBuffers message without a body");
-    Ok(match m.body_type() {
-        fbs::Body::SystemEvent => {
-            let x = m.body_as_system_event().ok_or(NO_BODY)?;
-            Message::SystemEvent(SystemEvent {
-                event: x.event(),
-                timestamp: x.timestamp(),
-            })
-        }
-        fbs::Body::SecurityDirectory => {
-            let x = m.body_as_security_directory().ok_or(NO_BODY)?;
-            Message::SecurityDirectory(SecurityDirectory {
-                flags: x.flags(),
-                timestamp: x.timestamp(),
-                symbol: sym(x.symbol()),
-                round_lot_size: x.round_lot_size(),
-                adjusted_poc_price: x.adjusted_poc_price(),
-                luld_tier: x.luld_tier(),
-            })
-        }
-        fbs::Body::TradingStatus => {
-            let x = m.body_as_trading_status().ok_or(NO_BODY)?;
-            Message::TradingStatus(TradingStatus {
-                status: x.status(),
-                timestamp: x.timestamp(),
-                symbol: sym(x.symbol()),
-                reason: x.reason().to_le_bytes(),
-            })
-        }
-        fbs::Body::OperationalHalt => {
-            let x = m.body_as_operational_halt().ok_or(NO_BODY)?;
-            Message::OperationalHalt(OperationalHalt {
-                status: x.status(),
-                timestamp: x.timestamp(),
-                symbol: sym(x.symbol()),
-            })
-        }
-        fbs::Body::ShortSalePriceTest => {
-            let x = m.body_as_short_sale_price_test().ok_or(NO_BODY)?;
-            Message::ShortSalePriceTest(ShortSalePriceTest {
-                status: x.status(),
-                timestamp: x.timestamp(),
-                symbol: sym(x.symbol()),
-                detail: x.detail(),
-            })
-        }
-        fbs::Body::SecurityEvent => {
-            let x = m.body_as_security_event().ok_or(NO_BODY)?;
-            Message::SecurityEvent(SecurityEvent {
-                event: x.event(),
-                timestamp: x.timestamp(),
-                symbol: sym(x.symbol()),
-            })
-        }
-        fbs::Body::RetailLiquidity => {
-            let x = m.body_as_retail_liquidity().ok_or(NO_BODY)?;
-            Message::RetailLiquidity(RetailLiquidity {
-                indicator: x.indicator(),
-                timestamp: x.timestamp(),
-                symbol: sym(x.symbol()),
-            })
-        }
-        body @ (fbs::Body::PriceLevelBuy | fbs::Body::PriceLevelSell) => {
-            let (side, x) = if body == fbs::Body::PriceLevelBuy {
-                (Side::Buy, m.body_as_price_level_buy())
-            } else {
-                (Side::Sell, m.body_as_price_level_sell())
-            };
-            let x = x.ok_or(NO_BODY)?;
-            Message::PriceLevelUpdate(PriceLevelUpdate {
-                side,
-                flags: x.flags(),
-                timestamp: x.timestamp(),
-                symbol: sym(x.symbol()),
-                size: x.size(),
-                price: x.price(),
-            })
-        }
-        fbs::Body::TradeReport => {
-            Message::TradeReport(get_trade(m.body_as_trade_report().ok_or(NO_BODY)?))
-        }
-        fbs::Body::TradeBreak => {
-            Message::TradeBreak(get_trade(m.body_as_trade_break().ok_or(NO_BODY)?))
-        }
-        fbs::Body::OfficialPrice => {
-            let x = m.body_as_official_price().ok_or(NO_BODY)?;
-            Message::OfficialPrice(OfficialPrice {
-                price_type: x.price_type(),
-                timestamp: x.timestamp(),
-                symbol: sym(x.symbol()),
-                price: x.price(),
-            })
-        }
-        fbs::Body::AuctionInformation => {
-            let x = m.body_as_auction_information().ok_or(NO_BODY)?;
-            Message::AuctionInformation(AuctionInformation {
-                auction_type: x.auction_type(),
-                timestamp: x.timestamp(),
-                symbol: sym(x.symbol()),
-                paired_shares: x.paired_shares(),
-                reference_price: x.reference_price(),
-                indicative_clearing_price: x.indicative_clearing_price(),
-                imbalance_shares: x.imbalance_shares(),
-                imbalance_side: x.imbalance_side(),
-                extension_number: x.extension_number(),
-                scheduled_auction_time: x.scheduled_auction_time(),
-                auction_book_clearing_price: x.auction_book_clearing_price(),
-                collar_reference_price: x.collar_reference_price(),
-                lower_auction_collar: x.lower_auction_collar(),
-                upper_auction_collar: x.upper_auction_collar(),
-            })
-        }
-        fbs::Body::QuoteUpdate => {
-            let x = m.body_as_quote_update().ok_or(NO_BODY)?;
-            Message::QuoteUpdate(QuoteUpdate {
-                flags: x.flags(),
-                timestamp: x.timestamp(),
-                symbol: sym(x.symbol()),
-                bid_size: x.bid_size(),
-                bid_price: x.bid_price(),
-                ask_price: x.ask_price(),
-                ask_size: x.ask_size(),
-            })
-        }
-        fbs::Body::AddOrder => {
-            let x = m.body_as_add_order().ok_or(NO_BODY)?;
-            Message::AddOrder(AddOrder {
-                side: x.side(),
-                timestamp: x.timestamp(),
-                symbol: sym(x.symbol()),
-                order_id: x.order_id(),
-                size: x.size(),
-                price: x.price(),
-            })
-        }
-        fbs::Body::OrderModify => {
-            let x = m.body_as_order_modify().ok_or(NO_BODY)?;
-            Message::OrderModify(OrderModify {
-                flags: x.flags(),
-                timestamp: x.timestamp(),
-                symbol: sym(x.symbol()),
-                order_id: x.order_id(),
-                size: x.size(),
-                price: x.price(),
-            })
-        }
-        fbs::Body::OrderDelete => {
-            let x = m.body_as_order_delete().ok_or(NO_BODY)?;
-            Message::OrderDelete(OrderDelete {
-                timestamp: x.timestamp(),
-                symbol: sym(x.symbol()),
-                order_id: x.order_id(),
-            })
-        }
-        fbs::Body::OrderExecuted => {
-            let x = m.body_as_order_executed().ok_or(NO_BODY)?;
-            Message::OrderExecuted(OrderExecuted {
-                flags: x.flags(),
-                timestamp: x.timestamp(),
-                symbol: sym(x.symbol()),
-                order_id: x.order_id(),
-                size: x.size(),
-                price: x.price(),
-                trade_id: x.trade_id(),
-            })
-        }
-        fbs::Body::ClearBook => {
-            let x = m.body_as_clear_book().ok_or(NO_BODY)?;
-            Message::ClearBook(ClearBook {
-                timestamp: x.timestamp(),
-                symbol: sym(x.symbol()),
-            })
-        }
-        _ => {
-            return Err(DecodeError::Malformed(
-                "FlatBuffers body type unknown to this schema",
-            ))
-        }
-    })
+/// A table's value back in the model. Unlike the other codecs' `IntoModel`, nothing here can be
+/// refused (the verifier has checked the buffer), so no `Result`.
+trait FromFb<T> {
+    fn into_model(self) -> T;
 }
+
+impl<T> FromFb<T> for T {
+    #[inline(always)]
+    fn into_model(self) -> T {
+        self
+    }
+}
+
+impl FromFb<Symbol> for &fbs::Symbol {
+    #[inline(always)]
+    fn into_model(self) -> Symbol {
+        Symbol(self.0)
+    }
+}
+
+impl FromFb<[u8; 4]> for u32 {
+    #[inline(always)]
+    fn into_model(self) -> [u8; 4] {
+        self.to_le_bytes()
+    }
+}
+
+impl ToFb for [u8; 4] {
+    type Fb = u32;
+    #[inline(always)]
+    fn to_fb(self) -> u32 {
+        u32::from_le_bytes(self)
+    }
+}
+
+/// One type byte's table read back: the fields its union tag implies (the price level's side),
+/// then the table's.
+macro_rules! read_table {
+    ($x:ident, $V:ident($S:ident) { $($implied:ident: $value:expr),* } [$($f:ident @ $at:literal),*]) => {
+        Message::$V($S {
+            $($implied: $value,)*
+            $($f: FromFb::into_model($x.$f()),)*
+        })
+    };
+}
+
+/// A table's args from a model message.
+macro_rules! table_args {
+    ($m:ident, $Args:ident, [$($f:ident @ $at:literal),*]) => {
+        fbs::$Args { $($f: $m.$f.to_fb().arg(),)* }
+    };
+}
+
+/// The field-by-field copies between the model and the generated tables (`XArgs`, one union tag
+/// per type byte with its `body_as_tag`; the table holds the fields on the IEX wire, a side the
+/// type byte implies is the tag), from the message table.
+macro_rules! copies {
+    ($($V:ident($S:ident) $snake:ident {
+        kinds [$($K:ident $implied:tt),+], len $len:literal, wire $wire:tt, fields $fields:tt,
+        capnp $init:ident $capnp:tt, flatbuffers $Args:ident [$($Tag:ident $as:ident),+],
+        sbe $($sbe:ident)*,
+    },)*) => {
+        fn build_body(
+            fbb: &mut FlatBufferBuilder<'static>,
+            m: &Message,
+        ) -> (fbs::Body, UnionOffset) {
+            let kind = m.kind();
+            match m {
+                $(Message::$V(m) => (
+                    match kind {
+                        $(kind::$K => fbs::Body::$Tag,)+
+                        _ => fbs::Body::NONE,
+                    },
+                    fbs::$S::create(fbb, &table_args!(m, $Args, $wire))
+                        .as_union_value(),
+                ),)*
+            }
+        }
+
+        fn read_message(m: fbs::Message<'_>) -> Result<Message, DecodeError> {
+            const NO_BODY: DecodeError = DecodeError::Malformed("FlatBuffers message without a body");
+            Ok(match m.body_type() {
+                $($(fbs::Body::$Tag => {
+                    let x = m.$as().ok_or(NO_BODY)?;
+                    read_table!(x, $V($S) $implied $wire)
+                })+)*
+                _ => {
+                    return Err(DecodeError::Malformed(
+                        "FlatBuffers body type unknown to this schema",
+                    ))
+                }
+            })
+        }
+    };
+}
+for_each_message!(copies);

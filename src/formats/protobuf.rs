@@ -23,13 +23,9 @@
 
 use prost::Message as _;
 
+use super::wire::{IntoModel, ToLib};
 use super::{reserve_touched, DecodeError, Format, Sink, Visitor, MAX_DATAGRAM_MESSAGES};
-use crate::model::{
-    AddOrder, AuctionInformation, ClearBook, Message, OfficialPrice, OperationalHalt,
-    OrderDelete, OrderExecuted, OrderModify, Packet, PriceLevelUpdate, QuoteUpdate,
-    RetailLiquidity, SecurityDirectory, SecurityEvent, ShortSalePriceTest, Side, Symbol,
-    SystemEvent, Trade, TradingStatus,
-};
+use crate::model::*;
 
 /// The code prost-build generated from `schemas/marketdata.proto` (in OUT_DIR).
 #[allow(clippy::all, clippy::pedantic, missing_docs)]
@@ -53,14 +49,6 @@ impl Default for Protobuf {
     }
 }
 
-fn sym_u64(s: &Symbol) -> u64 {
-    u64::from_le_bytes(s.0)
-}
-
-fn sym(v: u64) -> Symbol {
-    Symbol(v.to_le_bytes())
-}
-
 /// A `uint32` that must fit the model's `u8`.
 fn byte(v: u32) -> Result<u8, DecodeError> {
     u8::try_from(v).map_err(|_| DecodeError::Malformed("protobuf: one-byte field above 255"))
@@ -74,272 +62,64 @@ fn side(v: i32) -> Result<Side, DecodeError> {
     }
 }
 
-fn pb_trade(t: &Trade) -> pb::Trade {
-    pb::Trade {
-        flags: t.flags.into(),
-        timestamp: t.timestamp,
-        symbol: sym_u64(&t.symbol),
-        size: t.size,
-        price: t.price,
-        trade_id: t.trade_id,
+/// One-byte codes and flags are `uint32`s.
+impl ToLib<u32> for u8 {
+    #[inline(always)]
+    fn to_lib(self) -> u32 {
+        self.into()
     }
 }
 
-fn trade(t: &pb::Trade) -> Result<Trade, DecodeError> {
-    Ok(Trade {
-        flags: byte(t.flags)?,
-        timestamp: t.timestamp,
-        symbol: sym(t.symbol),
-        size: t.size,
-        price: t.price,
-        trade_id: t.trade_id,
-    })
+impl IntoModel<u8> for u32 {
+    #[inline(always)]
+    fn into_model(self) -> Result<u8, DecodeError> {
+        byte(self)
+    }
 }
 
-fn to_pb(m: &Message) -> pb::Message {
-    let body = match m {
-        Message::SystemEvent(m) => Body::SystemEvent(pb::SystemEvent {
-            event: m.event.into(),
-            timestamp: m.timestamp,
-        }),
-        Message::SecurityDirectory(m) => Body::SecurityDirectory(pb::SecurityDirectory {
-            flags: m.flags.into(),
-            timestamp: m.timestamp,
-            symbol: sym_u64(&m.symbol),
-            round_lot_size: m.round_lot_size,
-            adjusted_poc_price: m.adjusted_poc_price,
-            luld_tier: m.luld_tier.into(),
-        }),
-        Message::TradingStatus(m) => Body::TradingStatus(pb::TradingStatus {
-            status: m.status.into(),
-            timestamp: m.timestamp,
-            symbol: sym_u64(&m.symbol),
-            reason: u32::from_le_bytes(m.reason),
-        }),
-        Message::OperationalHalt(m) => Body::OperationalHalt(pb::OperationalHalt {
-            status: m.status.into(),
-            timestamp: m.timestamp,
-            symbol: sym_u64(&m.symbol),
-        }),
-        Message::ShortSalePriceTest(m) => Body::ShortSalePriceTest(pb::ShortSalePriceTest {
-            status: m.status.into(),
-            timestamp: m.timestamp,
-            symbol: sym_u64(&m.symbol),
-            detail: m.detail.into(),
-        }),
-        Message::SecurityEvent(m) => Body::SecurityEvent(pb::SecurityEvent {
-            event: m.event.into(),
-            timestamp: m.timestamp,
-            symbol: sym_u64(&m.symbol),
-        }),
-        Message::RetailLiquidity(m) => Body::RetailLiquidity(pb::RetailLiquidity {
-            indicator: m.indicator.into(),
-            timestamp: m.timestamp,
-            symbol: sym_u64(&m.symbol),
-        }),
-        Message::PriceLevelUpdate(m) => Body::PriceLevelUpdate(pb::PriceLevelUpdate {
-            side: match m.side {
-                Side::Buy => pb::Side::Buy,
-                Side::Sell => pb::Side::Sell,
-            } as i32,
-            flags: m.flags.into(),
-            timestamp: m.timestamp,
-            symbol: sym_u64(&m.symbol),
-            size: m.size,
-            price: m.price,
-        }),
-        Message::TradeReport(t) => Body::TradeReport(pb_trade(t)),
-        Message::TradeBreak(t) => Body::TradeBreak(pb_trade(t)),
-        Message::OfficialPrice(m) => Body::OfficialPrice(pb::OfficialPrice {
-            price_type: m.price_type.into(),
-            timestamp: m.timestamp,
-            symbol: sym_u64(&m.symbol),
-            price: m.price,
-        }),
-        Message::AuctionInformation(m) => Body::AuctionInformation(pb::AuctionInformation {
-            auction_type: m.auction_type.into(),
-            timestamp: m.timestamp,
-            symbol: sym_u64(&m.symbol),
-            paired_shares: m.paired_shares,
-            reference_price: m.reference_price,
-            indicative_clearing_price: m.indicative_clearing_price,
-            imbalance_shares: m.imbalance_shares,
-            imbalance_side: m.imbalance_side.into(),
-            extension_number: m.extension_number.into(),
-            scheduled_auction_time: m.scheduled_auction_time,
-            auction_book_clearing_price: m.auction_book_clearing_price,
-            collar_reference_price: m.collar_reference_price,
-            lower_auction_collar: m.lower_auction_collar,
-            upper_auction_collar: m.upper_auction_collar,
-        }),
-        Message::QuoteUpdate(m) => Body::QuoteUpdate(pb::QuoteUpdate {
-            flags: m.flags.into(),
-            timestamp: m.timestamp,
-            symbol: sym_u64(&m.symbol),
-            bid_size: m.bid_size,
-            bid_price: m.bid_price,
-            ask_price: m.ask_price,
-            ask_size: m.ask_size,
-        }),
-        Message::AddOrder(m) => Body::AddOrder(pb::AddOrder {
-            side: m.side.into(),
-            timestamp: m.timestamp,
-            symbol: sym_u64(&m.symbol),
-            order_id: m.order_id,
-            size: m.size,
-            price: m.price,
-        }),
-        Message::OrderModify(m) => Body::OrderModify(pb::OrderModify {
-            flags: m.flags.into(),
-            timestamp: m.timestamp,
-            symbol: sym_u64(&m.symbol),
-            order_id: m.order_id,
-            size: m.size,
-            price: m.price,
-        }),
-        Message::OrderDelete(m) => Body::OrderDelete(pb::OrderDelete {
-            timestamp: m.timestamp,
-            symbol: sym_u64(&m.symbol),
-            order_id: m.order_id,
-        }),
-        Message::OrderExecuted(m) => Body::OrderExecuted(pb::OrderExecuted {
-            flags: m.flags.into(),
-            timestamp: m.timestamp,
-            symbol: sym_u64(&m.symbol),
-            order_id: m.order_id,
-            size: m.size,
-            price: m.price,
-            trade_id: m.trade_id,
-        }),
-        Message::ClearBook(m) => Body::ClearBook(pb::ClearBook {
-            timestamp: m.timestamp,
-            symbol: sym_u64(&m.symbol),
-        }),
-    };
-    pb::Message { body: Some(body) }
+/// The side as the enum's number.
+impl ToLib<i32> for Side {
+    #[inline(always)]
+    fn to_lib(self) -> i32 {
+        (match self {
+            Side::Buy => pb::Side::Buy,
+            Side::Sell => pb::Side::Sell,
+        }) as i32
+    }
 }
 
-fn from_pb(m: &pb::Message) -> Result<Message, DecodeError> {
-    let Some(body) = &m.body else {
-        return Err(DecodeError::Malformed("protobuf: message with no body"));
-    };
-    Ok(match body {
-        Body::SystemEvent(m) => Message::SystemEvent(SystemEvent {
-            event: byte(m.event)?,
-            timestamp: m.timestamp,
-        }),
-        Body::SecurityDirectory(m) => Message::SecurityDirectory(SecurityDirectory {
-            flags: byte(m.flags)?,
-            timestamp: m.timestamp,
-            symbol: sym(m.symbol),
-            round_lot_size: m.round_lot_size,
-            adjusted_poc_price: m.adjusted_poc_price,
-            luld_tier: byte(m.luld_tier)?,
-        }),
-        Body::TradingStatus(m) => Message::TradingStatus(TradingStatus {
-            status: byte(m.status)?,
-            timestamp: m.timestamp,
-            symbol: sym(m.symbol),
-            reason: m.reason.to_le_bytes(),
-        }),
-        Body::OperationalHalt(m) => Message::OperationalHalt(OperationalHalt {
-            status: byte(m.status)?,
-            timestamp: m.timestamp,
-            symbol: sym(m.symbol),
-        }),
-        Body::ShortSalePriceTest(m) => Message::ShortSalePriceTest(ShortSalePriceTest {
-            status: byte(m.status)?,
-            timestamp: m.timestamp,
-            symbol: sym(m.symbol),
-            detail: byte(m.detail)?,
-        }),
-        Body::SecurityEvent(m) => Message::SecurityEvent(SecurityEvent {
-            event: byte(m.event)?,
-            timestamp: m.timestamp,
-            symbol: sym(m.symbol),
-        }),
-        Body::RetailLiquidity(m) => Message::RetailLiquidity(RetailLiquidity {
-            indicator: byte(m.indicator)?,
-            timestamp: m.timestamp,
-            symbol: sym(m.symbol),
-        }),
-        Body::PriceLevelUpdate(m) => Message::PriceLevelUpdate(PriceLevelUpdate {
-            side: side(m.side)?,
-            flags: byte(m.flags)?,
-            timestamp: m.timestamp,
-            symbol: sym(m.symbol),
-            size: m.size,
-            price: m.price,
-        }),
-        Body::TradeReport(t) => Message::TradeReport(trade(t)?),
-        Body::TradeBreak(t) => Message::TradeBreak(trade(t)?),
-        Body::OfficialPrice(m) => Message::OfficialPrice(OfficialPrice {
-            price_type: byte(m.price_type)?,
-            timestamp: m.timestamp,
-            symbol: sym(m.symbol),
-            price: m.price,
-        }),
-        Body::AuctionInformation(m) => Message::AuctionInformation(AuctionInformation {
-            auction_type: byte(m.auction_type)?,
-            timestamp: m.timestamp,
-            symbol: sym(m.symbol),
-            paired_shares: m.paired_shares,
-            reference_price: m.reference_price,
-            indicative_clearing_price: m.indicative_clearing_price,
-            imbalance_shares: m.imbalance_shares,
-            imbalance_side: byte(m.imbalance_side)?,
-            extension_number: byte(m.extension_number)?,
-            scheduled_auction_time: m.scheduled_auction_time,
-            auction_book_clearing_price: m.auction_book_clearing_price,
-            collar_reference_price: m.collar_reference_price,
-            lower_auction_collar: m.lower_auction_collar,
-            upper_auction_collar: m.upper_auction_collar,
-        }),
-        Body::QuoteUpdate(m) => Message::QuoteUpdate(QuoteUpdate {
-            flags: byte(m.flags)?,
-            timestamp: m.timestamp,
-            symbol: sym(m.symbol),
-            bid_size: m.bid_size,
-            bid_price: m.bid_price,
-            ask_price: m.ask_price,
-            ask_size: m.ask_size,
-        }),
-        Body::AddOrder(m) => Message::AddOrder(AddOrder {
-            side: byte(m.side)?,
-            timestamp: m.timestamp,
-            symbol: sym(m.symbol),
-            order_id: m.order_id,
-            size: m.size,
-            price: m.price,
-        }),
-        Body::OrderModify(m) => Message::OrderModify(OrderModify {
-            flags: byte(m.flags)?,
-            timestamp: m.timestamp,
-            symbol: sym(m.symbol),
-            order_id: m.order_id,
-            size: m.size,
-            price: m.price,
-        }),
-        Body::OrderDelete(m) => Message::OrderDelete(OrderDelete {
-            timestamp: m.timestamp,
-            symbol: sym(m.symbol),
-            order_id: m.order_id,
-        }),
-        Body::OrderExecuted(m) => Message::OrderExecuted(OrderExecuted {
-            flags: byte(m.flags)?,
-            timestamp: m.timestamp,
-            symbol: sym(m.symbol),
-            order_id: m.order_id,
-            size: m.size,
-            price: m.price,
-            trade_id: m.trade_id,
-        }),
-        Body::ClearBook(m) => Message::ClearBook(ClearBook {
-            timestamp: m.timestamp,
-            symbol: sym(m.symbol),
-        }),
-    })
+impl IntoModel<Side> for i32 {
+    #[inline(always)]
+    fn into_model(self) -> Result<Side, DecodeError> {
+        side(self)
+    }
 }
+
+/// The field-by-field copies between the model and prost's structs (`Body::Variant(pb::Struct)`,
+/// the model's names), from the message table.
+macro_rules! copies {
+    ($($V:ident($S:ident) $snake:ident {
+        kinds $kinds:tt, len $len:literal, wire $wire:tt, fields [$($f:ident: $t:ident),*],
+        $($codecs:tt)*
+    },)*) => {
+        fn to_pb(m: &Message) -> pb::Message {
+            let body = match m {
+                $(Message::$V(m) => Body::$V(pb::$S { $($f: m.$f.to_lib(),)* }),)*
+            };
+            pb::Message { body: Some(body) }
+        }
+
+        fn from_pb(m: &pb::Message) -> Result<Message, DecodeError> {
+            let Some(body) = &m.body else {
+                return Err(DecodeError::Malformed("protobuf: message with no body"));
+            };
+            Ok(match body {
+                $(Body::$V(m) => Message::$V($S { $($f: m.$f.into_model()?,)* }),)*
+            })
+        }
+    };
+}
+for_each_message!(copies);
 
 impl Protobuf {
     /// Decodes the length-delimited packet at the start of `bytes` into `self.packet`; returns

@@ -19,13 +19,9 @@
 //! message's header and whole block are bounds-checked here before a generated decoder touches
 //! them, and schema id, template id and block length are validated.
 
+use super::wire::IntoModel;
 use super::{DecodeError, Format, Sink, Visitor};
-use crate::model::{
-    AddOrder, AuctionInformation, ClearBook, Message, OfficialPrice, OperationalHalt,
-    OrderDelete, OrderExecuted, OrderModify, Packet, PriceLevelUpdate, QuoteUpdate,
-    RetailLiquidity, SecurityDirectory, SecurityEvent, ShortSalePriceTest, Side, Symbol,
-    SystemEvent, Trade, TradingStatus,
-};
+use crate::model::*;
 
 /// The code `build.rs` generated from the schema, made a module (see build.rs).
 #[allow(
@@ -51,31 +47,6 @@ const HEADER: usize = message_header_codec::ENCODED_LENGTH;
 #[derive(Debug, Default)]
 pub struct Sbe;
 
-/// Encoded size of one message: header plus its template's fixed block.
-fn encoded_len(m: &Message) -> usize {
-    HEADER
-        + usize::from(match m {
-            Message::SystemEvent(_) => system_event_codec::SBE_BLOCK_LENGTH,
-            Message::SecurityDirectory(_) => security_directory_codec::SBE_BLOCK_LENGTH,
-            Message::TradingStatus(_) => trading_status_codec::SBE_BLOCK_LENGTH,
-            Message::OperationalHalt(_) => operational_halt_codec::SBE_BLOCK_LENGTH,
-            Message::ShortSalePriceTest(_) => short_sale_price_test_codec::SBE_BLOCK_LENGTH,
-            Message::SecurityEvent(_) => security_event_codec::SBE_BLOCK_LENGTH,
-            Message::RetailLiquidity(_) => retail_liquidity_codec::SBE_BLOCK_LENGTH,
-            Message::PriceLevelUpdate(_) => price_level_update_codec::SBE_BLOCK_LENGTH,
-            Message::TradeReport(_) => trade_report_codec::SBE_BLOCK_LENGTH,
-            Message::TradeBreak(_) => trade_break_codec::SBE_BLOCK_LENGTH,
-            Message::OfficialPrice(_) => official_price_codec::SBE_BLOCK_LENGTH,
-            Message::AuctionInformation(_) => auction_information_codec::SBE_BLOCK_LENGTH,
-            Message::QuoteUpdate(_) => quote_update_codec::SBE_BLOCK_LENGTH,
-            Message::AddOrder(_) => add_order_codec::SBE_BLOCK_LENGTH,
-            Message::OrderModify(_) => order_modify_codec::SBE_BLOCK_LENGTH,
-            Message::OrderDelete(_) => order_delete_codec::SBE_BLOCK_LENGTH,
-            Message::OrderExecuted(_) => order_executed_codec::SBE_BLOCK_LENGTH,
-            Message::ClearBook(_) => clear_book_codec::SBE_BLOCK_LENGTH,
-        })
-}
-
 /// Writes header + block of one message at `off` of `buf`; evaluates to the message's size.
 macro_rules! put {
     ($buf:expr, $off:expr, $codec:ident :: $Enc:ident, |$e:ident| $body:block) => {{
@@ -89,212 +60,124 @@ macro_rules! put {
     }};
 }
 
-fn put_message(buf: &mut [u8], off: usize, m: &Message) -> usize {
-    match m {
-        Message::SystemEvent(m) => put!(buf, off, system_event_codec::SystemEventEncoder, |e| {
-            e.event_code(m.event);
-            e.timestamp(m.timestamp);
-        }),
-        Message::SecurityDirectory(m) => put!(
-            buf,
-            off,
-            security_directory_codec::SecurityDirectoryEncoder,
-            |e| {
-                e.flags(m.flags);
-                e.timestamp(m.timestamp);
-                e.symbol(&m.symbol.0);
-                e.round_lot_size(m.round_lot_size);
-                e.adjusted_poc_price(m.adjusted_poc_price);
-                e.luld_tier(m.luld_tier);
+/// A model field as the generated encoder's setter takes it (the symbol and reason by reference
+/// to their bytes, the side as the schema's enum).
+trait ToSbe {
+    type Sbe;
+    fn to_sbe(self) -> Self::Sbe;
+}
+
+macro_rules! same {
+    ($($t:ty),*) => {$(
+        impl ToSbe for &$t {
+            type Sbe = $t;
+            #[inline(always)]
+            fn to_sbe(self) -> $t {
+                *self
             }
-        ),
-        Message::TradingStatus(m) => {
-            put!(buf, off, trading_status_codec::TradingStatusEncoder, |e| {
-                e.status(m.status);
-                e.timestamp(m.timestamp);
-                e.symbol(&m.symbol.0);
-                e.reason(&m.reason);
-            })
         }
-        Message::OperationalHalt(m) => {
-            put!(
-                buf,
-                off,
-                operational_halt_codec::OperationalHaltEncoder,
-                |e| {
-                    e.status(m.status);
-                    e.timestamp(m.timestamp);
-                    e.symbol(&m.symbol.0);
-                }
-            )
-        }
-        Message::ShortSalePriceTest(m) => put!(
-            buf,
-            off,
-            short_sale_price_test_codec::ShortSalePriceTestEncoder,
-            |e| {
-                e.status(m.status);
-                e.timestamp(m.timestamp);
-                e.symbol(&m.symbol.0);
-                e.detail(m.detail);
-            }
-        ),
-        Message::SecurityEvent(m) => {
-            put!(buf, off, security_event_codec::SecurityEventEncoder, |e| {
-                e.event_code(m.event);
-                e.timestamp(m.timestamp);
-                e.symbol(&m.symbol.0);
-            })
-        }
-        Message::RetailLiquidity(m) => {
-            put!(
-                buf,
-                off,
-                retail_liquidity_codec::RetailLiquidityEncoder,
-                |e| {
-                    e.indicator(m.indicator);
-                    e.timestamp(m.timestamp);
-                    e.symbol(&m.symbol.0);
-                }
-            )
-        }
-        Message::PriceLevelUpdate(m) => {
-            put!(
-                buf,
-                off,
-                price_level_update_codec::PriceLevelUpdateEncoder,
-                |e| {
-                    e.side(match m.side {
-                        Side::Buy => side::Side::Buy,
-                        Side::Sell => side::Side::Sell,
-                    });
-                    e.flags(m.flags);
-                    e.timestamp(m.timestamp);
-                    e.symbol(&m.symbol.0);
-                    e.size(m.size);
-                    e.price(m.price);
-                }
-            )
-        }
-        Message::TradeReport(m) => put!(buf, off, trade_report_codec::TradeReportEncoder, |e| {
-            e.flags(m.flags);
-            e.timestamp(m.timestamp);
-            e.symbol(&m.symbol.0);
-            e.size(m.size);
-            e.price(m.price);
-            e.trade_id(m.trade_id);
-        }),
-        Message::TradeBreak(m) => put!(buf, off, trade_break_codec::TradeBreakEncoder, |e| {
-            e.flags(m.flags);
-            e.timestamp(m.timestamp);
-            e.symbol(&m.symbol.0);
-            e.size(m.size);
-            e.price(m.price);
-            e.trade_id(m.trade_id);
-        }),
-        Message::OfficialPrice(m) => {
-            put!(buf, off, official_price_codec::OfficialPriceEncoder, |e| {
-                e.price_type(m.price_type);
-                e.timestamp(m.timestamp);
-                e.symbol(&m.symbol.0);
-                e.price(m.price);
-            })
-        }
-        Message::AuctionInformation(m) => put!(
-            buf,
-            off,
-            auction_information_codec::AuctionInformationEncoder,
-            |e| {
-                e.auction_type(m.auction_type);
-                e.timestamp(m.timestamp);
-                e.symbol(&m.symbol.0);
-                e.paired_shares(m.paired_shares);
-                e.reference_price(m.reference_price);
-                e.indicative_clearing_price(m.indicative_clearing_price);
-                e.imbalance_shares(m.imbalance_shares);
-                e.imbalance_side(m.imbalance_side);
-                e.extension_number(m.extension_number);
-                e.scheduled_auction_time(m.scheduled_auction_time);
-                e.auction_book_clearing_price(m.auction_book_clearing_price);
-                e.collar_reference_price(m.collar_reference_price);
-                e.lower_auction_collar(m.lower_auction_collar);
-                e.upper_auction_collar(m.upper_auction_collar);
-            }
-        ),
-        Message::QuoteUpdate(m) => put!(buf, off, quote_update_codec::QuoteUpdateEncoder, |e| {
-            e.flags(m.flags);
-            e.timestamp(m.timestamp);
-            e.symbol(&m.symbol.0);
-            e.bid_size(m.bid_size);
-            e.bid_price(m.bid_price);
-            e.ask_price(m.ask_price);
-            e.ask_size(m.ask_size);
-        }),
-        Message::AddOrder(m) => put!(buf, off, add_order_codec::AddOrderEncoder, |e| {
-            e.side(m.side);
-            e.timestamp(m.timestamp);
-            e.symbol(&m.symbol.0);
-            e.order_id(m.order_id);
-            e.size(m.size);
-            e.price(m.price);
-        }),
-        Message::OrderModify(m) => put!(buf, off, order_modify_codec::OrderModifyEncoder, |e| {
-            e.flags(m.flags);
-            e.timestamp(m.timestamp);
-            e.symbol(&m.symbol.0);
-            e.order_id(m.order_id);
-            e.size(m.size);
-            e.price(m.price);
-        }),
-        Message::OrderDelete(m) => put!(buf, off, order_delete_codec::OrderDeleteEncoder, |e| {
-            e.timestamp(m.timestamp);
-            e.symbol(&m.symbol.0);
-            e.order_id(m.order_id);
-        }),
-        Message::OrderExecuted(m) => {
-            put!(buf, off, order_executed_codec::OrderExecutedEncoder, |e| {
-                e.flags(m.flags);
-                e.timestamp(m.timestamp);
-                e.symbol(&m.symbol.0);
-                e.order_id(m.order_id);
-                e.size(m.size);
-                e.price(m.price);
-                e.trade_id(m.trade_id);
-            })
-        }
-        Message::ClearBook(m) => put!(buf, off, clear_book_codec::ClearBookEncoder, |e| {
-            e.timestamp(m.timestamp);
-            e.symbol(&m.symbol.0);
-        }),
+    )*};
+}
+same!(u8, u32, i64);
+
+impl<'a> ToSbe for &'a Symbol {
+    type Sbe = &'a [u8; 8];
+    #[inline(always)]
+    fn to_sbe(self) -> &'a [u8; 8] {
+        &self.0
     }
 }
 
-/// The minimum block length a template needs, `None` for a template this schema does not know.
-fn min_block(template: u16) -> Option<u16> {
-    Some(match template {
-        system_event_codec::SBE_TEMPLATE_ID => system_event_codec::SBE_BLOCK_LENGTH,
-        security_directory_codec::SBE_TEMPLATE_ID => security_directory_codec::SBE_BLOCK_LENGTH,
-        trading_status_codec::SBE_TEMPLATE_ID => trading_status_codec::SBE_BLOCK_LENGTH,
-        operational_halt_codec::SBE_TEMPLATE_ID => operational_halt_codec::SBE_BLOCK_LENGTH,
-        short_sale_price_test_codec::SBE_TEMPLATE_ID => {
-            short_sale_price_test_codec::SBE_BLOCK_LENGTH
-        }
-        security_event_codec::SBE_TEMPLATE_ID => security_event_codec::SBE_BLOCK_LENGTH,
-        retail_liquidity_codec::SBE_TEMPLATE_ID => retail_liquidity_codec::SBE_BLOCK_LENGTH,
-        price_level_update_codec::SBE_TEMPLATE_ID => price_level_update_codec::SBE_BLOCK_LENGTH,
-        trade_report_codec::SBE_TEMPLATE_ID => trade_report_codec::SBE_BLOCK_LENGTH,
-        trade_break_codec::SBE_TEMPLATE_ID => trade_break_codec::SBE_BLOCK_LENGTH,
-        official_price_codec::SBE_TEMPLATE_ID => official_price_codec::SBE_BLOCK_LENGTH,
-        auction_information_codec::SBE_TEMPLATE_ID => auction_information_codec::SBE_BLOCK_LENGTH,
-        quote_update_codec::SBE_TEMPLATE_ID => quote_update_codec::SBE_BLOCK_LENGTH,
-        add_order_codec::SBE_TEMPLATE_ID => add_order_codec::SBE_BLOCK_LENGTH,
-        order_modify_codec::SBE_TEMPLATE_ID => order_modify_codec::SBE_BLOCK_LENGTH,
-        order_delete_codec::SBE_TEMPLATE_ID => order_delete_codec::SBE_BLOCK_LENGTH,
-        order_executed_codec::SBE_TEMPLATE_ID => order_executed_codec::SBE_BLOCK_LENGTH,
-        clear_book_codec::SBE_TEMPLATE_ID => clear_book_codec::SBE_BLOCK_LENGTH,
-        _ => return None,
-    })
+impl IntoModel<Symbol> for [u8; 8] {
+    #[inline(always)]
+    fn into_model(self) -> Result<Symbol, DecodeError> {
+        Ok(Symbol(self))
+    }
 }
+
+impl<'a> ToSbe for &'a [u8; 4] {
+    type Sbe = &'a [u8; 4];
+    #[inline(always)]
+    fn to_sbe(self) -> &'a [u8; 4] {
+        self
+    }
+}
+
+impl ToSbe for &Side {
+    type Sbe = side::Side;
+    #[inline(always)]
+    fn to_sbe(self) -> side::Side {
+        match self {
+            Side::Buy => side::Side::Buy,
+            Side::Sell => side::Side::Sell,
+        }
+    }
+}
+
+impl IntoModel<Side> for side::Side {
+    #[inline(always)]
+    fn into_model(self) -> Result<Side, DecodeError> {
+        match self {
+            side::Side::Buy => Ok(Side::Buy),
+            side::Side::Sell => Ok(Side::Sell),
+            side::Side::NullVal => Err(DecodeError::Malformed("SBE price level side")),
+        }
+    }
+}
+
+/// Every per-template list, from the message table: block lengths, the field-by-field copies
+/// through the generated encoders and decoders (`x_codec::XEncoder`, setters and getters named
+/// as the model's fields).
+macro_rules! templates {
+    ($($V:ident($S:ident) $snake:ident {
+        kinds $kinds:tt, len $len:literal, wire $wire:tt, fields [$($f:ident: $t:ident),*],
+        capnp $init:ident $capnp:tt, flatbuffers $Args:ident $tags:tt,
+        sbe $codec:ident $Enc:ident $Dec:ident,
+    },)*) => {
+        /// Encoded size of one message: header plus its template's fixed block.
+        fn encoded_len(m: &Message) -> usize {
+            HEADER + usize::from(match m {
+                $(Message::$V(_) => $codec::SBE_BLOCK_LENGTH,)*
+            })
+        }
+
+        fn put_message(buf: &mut [u8], off: usize, m: &Message) -> usize {
+            match m {
+                $(Message::$V(m) => put!(buf, off, $codec::$Enc, |e| {
+                    $(e.$f((&m.$f).to_sbe());)*
+                }),)*
+            }
+        }
+
+        /// The minimum block length a template needs, `None` for a template this schema does not
+        /// know.
+        fn min_block(template: u16) -> Option<u16> {
+            Some(match template {
+                $($codec::SBE_TEMPLATE_ID => $codec::SBE_BLOCK_LENGTH,)*
+                _ => return None,
+            })
+        }
+
+        fn read_message(
+            template: u16,
+            header: MessageHeaderDecoder<ReadBuf<'_>>,
+            pos: usize,
+        ) -> Result<Message, DecodeError> {
+            Ok(match template {
+                $($codec::SBE_TEMPLATE_ID => {
+                    let d = $codec::$Dec::default().header(header, pos);
+                    Message::$V($S { $($f: d.$f().into_model()?,)* })
+                })*
+                _ => {
+                    return Err(DecodeError::Malformed(
+                        "SBE template unknown to this schema",
+                    ))
+                }
+            })
+        }
+    };
+}
+for_each_message!(templates);
 
 /// A message header at `pos`, checked: whole header and block inside `bytes`, our schema, and a
 /// block at least as long as the template's (longer is allowed: a newer schema version's block).
@@ -440,210 +323,4 @@ impl Format for Sbe {
             Ok(())
         })
     }
-}
-
-fn read_message(
-    template: u16,
-    header: MessageHeaderDecoder<ReadBuf<'_>>,
-    pos: usize,
-) -> Result<Message, DecodeError> {
-    Ok(match template {
-        system_event_codec::SBE_TEMPLATE_ID => {
-            let d = system_event_codec::SystemEventDecoder::default().header(header, pos);
-            Message::SystemEvent(SystemEvent {
-                event: d.event_code(),
-                timestamp: d.timestamp(),
-            })
-        }
-        security_directory_codec::SBE_TEMPLATE_ID => {
-            let d =
-                security_directory_codec::SecurityDirectoryDecoder::default().header(header, pos);
-            Message::SecurityDirectory(SecurityDirectory {
-                flags: d.flags(),
-                timestamp: d.timestamp(),
-                symbol: Symbol(d.symbol()),
-                round_lot_size: d.round_lot_size(),
-                adjusted_poc_price: d.adjusted_poc_price(),
-                luld_tier: d.luld_tier(),
-            })
-        }
-        trading_status_codec::SBE_TEMPLATE_ID => {
-            let d = trading_status_codec::TradingStatusDecoder::default().header(header, pos);
-            Message::TradingStatus(TradingStatus {
-                status: d.status(),
-                timestamp: d.timestamp(),
-                symbol: Symbol(d.symbol()),
-                reason: d.reason(),
-            })
-        }
-        operational_halt_codec::SBE_TEMPLATE_ID => {
-            let d = operational_halt_codec::OperationalHaltDecoder::default().header(header, pos);
-            Message::OperationalHalt(OperationalHalt {
-                status: d.status(),
-                timestamp: d.timestamp(),
-                symbol: Symbol(d.symbol()),
-            })
-        }
-        short_sale_price_test_codec::SBE_TEMPLATE_ID => {
-            let d = short_sale_price_test_codec::ShortSalePriceTestDecoder::default()
-                .header(header, pos);
-            Message::ShortSalePriceTest(ShortSalePriceTest {
-                status: d.status(),
-                timestamp: d.timestamp(),
-                symbol: Symbol(d.symbol()),
-                detail: d.detail(),
-            })
-        }
-        security_event_codec::SBE_TEMPLATE_ID => {
-            let d = security_event_codec::SecurityEventDecoder::default().header(header, pos);
-            Message::SecurityEvent(SecurityEvent {
-                event: d.event_code(),
-                timestamp: d.timestamp(),
-                symbol: Symbol(d.symbol()),
-            })
-        }
-        retail_liquidity_codec::SBE_TEMPLATE_ID => {
-            let d = retail_liquidity_codec::RetailLiquidityDecoder::default().header(header, pos);
-            Message::RetailLiquidity(RetailLiquidity {
-                indicator: d.indicator(),
-                timestamp: d.timestamp(),
-                symbol: Symbol(d.symbol()),
-            })
-        }
-        price_level_update_codec::SBE_TEMPLATE_ID => {
-            let d =
-                price_level_update_codec::PriceLevelUpdateDecoder::default().header(header, pos);
-            Message::PriceLevelUpdate(PriceLevelUpdate {
-                side: match d.side() {
-                    side::Side::Buy => Side::Buy,
-                    side::Side::Sell => Side::Sell,
-                    side::Side::NullVal => {
-                        return Err(DecodeError::Malformed("SBE price level side"))
-                    }
-                },
-                flags: d.flags(),
-                timestamp: d.timestamp(),
-                symbol: Symbol(d.symbol()),
-                size: d.size(),
-                price: d.price(),
-            })
-        }
-        trade_report_codec::SBE_TEMPLATE_ID => {
-            let d = trade_report_codec::TradeReportDecoder::default().header(header, pos);
-            Message::TradeReport(Trade {
-                flags: d.flags(),
-                timestamp: d.timestamp(),
-                symbol: Symbol(d.symbol()),
-                size: d.size(),
-                price: d.price(),
-                trade_id: d.trade_id(),
-            })
-        }
-        trade_break_codec::SBE_TEMPLATE_ID => {
-            let d = trade_break_codec::TradeBreakDecoder::default().header(header, pos);
-            Message::TradeBreak(Trade {
-                flags: d.flags(),
-                timestamp: d.timestamp(),
-                symbol: Symbol(d.symbol()),
-                size: d.size(),
-                price: d.price(),
-                trade_id: d.trade_id(),
-            })
-        }
-        official_price_codec::SBE_TEMPLATE_ID => {
-            let d = official_price_codec::OfficialPriceDecoder::default().header(header, pos);
-            Message::OfficialPrice(OfficialPrice {
-                price_type: d.price_type(),
-                timestamp: d.timestamp(),
-                symbol: Symbol(d.symbol()),
-                price: d.price(),
-            })
-        }
-        auction_information_codec::SBE_TEMPLATE_ID => {
-            let d =
-                auction_information_codec::AuctionInformationDecoder::default().header(header, pos);
-            Message::AuctionInformation(AuctionInformation {
-                auction_type: d.auction_type(),
-                timestamp: d.timestamp(),
-                symbol: Symbol(d.symbol()),
-                paired_shares: d.paired_shares(),
-                reference_price: d.reference_price(),
-                indicative_clearing_price: d.indicative_clearing_price(),
-                imbalance_shares: d.imbalance_shares(),
-                imbalance_side: d.imbalance_side(),
-                extension_number: d.extension_number(),
-                scheduled_auction_time: d.scheduled_auction_time(),
-                auction_book_clearing_price: d.auction_book_clearing_price(),
-                collar_reference_price: d.collar_reference_price(),
-                lower_auction_collar: d.lower_auction_collar(),
-                upper_auction_collar: d.upper_auction_collar(),
-            })
-        }
-        quote_update_codec::SBE_TEMPLATE_ID => {
-            let d = quote_update_codec::QuoteUpdateDecoder::default().header(header, pos);
-            Message::QuoteUpdate(QuoteUpdate {
-                flags: d.flags(),
-                timestamp: d.timestamp(),
-                symbol: Symbol(d.symbol()),
-                bid_size: d.bid_size(),
-                bid_price: d.bid_price(),
-                ask_price: d.ask_price(),
-                ask_size: d.ask_size(),
-            })
-        }
-        add_order_codec::SBE_TEMPLATE_ID => {
-            let d = add_order_codec::AddOrderDecoder::default().header(header, pos);
-            Message::AddOrder(AddOrder {
-                side: d.side(),
-                timestamp: d.timestamp(),
-                symbol: Symbol(d.symbol()),
-                order_id: d.order_id(),
-                size: d.size(),
-                price: d.price(),
-            })
-        }
-        order_modify_codec::SBE_TEMPLATE_ID => {
-            let d = order_modify_codec::OrderModifyDecoder::default().header(header, pos);
-            Message::OrderModify(OrderModify {
-                flags: d.flags(),
-                timestamp: d.timestamp(),
-                symbol: Symbol(d.symbol()),
-                order_id: d.order_id(),
-                size: d.size(),
-                price: d.price(),
-            })
-        }
-        order_delete_codec::SBE_TEMPLATE_ID => {
-            let d = order_delete_codec::OrderDeleteDecoder::default().header(header, pos);
-            Message::OrderDelete(OrderDelete {
-                timestamp: d.timestamp(),
-                symbol: Symbol(d.symbol()),
-                order_id: d.order_id(),
-            })
-        }
-        order_executed_codec::SBE_TEMPLATE_ID => {
-            let d = order_executed_codec::OrderExecutedDecoder::default().header(header, pos);
-            Message::OrderExecuted(OrderExecuted {
-                flags: d.flags(),
-                timestamp: d.timestamp(),
-                symbol: Symbol(d.symbol()),
-                order_id: d.order_id(),
-                size: d.size(),
-                price: d.price(),
-                trade_id: d.trade_id(),
-            })
-        }
-        clear_book_codec::SBE_TEMPLATE_ID => {
-            let d = clear_book_codec::ClearBookDecoder::default().header(header, pos);
-            Message::ClearBook(ClearBook {
-                timestamp: d.timestamp(),
-                symbol: Symbol(d.symbol()),
-            })
-        }
-        _ => {
-            return Err(DecodeError::Malformed(
-                "SBE template unknown to this schema",
-            ))
-        }
-    })
 }

@@ -98,3 +98,60 @@ impl<S> Wire<S> {
         Ok(())
     }
 }
+
+/// A model field as a codec's generated type holds it (`L`), for the field-by-field copies that
+/// expand from `for_each_message!`: the identity where the types agree, and one impl per other
+/// pair, beside the codec that needs it. Inlined to the conversion itself.
+pub trait ToLib<L> {
+    fn to_lib(self) -> L;
+}
+
+/// A codec's value back in the model, refused where the library's type holds more (a `u32` for
+/// a one-byte code, a side the schema's enum does not know).
+pub trait IntoModel<T> {
+    fn into_model(self) -> Result<T, DecodeError>;
+}
+
+impl<T> ToLib<T> for T {
+    #[inline(always)]
+    fn to_lib(self) -> T {
+        self
+    }
+}
+
+impl<T> IntoModel<T> for T {
+    #[inline(always)]
+    fn into_model(self) -> Result<T, DecodeError> {
+        Ok(self)
+    }
+}
+
+/// The symbol as the integer holding its 8 bytes (Cap'n Proto's `UInt64`, protobuf's `fixed64`).
+impl ToLib<u64> for Symbol {
+    #[inline(always)]
+    fn to_lib(self) -> u64 {
+        self.as_u64()
+    }
+}
+
+impl IntoModel<Symbol> for u64 {
+    #[inline(always)]
+    fn into_model(self) -> Result<Symbol, DecodeError> {
+        Ok(Symbol(self.to_le_bytes()))
+    }
+}
+
+/// Four ASCII bytes as the integer holding them.
+impl ToLib<u32> for [u8; 4] {
+    #[inline(always)]
+    fn to_lib(self) -> u32 {
+        u32::from_le_bytes(self)
+    }
+}
+
+impl IntoModel<[u8; 4]> for u32 {
+    #[inline(always)]
+    fn into_model(self) -> Result<[u8; 4], DecodeError> {
+        Ok(self.to_le_bytes())
+    }
+}

@@ -1,11 +1,13 @@
-//! IEX message and IEX-TP segment encoder (the inverse of the decoder): little-endian, exact wire
-//! lengths from the DEEP 1.0 / TOPS 1.6 / DEEP+ 1.0 tables.
+//! IEX message and IEX-TP segment encoder (the inverse of the decoder): little-endian, lengths and
+//! offsets from the message table (`schemas/iex-messages.txt`, after the DEEP 1.0 / TOPS 1.6 /
+//! DEEP+ 1.0 specs).
 //!
 //! Each message is written in place at the end of the output ([`crate::bytes::append`]), so
 //! encoding never allocates once the output buffer has grown to its working size.
 
 use crate::bytes::append;
-use crate::model::{kind, Message, Side, Symbol, Timestamp};
+use crate::iex::message::WireField;
+use crate::model::{for_each_message, kind, Message};
 
 /// Size of the IEX-TP v1 segment header.
 pub use crate::iex::segment::HEADER_LEN as SEGMENT_HEADER_LEN;
@@ -24,178 +26,25 @@ pub fn payload_len(messages: &[Message]) -> usize {
     messages.iter().map(|m| prefixed_len(m.kind())).sum()
 }
 
-/// Little-endian field writer over the message's `N` bytes in the output; offsets follow the spec
-/// table.
-struct W<'a, const N: usize> {
-    b: &'a mut [u8; N],
-    at: usize,
-}
-
-impl<'a, const N: usize> W<'a, N> {
-    /// Appends the length prefix and `N` bytes to fill, starting with the type byte, flag/status
-    /// byte and timestamp, common to every message.
-    fn new(out: &'a mut Vec<u8>, kind: u8, flag: u8, ts: Timestamp) -> Self {
-        out.extend_from_slice(&(N as u16).to_le_bytes());
-        let mut w = W {
-            b: append::<N>(out),
-            at: 2,
-        };
-        w.b[0] = kind;
-        w.b[1] = flag;
-        w.i64(ts);
-        w
-    }
-    fn bytes(&mut self, v: &[u8]) {
-        self.b[self.at..self.at + v.len()].copy_from_slice(v);
-        self.at += v.len();
-    }
-    fn u8(&mut self, v: u8) {
-        self.bytes(&[v]);
-    }
-    fn u32(&mut self, v: u32) {
-        self.bytes(&v.to_le_bytes());
-    }
-    fn i64(&mut self, v: i64) {
-        self.bytes(&v.to_le_bytes());
-    }
-    fn sym(&mut self, s: &Symbol) {
-        self.bytes(&s.0);
-    }
-    /// Debug-checks that the layout filled exactly N bytes.
-    fn finish(self) {
-        debug_assert_eq!(self.at, N, "message layout does not fill its wire length");
-    }
-}
-
-/// Appends `msg` as on the wire, preceded by its u16 length prefix (as inside a segment).
+/// Appends `msg` as on the wire, preceded by its u16 length prefix (as inside a segment): each
+/// field stored at its offset in the message table (`model::for_each_message!`), reserved bytes
+/// zero.
 pub fn encode_prefixed(msg: &Message, out: &mut Vec<u8>) {
-    match msg {
-        Message::SystemEvent(m) => {
-            W::<10>::new(out, kind::SYSTEM_EVENT, m.event, m.timestamp).finish()
-        }
-        Message::SecurityDirectory(m) => {
-            let mut w = W::<31>::new(out, kind::SECURITY_DIRECTORY, m.flags, m.timestamp);
-            w.sym(&m.symbol);
-            w.u32(m.round_lot_size);
-            w.i64(m.adjusted_poc_price);
-            w.u8(m.luld_tier);
-            w.finish()
-        }
-        Message::TradingStatus(m) => {
-            let mut w = W::<22>::new(out, kind::TRADING_STATUS, m.status, m.timestamp);
-            w.sym(&m.symbol);
-            w.bytes(&m.reason);
-            w.finish()
-        }
-        Message::OperationalHalt(m) => {
-            let mut w = W::<18>::new(out, kind::OPERATIONAL_HALT, m.status, m.timestamp);
-            w.sym(&m.symbol);
-            w.finish()
-        }
-        Message::ShortSalePriceTest(m) => {
-            let mut w = W::<19>::new(out, kind::SHORT_SALE_PRICE_TEST, m.status, m.timestamp);
-            w.sym(&m.symbol);
-            w.u8(m.detail);
-            w.finish()
-        }
-        Message::SecurityEvent(m) => {
-            let mut w = W::<18>::new(out, kind::SECURITY_EVENT, m.event, m.timestamp);
-            w.sym(&m.symbol);
-            w.finish()
-        }
-        Message::RetailLiquidity(m) => {
-            let mut w = W::<18>::new(out, kind::RETAIL_LIQUIDITY, m.indicator, m.timestamp);
-            w.sym(&m.symbol);
-            w.finish()
-        }
-        Message::PriceLevelUpdate(m) => {
-            let k = match m.side {
-                Side::Buy => kind::PRICE_LEVEL_BUY,
-                Side::Sell => kind::PRICE_LEVEL_SELL,
-            };
-            let mut w = W::<30>::new(out, k, m.flags, m.timestamp);
-            w.sym(&m.symbol);
-            w.u32(m.size);
-            w.i64(m.price);
-            w.finish()
-        }
-        Message::TradeReport(m) | Message::TradeBreak(m) => {
-            let mut w = W::<38>::new(out, msg.kind(), m.flags, m.timestamp);
-            w.sym(&m.symbol);
-            w.u32(m.size);
-            w.i64(m.price);
-            w.i64(m.trade_id);
-            w.finish()
-        }
-        Message::OfficialPrice(m) => {
-            let mut w = W::<26>::new(out, kind::OFFICIAL_PRICE, m.price_type, m.timestamp);
-            w.sym(&m.symbol);
-            w.i64(m.price);
-            w.finish()
-        }
-        Message::AuctionInformation(m) => {
-            let mut w = W::<80>::new(out, kind::AUCTION_INFORMATION, m.auction_type, m.timestamp);
-            w.sym(&m.symbol);
-            w.u32(m.paired_shares);
-            w.i64(m.reference_price);
-            w.i64(m.indicative_clearing_price);
-            w.u32(m.imbalance_shares);
-            w.u8(m.imbalance_side);
-            w.u8(m.extension_number);
-            w.u32(m.scheduled_auction_time);
-            w.i64(m.auction_book_clearing_price);
-            w.i64(m.collar_reference_price);
-            w.i64(m.lower_auction_collar);
-            w.i64(m.upper_auction_collar);
-            w.finish()
-        }
-        Message::QuoteUpdate(m) => {
-            let mut w = W::<42>::new(out, kind::QUOTE_UPDATE, m.flags, m.timestamp);
-            w.sym(&m.symbol);
-            w.u32(m.bid_size);
-            w.i64(m.bid_price);
-            w.i64(m.ask_price);
-            w.u32(m.ask_size);
-            w.finish()
-        }
-        Message::AddOrder(m) => {
-            let mut w = W::<38>::new(out, kind::ADD_ORDER, m.side, m.timestamp);
-            w.sym(&m.symbol);
-            w.i64(m.order_id);
-            w.u32(m.size);
-            w.i64(m.price);
-            w.finish()
-        }
-        Message::OrderModify(m) => {
-            let mut w = W::<38>::new(out, kind::ORDER_MODIFY, m.flags, m.timestamp);
-            w.sym(&m.symbol);
-            w.i64(m.order_id);
-            w.u32(m.size);
-            w.i64(m.price);
-            w.finish()
-        }
-        Message::OrderDelete(m) => {
-            // Byte 1 is reserved: zero.
-            let mut w = W::<26>::new(out, kind::ORDER_DELETE, 0, m.timestamp);
-            w.sym(&m.symbol);
-            w.i64(m.order_id);
-            w.finish()
-        }
-        Message::OrderExecuted(m) => {
-            let mut w = W::<46>::new(out, kind::ORDER_EXECUTED, m.flags, m.timestamp);
-            w.sym(&m.symbol);
-            w.i64(m.order_id);
-            w.u32(m.size);
-            w.i64(m.price);
-            w.i64(m.trade_id);
-            w.finish()
-        }
-        Message::ClearBook(m) => {
-            let mut w = W::<18>::new(out, kind::CLEAR_BOOK, 0, m.timestamp);
-            w.sym(&m.symbol);
-            w.finish()
-        }
+    macro_rules! encode_variants {
+        ($($V:ident($S:ident) $snake:ident {
+            kinds $kinds:tt, len $len:literal, wire [$($f:ident @ $at:literal),*], $($codecs:tt)*
+        },)*) => {
+            match msg {
+                $(Message::$V(m) => {
+                    out.extend_from_slice(&($len as u16).to_le_bytes());
+                    let b = append::<$len>(out);
+                    b[0] = msg.kind();
+                    $(m.$f.write(b, $at);)*
+                })*
+            }
+        };
     }
+    for_each_message!(encode_variants)
 }
 
 /// Appends `msg` without its length prefix: exactly `kind::wire_len` bytes.
