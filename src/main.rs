@@ -465,7 +465,7 @@ impl RunCommand {
         // Settings that would measure nothing are refused before the file is opened.
         config.check()?;
         if let Some(cpu) = self.worker_cpu {
-            return measure::jobs::work(file, &config, lenient, cpu);
+            return Ok(measure::jobs::work(file, &config, lenient, cpu)?);
         }
         let info = RunInfo::collect(file, &self.label);
         let outcome = match self.measure.shared.jobs {

@@ -106,9 +106,3 @@ pub enum RunError {
     #[error("{0}")]
     Worker(String),
 }
-
-impl From<std::io::Error> for RunError {
-    fn from(e: std::io::Error) -> Self {
-        RunError::Compress(e)
-    }
-}

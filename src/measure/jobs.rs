@@ -50,9 +50,20 @@ struct Report {
     peak_rss: Option<u64>,
 }
 
+/// Why a `--jobs` worker stopped: its run failed, or its outcome could not reach the parent.
+#[derive(Debug, thiserror::Error)]
+pub enum WorkError {
+    #[error(transparent)]
+    Run(#[from] RunFileError),
+    #[error("writing the outcome to the parent: {0}")]
+    Write(#[from] std::io::Error),
+    #[error("encoding the outcome for the parent: {0}")]
+    Encode(#[from] serde_json::Error),
+}
+
 /// The worker side: pins this process to `cpu`, runs `config` over `path` and writes the
 /// outcome as JSON on stdout, progress on stderr.
-pub fn work(path: &Path, config: &Config, lenient: bool, cpu: usize) -> anyhow::Result<()> {
+pub fn work(path: &Path, config: &Config, lenient: bool, cpu: usize) -> Result<(), WorkError> {
     // Before the gunzip thread exists, so that it inherits the mask.
     let pinned = match affinity::pin(cpu) {
         Ok(()) => Some(cpu),

@@ -182,7 +182,7 @@ impl<'c> Shootout<'c> {
             stats: Written::default(),
             ends: Written::default(),
             decoded: Vec::new(),
-            compressors: Compressors::new()?,
+            compressors: Compressors::new().map_err(RunError::Compress)?,
             floor: MemcpyFloor::default(),
             windows: 0,
             packets: 0,
@@ -548,7 +548,10 @@ impl<'c> Shootout<'c> {
         let encoded = runner.buffer().len() as u64;
         let stored = if self.config.stored.compresses(self.windows) {
             let compress_start = Instant::now();
-            let stored = self.compressors.measure(runner.buffer())?;
+            let stored = self
+                .compressors
+                .measure(runner.buffer())
+                .map_err(RunError::Compress)?;
             self.compress_ns += compress_start.elapsed().as_nanos() as u64;
             Some(stored)
         } else {
