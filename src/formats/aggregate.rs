@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 use rustc_hash::FxHashMap;
 
-use super::Sink;
+use super::codec::Sink;
 use crate::model::{Side, Symbol};
 
 /// What the aggregation keeps per symbol. Prices are `None` until one is seen.

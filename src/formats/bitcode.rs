@@ -21,7 +21,7 @@
 //! Hostile bytes give an error, not a panic (bitcode validates lengths and enum tags).
 
 use super::mirror::MPacket;
-use super::{full_datagram, DecodeError, Format, Sink, Visitor};
+use super::codec::{full_datagram, DecodeError, Format, Sink, Visitor};
 use crate::model::{kind, Packet, Symbol};
 
 /// Bytes of the length prefix.

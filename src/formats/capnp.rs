@@ -29,7 +29,7 @@ use ::capnp::message::{Allocator, HeapAllocator, ReaderOptions};
 use ::capnp::Word;
 
 use super::wire::{IntoModel, ToLib};
-use super::{touch, DecodeError, Format, Sink, Visitor, MAX_MESSAGES_PER_PACKET, MAX_PACKET_BYTES};
+use super::codec::{touch, DecodeError, Format, Sink, Visitor, MAX_MESSAGES_PER_PACKET, MAX_PACKET_BYTES};
 use crate::model::*;
 
 /// The code `capnpc` generated from `schemas/marketdata.capnp` (in OUT_DIR).

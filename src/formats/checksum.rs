@@ -11,7 +11,7 @@
 //! so one value per window checks the whole window; the per-packet values name the first packet
 //! that differs.
 
-use super::Visitor;
+use super::codec::Visitor;
 use crate::model::{Field, FieldVisitor, Message, Packet, Timestamp};
 
 /// FxHash's multiplier: odd, with well-spread bits.

@@ -27,9 +27,7 @@
 
 use ::flatbuffers::{FlatBufferBuilder, VerifierOptions, WIPOffset};
 
-use super::{
-    every_kind, reserve_touched, touch, DecodeError, Format, Sink, Visitor, MAX_DATAGRAM_MESSAGES,
-};
+use super::codec::{every_kind, reserve_touched, touch, DecodeError, Format, Sink, Visitor, MAX_DATAGRAM_MESSAGES};
 use crate::model::*;
 
 /// The code `flatc` generated from `schemas/marketdata.fbs` (in OUT_DIR).

@@ -29,7 +29,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess};
 use serde::{Deserialize, Serialize};
 
 use super::wire::Wire;
-use super::{DecodeError, Format, Sink, Visitor};
+use super::codec::{DecodeError, Format, Sink, Visitor};
 use crate::model::{Message, Packet, Symbol};
 
 /// The JSON runner (stateless).

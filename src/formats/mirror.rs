@@ -37,7 +37,7 @@ impl MPacket {
     /// (see [`super::MAX_DATAGRAM_MESSAGES`]).
     pub fn with_datagram_room() -> MPacket {
         let mut packet = MPacket::default();
-        super::reserve_touched(&mut packet.messages, super::MAX_DATAGRAM_MESSAGES);
+        super::codec::reserve_touched(&mut packet.messages, super::codec::MAX_DATAGRAM_MESSAGES);
         packet
     }
 

@@ -20,7 +20,7 @@
 use serde::Serialize;
 
 use super::wire::Wire;
-use super::{DecodeError, Format, Sink, Visitor};
+use super::codec::{DecodeError, Format, Sink, Visitor};
 use crate::model::{Message, Packet, Symbol};
 
 /// The postcard runner (stateless).

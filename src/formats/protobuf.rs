@@ -24,7 +24,7 @@
 use prost::Message as _;
 
 use super::wire::{IntoModel, ToLib};
-use super::{reserve_touched, DecodeError, Format, Sink, Visitor, MAX_DATAGRAM_MESSAGES};
+use super::codec::{reserve_touched, DecodeError, Format, Sink, Visitor, MAX_DATAGRAM_MESSAGES};
 use crate::model::*;
 
 /// The code prost-build generated from `schemas/marketdata.proto` (in OUT_DIR).

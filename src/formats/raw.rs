@@ -21,7 +21,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::{DecodeError, Format, Sink, Visitor};
+use super::codec::{DecodeError, Format, Sink, Visitor};
 // Every message struct, by name, for the code generated from the message table.
 use crate::model::*;
 

@@ -44,7 +44,7 @@ use ::rkyv::util::AlignedVec;
 
 use super::mirror::{ArchivedMPacket, MMessage, MPacket};
 use super::wire::{ArchivedWSide, ArchivedWire};
-use super::{full_datagram, DecodeError, Format, Sink, Visitor, SHORTEST_KIND};
+use super::codec::{full_datagram, DecodeError, Format, Sink, Visitor, SHORTEST_KIND};
 use crate::model::{Packet, Side, Symbol};
 
 /// Bytes before the archive: the length and padding to the archive's alignment.

@@ -20,7 +20,7 @@
 //! them, and schema id, template id and block length are validated.
 
 use super::wire::IntoModel;
-use super::{DecodeError, Format, Sink, Visitor};
+use super::codec::{DecodeError, Format, Sink, Visitor};
 use crate::model::*;
 
 /// The code `build.rs` generated from the schema, made a module (see build.rs).

@@ -10,8 +10,10 @@
 //! - `bitcode` decode: one allocation per packet with messages, the decoded `Vec` of messages
 //!   (`bitcode::Buffer::decode` returns an owned value; there is no decode into an existing one).
 
+use super::aggregate::Aggregate;
+use super::checksum::Checksum;
+use super::codec::{full_datagram, Format};
 use crate::alloc_count::allocations;
-use crate::formats::{full_datagram, Aggregate, Checksum, Format};
 use crate::gen::{self, GenOptions};
 use crate::model::{kind, Feed, Packet};
 

@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{DecodeError, Sink};
+use super::codec::{DecodeError, Sink};
 // Every message struct, by name, for the code generated from the message table.
 use crate::model::*;
 

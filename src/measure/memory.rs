@@ -42,6 +42,24 @@ impl<T> Written<T> {
     }
 }
 
+/// How much of the calling thread's stack [`touch_stack`] writes: far more than any codec's
+/// deepest call needs (a debug build's frames included), far less than a thread's stack (2 MiB
+/// for a spawned thread, 8 MiB for a main thread).
+pub const STACK_TOUCHED: usize = 256 * 1024;
+
+/// Writes [`STACK_TOUCHED`] bytes of this thread's stack below the caller's frame, one byte per
+/// page, so that the stack's pages are mapped before any pass is timed: a codec whose call chain
+/// first reaches a deeper stack page inside a timed pass would take a page fault there that the
+/// harness put in its way (a debug build's large frames did so in a test).
+#[inline(never)]
+pub fn touch_stack() {
+    let mut stack = [0u8; STACK_TOUCHED];
+    for at in (0..STACK_TOUCHED).step_by(4096) {
+        stack[at] = 1;
+    }
+    std::hint::black_box(&mut stack);
+}
+
 /// Runs `pass` and adds the minor page faults this thread took meanwhile to `faults`. The two
 /// `getrusage` calls are outside whatever clock reads `pass` makes.
 #[inline(always)]

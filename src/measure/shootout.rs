@@ -64,6 +64,7 @@ pub fn run_with<R: Read>(
     mut progress: impl FnMut(Tick),
 ) -> Result<Outcome, RunError> {
     config.check()?;
+    super::memory::touch_stack();
     let mut shootout = Shootout::new(runners, config)?;
     let started = Instant::now();
     let mut window = Window::default();

@@ -1,0 +1,262 @@
+//! What every format implements ([`Format`]), what its decoders report to ([`Sink`], [`Visitor`],
+//! [`DecodeError`]), and the bounds and page-touching helpers the codecs share. Kept apart from
+//! `formats/mod.rs` (the registry), so the codecs import this file and the registry imports the
+//! codecs, never the other way round.
+
+use crate::model::{kind, Message, Packet, Side, Timestamp};
+
+/// An IEX-TP header counts its messages in a `u16`, so no real packet holds more. Decoders refuse
+/// a packet claiming more, which bounds what hostile bytes can make them allocate or iterate.
+pub const MAX_MESSAGES_PER_PACKET: usize = u16::MAX as usize;
+
+/// The largest encoding of one packet any format produces from a 64 KiB datagram is about
+/// 110 KB (Cap'n Proto, a datagram full of auction messages); decoders need not accept more.
+pub const MAX_PACKET_BYTES: usize = 1 << 20;
+
+/// The most messages an IEX-TP packet in one UDP datagram can carry: the 65,507-byte payload of
+/// the largest IPv4 datagram less the segment header, in messages of the shortest kind each
+/// behind its 2-byte length (5,455). Codecs size the memory they reuse for it, so that no real
+/// packet makes them grow, reallocate or touch new pages inside a timed pass.
+pub const MAX_DATAGRAM_MESSAGES: usize = datagram_messages(SHORTEST_KIND);
+
+/// The message kind with the shortest wire length (System Event, 10 bytes).
+pub(crate) const SHORTEST_KIND: u8 = {
+    let (mut i, mut shortest) = (0, kind::ALL[0]);
+    while i < kind::ALL.len() {
+        if wire_len(kind::ALL[i]) < wire_len(shortest) {
+            shortest = kind::ALL[i];
+        }
+        i += 1;
+    }
+    shortest
+};
+
+const fn wire_len(k: u8) -> usize {
+    match kind::wire_len(k) {
+        Some(len) => len,
+        None => panic!("a kind of kind::ALL has a wire length"),
+    }
+}
+
+/// How many messages of kind `k` fill the largest UDP datagram.
+const fn datagram_messages(k: u8) -> usize {
+    (65_507 - crate::iex::segment::HEADER_LEN) / (2 + wire_len(k))
+}
+
+/// A message of kind `k` whose every byte after the type is `'7'`: an ASCII symbol, and integers
+/// that take a varint's longest encodings. What codecs build at construction to size their
+/// memory, and what tests fill datagrams with.
+pub(crate) fn filler(k: u8) -> Message {
+    let mut bytes = [b'7'; 128];
+    bytes[0] = k;
+    crate::iex::message::decode(&bytes)
+        .expect("a kind of kind::ALL decodes from enough bytes")
+        .to_owned()
+}
+
+/// A packet of one message of every kind.
+pub(crate) fn every_kind() -> Packet {
+    Packet {
+        seq: 7,
+        send_time: 7,
+        messages: kind::ALL.iter().map(|&k| filler(k)).collect(),
+    }
+}
+
+/// The packet of kind `k` messages filling the largest UDP datagram.
+pub(crate) fn full_datagram(k: u8) -> Packet {
+    Packet {
+        seq: 7,
+        send_time: 7,
+        messages: vec![filler(k); datagram_messages(k)],
+    }
+}
+
+/// Bytes per page (x86-64 and aarch64 Linux with 4 KiB pages; on larger pages every page is still
+/// written, just more than once).
+const PAGE: usize = 4096;
+
+/// Writes `zero` into every page of `memory`, so that the kernel maps those pages now rather than
+/// at their first write inside a timed pass (freshly allocated memory, zeroed or not, is often not
+/// mapped yet). `black_box` keeps the compiler from dropping stores of zeros into memory it knows
+/// is zeroed.
+pub(crate) fn touch<T: Copy>(memory: &mut [T], zero: T) {
+    for_each_page(memory, |x| *x = std::hint::black_box(zero));
+}
+
+/// Reserves room for `additional` more elements in `v` and maps every page of its spare capacity
+/// (see [`touch`]), so that filling it up to there neither reallocates nor faults.
+pub(crate) fn reserve_touched<T>(v: &mut Vec<T>, additional: usize) {
+    v.reserve(additional);
+    for_each_page(v.spare_capacity_mut(), |slot| {
+        *slot = std::hint::black_box(std::mem::MaybeUninit::zeroed());
+    });
+}
+
+/// Calls `f` on one element in every page `memory` spans: one a page apart from the first, and
+/// the last (which may lie on a page the stride stepped over).
+fn for_each_page<T>(memory: &mut [T], mut f: impl FnMut(&mut T)) {
+    let step = (PAGE / std::mem::size_of::<T>().max(1)).max(1);
+    memory.iter_mut().step_by(step).for_each(&mut f);
+    if let Some(last) = memory.last_mut() {
+        f(last);
+    }
+}
+
+/// Why bytes could not be decoded. Decoding never panics on hostile input; it returns one of these.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    /// The buffer ends before the packet does.
+    #[error("truncated: need {needed} bytes, have {available}")]
+    Truncated { needed: usize, available: usize },
+    /// The bytes are not a valid packet of this format.
+    #[error("malformed: {0}")]
+    Malformed(&'static str),
+    /// The format's library rejected the bytes (its message).
+    #[error("{format}: {message}")]
+    Library {
+        format: &'static str,
+        message: String,
+    },
+}
+
+impl DecodeError {
+    pub(crate) fn library(format: &'static str, e: impl std::fmt::Display) -> DecodeError {
+        DecodeError::Library {
+            format,
+            message: e.to_string(),
+        }
+    }
+
+    /// `Err(Truncated)` unless `bytes` holds at least `needed` bytes.
+    pub(crate) fn check_len(bytes: &[u8], needed: usize) -> Result<(), DecodeError> {
+        if bytes.len() < needed {
+            Err(DecodeError::Truncated {
+                needed,
+                available: bytes.len(),
+            })
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// Receives what a decoder reads: only the fields the aggregation needs, symbols borrowed.
+pub trait Sink {
+    /// A packet starts; its messages follow.
+    fn packet(&mut self, seq: u64);
+    /// A trade report (`T`) or a DEEP+ order execution (`L`): both are executed volume. Trade
+    /// breaks go to [`Sink::other`].
+    fn trade(&mut self, symbol: &[u8; 8], size: u32, price: i64);
+    /// A DEEP price level update (`8` / `5`).
+    fn price_level(&mut self, side: Side, symbol: &[u8; 8], price: i64);
+    /// A DEEP+ add order (`a`), its side the wire byte (`8` buy, `5` sell).
+    fn add_order(&mut self, side: u8, symbol: &[u8; 8], price: i64);
+    /// A TOPS quote update (`Q`); a zero price means no quote on that side.
+    fn quote(&mut self, symbol: &[u8; 8], bid_price: i64, ask_price: i64);
+    /// Any other message.
+    fn other(&mut self);
+}
+
+/// Receives what a complete decode reads: the packet header, then every message whole.
+pub trait Visitor {
+    /// A packet starts; its messages follow.
+    fn packet(&mut self, seq: u64, send_time: Timestamp);
+    /// One message, every field as the format stored it.
+    fn message(&mut self, message: Message);
+}
+
+/// Collects a complete decode into a [`Packet`] (`--verify`, tests).
+impl Visitor for Packet {
+    fn packet(&mut self, seq: u64, send_time: Timestamp) {
+        self.seq = seq;
+        self.send_time = send_time;
+        self.messages.clear();
+    }
+
+    fn message(&mut self, message: Message) {
+        self.messages.push(message);
+    }
+}
+
+/// One encoding of IEX packets.
+pub trait Format: Default + 'static {
+    /// Stable id used in CSV rows and on the command line.
+    const NAME: &'static str;
+
+    /// Appends one self-delimiting encoded packet to `out` (a reused buffer: never cleared here)
+    /// and returns how many messages it wrote: counted by the encoder, so a format that drops a
+    /// message says so and the shootout's count check catches it.
+    fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize;
+
+    /// Reads the packet at the start of `bytes` into `sink` without copying symbols; returns how
+    /// many bytes it used.
+    fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError>;
+
+    /// Reads the packet at the start of `bytes` completely: every field of every message through
+    /// the format's own accessors or decoder, handed to `visitor` in order; returns how many bytes
+    /// it used. The measured complete-decode workload (`de_all`).
+    fn decode_all<V: Visitor>(
+        &mut self,
+        bytes: &[u8],
+        visitor: &mut V,
+    ) -> Result<usize, DecodeError>;
+
+    /// [`Format::decode_all`] collected into a neutral packet, with how many bytes it used.
+    fn decode_packet(&mut self, bytes: &[u8]) -> Result<(Packet, usize), DecodeError> {
+        let mut packet = Packet::default();
+        let used = self.decode_all(bytes, &mut packet)?;
+        Ok((packet, used))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every page a slice spans gets a write, whatever the slice's start and element size.
+    #[test]
+    fn every_page_of_a_slice_is_written() {
+        fn pages_missed<T: Default + Clone>(start: usize, len: usize) -> Vec<usize> {
+            let mut v = vec![T::default(); start + len];
+            let memory = &mut v[start..];
+            let base = memory.as_ptr() as usize;
+            let size = std::mem::size_of::<T>();
+            let mut written = std::collections::BTreeSet::new();
+            for_each_page(memory, |x| {
+                let at = x as *mut T as usize;
+                written.insert(at / PAGE);
+                written.insert((at + size - 1) / PAGE);
+            });
+            let (first, last) = (base / PAGE, (base + len * size - 1) / PAGE);
+            (first..=last).filter(|p| !written.contains(p)).collect()
+        }
+        for start in [0, 1, 7, 100, 4_000, 4_095] {
+            for len in [1, 2, 4_096, 4_097, 8_200, 70_001] {
+                assert_eq!(
+                    pages_missed::<u8>(start, len),
+                    Vec::<usize>::new(),
+                    "u8 {start}+{len}"
+                );
+                assert_eq!(
+                    pages_missed::<[u8; 24]>(start, len),
+                    Vec::<usize>::new(),
+                    "24B {start}+{len}"
+                );
+                assert_eq!(
+                    pages_missed::<u64>(start, len),
+                    Vec::<usize>::new(),
+                    "u64 {start}+{len}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_datagram_holds_5455_messages_at_most() {
+        // 65,507 - 40 bytes in (2 + 10)-byte system events; every other kind is longer.
+        assert_eq!(MAX_DATAGRAM_MESSAGES, 5_455);
+        assert_eq!(SHORTEST_KIND, kind::SYSTEM_EVENT);
+        assert_eq!(full_datagram(kind::AUCTION_INFORMATION).messages.len(), 798);
+    }
+}
