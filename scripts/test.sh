@@ -16,6 +16,8 @@ echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy -D warnings"
 cargo clippy --all-targets --quiet -- -D warnings
+echo "== cargo doc (lib.rs denies broken intra-doc links)"
+cargo doc --no-deps --quiet
 echo "== benches, once each in test mode (so they cannot rot)"
 cargo test --quiet --benches
 echo "== cargo test"

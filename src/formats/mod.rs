@@ -1,15 +1,15 @@
 //! The encodings under test: one file per format, one shared trait, one registry.
 //!
-//! A [`Format`] turns a neutral [`Packet`] into bytes appended to a reused buffer and reads such
+//! A [`Format`] turns a neutral [`Packet`](crate::model::Packet) into bytes appended to a reused buffer and reads such
 //! bytes back in one of two measured workloads:
 //!
 //! - **selective** ([`Format::decode`] into a [`Sink`]): only the fields the aggregation needs, as
 //!   a consumer that reads a few fields would; no copies of symbols, no allocation where the
 //!   library allows.
 //! - **complete** ([`Format::decode_all`] into a [`Visitor`]): every field of every message read
-//!   through the format's own accessors or decoder and handed over as a neutral [`Message`]. The
+//!   through the format's own accessors or decoder and handed over as a neutral [`Message`](crate::model::Message). The
 //!   shootout folds them into a [`Checksum`] that must equal the source's, so every run checks
-//!   every field of every format. `--verify` collects the same into a [`Packet`]
+//!   every field of every format. `--verify` collects the same into a [`Packet`](crate::model::Packet)
 //!   ([`Format::decode_packet`]) to name the field that differs.
 //!
 //! Every format encodes one packet as a self-delimiting unit, so a window of packets is just
