@@ -7,7 +7,7 @@ import os, re, sys
 src = sys.argv[1] if len(sys.argv) > 1 else 'src'
 LAYER = {'error':0,'bytes':0,'sys':0,'alloc_count':0,'output':0,'net':1,'capture':1,'fetch':4,
          'model':2,'iex':3,'source':4,'stream':4,'gen':4,'inspect':5,'formats':5,'profile':4,
-         'measure':6,'export':7,'report':8,'bench':9,'main':10,'lib':10}
+         'measure':6,'capability':6.5,'export':7,'report':8,'bench':9,'main':10,'lib':10}
 def modpath(p):
     rel = os.path.relpath(p, src)[:-3].split('/')
     if rel[-1] == 'mod': rel = rel[:-1]

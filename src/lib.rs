@@ -11,6 +11,7 @@
 mod alloc_count;
 pub mod bench;
 pub mod bytes;
+pub mod capability;
 pub mod capture;
 pub mod error;
 pub mod export;
