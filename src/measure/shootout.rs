@@ -17,12 +17,12 @@ use super::floor::MemcpyFloor;
 use super::memory::{count_faults, Written};
 use super::order::Order;
 use super::outcome::{Outcome, Passes};
-use super::runner::{self, Batch, PacketStat, Runner};
+use super::runner::{self, PacketStat, PassIo, Runner};
 use super::schedule::Plan;
-use super::stats::{FormatResult, Latency, Throughput};
+use super::stats::FormatResult;
 use super::stored::Compressors;
 use super::window::Window;
-use super::workload::Workload;
+use super::workload::{Timing, Workload};
 
 /// Picks the runners named in `config`, in registry order.
 pub fn select(config: &Config) -> Result<Vec<Box<dyn Runner>>, RunError> {
@@ -292,23 +292,34 @@ impl<'c> Shootout<'c> {
                 // First window: every pass once, untimed, so that the format's own buffers and
                 // scratch reach their size before anything is timed, and to learn how much room
                 // its encoding needs.
-                runner.encode_batch(packets, &self.timer);
+                let (mut sink, mut checksum) = (Aggregate::new(), Checksum::default());
+                let mut io = PassIo {
+                    packets,
+                    from: 0,
+                    aggregate: &mut sink,
+                    checksum: &mut checksum,
+                };
+                let mut stats = Vec::with_capacity(packets.len());
+                let _ = runner.pass(
+                    Workload::Encode,
+                    Timing::Window,
+                    &mut io,
+                    &self.timer,
+                    &mut stats,
+                );
                 self.footprints[i].learn(
                     runner.batch_buffer().len(),
                     packets.len(),
                     window.messages,
                 );
-                // Both kinds of pass, since their code and stack pages are mapped on first use.
-                let mut stats = Vec::with_capacity(packets.len());
-                runner.encode_window(packets, &self.timer, &mut stats);
-                let (mut sink, mut checksum) = (Aggregate::new(), Checksum::default());
-                // A decode error here is found again, and reported, by the timed passes.
-                let _ = runner.decode_batch(0, &mut sink, &self.timer);
-                let _ = runner.decode_all_batch(0, &mut checksum, &self.timer);
-                stats.clear();
-                let _ = runner.decode_window(&mut sink, &self.timer, &mut stats);
-                stats.clear();
-                let _ = runner.decode_all_window(&mut checksum, &self.timer, &mut stats);
+                // Both timings, since their code and stack pages are mapped on first use. A
+                // decode error here is found again, and reported, by the timed passes.
+                for timing in Timing::ALL {
+                    for workload in Workload::ALL {
+                        stats.clear();
+                        let _ = runner.pass(workload, timing, &mut io, &self.timer, &mut stats);
+                    }
+                }
             }
             runner.reserve(self.footprints[i].room(packets.len(), window.messages));
             self.results[i].aggregate.reserve(symbols);
@@ -350,86 +361,55 @@ impl<'c> Shootout<'c> {
         first_packet: u64,
     ) -> Result<usize, RunError> {
         let (runner, result) = (&mut self.runners[i], &mut self.results[i]);
-        let (timer, stats) = (&self.timer, self.stats.vec());
+        let (timer, stats, ends) = (&self.timer, self.stats.vec(), self.ends.vec());
         let name = result.name;
-        let faults = &mut result.timed_faults;
-        stats.clear();
-        count_faults(faults, || runner.encode_window(packets, timer, stats));
-        record_units(
-            &mut result.latency[Workload::Encode],
-            &mut self.passes.per_unit[Workload::Encode],
-            stats,
-            skip,
-        );
-        result.encoded_bytes += runner.buffer().len() as u64;
-        let ends = self.ends.vec();
-        ends.clear();
-        ends.extend(stats.iter().map(|s| s.end));
-        let from = if skip == 0 { 0 } else { ends[skip - 1] };
-        let decode_error = |pass: Workload, stats: &[PacketStat], cause| {
-            if let Err(wrong_length) = ends_agree(name, pass, stats, ends, packets, first_packet) {
-                return wrong_length;
-            }
-            // The packet that failed is the one after the last decoded.
-            let at = stats.len();
-            RunError::Decode {
-                format: name,
-                packet: first_packet + at as u64,
-                seq: packets.get(at).map_or(0, |p| p.seq),
-                cause,
-            }
-        };
-
-        stats.clear();
-        count_faults(faults, || {
-            runner.decode_window(&mut result.aggregate, timer, stats)
-        })
-        .map_err(|cause| decode_error(Workload::Selective, stats, cause))?;
-        record_units(
-            &mut result.latency[Workload::Selective],
-            &mut self.passes.per_unit[Workload::Selective],
-            stats,
-            skip,
-        );
-        each_packet_whole(
-            name,
-            Workload::Selective,
-            stats,
-            ends,
-            packets,
-            first_packet,
-        )?;
-
-        stats.clear();
         self.checksum.reset();
-        count_faults(faults, || {
-            runner.decode_all_window(&mut self.checksum, timer, stats)
-        })
-        .map_err(|cause| decode_error(Workload::Complete, stats, cause))?;
-        record_units(
-            &mut result.latency[Workload::Complete],
-            &mut self.passes.per_unit[Workload::Complete],
-            stats,
-            skip,
-        );
-        each_packet_whole(name, Workload::Complete, stats, ends, packets, first_packet)?;
-        if let Some(at) = stats
-            .iter()
-            .zip(&self.expected.checks)
-            .position(|(s, e)| s.check != *e)
-        {
-            let start = if at == 0 { 0 } else { stats[at - 1].end };
-            return Err(checksum_mismatch(
-                runner.as_mut(),
-                start,
-                &packets[at],
-                first_packet + at as u64,
-            ));
+        let mut io = PassIo {
+            packets,
+            from: 0,
+            aggregate: &mut result.aggregate,
+            checksum: &mut self.checksum,
+        };
+        for workload in Workload::ALL {
+            stats.clear();
+            let pass = count_faults(&mut result.timed_faults, || {
+                runner.pass(workload, Timing::PerUnit, &mut io, timer, stats)
+            });
+            let pass = pass.map_err(|cause| {
+                decode_error(name, workload, stats, ends, packets, first_packet, cause)
+            })?;
+            for s in &stats[skip..] {
+                result.latency[workload].record(s.ns);
+            }
+            self.passes.per_unit[workload] += pass.ns;
+            match workload {
+                Workload::Encode => {
+                    result.encoded_bytes += runner.buffer().len() as u64;
+                    ends.clear();
+                    ends.extend(stats.iter().map(|s| s.end));
+                }
+                Workload::Selective => {
+                    each_packet_whole(name, workload, stats, ends, packets, first_packet)?;
+                }
+                Workload::Complete => {
+                    each_packet_whole(name, workload, stats, ends, packets, first_packet)?;
+                    let expected = &self.expected.checks;
+                    if let Some(at) = stats.iter().zip(expected).position(|(s, e)| s.check != *e) {
+                        let start = if at == 0 { 0 } else { stats[at - 1].end };
+                        return Err(checksum_mismatch(
+                            runner.as_mut(),
+                            start,
+                            &packets[at],
+                            first_packet + at as u64,
+                        ));
+                    }
+                }
+            }
         }
         // What the encoder wrote, counted by reading it back: an encoder's own count could only
         // repeat what it believes.
         result.messages_encoded += self.checksum.messages();
-        Ok(from)
+        Ok(if skip == 0 { 0 } else { ends[skip - 1] })
     }
 
     /// Format `i`'s passes timed whole over `recorded` (the window's packets after the
@@ -444,72 +424,61 @@ impl<'c> Shootout<'c> {
         timed: Plan,
     ) -> Result<(), RunError> {
         let (runner, result) = (&mut self.runners[i], &mut self.results[i]);
-        let timer = &self.timer;
+        let (timer, stats) = (&self.timer, self.stats.vec());
         let name = result.name;
-        let faults = &mut result.timed_faults;
         let window_error = |what: String| RunError::Disagree {
             format: name,
             what: format!("window starting at packet {first_packet}: {what}"),
         };
-
-        let batch = count_faults(faults, || runner.encode_batch(recorded, timer));
-        record_window(
-            &mut result.throughput[Workload::Encode],
-            &mut self.passes.window[Workload::Encode],
-            batch,
-        );
-        let messages = self.expected.batch_messages;
-        if !timed.per_unit {
-            // The window's only encode: the decodes read it, and it counts as the window's
-            // bytes (no warm-up in such a window, see `Plan::plan`); its messages are counted
-            // when the complete decode below has read them back.
-            runner.adopt_batch();
-            result.encoded_bytes += runner.buffer().len() as u64;
-        }
-
-        let batch = count_faults(faults, || {
-            runner.decode_batch(from, &mut result.batch_aggregate, timer)
-        })
-        .map_err(|e| window_error(format!("the batch selective decode failed: {e}")))?;
-        record_window(
-            &mut result.throughput[Workload::Selective],
-            &mut self.passes.window[Workload::Selective],
-            batch,
-        );
-        if batch.packets != recorded.len() {
-            return Err(window_error(format!(
-                "the batch selective decode read {} packets, the encoder wrote {}",
-                batch.packets,
-                recorded.len()
-            )));
-        }
-
+        let (check, messages) = (self.expected.batch_check, self.expected.batch_messages);
         self.checksum.reset();
-        let batch = count_faults(faults, || {
-            runner.decode_all_batch(from, &mut self.checksum, timer)
-        })
-        .map_err(|e| window_error(format!("the batch complete decode failed: {e}")))?;
-        record_window(
-            &mut result.throughput[Workload::Complete],
-            &mut self.passes.window[Workload::Complete],
-            batch,
-        );
-        if batch.packets != recorded.len()
-            || self.checksum.value() != self.expected.batch_check
-            || batch.messages != messages
-        {
-            return Err(window_error(format!(
-                "the batch complete decode read {} packets and {} messages with checksum \
-                 {:#018x}; the source has {} and {messages} with {:#018x}",
-                batch.packets,
-                batch.messages,
-                self.checksum.value(),
-                recorded.len(),
-                self.expected.batch_check
-            )));
-        }
-        if !timed.per_unit {
-            result.messages_encoded += batch.messages;
+        let mut io = PassIo {
+            packets: recorded,
+            from,
+            aggregate: &mut result.batch_aggregate,
+            checksum: &mut self.checksum,
+        };
+        for workload in Workload::ALL {
+            let pass = count_faults(&mut result.timed_faults, || {
+                runner.pass(workload, Timing::Window, &mut io, timer, stats)
+            })
+            .map_err(|e| window_error(format!("the batch {} failed: {e}", workload.name())))?;
+            result.throughput[workload].add(pass.ns, pass.packets);
+            self.passes.window[workload] += pass.ns;
+            match workload {
+                // The window's only encode: the decodes read it, and it counts as the window's
+                // bytes (no warm-up in such a window, see `Plan::plan`); its messages are
+                // counted when the complete decode has read them back.
+                Workload::Encode if !timed.per_unit => {
+                    runner.adopt_batch();
+                    result.encoded_bytes += runner.buffer().len() as u64;
+                }
+                Workload::Encode => {}
+                Workload::Selective if pass.packets != recorded.len() => {
+                    return Err(window_error(format!(
+                        "the batch selective decode read {} packets, the encoder wrote {}",
+                        pass.packets,
+                        recorded.len()
+                    )));
+                }
+                Workload::Selective => {}
+                Workload::Complete => {
+                    let sum = io.checksum.value();
+                    if pass.packets != recorded.len() || sum != check || pass.messages != messages {
+                        return Err(window_error(format!(
+                            "the batch complete decode read {} packets and {} messages with \
+                             checksum {sum:#018x}; the source has {} and {messages} with \
+                             {check:#018x}",
+                            pass.packets,
+                            pass.messages,
+                            recorded.len(),
+                        )));
+                    }
+                    if !timed.per_unit {
+                        result.messages_encoded += pass.messages;
+                    }
+                }
+            }
         }
         result.messages_batch += messages;
         Ok(())
@@ -624,19 +593,28 @@ impl<'c> Shootout<'c> {
     }
 }
 
-/// Records the units after the first `skip` (the warm-up) of a pass timed per unit, and adds
-/// the whole pass to `spent`, the time spent timing it.
-fn record_units(latency: &mut Latency, spent: &mut u64, stats: &[PacketStat], skip: usize) {
-    for s in &stats[skip..] {
-        latency.record(s.ns);
+/// The error for a pass timed per unit that failed: a packet before it that used other bytes
+/// than the encoder wrote is the cause to name (see [`ends_agree`]); else the packet after the
+/// last decoded.
+fn decode_error(
+    name: &'static str,
+    workload: Workload,
+    stats: &[PacketStat],
+    ends: &[usize],
+    packets: &[Packet],
+    first_packet: u64,
+    cause: crate::formats::DecodeError,
+) -> RunError {
+    if let Err(wrong_length) = ends_agree(name, workload, stats, ends, packets, first_packet) {
+        return wrong_length;
     }
-    *spent += stats.iter().map(|s| s.ns).sum::<u64>();
-}
-
-/// Records a pass timed by the whole window, and adds it to `spent`.
-fn record_window(throughput: &mut Throughput, spent: &mut u64, pass: Batch) {
-    throughput.add(pass.ns, pass.packets);
-    *spent += pass.ns;
+    let at = stats.len();
+    RunError::Decode {
+        format: name,
+        packet: first_packet + at as u64,
+        seq: packets.get(at).map_or(0, |p| p.seq),
+        cause,
+    }
 }
 
 #[cfg(test)]
