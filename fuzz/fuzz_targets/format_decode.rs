@@ -34,12 +34,7 @@ fuzz_target!(|data: &[u8]| {
         for timing in Timing::ALL {
             for workload in [Workload::Selective, Workload::Complete] {
                 let (mut aggregate, mut checksum) = (Aggregate::new(), Checksum::default());
-                let mut io = PassIo {
-                    packets: &[],
-                    from: 0,
-                    aggregate: &mut aggregate,
-                    checksum: &mut checksum,
-                };
+                let mut io = PassIo::new(&[], &mut aggregate, &mut checksum);
                 let _ = runner.pass(workload, timing, &mut io, timer, &mut Vec::new());
             }
         }

@@ -58,12 +58,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 let packets: Vec<_> = gen::packets(&opts)?.collect();
                 for (i, mut runner) in registry().into_iter().enumerate() {
                     let (mut aggregate, mut checksum) = (Aggregate::new(), Checksum::default());
-                    let mut io = PassIo {
-                        packets: &packets,
-                        from: 0,
-                        aggregate: &mut aggregate,
-                        checksum: &mut checksum,
-                    };
+                    let mut io = PassIo::new(&packets, &mut aggregate, &mut checksum);
                     let (encode, unit) = (Workload::Encode, Timing::PerUnit);
                     let _ = runner.pass(encode, unit, &mut io, &timer, &mut Vec::new());
                     let mut seed = vec![i as u8];

@@ -205,7 +205,6 @@ mod tests {
     use super::super::stored::StoredMode;
     use super::*;
     use crate::formats::{raw::Raw, DecodeError, Format, Sink, Visitor};
-    use crate::gen::{self, GenOptions};
     use crate::model::{Message, Packet, Side};
     use crate::stream::IexReader;
 
@@ -426,12 +425,7 @@ mod tests {
 
     /// A default run (no `--verify`) of `raw` and `broken` over a synthetic day's start.
     fn run_against_raw(broken: Box<dyn Runner>) -> Result<Outcome, RunError> {
-        let mut bytes = Vec::new();
-        let opts = GenOptions {
-            packets: 3_000,
-            ..GenOptions::default()
-        };
-        gen::generate(&opts, &mut bytes).unwrap();
+        let bytes = super::super::synthetic_capture(3_000);
         let config = Config {
             stored: StoredMode::None,
             window: 512,

@@ -206,12 +206,7 @@ fn calibrate(
         let mut ns = u64::MAX;
         for _ in 0..3 {
             let (mut sink, mut checksum) = (Aggregate::new(), Checksum::default());
-            let mut io = PassIo {
-                packets,
-                from: 0,
-                aggregate: &mut sink,
-                checksum: &mut checksum,
-            };
+            let mut io = PassIo::new(packets, &mut sink, &mut checksum);
             let started = Instant::now();
             for workload in Workload::ALL {
                 // A decode error here is the workers' to report, with the packet.

@@ -49,6 +49,22 @@ pub struct PassIo<'a> {
     pub checksum: &'a mut Checksum,
 }
 
+impl<'a> PassIo<'a> {
+    /// Encodes write `packets`; decodes read the whole buffer into the receivers given.
+    pub fn new(
+        packets: &'a [Packet],
+        aggregate: &'a mut Aggregate,
+        checksum: &'a mut Checksum,
+    ) -> PassIo<'a> {
+        PassIo {
+            packets,
+            from: 0,
+            aggregate,
+            checksum,
+        }
+    }
+}
+
 /// Object-safe face of a [`Format`] plus its reused output buffers, for the measuring loop.
 pub trait Runner {
     /// The format's [`Format::NAME`].

@@ -122,6 +122,17 @@ struct Expected {
     messages: u64,
 }
 
+/// The window being measured, as each format's passes and checks see it.
+#[derive(Clone, Copy)]
+struct Span<'w> {
+    packets: &'w [Packet],
+    /// Packets at its start that are warm-up: passed through, not recorded.
+    skip: usize,
+    /// Its first packet's number in the run (from 1), for messages.
+    first_packet: u64,
+    timed: Plan,
+}
+
 /// The state of one run between windows: the formats, what they measured, the references.
 struct Shootout<'c> {
     config: &'c Config,
@@ -219,6 +230,12 @@ impl<'c> Shootout<'c> {
         let count = self.runners.len();
         self.turns.clear();
         self.turns.extend_from_slice(self.order.next_window());
+        let span = Span {
+            packets,
+            skip,
+            first_packet,
+            timed,
+        };
         for k in 0..=count {
             let i = self.turns[k];
             if i == count {
@@ -226,7 +243,7 @@ impl<'c> Shootout<'c> {
                     self.floor
                         .measure(packets, skip, timed, &self.timer, self.stats.vec());
             } else {
-                self.measure_format(i, packets, skip, first_packet, timed)?;
+                self.measure_format(i, span)?;
             }
         }
 
@@ -234,7 +251,7 @@ impl<'c> Shootout<'c> {
         // timed regions it would evict their caches (compression between SBE's encode and decode
         // tripled its serialize p50). Each runner still holds this window's encoding.
         for i in 0..count {
-            self.after_window(i, packets, skip, first_packet, timed)?;
+            self.after_window(i, span)?;
         }
         let recorded = (n - skip) as u64;
         if timed.per_unit {
@@ -293,12 +310,7 @@ impl<'c> Shootout<'c> {
                 // scratch reach their size before anything is timed, and to learn how much room
                 // its encoding needs.
                 let (mut sink, mut checksum) = (Aggregate::new(), Checksum::default());
-                let mut io = PassIo {
-                    packets,
-                    from: 0,
-                    aggregate: &mut sink,
-                    checksum: &mut checksum,
-                };
+                let mut io = PassIo::new(packets, &mut sink, &mut checksum);
                 let mut stats = Vec::with_capacity(packets.len());
                 let _ = runner.pass(
                     Workload::Encode,
@@ -331,21 +343,14 @@ impl<'c> Shootout<'c> {
 
     /// Format `i`'s timed passes over the window: encode, selective decode and complete decode,
     /// per packet (latency) and/or per window (throughput) as `timed` says, each checked.
-    fn measure_format(
-        &mut self,
-        i: usize,
-        packets: &[Packet],
-        skip: usize,
-        first_packet: u64,
-        timed: Plan,
-    ) -> Result<(), RunError> {
+    fn measure_format(&mut self, i: usize, span: Span<'_>) -> Result<(), RunError> {
         // Where the packets after the warm-up start in the buffer the decodes read.
         let mut from = 0;
-        if timed.per_unit {
-            from = self.per_packet(i, packets, skip, first_packet)?;
+        if span.timed.per_unit {
+            from = self.per_packet(i, span)?;
         }
-        if timed.window {
-            self.batch(i, &packets[skip..], from, first_packet, timed)?;
+        if span.timed.window {
+            self.batch(i, span, from)?;
         }
         Ok(())
     }
@@ -353,13 +358,13 @@ impl<'c> Shootout<'c> {
     /// Format `i`'s passes timed packet by packet, each checked packet by packet: every packet
     /// decoded, each using exactly the bytes its encode wrote, the complete decode's checksum
     /// the source's after every packet. Returns where the packets after the warm-up start.
-    fn per_packet(
-        &mut self,
-        i: usize,
-        packets: &[Packet],
-        skip: usize,
-        first_packet: u64,
-    ) -> Result<usize, RunError> {
+    fn per_packet(&mut self, i: usize, span: Span<'_>) -> Result<usize, RunError> {
+        let Span {
+            packets,
+            skip,
+            first_packet,
+            ..
+        } = span;
         let (runner, result) = (&mut self.runners[i], &mut self.results[i]);
         let (timer, stats, ends) = (&self.timer, self.stats.vec(), self.ends.vec());
         let name = result.name;
@@ -412,17 +417,11 @@ impl<'c> Shootout<'c> {
         Ok(if skip == 0 { 0 } else { ends[skip - 1] })
     }
 
-    /// Format `i`'s passes timed whole over `recorded` (the window's packets after the
-    /// warm-up), checked as a whole: every packet and message read, the complete decode's
-    /// checksum the source's. The decodes read the buffer from byte `from`.
-    fn batch(
-        &mut self,
-        i: usize,
-        recorded: &[Packet],
-        from: usize,
-        first_packet: u64,
-        timed: Plan,
-    ) -> Result<(), RunError> {
+    /// Format `i`'s passes timed whole over the window's packets after the warm-up, checked as
+    /// a whole: every packet and message read, the complete decode's checksum the source's. The
+    /// decodes read the buffer from byte `from`.
+    fn batch(&mut self, i: usize, span: Span<'_>, from: usize) -> Result<(), RunError> {
+        let (recorded, first_packet) = (&span.packets[span.skip..], span.first_packet);
         let (runner, result) = (&mut self.runners[i], &mut self.results[i]);
         let (timer, stats) = (&self.timer, self.stats.vec());
         let name = result.name;
@@ -449,7 +448,7 @@ impl<'c> Shootout<'c> {
                 // The window's only encode: the decodes read it, and it counts as the window's
                 // bytes (no warm-up in such a window, see `Plan::plan`); its messages are
                 // counted when the complete decode has read them back.
-                Workload::Encode if !timed.per_unit => {
+                Workload::Encode if !span.timed.per_unit => {
                     runner.adopt_batch();
                     result.encoded_bytes += runner.buffer().len() as u64;
                 }
@@ -474,7 +473,7 @@ impl<'c> Shootout<'c> {
                             recorded.len(),
                         )));
                     }
-                    if !timed.per_unit {
+                    if !span.timed.per_unit {
                         result.messages_encoded += pass.messages;
                     }
                 }
@@ -487,14 +486,13 @@ impl<'c> Shootout<'c> {
     /// Format `i`'s untimed work on the window it still holds: when it was encoded both ways,
     /// the batch encode must have written the same bytes as the per-packet one; then the size as
     /// stored and `--verify`.
-    fn after_window(
-        &mut self,
-        i: usize,
-        packets: &[Packet],
-        skip: usize,
-        first_packet: u64,
-        timed: Plan,
-    ) -> Result<(), RunError> {
+    fn after_window(&mut self, i: usize, span: Span<'_>) -> Result<(), RunError> {
+        let Span {
+            packets,
+            skip,
+            first_packet,
+            timed,
+        } = span;
         let (runner, result) = (&mut self.runners[i], &mut self.results[i]);
         let whole = runner.buffer();
         let batch = runner.batch_buffer();
@@ -622,19 +620,10 @@ mod tests {
     use super::super::schedule::Schedule;
     use super::super::stored::StoredMode;
     use super::*;
-    use crate::gen::{self, GenOptions};
 
     /// A run of raw and JSON over `packets` synthetic packets in windows of 512.
     fn timed_run(packets: u64, timing: Schedule, warmup: u64) -> Outcome {
-        let mut bytes = Vec::new();
-        gen::generate(
-            &GenOptions {
-                packets,
-                ..GenOptions::default()
-            },
-            &mut bytes,
-        )
-        .unwrap();
+        let bytes = super::super::synthetic_capture(packets);
         let config = Config {
             formats: Some(vec!["raw".into(), "json".into()]),
             stored: StoredMode::None,
@@ -713,15 +702,7 @@ mod tests {
         .check()
         .is_ok());
 
-        let mut bytes = Vec::new();
-        gen::generate(
-            &GenOptions {
-                packets: 300,
-                ..GenOptions::default()
-            },
-            &mut bytes,
-        )
-        .unwrap();
+        let bytes = super::super::synthetic_capture(300);
         let config = Config {
             formats: Some(vec!["raw".into()]),
             warmup: 1_000,

@@ -518,15 +518,23 @@ fn rank(groups: &mut [Group]) {
     }
 }
 
+/// The distinct values, sorted, of a list each group holds (its hosts, its clocks).
+pub fn distinct<'a>(
+    groups: &[&'a Group],
+    list: impl Fn(&'a Group) -> &'a [String],
+) -> Vec<&'a str> {
+    let mut values: Vec<&str> = groups
+        .iter()
+        .flat_map(|g| list(g).iter().map(String::as_str))
+        .collect();
+    values.sort_unstable();
+    values.dedup();
+    values
+}
+
 /// The distinct hosts a section's runs came from, sorted and joined with `, `.
 pub fn section_hosts(groups: &[&Group]) -> String {
-    let mut hosts: Vec<&str> = groups
-        .iter()
-        .flat_map(|g| g.hosts.iter().map(String::as_str))
-        .collect();
-    hosts.sort_unstable();
-    hosts.dedup();
-    hosts.join(", ")
+    distinct(groups, |g| &g.hosts).join(", ")
 }
 
 /// `input [label]` as shown in warnings.

@@ -2,7 +2,7 @@
 
 use super::dist::MergedRow;
 use super::load::PERCENTILES;
-use super::stats::{trim, Basis, Group, SideStats, Stat, MIN_TAIL_SAMPLES};
+use super::stats::{distinct, trim, Basis, Group, SideStats, Stat, MIN_TAIL_SAMPLES};
 use crate::measure::Workload;
 
 /// A table as text cells: [`Table::left`] text columns, then numbers.
@@ -198,12 +198,7 @@ fn basis_text(groups: &[&Group]) -> String {
 
 /// The clocks the section's runs timed with, as a sentence; empty for CSVs from before.
 fn clock_text(groups: &[&Group]) -> String {
-    let mut clocks: Vec<&str> = groups
-        .iter()
-        .flat_map(|g| g.clocks.iter().map(String::as_str))
-        .collect();
-    clocks.sort_unstable();
-    clocks.dedup();
+    let clocks = distinct(groups, |g| &g.clocks);
     if clocks.is_empty() {
         String::new()
     } else {

@@ -461,12 +461,7 @@ fn runners_agree_on_a_window() {
     let timer = Timer::calibrate();
     for mut runner in registry() {
         let (mut agg, mut checksum) = (Aggregate::new(), Checksum::default());
-        let mut io = PassIo {
-            packets: &window,
-            from: 0,
-            aggregate: &mut agg,
-            checksum: &mut checksum,
-        };
+        let mut io = PassIo::new(&window, &mut agg, &mut checksum);
         let mut enc = Vec::new();
         let encoded = runner
             .pass(Workload::Encode, Timing::PerUnit, &mut io, &timer, &mut enc)

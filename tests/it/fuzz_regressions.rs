@@ -19,12 +19,7 @@ fn format_decode(data: &[u8]) -> Option<(&'static str, bool, bool)> {
     let timer = Timer::calibrate();
     let mut decode = |workload, timing| {
         let (mut aggregate, mut checksum) = (Aggregate::new(), Checksum::default());
-        let mut io = PassIo {
-            packets: &[],
-            from: 0,
-            aggregate: &mut aggregate,
-            checksum: &mut checksum,
-        };
+        let mut io = PassIo::new(&[], &mut aggregate, &mut checksum);
         runner
             .pass(workload, timing, &mut io, &timer, &mut Vec::new())
             .is_ok()
