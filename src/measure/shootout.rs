@@ -248,8 +248,9 @@ impl<'c> Shootout<'c> {
         }
 
         // Untimed work on every format's window comes after all the timed work: between two
-        // timed regions it would evict their caches (compression between SBE's encode and decode
-        // tripled its serialize p50). Each runner still holds this window's encoding.
+        // timed regions it would evict the caches the second relies on (docs/BENCHMARKS.md, "A
+        // measurement bug found while doing this"). Each runner still holds this window's
+        // encoding.
         for i in 0..count {
             self.after_window(i, span)?;
         }

@@ -60,7 +60,7 @@ impl Timing {
 
 /// One `T` per [`Workload`], indexed by it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct PerWorkload<T>(pub [T; 3]);
+pub struct PerWorkload<T>(pub [T; Workload::ALL.len()]);
 
 impl<T> PerWorkload<T> {
     /// Each workload with its value, in [`Workload::ALL`] order.
