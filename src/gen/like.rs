@@ -12,8 +12,10 @@
 use crate::model::{kind, Feed, Timestamp};
 use crate::profile::Profile;
 
-use super::sim::MAX_SYMBOLS;
-use super::{day, GenError};
+use super::day;
+use super::error::GenError;
+use super::sim::layout::SYSTEM_START;
+use super::sim::universe::MAX_SYMBOLS;
 
 /// Most messages one generated packet carries: 780 of the largest type (80 bytes and its 2-byte
 /// length) still fit an IEX-TP segment's 64 KiB payload. Real captures stay far below.
@@ -156,7 +158,7 @@ impl Shape {
             types,
             trading,
             gaps,
-            start: profile.first_send_time.unwrap_or(super::sim::SYSTEM_START),
+            start: profile.first_send_time.unwrap_or(SYSTEM_START),
         }
     }
 

@@ -8,8 +8,8 @@ use crate::model::{
 };
 
 use super::layout::{Flow, MARKET_CLOSE, MARKET_OPEN, NS};
+use super::state::Simulation;
 use super::universe::TICK;
-use super::Simulation;
 
 /// Messages per flow segment, drawn uniformly from this table (mean 2.4).
 pub(super) const FLOW_COUNTS: [u16; 20] =

@@ -46,8 +46,8 @@ use std::mem::MaybeUninit;
 
 use super::book::{Order, BUY, SELL};
 use super::layout::Flow;
+use super::state::Simulation;
 use super::universe::TICK;
-use super::Simulation;
 
 /// `M` flags: the order keeps its time priority.
 pub const MODIFY_MAINTAIN_PRIORITY: u8 = 0x01;
