@@ -149,6 +149,9 @@ impl Format for FlatBuffers {
     }
 }
 
+/// A message whose union says it holds a body of a type, but holds none.
+const NO_BODY: DecodeError = DecodeError::Malformed("no body");
+
 /// Reads a packet table into `sink`. Public so the benches can feed it a root obtained without
 /// the verifier, to measure what verification costs.
 pub fn visit<K: Sink>(root: fbs::Packet<'_>, sink: &mut K) -> Result<(), DecodeError> {
@@ -156,39 +159,27 @@ pub fn visit<K: Sink>(root: fbs::Packet<'_>, sink: &mut K) -> Result<(), DecodeE
     for m in root.messages() {
         match m.body_type() {
             fbs::Body::TradeReport => {
-                let t = m
-                    .body_as_trade_report()
-                    .ok_or(DecodeError::Malformed("no body"))?;
+                let t = m.body_as_trade_report().ok_or(NO_BODY)?;
                 sink.trade(&t.symbol().0, t.size(), t.price());
             }
             fbs::Body::PriceLevelBuy => {
-                let p = m
-                    .body_as_price_level_buy()
-                    .ok_or(DecodeError::Malformed("no body"))?;
+                let p = m.body_as_price_level_buy().ok_or(NO_BODY)?;
                 sink.price_level(Side::Buy, &p.symbol().0, p.price());
             }
             fbs::Body::PriceLevelSell => {
-                let p = m
-                    .body_as_price_level_sell()
-                    .ok_or(DecodeError::Malformed("no body"))?;
+                let p = m.body_as_price_level_sell().ok_or(NO_BODY)?;
                 sink.price_level(Side::Sell, &p.symbol().0, p.price());
             }
             fbs::Body::QuoteUpdate => {
-                let q = m
-                    .body_as_quote_update()
-                    .ok_or(DecodeError::Malformed("no body"))?;
+                let q = m.body_as_quote_update().ok_or(NO_BODY)?;
                 sink.quote(&q.symbol().0, q.bid_price(), q.ask_price());
             }
             fbs::Body::OrderExecuted => {
-                let e = m
-                    .body_as_order_executed()
-                    .ok_or(DecodeError::Malformed("no body"))?;
+                let e = m.body_as_order_executed().ok_or(NO_BODY)?;
                 sink.trade(&e.symbol().0, e.size(), e.price());
             }
             fbs::Body::AddOrder => {
-                let a = m
-                    .body_as_add_order()
-                    .ok_or(DecodeError::Malformed("no body"))?;
+                let a = m.body_as_add_order().ok_or(NO_BODY)?;
                 sink.add_order(a.side(), &a.symbol().0, a.price());
             }
             _ => sink.other(),

@@ -6,7 +6,7 @@ use nom::Parser;
 
 use super::interface::Interface;
 use super::layout::malformed;
-use crate::bytes::{be_u32, le_u32};
+use crate::bytes::by_endian;
 use crate::capture::record::{parsed, Span};
 use crate::error::{At, Result};
 
@@ -27,30 +27,20 @@ pub struct EnhancedPacketHeader {
 
 impl EnhancedPacketHeader {
     pub fn parse(body: &[u8], endian: Endianness) -> nom::IResult<&[u8], EnhancedPacketHeader> {
-        // One branch on the byte order, then a parser monomorphized for it: this runs per packet.
-        match endian {
-            Endianness::Big => Self::parse_with(body, be_u32),
-            _ => Self::parse_with(body, le_u32),
-        }
-    }
-
-    #[inline(always)]
-    fn parse_with<'a>(
-        body: &'a [u8],
-        u32: impl Fn(&'a [u8]) -> nom::IResult<&'a [u8], u32> + Copy,
-    ) -> nom::IResult<&'a [u8], EnhancedPacketHeader> {
-        let (rest, (interface_id, ts_high, ts_low, captured_len, original_len)) =
-            (u32, u32, u32, u32, u32).parse(body)?;
-        Ok((
-            rest,
-            EnhancedPacketHeader {
-                interface_id,
-                ts_high,
-                ts_low,
-                captured_len,
-                original_len,
-            },
-        ))
+        by_endian!(endian, |u32| {
+            let (rest, (interface_id, ts_high, ts_low, captured_len, original_len)) =
+                (u32, u32, u32, u32, u32).parse(body)?;
+            Ok((
+                rest,
+                EnhancedPacketHeader {
+                    interface_id,
+                    ts_high,
+                    ts_low,
+                    captured_len,
+                    original_len,
+                },
+            ))
+        })
     }
 }
 

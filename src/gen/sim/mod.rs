@@ -255,6 +255,14 @@ mod tests {
         }
     }
 
+    fn deep_plus(packets: u64, symbols: usize) -> Simulation {
+        let o = GenOptions {
+            feed: Feed::DeepPlus,
+            ..opts(packets, symbols)
+        };
+        Simulation::new(&o).unwrap()
+    }
+
     #[test]
     fn symbols_out_of_range_rejected() {
         assert!(Simulation::new(&opts(10, 0)).is_err());
@@ -321,11 +329,7 @@ mod tests {
 
     #[test]
     fn deep_plus_books_never_pass_their_cap() {
-        let o = GenOptions {
-            feed: Feed::DeepPlus,
-            ..opts(20_000, 2)
-        };
-        let mut sim = Simulation::new(&o).unwrap();
+        let mut sim = deep_plus(20_000, 2);
         // A tiny cap so it binds: adds on a full book must turn into deletes.
         sim.live_cap = 8;
         let mut p = Packet::default();
@@ -341,11 +345,7 @@ mod tests {
 
     #[test]
     fn deep_plus_open_and_close_bursts_have_no_official_price() {
-        let o = GenOptions {
-            feed: Feed::DeepPlus,
-            ..opts(2_000, 50)
-        };
-        let mut sim = Simulation::new(&o).unwrap();
+        let mut sim = deep_plus(2_000, 50);
         let mut p = Packet::default();
         let mut kinds = [0u64; 256];
         while sim.next_into(&mut p) {
@@ -363,11 +363,7 @@ mod tests {
 
     #[test]
     fn deep_plus_steady_state_does_not_allocate() {
-        let o = GenOptions {
-            feed: Feed::DeepPlus,
-            ..opts(400_000, 50)
-        };
-        let mut sim = Simulation::new(&o).unwrap();
+        let mut sim = deep_plus(400_000, 50);
         let mut p = Packet::default();
         // Warm up: every busy book reaches its depth target, the packet its largest size.
         for _ in 0..200_000 {

@@ -349,18 +349,11 @@ impl Simulation {
         } else {
             self.books[i].set(at, o.size - size, o.price);
         }
-        let mut flags = 0u8;
-        if size < 100 {
-            flags |= 0x20;
-        }
-        if f.extended_hours() {
-            flags |= 0x40;
-        }
+        let mut flags = f.sale_flags(size);
         if self.rng.u8(0..100) < 8 {
             flags |= 0x80;
         }
-        self.trade_id += self.rng.i64(1..=64);
-        self.syms[i].last_trade = Some((self.trade_id, size, price));
+        let trade_id = self.record_trade(i, size, price);
         Message::OrderExecuted(OrderExecuted {
             flags,
             timestamp: ts,
@@ -368,7 +361,7 @@ impl Simulation {
             order_id: o.id,
             size,
             price,
-            trade_id: self.trade_id,
+            trade_id,
         })
     }
 }
