@@ -14,10 +14,9 @@
 //!
 //! **Cost.** Encoding is the builder's work: per message two tables (the `Message` holding the
 //! union and the body; see the schema for why) and their vtables, each written, then looked up
-//! among the packet's earlier ones to be shared. On the bundled DEEP sample that is 3,265
-//! instructions per packet; the 2019 shootout's encoder (flatbuffers 0.6, only trades and price
-//! levels, symbols as strings) executes 3,297 on the same packets with 0.6 and with 25.12
-//! (docs/BENCHMARKS.md, "Each codec at its best").
+//! among the packet's earlier ones to be shared. That is the library's work, as much as the 2019
+//! shootout's encoder does on the same packets (instructions per packet in docs/BENCHMARKS.md,
+//! "FlatBuffers encode").
 //!
 //! Decoding runs the FlatBuffers verifier on every packet (`size_prefixed_root_as_packet_with_opts`)
 //! and then reads fields in place: symbols are `&Symbol` structs borrowed from the buffer. The

@@ -39,16 +39,16 @@ pub const CAPTURE_DELAY_NS: i64 = 2_500;
 /// (`Chunking::Records`).
 const CHUNK: usize = 256 * 1024;
 /// Or of exactly this size, aligned in memory, so that [`crate::output::DirectWriter`] writes
-/// each straight from the chunk without a copy ([`Chunking::Blocks`]): 1 MiB, as the disk takes
-/// synchronous direct writes at full speed from about 1 MiB (1.3 GB/s at 256 KiB, 2.2 GB/s at
-/// 1 MiB on the benchmark VM).
+/// each straight from the chunk without a copy ([`Chunking::Blocks`]): 1 MiB, as synchronous
+/// direct writes reach the disk's full speed from about that size (docs/BENCHMARKS.md, "`gen
+/// --feed deep-plus` at DEEP's speed").
 const BLOCKS_CHUNK: usize = 1 << 20;
 /// Bytes queued for the writer: 4 MiB, so the simulation keeps going while the writer waits
 /// for the disk ([`crate::output::DirectWriter`] writes synchronously).
 const IN_FLIGHT_BYTES: usize = 4 << 20;
 /// Messages (or segments) per batch from the simulation to the encoder: 1024 messages of 88
-/// bytes are about 90 KiB, small enough to pass between the cores' caches. Twice that, and
-/// twice as many in flight, was no faster and took 3 MB more memory.
+/// bytes are about 90 KiB, small enough to pass between the cores' caches; larger batches only
+/// take more memory (docs/BENCHMARKS.md, "`gen --feed deep-plus` at DEEP's speed").
 const BATCH: usize = 1024;
 /// Batches queued for the encoder.
 const BATCHES_IN_FLIGHT: usize = 4;

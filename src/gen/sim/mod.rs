@@ -213,9 +213,10 @@ impl Simulation {
                     };
                     let last_of_event = k + 1 == count || next != sym;
                     let i = std::mem::replace(&mut sym, next);
-                    // DEEP+ writes the slot itself and skips the `write` below: folding this
-                    // into one `match` that writes each arm let the compiler bring back the
-                    // copy through the stack (cachegrind: 5% more instructions).
+                    // DEEP+ writes the slot itself and skips the `write` below: folded into one
+                    // `match` that writes each arm, the compiler brings back the copy through
+                    // the stack that writing in place removes (docs/BENCHMARKS.md, "in-place
+                    // messages").
                     if self.feed == Feed::DeepPlus {
                         self.order_message(f, i, ts, slot);
                         n += 1;

@@ -104,8 +104,8 @@ impl Simulation {
     /// One DEEP+ message of continuous trading for symbol `i`, written into `out`.
     ///
     /// Written in place rather than returned: a `Message` is 88 bytes, and copying one just
-    /// built (its fields stored one by one) into the batch waited on store forwarding, 5 to 15%
-    /// of the simulation thread's samples.
+    /// built (its fields stored one by one) into the batch waits on store forwarding
+    /// (docs/BENCHMARKS.md, "in-place messages").
     pub(super) fn order_message(
         &mut self,
         f: Flow,
