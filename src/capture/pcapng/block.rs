@@ -95,10 +95,20 @@ pub(crate) fn next<R: Read>(
                     let iface = interface::read(body, endian, at)?;
                     section.interfaces.push(iface);
                 }
-                EPB_TYPE => {
-                    return packet::enhanced(body, endian, &section.interfaces, at, len).map(Some)
+                _ => {
+                    let block = packet::Block {
+                        body,
+                        endian,
+                        at,
+                        len,
+                    };
+                    return if block_type == EPB_TYPE {
+                        packet::enhanced(block, &section.interfaces)
+                    } else {
+                        packet::simple(block, &section.interfaces)
+                    }
+                    .map(Some);
                 }
-                _ => return packet::simple(body, endian, &section.interfaces, at, len).map(Some),
             }
         }
         buf.consume(len);
