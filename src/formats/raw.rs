@@ -15,9 +15,10 @@
 //! copy, no allocation, symbols borrowed. Hostile bytes are bounds-checked and an unknown type
 //! byte is an error; any bit pattern is a valid record otherwise.
 //!
-//! No library, so no maintainers' use to follow: the layout and the loops are ours, kept to what
-//! docs/BENCHMARKS.md measured fastest without `unsafe` (writing whole records through raw
-//! pointers saved 4% and was not kept). Nothing is allocated once the output buffer has grown.
+//! No library, so no maintainers' use to follow: the layout and the loops are ours, kept to the
+//! fastest without `unsafe` (raw-pointer writes gained too little to justify it:
+//! docs/BENCHMARKS.md, "Tried, and not kept"). Nothing is allocated once the output buffer has
+//! grown.
 
 use bytemuck::{Pod, Zeroable};
 
