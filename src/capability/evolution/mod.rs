@@ -10,6 +10,9 @@
 //! Where a format cannot, the finding records what happened (an error, or which field came out
 //! wrong) rather than skipping it.
 
+mod capnp;
+mod compiled;
+
 use super::Finding;
 
 /// Both directions' findings for one format.
@@ -25,6 +28,14 @@ pub struct Evolution {
 /// no check knows. Each arm is one format's file below.
 pub fn check(format: &str) -> Option<Evolution> {
     match format {
+        "capnp-unpacked" => Some(Evolution {
+            forward: capnp::forward::<false>(),
+            backward: capnp::backward::<false>(),
+        }),
+        "capnp-packed" => Some(Evolution {
+            forward: capnp::forward::<true>(),
+            backward: capnp::backward::<true>(),
+        }),
         _ => None,
     }
 }
