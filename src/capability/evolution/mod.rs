@@ -12,6 +12,8 @@
 
 mod capnp;
 mod compiled;
+mod flatbuffers;
+mod protobuf;
 
 use super::Finding;
 
@@ -35,6 +37,14 @@ pub fn check(format: &str) -> Option<Evolution> {
         "capnp-packed" => Some(Evolution {
             forward: capnp::forward::<true>(),
             backward: capnp::backward::<true>(),
+        }),
+        "flatbuffers" => Some(Evolution {
+            forward: flatbuffers::forward(),
+            backward: flatbuffers::backward(),
+        }),
+        "protobuf" => Some(Evolution {
+            forward: protobuf::forward(),
+            backward: protobuf::backward(),
         }),
         _ => None,
     }
