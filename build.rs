@@ -222,6 +222,8 @@ fn sbe(schema: &Path, out: &Path, tools: &Path) {
         missing("sbe-all jar")
     };
     let java = find_tool("JAVA", &[], Some("java")).unwrap_or_else(|| missing("java"));
+    // The generator that made the SBE code, for the evolution check to name.
+    println!("cargo:rustc-env=MD_SHOOTOUT_SBE_VERSION={SBE_VERSION}");
     let dir = out.join("sbe");
     let _ = fs::remove_dir_all(&dir);
     run(

@@ -296,4 +296,16 @@ mod tests {
         );
         assert!(wrong_default(&p, &[None]).unwrap().contains("nothing"));
     }
+
+    /// The dispatch reaches each schema-compiled format's check by its `Format::NAME`.
+    #[test]
+    fn the_schema_compiled_formats_have_checks() {
+        for name in ["capnp-unpacked", "capnp-packed", "flatbuffers", "protobuf"] {
+            let e = super::super::check(name).unwrap_or_else(|| panic!("{name} has a check"));
+            assert!(e.forward.yes() && e.backward.yes(), "{name}: {e:?}");
+        }
+        let sbe = super::super::check("sbe").expect("sbe has a check");
+        assert!(sbe.forward.yes() && !sbe.backward.yes(), "{sbe:?}");
+        assert_eq!(super::super::check("no-such-format"), None);
+    }
 }

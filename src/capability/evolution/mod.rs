@@ -14,6 +14,7 @@ mod capnp;
 mod compiled;
 mod flatbuffers;
 mod protobuf;
+mod sbe;
 
 use super::Finding;
 
@@ -45,6 +46,10 @@ pub fn check(format: &str) -> Option<Evolution> {
         "protobuf" => Some(Evolution {
             forward: protobuf::forward(),
             backward: protobuf::backward(),
+        }),
+        "sbe" => Some(Evolution {
+            forward: sbe::forward(),
+            backward: sbe::backward(),
         }),
         _ => None,
     }
