@@ -14,7 +14,7 @@ use super::compiled::{self, v2, ReadV2};
 use crate::capability::Finding;
 use crate::formats::capnp::Capnp;
 use crate::formats::wire::{IntoModel, ToLib};
-use crate::formats::{DecodeError, Format};
+use crate::formats::DecodeError;
 use crate::model::*;
 
 /// The code capnpc generated from the v2 schema (`OUT_DIR/evolution-v2/marketdata.capnp`).
@@ -133,18 +133,8 @@ fn read_v2(bytes: &[u8], packed: bool) -> Result<ReadV2, DecodeError> {
     }
     .map_err(err)?;
     let root = reader.get_root::<packet::Reader>().map_err(err)?;
-    let mut packet = Packet {
-        seq: root.get_seq(),
-        send_time: root.get_send_time(),
-        messages: Vec::new(),
-    };
-    let mut appended = Vec::new();
-    for m in root.get_messages().map_err(err)?.iter() {
-        let (message, extra) = read_message(m)?;
-        packet.messages.push(message);
-        appended.push(extra);
-    }
-    Ok((packet, appended))
+    let messages = root.get_messages().map_err(err)?;
+    compiled::read_all(root.get_seq(), root.get_send_time(), messages, read_message)
 }
 
 fn decided_by(packed: bool) -> String {
@@ -158,35 +148,21 @@ fn decided_by(packed: bool) -> String {
     )
 }
 
-/// Forward with `write` as the v2 writer (the tests hand it a broken one).
-fn forward_with<const PACKED: bool>(write: impl FnMut(&Packet) -> Vec<u8>) -> Finding {
-    let mut v1 = Capnp::<PACKED>::default();
-    compiled::forward(decided_by(PACKED), write, |bytes| v1.decode_packet(bytes))
-}
-
 /// A v1 reader (the codec) on bytes of the v2 writer.
 pub fn forward<const PACKED: bool>() -> Finding {
-    forward_with::<PACKED>(|p| write_v2(p, PACKED))
+    compiled::forward::<Capnp<PACKED>>(decided_by(PACKED), |p| write_v2(p, PACKED))
 }
 
 /// A v2 reader on bytes of the v1 writer (the codec).
 pub fn backward<const PACKED: bool>() -> Finding {
-    let mut v1 = Capnp::<PACKED>::default();
-    compiled::backward(
-        decided_by(PACKED),
-        |p| {
-            let mut out = Vec::new();
-            v1.encode(p, &mut out);
-            out
-        },
-        |bytes| read_v2(bytes, PACKED),
-    )
+    compiled::backward::<Capnp<PACKED>>(decided_by(PACKED), |bytes| read_v2(bytes, PACKED))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::formats::capnp::{CapnpPacked, CapnpUnpacked};
+    use crate::formats::Format;
 
     /// Cap'n Proto evolves both ways, in both framings: the measured findings.
     #[test]
@@ -240,7 +216,9 @@ mod tests {
     /// The check catches a v2 writer that swaps two v1 fields.
     #[test]
     fn a_writer_that_swaps_fields_fails_forward() {
-        let f = forward_with::<false>(|p| write_v2(&compiled::swapped(p), false));
+        let f = compiled::forward::<CapnpUnpacked>(decided_by(false), |p| {
+            write_v2(&compiled::swapped(p), false)
+        });
         assert!(!f.yes());
         assert!(f.answer.contains("TradeReport.price"), "{}", f.answer);
     }

@@ -4,7 +4,7 @@
 //! [`Finding`].
 
 use crate::capability::Finding;
-use crate::formats::DecodeError;
+use crate::formats::{DecodeError, Format};
 use crate::measure::verify;
 use crate::model::{kind, Message, Packet, Symbol, Trade};
 
@@ -119,17 +119,18 @@ fn carriers(source: &[Packet]) -> (usize, usize) {
     (count(v2::MATCH_ID.message), count(v2::ATTRIBUTION.message))
 }
 
-/// Forward: `write` (a v2 writer) writes every source packet, `read` (the v1 codec) reads it;
-/// `yes` only if every v1 field of every message comes back exactly and every byte is used.
-pub(crate) fn forward(
+/// Forward: `write` (a v2 writer) writes every source packet, the v1 codec `F` reads it
+/// ([`Format::decode_packet`]); `yes` only if every v1 field of every message comes back exactly
+/// and every byte is used.
+pub(crate) fn forward<F: Format>(
     decided_by: String,
     mut write: impl FnMut(&Packet) -> Vec<u8>,
-    mut read: impl FnMut(&[u8]) -> Result<(Packet, usize), DecodeError>,
 ) -> Finding {
+    let mut v1 = F::default();
     let source = source();
     for (i, packet) in source.iter().enumerate() {
         let bytes = write(packet);
-        let detail = match read(&bytes) {
+        let detail = match v1.decode_packet(&bytes) {
             Err(e) => format!("the v1 reader refused packet {i} of a v2 writer: {e}"),
             Ok((_, used)) if used != bytes.len() => format!(
                 "the v1 reader used {used} of the {} bytes of packet {i} of a v2 writer",
@@ -165,16 +166,40 @@ pub(crate) fn forward(
 /// its appended field (`None` for a type that has none).
 pub(crate) type ReadV2 = (Packet, Vec<Option<i64>>);
 
-/// Backward: `write` (the v1 codec) writes every source packet, `read` (a v2 reader) reads it;
-/// `yes` only if every v1 field comes back exactly and every appended field reads its default.
-pub(crate) fn backward(
+/// A v2 reader's packet from its header and its messages, each read by `read` into the model and
+/// its appended field.
+pub(crate) fn read_all<M>(
+    seq: u64,
+    send_time: i64,
+    messages: impl IntoIterator<Item = M>,
+    mut read: impl FnMut(M) -> Result<(Message, Option<i64>), DecodeError>,
+) -> Result<ReadV2, DecodeError> {
+    let mut packet = Packet {
+        seq,
+        send_time,
+        messages: Vec::new(),
+    };
+    let mut appended = Vec::new();
+    for m in messages {
+        let (message, extra) = read(m)?;
+        packet.messages.push(message);
+        appended.push(extra);
+    }
+    Ok((packet, appended))
+}
+
+/// Backward: the v1 codec `F` writes every source packet ([`Format::encode`]), `read` (a v2
+/// reader) reads it; `yes` only if every v1 field comes back exactly and every appended field
+/// reads its default.
+pub(crate) fn backward<F: Format>(
     decided_by: String,
-    mut write: impl FnMut(&Packet) -> Vec<u8>,
     mut read: impl FnMut(&[u8]) -> Result<ReadV2, DecodeError>,
 ) -> Finding {
+    let mut v1 = F::default();
     let source = source();
     for (i, packet) in source.iter().enumerate() {
-        let bytes = write(packet);
+        let mut bytes = Vec::new();
+        v1.encode(packet, &mut bytes);
         let detail = match read(&bytes) {
             Err(e) => format!("a v2 reader refused packet {i} of the v1 writer: {e}"),
             Ok((got, appended)) => match verify::compare(packet, &got) {

@@ -13,7 +13,7 @@ use ::flatbuffers::{FlatBufferBuilder, UnionWIPOffset, WIPOffset};
 use super::compiled::{self, v2, ReadV2};
 use crate::capability::Finding;
 use crate::formats::flatbuffers::FlatBuffers;
-use crate::formats::{DecodeError, Format};
+use crate::formats::DecodeError;
 use crate::model::*;
 
 /// The code flatc generated from the v2 schema (`OUT_DIR/evolution-v2/marketdata.fbs`).
@@ -230,51 +230,26 @@ fn write_v2(packet: &Packet) -> Vec<u8> {
 fn read_v2(bytes: &[u8]) -> Result<ReadV2, DecodeError> {
     let root = fbs::size_prefixed_root_as_packet(bytes)
         .map_err(|e| DecodeError::library("flatbuffers (v2 schema)", e))?;
-    let mut packet = Packet {
-        seq: root.seq(),
-        send_time: root.send_time(),
-        messages: Vec::new(),
-    };
-    let mut appended = Vec::new();
-    for m in root.messages() {
-        let (message, extra) = read_message(m)?;
-        packet.messages.push(message);
-        appended.push(extra);
-    }
-    Ok((packet, appended))
+    compiled::read_all(root.seq(), root.send_time(), root.messages(), read_message)
 }
 
 const DECIDED_BY: &str = "capability::evolution::flatbuffers (v2 schema: Trade.match_id and \
                           AddOrder.attribution appended, each the table's next vtable slot)";
 
-/// Forward with `write` as the v2 writer (the tests hand it a broken one).
-fn forward_with(write: impl FnMut(&Packet) -> Vec<u8>) -> Finding {
-    let mut v1 = FlatBuffers::default();
-    compiled::forward(DECIDED_BY.into(), write, |bytes| v1.decode_packet(bytes))
-}
-
 /// A v1 reader (the codec) on bytes of the v2 writer.
 pub fn forward() -> Finding {
-    forward_with(write_v2)
+    compiled::forward::<FlatBuffers>(DECIDED_BY.into(), write_v2)
 }
 
 /// A v2 reader on bytes of the v1 writer (the codec).
 pub fn backward() -> Finding {
-    let mut v1 = FlatBuffers::default();
-    compiled::backward(
-        DECIDED_BY.into(),
-        |p| {
-            let mut out = Vec::new();
-            v1.encode(p, &mut out);
-            out
-        },
-        read_v2,
-    )
+    compiled::backward::<FlatBuffers>(DECIDED_BY.into(), read_v2)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::Format;
 
     /// FlatBuffers evolves both ways: the measured findings.
     #[test]
@@ -322,7 +297,9 @@ mod tests {
     /// The check catches a v2 writer that swaps two v1 fields.
     #[test]
     fn a_writer_that_swaps_fields_fails_forward() {
-        let f = forward_with(|p| write_v2(&compiled::swapped(p)));
+        let f = compiled::forward::<FlatBuffers>(DECIDED_BY.into(), |p| {
+            write_v2(&compiled::swapped(p))
+        });
         assert!(!f.yes());
         assert!(f.answer.contains("TradeReport.price"), "{}", f.answer);
     }

@@ -13,7 +13,7 @@ use super::compiled::{self, v2, ReadV2};
 use crate::capability::Finding;
 use crate::formats::protobuf::Protobuf;
 use crate::formats::wire::{IntoModel, ToLib};
-use crate::formats::{DecodeError, Format};
+use crate::formats::DecodeError;
 use crate::model::*;
 
 /// The code prost-build generated from the v2 schema (`OUT_DIR/evolution-v2/marketdata.proto`).
@@ -92,51 +92,26 @@ fn write_v2(packet: &Packet) -> Vec<u8> {
 fn read_v2(bytes: &[u8]) -> Result<ReadV2, DecodeError> {
     let p = pb::Packet::decode_length_delimited(bytes)
         .map_err(|e| DecodeError::library("protobuf (v2 schema)", e))?;
-    let mut packet = Packet {
-        seq: p.seq,
-        send_time: p.send_time,
-        messages: Vec::new(),
-    };
-    let mut appended = Vec::new();
-    for m in &p.messages {
-        let (message, extra) = from_pb(m)?;
-        packet.messages.push(message);
-        appended.push(extra);
-    }
-    Ok((packet, appended))
+    compiled::read_all(p.seq, p.send_time, &p.messages, from_pb)
 }
 
 const DECIDED_BY: &str =
     "capability::evolution::protobuf (v2 schema: Trade.match_id = 7, AddOrder.attribution = 7)";
 
-/// Forward with `write` as the v2 writer (the tests hand it a broken one).
-fn forward_with(write: impl FnMut(&Packet) -> Vec<u8>) -> Finding {
-    let mut v1 = Protobuf::default();
-    compiled::forward(DECIDED_BY.into(), write, |bytes| v1.decode_packet(bytes))
-}
-
 /// A v1 reader (the codec) on bytes of the v2 writer.
 pub fn forward() -> Finding {
-    forward_with(write_v2)
+    compiled::forward::<Protobuf>(DECIDED_BY.into(), write_v2)
 }
 
 /// A v2 reader on bytes of the v1 writer (the codec).
 pub fn backward() -> Finding {
-    let mut v1 = Protobuf::default();
-    compiled::backward(
-        DECIDED_BY.into(),
-        |p| {
-            let mut out = Vec::new();
-            v1.encode(p, &mut out);
-            out
-        },
-        read_v2,
-    )
+    compiled::backward::<Protobuf>(DECIDED_BY.into(), read_v2)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::Format;
 
     /// protobuf evolves both ways: the measured findings.
     #[test]
@@ -183,7 +158,8 @@ mod tests {
     /// The check catches a v2 writer that swaps two v1 fields.
     #[test]
     fn a_writer_that_swaps_fields_fails_forward() {
-        let f = forward_with(|p| write_v2(&compiled::swapped(p)));
+        let f =
+            compiled::forward::<Protobuf>(DECIDED_BY.into(), |p| write_v2(&compiled::swapped(p)));
         assert!(!f.yes());
         assert!(f.answer.contains("TradeReport.price"), "{}", f.answer);
     }

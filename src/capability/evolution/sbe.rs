@@ -21,7 +21,7 @@ use super::compiled::{self, v2, ReadV2};
 use crate::capability::Finding;
 use crate::formats::sbe::Sbe;
 use crate::formats::wire::IntoModel;
-use crate::formats::{DecodeError, Format};
+use crate::formats::DecodeError;
 use crate::model::*;
 
 /// The code the SBE generator made of the v2 schema (`OUT_DIR/evolution-v2/marketdata.xml`).
@@ -262,34 +262,20 @@ fn decided_by() -> String {
     )
 }
 
-/// Forward with `write` as the v2 writer (the tests hand it a broken one).
-fn forward_with(write: impl FnMut(&Packet) -> Vec<u8>) -> Finding {
-    let mut v1 = Sbe;
-    compiled::forward(decided_by(), write, |bytes| v1.decode_packet(bytes))
-}
-
 /// A v1 reader (the codec) on bytes of the v2 writer.
 pub fn forward() -> Finding {
-    forward_with(write_v2)
+    compiled::forward::<Sbe>(decided_by(), write_v2)
 }
 
 /// A v2 reader on bytes of the v1 writer (the codec).
 pub fn backward() -> Finding {
-    let mut v1 = Sbe;
-    compiled::backward(
-        decided_by(),
-        |p| {
-            let mut out = Vec::new();
-            v1.encode(p, &mut out);
-            out
-        },
-        read_v2,
-    )
+    compiled::backward::<Sbe>(decided_by(), read_v2)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::Format;
 
     /// Where the first message of a packet starts: after the PacketHeader's header and block.
     const FIRST: usize = HEADER + packet_header_codec::SBE_BLOCK_LENGTH as usize;
@@ -363,7 +349,7 @@ mod tests {
     /// The check catches a v2 writer that swaps two v1 fields.
     #[test]
     fn a_writer_that_swaps_fields_fails_forward() {
-        let f = forward_with(|p| write_v2(&compiled::swapped(p)));
+        let f = compiled::forward::<Sbe>(decided_by(), |p| write_v2(&compiled::swapped(p)));
         assert!(!f.yes());
         assert!(f.answer.contains("TradeReport.price"), "{}", f.answer);
     }
