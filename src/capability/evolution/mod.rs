@@ -10,6 +10,12 @@
 //! Where a format cannot, the finding records what happened (an error, or which field came out
 //! wrong) rather than skipping it.
 
+mod capnp;
+mod compiled;
+mod flatbuffers;
+mod protobuf;
+mod sbe;
+
 use super::Finding;
 
 /// Both directions' findings for one format.
@@ -25,6 +31,26 @@ pub struct Evolution {
 /// no check knows. Each arm is one format's file below.
 pub fn check(format: &str) -> Option<Evolution> {
     match format {
+        "capnp-unpacked" => Some(Evolution {
+            forward: capnp::forward::<false>(),
+            backward: capnp::backward::<false>(),
+        }),
+        "capnp-packed" => Some(Evolution {
+            forward: capnp::forward::<true>(),
+            backward: capnp::backward::<true>(),
+        }),
+        "flatbuffers" => Some(Evolution {
+            forward: flatbuffers::forward(),
+            backward: flatbuffers::backward(),
+        }),
+        "protobuf" => Some(Evolution {
+            forward: protobuf::forward(),
+            backward: protobuf::backward(),
+        }),
+        "sbe" => Some(Evolution {
+            forward: sbe::forward(),
+            backward: sbe::backward(),
+        }),
         _ => None,
     }
 }
