@@ -10,6 +10,8 @@
 //! Where a format cannot, the finding records what happened (an error, or which field came out
 //! wrong) rather than skipping it.
 
+pub mod v2;
+
 use super::Finding;
 
 /// Both directions' findings for one format.
