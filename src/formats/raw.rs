@@ -55,7 +55,7 @@ fn put<T: Pod>(out: &mut Vec<u8>, record: T) {
 
 /// The header and body of the packet at the start of `bytes`, bounds-checked, and the bytes used.
 #[inline(always)]
-fn split(bytes: &[u8]) -> Result<(&RawHeader, &[u8], usize), DecodeError> {
+pub(crate) fn split(bytes: &[u8]) -> Result<(&RawHeader, &[u8], usize), DecodeError> {
     DecodeError::check_len(bytes, HEADER)?;
     let header: &RawHeader = bytemuck::from_bytes(&bytes[..HEADER]);
     let used = HEADER + header.body_len as usize;
