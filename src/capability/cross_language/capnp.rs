@@ -1,0 +1,51 @@
+//! Cap'n Proto bytes read by C++: the `capnp` tool's `convert` command (`binary:json` for
+//! `capnp-unpacked`, `packed:json` for `capnp-packed`) reads the packets as the stream of messages
+//! they are (each has its segment table) and prints each as one line of JSON, through the schema.
+//! Its JSON writes 64-bit integers as strings, symbols being UInt64 among them.
+
+use std::path::Path;
+
+use super::compare::{self, Bytes, TheirPacket};
+use super::tool::{self, Tool, ToolError};
+
+const SCHEMA: &str = include_str!("../../../schemas/marketdata.capnp");
+
+fn capnp() -> Tool {
+    Tool::find("CAPNP", None, "capnp", "Debian's capnproto")
+}
+
+/// `capnp convert (C++, Cap'n Proto version 0.9.2)`.
+pub fn describe() -> Result<String, ToolError> {
+    Ok(format!(
+        "capnp convert (C++, {})",
+        capnp().version(&["--version"])?
+    ))
+}
+
+/// Reads `capnp-unpacked` packets.
+pub fn read_unpacked(units: &[Vec<u8>], dir: &Path) -> Result<Vec<TheirPacket>, ToolError> {
+    read(units, "binary:json", dir)
+}
+
+/// Reads `capnp-packed` packets.
+pub fn read_packed(units: &[Vec<u8>], dir: &Path) -> Result<Vec<TheirPacket>, ToolError> {
+    read(units, "packed:json", dir)
+}
+
+fn read(units: &[Vec<u8>], conversion: &str, dir: &Path) -> Result<Vec<TheirPacket>, ToolError> {
+    let tool = capnp();
+    let schema = dir.join("marketdata.capnp");
+    tool::write(&schema, SCHEMA.as_bytes())?;
+    let out = tool.run(
+        [
+            "convert".as_ref(),
+            conversion.as_ref(),
+            "--short".as_ref(),
+            schema.as_os_str(),
+            "Packet".as_ref(),
+        ],
+        &units.concat(),
+    )?;
+    compare::tagged_packets(&tool::json_lines(&tool, &out)?, Bytes::Integer, false)
+        .map_err(|e| tool.output_error(e))
+}

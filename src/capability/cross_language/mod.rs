@@ -1,0 +1,422 @@
+//! Other languages read our bytes, measured. The bytes each format writes are read by that
+//! format's reference implementation in another language, and what it read is compared field by
+//! field with the source packets ([`compare`]):
+//!
+//! | format | reader | file |
+//! |---|---|---|
+//! | `capnp-unpacked`, `capnp-packed` | `capnp convert binary:json` / `packed:json` (C++) | [`capnp`] |
+//! | `flatbuffers` | `flatc --json` (C++) | [`flatbuffers`] |
+//! | `protobuf` | `protoc --decode` (C++) | [`protobuf`] |
+//! | `sbe` | the Java decoders the SBE generator makes, driven by `xlang/SbeDump.java` | [`sbe`] |
+//! | `json` | Python's `json` module, driven by `xlang/json_read.py` | [`json`] |
+//!
+//! rkyv, bitcode, postcard and raw have no implementation outside Rust: recorded as documented
+//! findings with their source ([`rust_only`]).
+//!
+//! The input covers every message type of DEEP, TOPS and DEEP+: a packet of one message of every
+//! kind, then the first packets of the three bundled captures ([`sample`]). Every format encodes
+//! one packet as a self-delimiting unit, so each packet is encoded on its own and each tool is
+//! handed the units in the form it takes, in one call per format (seconds, not minutes).
+
+pub mod capnp;
+pub mod compare;
+pub mod flatbuffers;
+pub mod json;
+pub mod protobuf;
+pub mod sbe;
+pub mod tool;
+
+use std::path::{Path, PathBuf};
+
+use super::Finding;
+use crate::formats::Format;
+use crate::model::Packet;
+use compare::TheirPacket;
+use tool::ToolError;
+
+/// Which other languages read one format's bytes.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct CrossLanguage {
+    /// The languages whose reference implementation read every field exactly (`["C++"]`).
+    pub languages: Vec<String>,
+    /// Each language's finding (for a Rust-only format: one documented `no`).
+    pub findings: Vec<(String, Finding)>,
+}
+
+/// How many packets of each bundled capture the check reads.
+pub const PACKETS_PER_CAPTURE: usize = 200;
+
+/// The captures the sample reads, under data/, and whether each is cut short at its end.
+const CAPTURES: [(&str, bool); 3] = [
+    ("DEEP10.pcap.gz", true),
+    ("20180127_IEXTP1_TOPS1.6.pcap.gz", false),
+    ("sample-deep-plus.pcapng.gz", false),
+];
+
+/// The packets every check encodes: one message of every kind (`formats::every_kind`), then the
+/// first [`PACKETS_PER_CAPTURE`] packets of the DEEP, TOPS and DEEP+ captures in data/.
+pub fn sample() -> Result<Vec<Packet>, String> {
+    let mut packets = vec![crate::formats::every_kind()];
+    for (file, lenient) in CAPTURES {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("data")
+            .join(file);
+        packets.extend(first_packets(&path, lenient, PACKETS_PER_CAPTURE)?);
+    }
+    Ok(packets)
+}
+
+/// The first `n` IEX-TP segments of `path` as packets (messages of unknown types left out, as
+/// the shootout does).
+fn first_packets(path: &Path, lenient: bool, n: usize) -> Result<Vec<Packet>, String> {
+    let mut opened = crate::stream::open(path, lenient).map_err(|e| e.to_string())?;
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        let item = match opened.reader.next_segment() {
+            Ok(Some(item)) => item,
+            Ok(None) => break,
+            Err(e) => return Err(opened.error(path, e).to_string()),
+        };
+        let header = item.segment.header;
+        out.push(Packet {
+            seq: header.first_seq,
+            send_time: header.send_time,
+            messages: item
+                .segment
+                .messages()
+                .filter_map(Result::ok)
+                .map(|m| m.to_owned())
+                .collect(),
+        });
+    }
+    Ok(out)
+}
+
+/// Each packet encoded on its own by the format named `format`; `None` for a name no format has.
+pub fn encode(format: &str, packets: &[Packet]) -> Option<Vec<Vec<u8>>> {
+    fn units<F: Format>(packets: &[Packet]) -> Vec<Vec<u8>> {
+        let mut f = F::default();
+        packets
+            .iter()
+            .map(|p| {
+                let mut out = Vec::new();
+                f.encode(p, &mut out);
+                out
+            })
+            .collect()
+    }
+    macro_rules! dispatch {
+        ($($module:ident: [$($name:ident: $F:ty),+ $(,)?]),* $(,)?) => {
+            match format {
+                $($(<$F as Format>::NAME => Some(units::<$F>(packets)),)+)*
+                _ => None,
+            }
+        };
+    }
+    crate::for_each_format!(dispatch)
+}
+
+/// Reads the encoded packets (one unit each) in another language, scratch files under the
+/// directory given; what it read.
+pub type ReadFn = fn(&[Vec<u8>], &Path) -> Result<Vec<TheirPacket>, ToolError>;
+
+/// One other language's reader of a format's bytes.
+#[derive(Clone, Copy)]
+pub struct Reader {
+    /// The language (`C++`).
+    pub language: &'static str,
+    /// What reads the bytes, with its version: the finding's `decided_by`.
+    pub describe: fn() -> Result<String, ToolError>,
+    pub read: ReadFn,
+}
+
+/// The reader of the format named `format` in another language; `None` for a Rust-only format
+/// or an unknown name.
+pub fn reader(format: &str) -> Option<Reader> {
+    let (language, describe, read): (_, fn() -> _, ReadFn) = match format {
+        "capnp-unpacked" => ("C++", capnp::describe, capnp::read_unpacked),
+        "capnp-packed" => ("C++", capnp::describe, capnp::read_packed),
+        "flatbuffers" => ("C++", flatbuffers::describe, flatbuffers::read),
+        "protobuf" => ("C++", protobuf::describe, protobuf::read),
+        "sbe" => ("Java", sbe::describe, sbe::read),
+        "json" => ("Python", json::describe, json::read),
+        _ => return None,
+    };
+    Some(Reader {
+        language,
+        describe,
+        read,
+    })
+}
+
+/// Why a Rust-only format has no reader in another language, and the source that says so.
+pub fn rust_only(format: &str) -> Option<Finding> {
+    let (detail, source) = match format {
+        "rkyv" => (
+            "no implementation outside Rust: the archive is the layout of Rust types as the \
+             crate's derive lays them out, and the project describes itself as a framework for Rust",
+            "https://docs.rs/crate/rkyv/0.8.16/source/README.md (\"a zero-copy deserialization \
+             framework for Rust\")",
+        ),
+        "bitcode" => (
+            "no implementation outside Rust: its README lists compatibility with languages other \
+             than Rust, and a format stable across major versions, as non-goals",
+            "https://docs.rs/crate/bitcode/0.6.9/source/README.md (\"non-goals\")",
+        ),
+        "postcard" => (
+            "no implementation outside Rust: the wire format has a written, stable specification \
+             (since 1.0), but no reference implementation in another language",
+            "https://postcard.jamesmunns.com (the Postcard Wire Specification); \
+             https://docs.rs/crate/postcard/1.2.0 (\"Format Stability\")",
+        ),
+        "raw" => (
+            "no implementation anywhere but this crate: our packed records (the IEX wire \
+             layout); another language would write its reader from the spec",
+            "src/formats/raw.rs (records generated from schemas/iex-messages.txt)",
+        ),
+        _ => return None,
+    };
+    Some(Finding::documented(false, detail, source))
+}
+
+/// The check for the format named `format`: every other language's finding, and the languages
+/// that read every field of every sample packet exactly. Scratch files (encoded packets, the
+/// generated and compiled Java decoders) go under `scratch`. `None` for an unknown name.
+pub fn read_by(format: &str, scratch: &Path) -> Option<CrossLanguage> {
+    if let Some(finding) = rust_only(format) {
+        return Some(CrossLanguage {
+            languages: Vec::new(),
+            findings: vec![("other languages".into(), finding)],
+        });
+    }
+    let reader = reader(format)?;
+    // Read once per process: every format's check encodes the same packets.
+    static SAMPLE: std::sync::OnceLock<Result<Vec<Packet>, String>> = std::sync::OnceLock::new();
+    let finding = match SAMPLE.get_or_init(sample) {
+        Ok(packets) => check(format, reader, packets, |_| {}, scratch),
+        Err(e) => Finding::measured(
+            false,
+            format!("the sample could not be read: {e}"),
+            "sample",
+        ),
+    };
+    let languages = if finding.yes() {
+        vec![reader.language.to_owned()]
+    } else {
+        Vec::new()
+    };
+    Some(CrossLanguage {
+        languages,
+        findings: vec![(reader.language.to_owned(), finding)],
+    })
+}
+
+/// Encodes `packets` with `format`, lets `mutate` alter the bytes (tests), hands them to `reader`
+/// and compares what it read with `packets`.
+pub fn check(
+    format: &str,
+    reader: Reader,
+    packets: &[Packet],
+    mutate: impl FnOnce(&mut [Vec<u8>]),
+    scratch: &Path,
+) -> Finding {
+    let decided_by = match (reader.describe)() {
+        Ok(d) => d,
+        Err(e) => return Finding::measured(false, e.to_string(), format!("{format}: no reader")),
+    };
+    let Some(mut units) = encode(format, packets) else {
+        return Finding::measured(false, format!("no format is named {format}"), decided_by);
+    };
+    mutate(&mut units);
+    let dir: PathBuf = scratch.join(format);
+    let theirs = match tool::make_dir(&dir).and_then(|()| (reader.read)(&units, &dir)) {
+        Ok(theirs) => theirs,
+        Err(e) => return Finding::measured(false, e.to_string(), decided_by),
+    };
+    match compare::compare(packets, &theirs) {
+        Ok(tally) => Finding::measured(
+            true,
+            format!(
+                "{} messages of {} types read exactly by {decided_by}",
+                tally.messages,
+                tally.kinds.len()
+            ),
+            decided_by,
+        ),
+        Err(difference) => Finding::measured(false, difference, decided_by),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A scratch directory of this test's own, emptied first.
+    fn scratch(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("md-shootout-xlang-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    fn reads_exactly(format: &str, language: &str) {
+        let dir = scratch(format);
+        let found = read_by(format, &dir).expect("a known format");
+        let _ = std::fs::remove_dir_all(&dir);
+        let (lang, finding) = &found.findings[0];
+        assert_eq!(lang, language);
+        assert!(finding.yes(), "{format}: {}", finding.answer);
+        assert!(finding.measured);
+        assert_eq!(found.languages, vec![language.to_string()]);
+        // Every kind of the table, and more than the one packet of every kind.
+        let kinds = crate::model::kind::ALL.len();
+        assert!(
+            finding
+                .answer
+                .contains(&format!("of {kinds} types read exactly by")),
+            "{}",
+            finding.answer
+        );
+        let n: usize = finding.answer["yes: ".len()..]
+            .split(' ')
+            .next()
+            .and_then(|n| n.parse().ok())
+            .unwrap();
+        assert!(n > 1_000, "{}", finding.answer);
+    }
+
+    #[test]
+    fn capnp_unpacked_is_read_by_cpp() {
+        reads_exactly("capnp-unpacked", "C++");
+    }
+
+    #[test]
+    fn capnp_packed_is_read_by_cpp() {
+        reads_exactly("capnp-packed", "C++");
+    }
+
+    #[test]
+    fn flatbuffers_is_read_by_cpp() {
+        reads_exactly("flatbuffers", "C++");
+    }
+
+    #[test]
+    fn protobuf_is_read_by_cpp() {
+        reads_exactly("protobuf", "C++");
+    }
+
+    #[test]
+    fn sbe_is_read_by_java() {
+        reads_exactly("sbe", "Java");
+    }
+
+    #[test]
+    fn json_is_read_by_python() {
+        reads_exactly("json", "Python");
+    }
+
+    /// One trade whose symbol's bytes appear once, as they are, in every format's encoding.
+    fn marked() -> Vec<Packet> {
+        vec![compare::tests::trade("MUTATEME", 1_500_000)]
+    }
+
+    /// Bytes altered after encoding: each tool reads the altered symbol, and the comparison says
+    /// so, naming the packet, message and field.
+    #[test]
+    fn a_byte_altered_after_encoding_is_named() {
+        for format in [
+            "capnp-unpacked",
+            "capnp-packed",
+            "flatbuffers",
+            "protobuf",
+            "sbe",
+            "json",
+        ] {
+            let dir = scratch(&format!("mutated-{format}"));
+            let reader = reader(format).unwrap();
+            let alter = |units: &mut [Vec<u8>]| {
+                let unit = &mut units[0];
+                let at = unit
+                    .windows(8)
+                    .position(|w| w == b"MUTATEME")
+                    .expect("the symbol's bytes are in the encoding");
+                unit[at + 7] = b'F';
+            };
+            let finding = check(format, reader, &marked(), alter, &dir);
+            let _ = std::fs::remove_dir_all(&dir);
+            assert_eq!(
+                finding.answer,
+                "no: packet 1 (seq 9), message 1 (TradeReport), field symbol: \
+                 ours \"MUTATEME\" vs theirs \"MUTATEMF\"",
+                "{format}"
+            );
+            assert!(finding.measured && !finding.yes());
+        }
+    }
+
+    #[test]
+    fn rust_only_formats_are_documented_noes() {
+        for format in ["rkyv", "bitcode", "postcard", "raw"] {
+            let found = read_by(format, Path::new("/nonexistent")).unwrap();
+            assert!(found.languages.is_empty(), "{format}");
+            let (_, finding) = &found.findings[0];
+            assert!(
+                finding.answer.starts_with("no: no implementation"),
+                "{format}"
+            );
+            assert!(
+                !finding.measured && !finding.decided_by.is_empty(),
+                "{format}"
+            );
+        }
+        assert!(read_by("nonesuch", Path::new("/nonexistent")).is_none());
+        // Every format is either checked or documented.
+        for name in crate::formats::names() {
+            assert!(
+                reader(name).is_some() != rust_only(name).is_some(),
+                "{name}"
+            );
+        }
+    }
+
+    /// A tool that is not installed is a `no` naming what to install, not a panic.
+    #[test]
+    fn a_missing_tool_is_a_no_naming_what_to_install() {
+        let tool = tool::Tool {
+            program: PathBuf::from("/nonexistent/protoc"),
+            install: "Debian's protobuf-compiler",
+        };
+        let err = tool.version(&["--version"]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "/nonexistent/protoc not found (install Debian's protobuf-compiler: \
+             scripts/bootstrap.sh does)"
+        );
+        let missing = Reader {
+            language: "C++",
+            describe: || {
+                Err(tool::Tool {
+                    program: PathBuf::from("/nonexistent/capnp"),
+                    install: "Debian's capnproto",
+                }
+                .version(&["--version"])
+                .unwrap_err())
+            },
+            read: |_, _| unreachable!("a reader whose tool is missing is not run"),
+        };
+        let finding = check(
+            "capnp-packed",
+            missing,
+            &marked(),
+            |_| {},
+            Path::new("/nonexistent"),
+        );
+        assert!(
+            finding
+                .answer
+                .starts_with("no: /nonexistent/capnp not found (install Debian's capnproto"),
+            "{}",
+            finding.answer
+        );
+    }
+}
