@@ -8,6 +8,10 @@
 //! `export` and `report`, which print and weigh the findings.
 
 pub mod evolution;
+pub mod row;
+pub mod validation;
+
+pub use row::{Requirement, Row};
 
 use serde::{Deserialize, Serialize};
 
@@ -50,7 +54,7 @@ impl Finding {
 
     /// Whether the answer is `yes`.
     pub fn yes(&self) -> bool {
-        self.answer == "yes" || self.answer.starts_with("yes:")
+        row::is_yes(&self.answer)
     }
 }
 
