@@ -136,7 +136,7 @@ mod tests {
         assert!(f.yes() && f.measured, "{f:?}");
         let len = {
             let mut v = Vec::new();
-            Raw::default().encode(&every_kind(), &mut v);
+            Raw.encode(&every_kind(), &mut v);
             v.len()
         };
         assert!(
