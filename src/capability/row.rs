@@ -44,12 +44,12 @@ pub const CELLS: [&str; 5] = [
 
 impl Row {
     /// A row from its findings; `read_by` lists the languages that read the bytes exactly and
-    /// `cross_language` what decided that.
+    /// `cross_language` each language tried, with its finding.
     pub fn new(
         name: &str,
         cells: [Finding; 5],
         read_by: Vec<String>,
-        cross_language: Finding,
+        cross_language: &[(String, Finding)],
     ) -> Row {
         let mut decided_by = BTreeMap::new();
         let mut measured = BTreeMap::new();
@@ -57,11 +57,15 @@ impl Row {
             decided_by.insert(cell.to_string(), f.decided_by.clone());
             measured.insert(cell.to_string(), f.measured);
         }
-        decided_by.insert(
+        let tried: Vec<String> = cross_language
+            .iter()
+            .map(|(language, f)| format!("{language}: {} ({})", f.decided_by, f.answer))
+            .collect();
+        decided_by.insert("read_by".into(), tried.join("; "));
+        measured.insert(
             "read_by".into(),
-            format!("{} ({})", cross_language.decided_by, cross_language.answer),
+            cross_language.iter().any(|(_, f)| f.measured),
         );
-        measured.insert("read_by".into(), cross_language.measured);
         let [schema, zero_copy, validates, evolution_forward, evolution_backward] =
             cells.map(|f| f.answer);
         Row {
@@ -199,7 +203,10 @@ mod tests {
                 Finding::measured(true, "", "t"),
             ],
             read_by.iter().map(|s| s.to_string()).collect(),
-            Finding::measured(!read_by.is_empty(), "", "tool"),
+            &[(
+                "C++".into(),
+                Finding::measured(!read_by.is_empty(), "", "tool"),
+            )],
         )
     }
 
@@ -253,7 +260,7 @@ mod tests {
     fn a_row_keeps_what_decided_each_cell() {
         let r = row(true, &["C++"]);
         assert_eq!(r.decided_by["schema"], "t");
-        assert_eq!(r.decided_by["read_by"], "tool (yes)");
+        assert_eq!(r.decided_by["read_by"], "C++: tool (yes)");
         assert!(r.measured["evolution_backward"]);
         let json = serde_json::to_value(&r).unwrap();
         assert_eq!(json["evolution_forward"], "yes: ef");

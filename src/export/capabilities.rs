@@ -111,7 +111,7 @@ mod tests {
             } else {
                 vec![]
             },
-            Finding::documented(yes, "", "docs"),
+            &[("C++".into(), Finding::documented(yes, "", "docs"))],
         )
     }
 
@@ -140,7 +140,7 @@ mod tests {
             "{t}"
         );
         assert!(
-            t.contains("  read_by: [\"C++\", \"Java\"]\n    documented: docs (yes)\n"),
+            t.contains("  read_by: [\"C++\", \"Java\"]\n    documented: C++: docs (yes)\n"),
             "{t}"
         );
     }
