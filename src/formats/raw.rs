@@ -22,7 +22,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::codec::{DecodeError, Format, Sink, Visitor};
+use super::codec::{DecodeError, Documented, Format, Sink, Visitor};
 // Every message struct, by name, for the code generated from the message table.
 use crate::model::*;
 
@@ -88,6 +88,13 @@ fn view<T: Pod>(record: &[u8]) -> &T {
 
 impl Format for Raw {
     const NAME: &'static str = "raw";
+    const DOCUMENTED: Documented = Documented {
+        schema: None,
+        reads_in_place: true,
+        validates: true,
+        source: "src/formats/raw.rs (the IEX wire layouts as packed structs read in place; \
+                 lengths bounds-checked and an unknown type byte refused)",
+    };
 
     fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
         let start = out.len();

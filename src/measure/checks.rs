@@ -204,7 +204,7 @@ mod tests {
     use super::super::shootout::run_with;
     use super::super::stored::StoredMode;
     use super::*;
-    use crate::formats::{raw::Raw, DecodeError, Format, Sink, Visitor};
+    use crate::formats::{raw::Raw, DecodeError, Documented, Format, Sink, Visitor};
     use crate::model::{Message, Packet, Side};
     use crate::stream::IexReader;
 
@@ -264,6 +264,7 @@ mod tests {
 
     impl<const FAULT: u8> Format for Broken<FAULT> {
         const NAME: &'static str = "broken";
+        const DOCUMENTED: Documented = Raw::DOCUMENTED;
 
         fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
             self.scratch.clone_from(packet);
@@ -366,6 +367,7 @@ mod tests {
 
     impl<const FAULT: u8> Format for BrokenDecoder<FAULT> {
         const NAME: &'static str = "broken";
+        const DOCUMENTED: Documented = Raw::DOCUMENTED;
 
         fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
             self.raw.encode(packet, out)
