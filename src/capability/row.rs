@@ -7,7 +7,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use super::Finding;
+use super::finding::{is_yes, Finding};
 
 /// A format's cells: answers that start with `yes` or `no`, the languages whose reference
 /// implementations read its bytes exactly, and for each cell what decided it. Flat, so that a
@@ -92,11 +92,6 @@ impl Row {
             _ => return None,
         })
     }
-}
-
-/// Whether an answer is a `yes` (`yes`, or `yes:` and a detail).
-pub fn is_yes(answer: &str) -> bool {
-    answer == "yes" || answer.starts_with("yes:")
 }
 
 /// A requirement a team states before any number (`report --require`).

@@ -8,7 +8,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use super::Finding;
+use super::finding::Finding;
 use crate::formats::{every_kind, Format};
 
 /// What was fed and what came of it.

@@ -5,7 +5,8 @@ use std::fmt::Write as _;
 use std::io;
 use std::path::Path;
 
-use crate::capability::row::{is_yes, CELLS};
+use crate::capability::finding::is_yes;
+use crate::capability::row::CELLS;
 use crate::capability::Row;
 use crate::output::atomic::write_atomically;
 
@@ -99,7 +100,7 @@ pub fn read(path: &Path) -> Result<Vec<Row>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::capability::Finding;
+    use crate::capability::finding::Finding;
 
     fn row(name: &str, yes: bool) -> Row {
         let f = |d: &str| Finding::measured(yes, d, format!("check {d}"));

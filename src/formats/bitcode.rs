@@ -65,15 +65,15 @@ impl Bitcode {
     }
 }
 
+/// The schema of [`Format::DOCUMENTED`]: none, the Rust types are the schema.
+const SCHEMA: Option<&str> = None;
+/// Where [`Format::DOCUMENTED`] comes from.
+const SOURCE: &str = "https://docs.rs/bitcode/0.6 (derive Encode/Decode: the Rust types are the schema; \
+    decode returns an owned value, and an error on invalid input)";
+
 impl Format for Bitcode {
     const NAME: &'static str = "bitcode";
-    const DOCUMENTED: Documented = Documented {
-        schema: None,
-        reads_in_place: false,
-        validates: true,
-        source: "https://docs.rs/bitcode/0.6 (derive Encode/Decode: the Rust types are the schema; \
-                 decode returns an owned value, and an error on invalid input)",
-    };
+    const DOCUMENTED: Documented = Documented::new(SCHEMA, false, true, SOURCE);
 
     fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
         self.mirror.fill_from(packet);

@@ -198,6 +198,23 @@ pub struct Documented {
     pub source: &'static str,
 }
 
+impl Documented {
+    /// Written on one line per codec: schema, reads in place, validates, source.
+    pub const fn new(
+        schema: Option<&'static str>,
+        reads_in_place: bool,
+        validates: bool,
+        source: &'static str,
+    ) -> Documented {
+        Documented {
+            schema,
+            reads_in_place,
+            validates,
+            source,
+        }
+    }
+}
+
 /// One encoding of IEX packets.
 pub trait Format: Default + 'static {
     /// Stable id used in CSV rows and on the command line.

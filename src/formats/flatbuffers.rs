@@ -101,15 +101,15 @@ impl FlatBuffers {
     }
 }
 
+/// The schema of [`Format::DOCUMENTED`]: the document and its generator.
+const SCHEMA: Option<&str> = Some("schemas/marketdata.fbs, compiled by flatc 25.12.19");
+/// Where [`Format::DOCUMENTED`] comes from.
+const SOURCE: &str = "https://flatbuffers.dev/tutorial/ (accessors read the buffer in place; the \
+    verifier checks an untrusted buffer before it is read)";
+
 impl Format for FlatBuffers {
     const NAME: &'static str = "flatbuffers";
-    const DOCUMENTED: Documented = Documented {
-        schema: Some("schemas/marketdata.fbs, compiled by flatc 25.12.19"),
-        reads_in_place: true,
-        validates: true,
-        source: "https://flatbuffers.dev/tutorial/ (accessors read the buffer in place; the \
-                 verifier checks an untrusted buffer before it is read)",
-    };
+    const DOCUMENTED: Documented = Documented::new(SCHEMA, true, true, SOURCE);
 
     fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
         let fbb = &mut self.fbb;

@@ -263,15 +263,15 @@ fn read<'de>(bytes: &'de [u8], handler: &mut impl Handler<'de>) -> Result<usize,
     }
 }
 
+/// The schema of [`Format::DOCUMENTED`]: none, the Rust types are the schema.
+const SCHEMA: Option<&str> = None;
+/// Where [`Format::DOCUMENTED`] comes from.
+const SOURCE: &str = "https://docs.rs/serde_json (the serde types are the schema; the parser refuses \
+    what is not JSON of those types; numbers are parsed into values)";
+
 impl Format for Json {
     const NAME: &'static str = "json";
-    const DOCUMENTED: Documented = Documented {
-        schema: None,
-        reads_in_place: false,
-        validates: true,
-        source: "https://docs.rs/serde_json (the serde types are the schema; the parser refuses \
-                 what is not JSON of those types; numbers are parsed into values)",
-    };
+    const DOCUMENTED: Documented = Documented::new(SCHEMA, false, true, SOURCE);
 
     fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
         let p = PacketOut {

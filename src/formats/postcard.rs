@@ -76,15 +76,15 @@ fn walk<'a, C>(
     Ok(bytes.len() - rest.len())
 }
 
+/// The schema of [`Format::DOCUMENTED`]: none, the Rust types are the schema.
+const SCHEMA: Option<&str> = None;
+/// Where [`Format::DOCUMENTED`] comes from.
+const SOURCE: &str = "https://docs.rs/postcard/1 (serde types are the schema; varints are decoded into \
+    values, byte strings borrowed; an error on invalid input)";
+
 impl Format for Postcard {
     const NAME: &'static str = "postcard";
-    const DOCUMENTED: Documented = Documented {
-        schema: None,
-        reads_in_place: false,
-        validates: true,
-        source: "https://docs.rs/postcard/1 (serde types are the schema; varints are decoded into \
-                 values, byte strings borrowed; an error on invalid input)",
-    };
+    const DOCUMENTED: Documented = Documented::new(SCHEMA, false, true, SOURCE);
 
     fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
         let p = PacketOut {

@@ -134,15 +134,15 @@ impl Protobuf {
     }
 }
 
+/// The schema of [`Format::DOCUMENTED`]: the document and its generator.
+const SCHEMA: Option<&str> = Some("schemas/marketdata.proto, compiled by prost-build 0.14");
+/// Where [`Format::DOCUMENTED`] comes from.
+const SOURCE: &str = "https://docs.rs/prost/0.14 (decodes into owned generated structs; DecodeError \
+    on invalid wire types, lengths and tags)";
+
 impl Format for Protobuf {
     const NAME: &'static str = "protobuf";
-    const DOCUMENTED: Documented = Documented {
-        schema: Some("schemas/marketdata.proto, compiled by prost-build 0.14"),
-        reads_in_place: false,
-        validates: true,
-        source: "https://docs.rs/prost/0.14 (decodes into owned generated structs; DecodeError \
-                 on invalid wire types, lengths and tags)",
-    };
+    const DOCUMENTED: Documented = Documented::new(SCHEMA, false, true, SOURCE);
 
     fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
         let p = &mut self.packet;

@@ -86,15 +86,15 @@ fn view<T: Pod>(record: &[u8]) -> &T {
     bytemuck::from_bytes(record)
 }
 
+/// The schema of [`Format::DOCUMENTED`]: none, the Rust types are the schema.
+const SCHEMA: Option<&str> = None;
+/// Where [`Format::DOCUMENTED`] comes from.
+const SOURCE: &str = "src/formats/raw.rs (the IEX wire layouts as packed structs read in place; \
+    lengths bounds-checked and an unknown type byte refused)";
+
 impl Format for Raw {
     const NAME: &'static str = "raw";
-    const DOCUMENTED: Documented = Documented {
-        schema: None,
-        reads_in_place: true,
-        validates: true,
-        source: "src/formats/raw.rs (the IEX wire layouts as packed structs read in place; \
-                 lengths bounds-checked and an unknown type byte refused)",
-    };
+    const DOCUMENTED: Documented = Documented::new(SCHEMA, true, true, SOURCE);
 
     fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
         let start = out.len();

@@ -178,15 +178,15 @@ impl Rkyv {
     }
 }
 
+/// The schema of [`Format::DOCUMENTED`]: none, the Rust types are the schema.
+const SCHEMA: Option<&str> = None;
+/// Where [`Format::DOCUMENTED`] comes from.
+const SOURCE: &str = "https://rkyv.org/validation.html (the Rust types are the schema; `access` \
+    validates with bytecheck, then reads the archive in place)";
+
 impl Format for Rkyv {
     const NAME: &'static str = "rkyv";
-    const DOCUMENTED: Documented = Documented {
-        schema: None,
-        reads_in_place: true,
-        validates: true,
-        source: "https://rkyv.org/validation.html (the Rust types are the schema; `access` \
-                 validates with bytecheck, then reads the archive in place)",
-    };
+    const DOCUMENTED: Documented = Documented::new(SCHEMA, true, true, SOURCE);
 
     fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
         self.mirror.fill_from(packet);

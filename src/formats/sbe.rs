@@ -239,16 +239,16 @@ fn walk<'a>(
     Ok(pos)
 }
 
+/// The schema of [`Format::DOCUMENTED`]: the document and its generator.
+const SCHEMA: Option<&str> = Some("schemas/marketdata.xml, compiled by sbe-tool 1.34.0 (Rust generator)");
+/// Where [`Format::DOCUMENTED`] comes from.
+const SOURCE: &str = "https://github.com/real-logic/simple-binary-encoding/wiki (flyweights read in \
+    place); the generated decoders panic on short input, so src/formats/sbe.rs \
+    bounds-checks every header and block and validates ids and block lengths first";
+
 impl Format for Sbe {
     const NAME: &'static str = "sbe";
-    const DOCUMENTED: Documented = Documented {
-        schema: Some("schemas/marketdata.xml, compiled by sbe-tool 1.34.0 (Rust generator)"),
-        reads_in_place: true,
-        validates: true,
-        source: "https://github.com/real-logic/simple-binary-encoding/wiki (flyweights read in \
-                 place); the generated decoders panic on short input, so src/formats/sbe.rs \
-                 bounds-checks every header and block and validates ids and block lengths first",
-    };
+    const DOCUMENTED: Documented = Documented::new(SCHEMA, true, true, SOURCE);
 
     fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
         let size = HEADER

@@ -28,7 +28,7 @@ pub mod tool;
 
 use std::path::{Path, PathBuf};
 
-use super::Finding;
+use super::finding::Finding;
 use crate::formats::Format;
 use crate::model::Packet;
 use compare::TheirPacket;

@@ -5,7 +5,7 @@
 
 use super::harness::{both, Read2};
 use super::v2;
-use crate::capability::Finding;
+use crate::capability::finding::Finding;
 use crate::formats::bitcode::Bitcode;
 
 /// Bytes of the length prefix `formats::bitcode` puts before each packet.

@@ -11,7 +11,7 @@
 use ::capnp::message::{Builder, ReaderOptions};
 
 use super::compiled::{self, v2, ReadV2};
-use crate::capability::Finding;
+use crate::capability::finding::Finding;
 use crate::formats::capnp::Capnp;
 use crate::formats::wire::{IntoModel, ToLib};
 use crate::formats::DecodeError;

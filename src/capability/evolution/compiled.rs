@@ -3,7 +3,7 @@
 //! (from `schemas/evolution-v2.txt`), and the two comparisons that turn what a reader read into a
 //! [`Finding`].
 
-use crate::capability::Finding;
+use crate::capability::finding::Finding;
 use crate::formats::{DecodeError, Format};
 use crate::measure::verify;
 use crate::model::{kind, Message, Packet, Symbol, Trade};

@@ -11,7 +11,7 @@
 use ::flatbuffers::{FlatBufferBuilder, UnionWIPOffset, WIPOffset};
 
 use super::compiled::{self, v2, ReadV2};
-use crate::capability::Finding;
+use crate::capability::finding::Finding;
 use crate::formats::flatbuffers::FlatBuffers;
 use crate::formats::DecodeError;
 use crate::model::*;

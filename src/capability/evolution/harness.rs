@@ -3,7 +3,7 @@
 //! reader got wrong.
 
 use super::v2;
-use crate::capability::Finding;
+use crate::capability::finding::Finding;
 use crate::formats::Format;
 use crate::measure::verify;
 use crate::model::{self, Message, Packet, Side, Symbol};

@@ -22,7 +22,7 @@ mod sbe;
 mod serde_formats;
 pub mod v2;
 
-use super::Finding;
+use super::finding::Finding;
 pub use harness::source;
 
 /// Both directions' findings for one format.

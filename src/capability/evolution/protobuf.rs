@@ -10,7 +10,7 @@
 use prost::Message as _;
 
 use super::compiled::{self, v2, ReadV2};
-use crate::capability::Finding;
+use crate::capability::finding::Finding;
 use crate::formats::protobuf::Protobuf;
 use crate::formats::wire::{IntoModel, ToLib};
 use crate::formats::DecodeError;

@@ -5,7 +5,7 @@
 
 use super::harness::{both, Read2};
 use super::v2;
-use crate::capability::Finding;
+use crate::capability::finding::Finding;
 use crate::formats::raw::{split, Raw, RawHeader, HEADER};
 
 /// raw's version 2 writer: `formats::raw`'s packet header, then the v2 records back to back.

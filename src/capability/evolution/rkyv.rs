@@ -9,7 +9,7 @@ use ::rkyv::util::AlignedVec;
 
 use super::harness::{both, Read2};
 use super::v2;
-use crate::capability::Finding;
+use crate::capability::finding::Finding;
 use crate::formats::rkyv::{split, Rkyv, ALIGN, HEADER};
 use crate::formats::wire::ArchivedWire;
 

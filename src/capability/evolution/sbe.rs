@@ -18,7 +18,7 @@
 //! past the end of the buffer, where the generated `ReadBuf` would panic.
 
 use super::compiled::{self, v2, ReadV2};
-use crate::capability::Finding;
+use crate::capability::finding::Finding;
 use crate::formats::sbe::Sbe;
 use crate::formats::wire::IntoModel;
 use crate::formats::DecodeError;

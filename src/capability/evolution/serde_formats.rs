@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::harness::{both, Read2};
 use super::v2;
-use crate::capability::Finding;
+use crate::capability::finding::Finding;
 use crate::formats::json::Json;
 use crate::formats::postcard::Postcard;
 use crate::model::Symbol;
