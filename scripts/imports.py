@@ -2,7 +2,7 @@
 """The import graph of src/ (issue 27, "one direction"): import cycles between files (a `super::X`
 for an item defined in or re-exported by a mod.rs counts as an import of that mod.rs; inline
 `mod x { }` blocks are skipped) and imports up the pipeline (layers below).
-Usage: python3 scripts/imports.py [src]"""
+Usage: python3 scripts/imports.py [src]; exits 1 when it finds either (scripts/test.sh runs it)."""
 import os, re, sys
 src = sys.argv[1] if len(sys.argv) > 1 else 'src'
 LAYER = {'error':0,'bytes':0,'sys':0,'alloc_count':0,'output':0,'net':1,'capture':1,'fetch':4,
@@ -80,3 +80,4 @@ for m, ds in edges.items():
         if ld > lm: ups.append((n(m), n(d)))
 print(f'{len(ups)} imports up the pipeline')
 for a, b in sorted(ups): print(f'  {a} -> {b}')
+if sccs or ups: sys.exit(1)

@@ -1,10 +1,18 @@
 #!/usr/bin/env python3
 """Functions longer than 100 lines in a tree of Rust files (issue 27: at most three outside
-src/formats/). Counts from the `fn` line to its closing brace. Usage: python3
-scripts/long_functions.py src"""
-import re,sys,os
+src/formats/). Counts from the `fn` line to its closing brace.
+Usage: python3 scripts/long_functions.py src [--skip DIR] [--at-most N]
+  --skip DIR    leave out the files below DIR (scripts/test.sh: src/formats, the codecs)
+  --at-most N   exit 1 when more than N functions are listed (scripts/test.sh: 3)"""
+import argparse,re,sys,os
+ap=argparse.ArgumentParser(usage=__doc__.split('Usage: ')[1].split('\n')[0])
+ap.add_argument('tree'); ap.add_argument('--skip',action='append',default=[])
+ap.add_argument('--at-most',type=int)
+args=ap.parse_args()
+skip=[os.path.normpath(d) for d in args.skip]
 res=[]
-for root,_,files in os.walk(sys.argv[1]):
+for root,_,files in os.walk(args.tree):
+    if any(os.path.normpath(root)==d or os.path.normpath(root).startswith(d+os.sep) for d in skip): continue
     for f in files:
         if not f.endswith('.rs'): continue
         p=os.path.join(root,f); lines=open(p).read().split('\n')
@@ -25,3 +33,6 @@ for root,_,files in os.walk(sys.argv[1]):
                 i+=1
             else: i+=1
 for r in sorted(res,reverse=True): print(*r)
+if args.at_most is not None:
+    print(f'{len(res)} functions over 100 lines (at most {args.at_most} allowed)')
+    if len(res)>args.at_most: sys.exit(1)

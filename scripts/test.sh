@@ -12,6 +12,9 @@ if [[ -f tools/env.sh ]]; then
     source tools/env.sh
 fi
 
+echo "== one direction of imports, short functions (issue 27)"
+python3 scripts/imports.py src
+python3 scripts/long_functions.py src --skip src/formats --at-most 3
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy -D warnings"

@@ -42,6 +42,25 @@ int_parsers! {
     be_i64: i64 = from_be_bytes;
 }
 
+/// `$parse`, an expression reading `u32`s with the parser named `$u32`, compiled once per byte
+/// order: one branch on `$endian` (a [`nom::number::Endianness`]), then a parser monomorphized
+/// for it, not a branch per field (capture headers are read per packet).
+macro_rules! by_endian {
+    ($endian:expr, |$u32:ident| $parse:expr) => {
+        match $endian {
+            nom::number::Endianness::Big => {
+                let $u32 = $crate::bytes::be_u32;
+                $parse
+            }
+            _ => {
+                let $u32 = $crate::bytes::le_u32;
+                $parse
+            }
+        }
+    };
+}
+pub(crate) use by_endian;
+
 /// Appends `N` zero bytes to `out` and returns them, to be filled in place.
 ///
 /// The encoders store each field once, straight into the output. Filling a stack array and

@@ -24,15 +24,7 @@ pub struct Tally {
     pub heartbeats: u64,
     pub messages: u64,
     pub by_type: [u64; 256],
-    pub unknown: u64,
-    /// Known types longer than the spec's layout (IEX may append fields): parsed by their
-    /// known prefix.
-    pub longer: u64,
-    pub gaps: u64,
-    pub missing_messages: u64,
-    pub duplicates: u64,
-    /// Times a stream's sequence started again at 1 with new content.
-    pub restarts: u64,
+    pub anomalies: Anomalies,
     /// Distinct symbols; those of order messages are the book's ([`BookFeed::symbols`]) and
     /// join at the end of [`Tally::from_stream`].
     pub symbols: FxHashSet<u64>,
@@ -55,12 +47,7 @@ impl Default for Tally {
             heartbeats: 0,
             messages: 0,
             by_type: [0; 256],
-            unknown: 0,
-            longer: 0,
-            gaps: 0,
-            missing_messages: 0,
-            duplicates: 0,
-            restarts: 0,
+            anomalies: Anomalies::default(),
             symbols: FxHashSet::default(),
             book: BookFeed::new(),
             last_symbol: None,
@@ -83,11 +70,11 @@ impl Tally {
         self.last_send_time = Some(header.send_time);
         match item.seq {
             SeqEvent::Gap { expected, got } => {
-                self.gaps += 1;
-                self.missing_messages += got - expected;
+                self.anomalies.gaps += 1;
+                self.anomalies.missing_messages += got - expected;
             }
-            SeqEvent::Duplicate { .. } => self.duplicates += 1,
-            SeqEvent::Restart { .. } => self.restarts += 1,
+            SeqEvent::Duplicate { .. } => self.anomalies.duplicates += 1,
+            SeqEvent::Restart { .. } => self.anomalies.restarts += 1,
             SeqEvent::First | SeqEvent::InOrder => {}
         }
         let mut in_packet = 0;
@@ -102,7 +89,7 @@ impl Tally {
                     self.profile
                         .message(k, block.len(), m.symbol().map(|s| s.as_u64()));
                     if block.len() > kind::wire_len(k).unwrap_or(usize::MAX) {
-                        self.longer += 1;
+                        self.anomalies.longer += 1;
                     }
                     // The book takes order messages' symbols over (on its own thread, if any).
                     if self.book.apply(&m) {
@@ -120,11 +107,11 @@ impl Tally {
                 // Unknown types (and, in principle, anything else undecodable) are skipped by
                 // their length prefix and counted, never fatal.
                 Err(MessageError::Unknown(kind)) => {
-                    self.unknown += 1;
+                    self.anomalies.unknown += 1;
                     self.by_type[usize::from(kind)] += 1;
                     self.profile.message(kind, block.len(), None);
                 }
-                Err(_) => self.unknown += 1,
+                Err(_) => self.anomalies.unknown += 1,
             }
         }
         self.profile.packet(in_packet, header.send_time);
@@ -153,6 +140,23 @@ impl Tally {
     }
 }
 
+/// What the stream held that a clean capture does not: counted by [`Tally`], reported by
+/// [`Inspection`].
+#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+pub struct Anomalies {
+    /// Messages of an unknown type, skipped by their length prefix.
+    pub unknown: u64,
+    /// Messages of a known type longer than its layout (IEX may append fields): known prefix
+    /// parsed.
+    pub longer: u64,
+    pub gaps: u64,
+    pub missing_messages: u64,
+    pub duplicates: u64,
+    /// Times a (channel, session) sequence started again at 1 with new content (a capture
+    /// stitched from several recordings); a copy of a segment seen before is a duplicate.
+    pub restarts: u64,
+}
+
 /// What `inspect` reports; the JSON output is this struct.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Inspection {
@@ -170,15 +174,9 @@ pub struct Inspection {
     pub messages: u64,
     /// Messages by type character (unknown types included, also counted in `unknown`).
     pub by_type: BTreeMap<String, u64>,
-    pub unknown: u64,
-    /// Messages of a known type longer than its layout (appended fields): known prefix parsed.
-    pub longer: u64,
-    pub gaps: u64,
-    pub missing_messages: u64,
-    pub duplicates: u64,
-    /// Times a (channel, session) sequence started again at 1 with new content (a capture
-    /// stitched from several recordings); a copy of a segment seen before is a duplicate.
-    pub restarts: u64,
+    /// Its fields stand in the JSON as this struct's own, where they always stood.
+    #[serde(flatten)]
+    pub anomalies: Anomalies,
     /// Distinct symbols.
     pub symbols: u64,
     /// DEEP+ book consistency; null when the capture holds no order messages (and is not DEEP+).
@@ -230,13 +228,8 @@ pub fn inspect(path: &Path, lenient: bool) -> std::result::Result<Inspection, Fi
         heartbeats: tally.heartbeats,
         messages: tally.messages,
         by_type,
-        unknown: tally.unknown,
-        longer: tally.longer,
+        anomalies: tally.anomalies,
         book: (tally.book.saw_orders() || tally.feeds.deep_plus).then(|| tally.book.finish()),
-        gaps: tally.gaps,
-        missing_messages: tally.missing_messages,
-        duplicates: tally.duplicates,
-        restarts: tally.restarts,
         symbols: tally.symbols.len() as u64,
         feed: tally.feed(),
         first_send_time: tally.first_send_time,
@@ -292,7 +285,7 @@ impl Inspection {
             ),
             format!(
                 "messages    {} ({} of unknown type, {} longer than the spec)",
-                self.messages, self.unknown, self.longer
+                self.messages, self.anomalies.unknown, self.anomalies.longer
             ),
             format!("feed        {}", self.feed.unwrap_or("none found")),
             format!("symbols     {}", self.symbols),
@@ -300,14 +293,15 @@ impl Inspection {
         if let (Some(first), Some(last)) = (&self.first_send_time_utc, &self.last_send_time_utc) {
             lines.push(format!("send time   {first} .. {last}"));
         }
-        let restarts = match self.restarts {
+        let a = &self.anomalies;
+        let restarts = match a.restarts {
             0 => String::new(),
             1 => "restarted once, ".to_owned(),
             n => format!("restarted {n} times, "),
         };
         lines.push(format!(
             "sequence    {restarts}{} gaps ({} messages missing), {} duplicates",
-            self.gaps, self.missing_messages, self.duplicates
+            a.gaps, a.missing_messages, a.duplicates
         ));
         lines.push(format!(
             "skipped     {skipped} frames (link {}, non-IPv4 {}, non-UDP {}, fragments {}, \

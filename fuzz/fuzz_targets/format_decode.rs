@@ -12,7 +12,8 @@ use std::cell::RefCell;
 
 use libfuzzer_sys::fuzz_target;
 use md_shootout::formats::{Aggregate, Checksum};
-use md_shootout::measure::{registry, Runner};
+use md_shootout::measure::runner::PassIo;
+use md_shootout::measure::{registry, Runner, Timing, Workload};
 use md_shootout::measure::clock::Timer;
 
 thread_local! {
@@ -30,10 +31,13 @@ fuzz_target!(|data: &[u8]| {
             return;
         };
         runner.load(bytes);
-        let _ = runner.decode_window(&mut Aggregate::new(), timer, &mut Vec::new());
-        let _ = runner.decode_all_window(&mut Checksum::default(), timer, &mut Vec::new());
-        let _ = runner.decode_batch(0, &mut Aggregate::new(), timer);
-        let _ = runner.decode_all_batch(0, &mut Checksum::default(), timer);
+        for timing in Timing::ALL {
+            for workload in [Workload::Selective, Workload::Complete] {
+                let (mut aggregate, mut checksum) = (Aggregate::new(), Checksum::default());
+                let mut io = PassIo::new(&[], &mut aggregate, &mut checksum);
+                let _ = runner.pass(workload, timing, &mut io, timer, &mut Vec::new());
+            }
+        }
         let _ = runner.decode_packets(&mut Vec::new());
     });
 });

@@ -5,7 +5,9 @@
 use std::path::Path;
 
 use md_shootout::capture::{CaptureKind, CaptureReader};
-use md_shootout::measure::registry;
+use md_shootout::formats::{Aggregate, Checksum};
+use md_shootout::measure::runner::PassIo;
+use md_shootout::measure::{registry, Timing, Workload};
 use md_shootout::gen::{self, GenOptions};
 use md_shootout::measure::clock::Timer;
 use md_shootout::model::Feed;
@@ -55,7 +57,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
                 let packets: Vec<_> = gen::packets(&opts)?.collect();
                 for (i, mut runner) in registry().into_iter().enumerate() {
-                    runner.encode_window(&packets, &timer, &mut Vec::new());
+                    let (mut aggregate, mut checksum) = (Aggregate::new(), Checksum::default());
+                    let mut io = PassIo::new(&packets, &mut aggregate, &mut checksum);
+                    let (encode, unit) = (Workload::Encode, Timing::PerUnit);
+                    let _ = runner.pass(encode, unit, &mut io, &timer, &mut Vec::new());
                     let mut seed = vec![i as u8];
                     seed.extend(runner.buffer());
                     std::fs::write(formats.join(format!("{}-{name}", runner.name())), seed)?;

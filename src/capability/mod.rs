@@ -9,6 +9,10 @@
 
 pub mod cross_language;
 pub mod evolution;
+pub mod row;
+pub mod validation;
+
+pub use row::{Requirement, Row};
 
 use serde::{Deserialize, Serialize};
 
@@ -51,7 +55,7 @@ impl Finding {
 
     /// Whether the answer is `yes`.
     pub fn yes(&self) -> bool {
-        self.answer == "yes" || self.answer.starts_with("yes:")
+        row::is_yes(&self.answer)
     }
 }
 

@@ -10,8 +10,8 @@ use nom::number::Endianness;
 use nom::{IResult, Parser};
 
 use super::buffer::Buffer;
-use super::record::{need, parsed, Span, MAX_FRAME, MAX_RECORD};
-use crate::bytes::{be_u32, le_u32};
+use super::record::{need, parsed, within_limit, Span, MAX_FRAME};
+use crate::bytes::by_endian;
 use crate::error::{At, Error, Result};
 
 pub const MAGIC_MICROS: u32 = 0xa1b2_c3d4;
@@ -89,28 +89,18 @@ pub struct RecordHeader {
 
 impl RecordHeader {
     pub fn parse(i: &[u8], endian: Endianness) -> IResult<&[u8], RecordHeader> {
-        // One branch on the byte order, then a parser monomorphized for it: this runs per packet.
-        match endian {
-            Endianness::Big => Self::parse_with(i, be_u32),
-            _ => Self::parse_with(i, le_u32),
-        }
-    }
-
-    #[inline(always)]
-    fn parse_with<'a>(
-        i: &'a [u8],
-        u32: impl Fn(&'a [u8]) -> IResult<&'a [u8], u32> + Copy,
-    ) -> IResult<&'a [u8], RecordHeader> {
-        let (rest, (ts_sec, ts_frac, incl_len, orig_len)) = (u32, u32, u32, u32).parse(i)?;
-        Ok((
-            rest,
-            RecordHeader {
-                ts_sec,
-                ts_frac,
-                incl_len,
-                orig_len,
-            },
-        ))
+        by_endian!(endian, |u32| {
+            let (rest, (ts_sec, ts_frac, incl_len, orig_len)) = (u32, u32, u32, u32).parse(i)?;
+            Ok((
+                rest,
+                RecordHeader {
+                    ts_sec,
+                    ts_frac,
+                    incl_len,
+                    orig_len,
+                },
+            ))
+        })
     }
 }
 
@@ -163,14 +153,7 @@ pub(crate) fn next<R: Read>(
         at,
     )?;
     let len = record.incl_len as usize;
-    if len > MAX_RECORD {
-        return Err(Error::TooLarge {
-            what: "pcap record",
-            at,
-            len: len as u64,
-            limit: MAX_RECORD as u64,
-        });
-    }
+    within_limit(len, "pcap record", at)?;
     match need(buf, RECORD_HEADER_LEN + len, "pcap record", number) {
         // A record that runs past the end is a capture stopped mid-write only if its header is
         // one a capture could write; otherwise the header is damaged, wherever it is.

@@ -1,5 +1,5 @@
 //! What the pcap and pcapng parsers share: the limits on a record, where a parsed frame sits,
-//! and the two helpers that turn a short or unparsable record into a typed error.
+//! and the helpers that turn an oversized, short or unparsable record into a typed error.
 
 use std::io::Read;
 
@@ -33,6 +33,20 @@ pub(crate) struct Span {
     pub link_type: u32,
     pub timestamp_ns: u64,
     pub original_len: u32,
+}
+
+/// Refuses a record (`what`, at `at`) that claims more than [`MAX_RECORD`] bytes, before its
+/// bytes are read.
+pub(crate) fn within_limit(len: usize, what: &'static str, at: At) -> Result<()> {
+    if len > MAX_RECORD {
+        return Err(Error::TooLarge {
+            what,
+            at,
+            len: len as u64,
+            limit: MAX_RECORD as u64,
+        });
+    }
+    Ok(())
 }
 
 /// Makes `n` bytes of record `packet` (at the buffer's front) available, or says how the stream

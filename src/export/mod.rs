@@ -4,6 +4,7 @@
 //! where the run came from (`environment`). `shootout report` reads them back (`crate::report`).
 
 pub mod aggregation;
+pub mod capabilities;
 pub mod csv;
 pub mod environment;
 pub mod hgrm;

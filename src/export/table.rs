@@ -391,7 +391,6 @@ fn fmt_f(x: f64, decimals: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gen::{self, GenOptions};
     use crate::measure::{self, Config};
     use crate::stream::IexReader;
 
@@ -400,12 +399,7 @@ mod tests {
     }
 
     fn outcome_of(format: &str) -> Outcome {
-        let mut bytes = Vec::new();
-        let opts = GenOptions {
-            packets: 300,
-            ..GenOptions::default()
-        };
-        gen::generate(&opts, &mut bytes).unwrap();
+        let bytes = measure::synthetic_capture(300);
         let config = Config {
             formats: Some(vec![format.into()]),
             stored: StoredMode::None,

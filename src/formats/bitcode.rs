@@ -21,7 +21,7 @@
 //! Hostile bytes give an error, not a panic (bitcode validates lengths and enum tags).
 
 use super::mirror::MPacket;
-use super::codec::{full_datagram, DecodeError, Format, Sink, Visitor};
+use super::codec::{full_datagram, DecodeError, Documented, Format, Sink, Visitor};
 use crate::model::{kind, Packet, Symbol};
 
 /// Bytes of the length prefix.
@@ -67,6 +67,13 @@ impl Bitcode {
 
 impl Format for Bitcode {
     const NAME: &'static str = "bitcode";
+    const DOCUMENTED: Documented = Documented {
+        schema: None,
+        reads_in_place: false,
+        validates: true,
+        source: "https://docs.rs/bitcode/0.6 (derive Encode/Decode: the Rust types are the schema; \
+                 decode returns an owned value, and an error on invalid input)",
+    };
 
     fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
         self.mirror.fill_from(packet);

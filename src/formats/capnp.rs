@@ -29,7 +29,7 @@ use ::capnp::message::{Allocator, HeapAllocator, ReaderOptions};
 use ::capnp::Word;
 
 use super::wire::{IntoModel, ToLib};
-use super::codec::{touch, DecodeError, Format, Sink, Visitor, MAX_MESSAGES_PER_PACKET, MAX_PACKET_BYTES};
+use super::codec::{touch, DecodeError, Documented, Format, Sink, Visitor, MAX_MESSAGES_PER_PACKET, MAX_PACKET_BYTES};
 use crate::model::*;
 
 /// The code `capnpc` generated from `schemas/marketdata.capnp` (in OUT_DIR).
@@ -220,6 +220,19 @@ impl<const PACKED: bool> Capnp<PACKED> {
 
 impl<const PACKED: bool> Format for Capnp<PACKED> {
     const NAME: &'static str = Self::NAME_;
+    const DOCUMENTED: Documented = Documented {
+        schema: Some("schemas/marketdata.capnp, compiled by capnp 0.9 with capnpc-rust 0.27"),
+        // Packed bytes are unpacked into a word buffer before anything is read: a copy.
+        reads_in_place: !PACKED,
+        validates: true,
+        source: if PACKED {
+            "https://capnproto.org/encoding.html#packing (packed messages are unpacked into \
+             words before they are read; every pointer is bounds-checked on read)"
+        } else {
+            "https://capnproto.org/encoding.html (messages are read in place; every pointer \
+             is bounds-checked on read)"
+        },
+    };
 
     fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
         self.scratch.prepare();

@@ -179,10 +179,32 @@ impl Visitor for Packet {
     }
 }
 
+/// What a format's documentation says of it: the capability cells (`shootout formats`) that
+/// running code cannot decide alone, or decides only together with them. Every format states
+/// it, so a new format has its cells from the start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Documented {
+    /// The schema document the format's code generator reads, and the generator; `None` where
+    /// Rust types are the schema (nothing another language could generate a reader from).
+    pub schema: Option<&'static str>,
+    /// Decoding reads fields in place from the bytes, without first copying the message into
+    /// values of its own.
+    pub reads_in_place: bool,
+    /// Decoding checks untrusted bytes (a verifier, bounds and tag checks) and refuses what is
+    /// not a packet; `false` for a decoder that trusts its producer.
+    pub validates: bool,
+    /// Where the above is documented: the format's own documentation, or this codec's module
+    /// docs where the codec adds the checks.
+    pub source: &'static str,
+}
+
 /// One encoding of IEX packets.
 pub trait Format: Default + 'static {
     /// Stable id used in CSV rows and on the command line.
     const NAME: &'static str;
+
+    /// What the format's documentation says of its schema, reading in place and validation.
+    const DOCUMENTED: Documented;
 
     /// Appends one self-delimiting encoded packet to `out` (a reused buffer: never cleared here)
     /// and returns how many messages it wrote: counted by the encoder, so a format that drops a

@@ -14,10 +14,9 @@
 //!
 //! **Cost.** Encoding is the builder's work: per message two tables (the `Message` holding the
 //! union and the body; see the schema for why) and their vtables, each written, then looked up
-//! among the packet's earlier ones to be shared. On the bundled DEEP sample that is 3,265
-//! instructions per packet; the 2019 shootout's encoder (flatbuffers 0.6, only trades and price
-//! levels, symbols as strings) executes 3,297 on the same packets with 0.6 and with 25.12
-//! (docs/BENCHMARKS.md, "Each codec at its best").
+//! among the packet's earlier ones to be shared. That is the library's work, as much as the 2019
+//! shootout's encoder does on the same packets (instructions per packet in docs/BENCHMARKS.md,
+//! "FlatBuffers encode").
 //!
 //! Decoding runs the FlatBuffers verifier on every packet (`size_prefixed_root_as_packet_with_opts`)
 //! and then reads fields in place: symbols are `&Symbol` structs borrowed from the buffer. The
@@ -27,7 +26,7 @@
 
 use ::flatbuffers::{FlatBufferBuilder, VerifierOptions, WIPOffset};
 
-use super::codec::{every_kind, reserve_touched, touch, DecodeError, Format, Sink, Visitor, MAX_DATAGRAM_MESSAGES};
+use super::codec::{every_kind, reserve_touched, touch, DecodeError, Documented, Format, Sink, Visitor, MAX_DATAGRAM_MESSAGES};
 use crate::model::*;
 
 /// The code `flatc` generated from `schemas/marketdata.fbs` (in OUT_DIR).
@@ -104,6 +103,13 @@ impl FlatBuffers {
 
 impl Format for FlatBuffers {
     const NAME: &'static str = "flatbuffers";
+    const DOCUMENTED: Documented = Documented {
+        schema: Some("schemas/marketdata.fbs, compiled by flatc 25.12.19"),
+        reads_in_place: true,
+        validates: true,
+        source: "https://flatbuffers.dev/tutorial/ (accessors read the buffer in place; the \
+                 verifier checks an untrusted buffer before it is read)",
+    };
 
     fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
         let fbb = &mut self.fbb;
@@ -149,6 +155,9 @@ impl Format for FlatBuffers {
     }
 }
 
+/// A message whose union says it holds a body of a type, but holds none.
+const NO_BODY: DecodeError = DecodeError::Malformed("no body");
+
 /// Reads a packet table into `sink`. Public so the benches can feed it a root obtained without
 /// the verifier, to measure what verification costs.
 pub fn visit<K: Sink>(root: fbs::Packet<'_>, sink: &mut K) -> Result<(), DecodeError> {
@@ -156,39 +165,27 @@ pub fn visit<K: Sink>(root: fbs::Packet<'_>, sink: &mut K) -> Result<(), DecodeE
     for m in root.messages() {
         match m.body_type() {
             fbs::Body::TradeReport => {
-                let t = m
-                    .body_as_trade_report()
-                    .ok_or(DecodeError::Malformed("no body"))?;
+                let t = m.body_as_trade_report().ok_or(NO_BODY)?;
                 sink.trade(&t.symbol().0, t.size(), t.price());
             }
             fbs::Body::PriceLevelBuy => {
-                let p = m
-                    .body_as_price_level_buy()
-                    .ok_or(DecodeError::Malformed("no body"))?;
+                let p = m.body_as_price_level_buy().ok_or(NO_BODY)?;
                 sink.price_level(Side::Buy, &p.symbol().0, p.price());
             }
             fbs::Body::PriceLevelSell => {
-                let p = m
-                    .body_as_price_level_sell()
-                    .ok_or(DecodeError::Malformed("no body"))?;
+                let p = m.body_as_price_level_sell().ok_or(NO_BODY)?;
                 sink.price_level(Side::Sell, &p.symbol().0, p.price());
             }
             fbs::Body::QuoteUpdate => {
-                let q = m
-                    .body_as_quote_update()
-                    .ok_or(DecodeError::Malformed("no body"))?;
+                let q = m.body_as_quote_update().ok_or(NO_BODY)?;
                 sink.quote(&q.symbol().0, q.bid_price(), q.ask_price());
             }
             fbs::Body::OrderExecuted => {
-                let e = m
-                    .body_as_order_executed()
-                    .ok_or(DecodeError::Malformed("no body"))?;
+                let e = m.body_as_order_executed().ok_or(NO_BODY)?;
                 sink.trade(&e.symbol().0, e.size(), e.price());
             }
             fbs::Body::AddOrder => {
-                let a = m
-                    .body_as_add_order()
-                    .ok_or(DecodeError::Malformed("no body"))?;
+                let a = m.body_as_add_order().ok_or(NO_BODY)?;
                 sink.add_order(a.side(), &a.symbol().0, a.price());
             }
             _ => sink.other(),

@@ -29,7 +29,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess};
 use serde::{Deserialize, Serialize};
 
 use super::wire::Wire;
-use super::codec::{DecodeError, Format, Sink, Visitor};
+use super::codec::{DecodeError, Documented, Format, Sink, Visitor};
 use crate::model::{Message, Packet, Symbol};
 
 /// The JSON runner (stateless).
@@ -265,6 +265,13 @@ fn read<'de>(bytes: &'de [u8], handler: &mut impl Handler<'de>) -> Result<usize,
 
 impl Format for Json {
     const NAME: &'static str = "json";
+    const DOCUMENTED: Documented = Documented {
+        schema: None,
+        reads_in_place: false,
+        validates: true,
+        source: "https://docs.rs/serde_json (the serde types are the schema; the parser refuses \
+                 what is not JSON of those types; numbers are parsed into values)",
+    };
 
     fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
         let p = PacketOut {

@@ -20,7 +20,7 @@
 use serde::Serialize;
 
 use super::wire::Wire;
-use super::codec::{DecodeError, Format, Sink, Visitor};
+use super::codec::{DecodeError, Documented, Format, Sink, Visitor};
 use crate::model::{Message, Packet, Symbol};
 
 /// The postcard runner (stateless).
@@ -78,6 +78,13 @@ fn walk<'a, C>(
 
 impl Format for Postcard {
     const NAME: &'static str = "postcard";
+    const DOCUMENTED: Documented = Documented {
+        schema: None,
+        reads_in_place: false,
+        validates: true,
+        source: "https://docs.rs/postcard/1 (serde types are the schema; varints are decoded into \
+                 values, byte strings borrowed; an error on invalid input)",
+    };
 
     fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
         let p = PacketOut {

@@ -24,7 +24,7 @@
 use prost::Message as _;
 
 use super::wire::{IntoModel, ToLib};
-use super::codec::{reserve_touched, DecodeError, Format, Sink, Visitor, MAX_DATAGRAM_MESSAGES};
+use super::codec::{reserve_touched, DecodeError, Documented, Format, Sink, Visitor, MAX_DATAGRAM_MESSAGES};
 use crate::model::*;
 
 /// The code prost-build generated from `schemas/marketdata.proto` (in OUT_DIR).
@@ -136,6 +136,13 @@ impl Protobuf {
 
 impl Format for Protobuf {
     const NAME: &'static str = "protobuf";
+    const DOCUMENTED: Documented = Documented {
+        schema: Some("schemas/marketdata.proto, compiled by prost-build 0.14"),
+        reads_in_place: false,
+        validates: true,
+        source: "https://docs.rs/prost/0.14 (decodes into owned generated structs; DecodeError \
+                 on invalid wire types, lengths and tags)",
+    };
 
     fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
         let p = &mut self.packet;

@@ -15,13 +15,14 @@
 //! copy, no allocation, symbols borrowed. Hostile bytes are bounds-checked and an unknown type
 //! byte is an error; any bit pattern is a valid record otherwise.
 //!
-//! No library, so no maintainers' use to follow: the layout and the loops are ours, kept to what
-//! docs/BENCHMARKS.md measured fastest without `unsafe` (writing whole records through raw
-//! pointers saved 4% and was not kept). Nothing is allocated once the output buffer has grown.
+//! No library, so no maintainers' use to follow: the layout and the loops are ours, kept to the
+//! fastest without `unsafe` (raw-pointer writes gained too little to justify it:
+//! docs/BENCHMARKS.md, "Tried, and not kept"). Nothing is allocated once the output buffer has
+//! grown.
 
 use bytemuck::{Pod, Zeroable};
 
-use super::codec::{DecodeError, Format, Sink, Visitor};
+use super::codec::{DecodeError, Documented, Format, Sink, Visitor};
 // Every message struct, by name, for the code generated from the message table.
 use crate::model::*;
 
@@ -54,7 +55,7 @@ fn put<T: Pod>(out: &mut Vec<u8>, record: T) {
 
 /// The header and body of the packet at the start of `bytes`, bounds-checked, and the bytes used.
 #[inline(always)]
-fn split(bytes: &[u8]) -> Result<(&RawHeader, &[u8], usize), DecodeError> {
+pub(crate) fn split(bytes: &[u8]) -> Result<(&RawHeader, &[u8], usize), DecodeError> {
     DecodeError::check_len(bytes, HEADER)?;
     let header: &RawHeader = bytemuck::from_bytes(&bytes[..HEADER]);
     let used = HEADER + header.body_len as usize;
@@ -87,6 +88,13 @@ fn view<T: Pod>(record: &[u8]) -> &T {
 
 impl Format for Raw {
     const NAME: &'static str = "raw";
+    const DOCUMENTED: Documented = Documented {
+        schema: None,
+        reads_in_place: true,
+        validates: true,
+        source: "src/formats/raw.rs (the IEX wire layouts as packed structs read in place; \
+                 lengths bounds-checked and an unknown type byte refused)",
+    };
 
     fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
         let start = out.len();

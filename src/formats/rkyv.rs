@@ -44,7 +44,7 @@ use ::rkyv::util::AlignedVec;
 
 use super::mirror::{ArchivedMPacket, MMessage, MPacket};
 use super::wire::{ArchivedWSide, ArchivedWire};
-use super::codec::{full_datagram, DecodeError, Format, Sink, Visitor, SHORTEST_KIND};
+use super::codec::{full_datagram, DecodeError, Documented, Format, Sink, Visitor, SHORTEST_KIND};
 use crate::model::{Packet, Side, Symbol};
 
 /// Bytes before the archive: the length and padding to the archive's alignment.
@@ -180,6 +180,13 @@ impl Rkyv {
 
 impl Format for Rkyv {
     const NAME: &'static str = "rkyv";
+    const DOCUMENTED: Documented = Documented {
+        schema: None,
+        reads_in_place: true,
+        validates: true,
+        source: "https://rkyv.org/validation.html (the Rust types are the schema; `access` \
+                 validates with bytecheck, then reads the archive in place)",
+    };
 
     fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
         self.mirror.fill_from(packet);

@@ -3,11 +3,10 @@
 //!
 //! The target is a message count (what parsers of real days report), but the generator is
 //! driven by IEX-TP packets, so the preset is the target divided by the generator's own messages
-//! per packet. That ratio was measured, not assumed: `shootout gen --packets 2000000` (seed 1,
-//! 500 symbols) writes 4,737,371 DEEP messages (2.369 per packet) and 4,736,196 DEEP+ messages
-//! (2.368 per packet). The `day_presets_give_the_target_messages` test re-measures it, so a
-//! change to the simulation's mix that moves the ratio fails there rather than silently
-//! generating a day of the wrong size.
+//! per packet. That ratio is counted on 2M generated packets, not assumed (docs/BENCHMARKS.md, "A
+//! 2026-size day from the generator"). The `day_presets_give_the_target_messages` test counts
+//! it again, so a change to the simulation's mix that moves the ratio fails there rather than
+//! silently generating a day of the wrong size.
 
 use crate::model::Feed;
 

@@ -12,8 +12,10 @@
 use crate::model::{kind, Feed, Timestamp};
 use crate::profile::Profile;
 
-use super::sim::MAX_SYMBOLS;
-use super::{day, GenError};
+use super::day;
+use super::error::GenError;
+use super::sim::layout::SYSTEM_START;
+use super::sim::universe::MAX_SYMBOLS;
 
 /// Most messages one generated packet carries: 780 of the largest type (80 bytes and its 2-byte
 /// length) still fit an IEX-TP segment's 64 KiB payload. Real captures stay far below.
@@ -41,53 +43,56 @@ pub struct Shape {
 /// without official prices and auctions, as [`super::sim`] leaves them out).
 pub fn feed_kinds(feed: Feed) -> &'static [u8] {
     use kind::*;
-    match feed {
-        Feed::Deep => &[
-            SYSTEM_EVENT,
-            SECURITY_DIRECTORY,
-            TRADING_STATUS,
-            OPERATIONAL_HALT,
-            SHORT_SALE_PRICE_TEST,
-            SECURITY_EVENT,
-            RETAIL_LIQUIDITY,
-            TRADE_REPORT,
-            TRADE_BREAK,
+    /// The types every feed has: status messages, retail liquidity and trades.
+    const ALL: [u8; 9] = [
+        SYSTEM_EVENT,
+        SECURITY_DIRECTORY,
+        TRADING_STATUS,
+        OPERATIONAL_HALT,
+        SHORT_SALE_PRICE_TEST,
+        SECURITY_EVENT,
+        RETAIL_LIQUIDITY,
+        TRADE_REPORT,
+        TRADE_BREAK,
+    ];
+    const DEEP: [u8; 13] = join(
+        ALL,
+        [
             OFFICIAL_PRICE,
             AUCTION_INFORMATION,
             PRICE_LEVEL_BUY,
             PRICE_LEVEL_SELL,
         ],
-        Feed::Tops => &[
-            SYSTEM_EVENT,
-            SECURITY_DIRECTORY,
-            TRADING_STATUS,
-            OPERATIONAL_HALT,
-            SHORT_SALE_PRICE_TEST,
-            SECURITY_EVENT,
-            RETAIL_LIQUIDITY,
-            TRADE_REPORT,
-            TRADE_BREAK,
-            OFFICIAL_PRICE,
-            AUCTION_INFORMATION,
-            QUOTE_UPDATE,
-        ],
-        Feed::DeepPlus => &[
-            SYSTEM_EVENT,
-            SECURITY_DIRECTORY,
-            TRADING_STATUS,
-            OPERATIONAL_HALT,
-            SHORT_SALE_PRICE_TEST,
-            SECURITY_EVENT,
-            RETAIL_LIQUIDITY,
-            TRADE_REPORT,
-            TRADE_BREAK,
+    );
+    const TOPS: [u8; 12] = join(ALL, [OFFICIAL_PRICE, AUCTION_INFORMATION, QUOTE_UPDATE]);
+    const DEEP_PLUS: [u8; 14] = join(
+        ALL,
+        [
             ADD_ORDER,
             ORDER_MODIFY,
             ORDER_DELETE,
             ORDER_EXECUTED,
             CLEAR_BOOK,
         ],
+    );
+    match feed {
+        Feed::Deep => &DEEP,
+        Feed::Tops => &TOPS,
+        Feed::DeepPlus => &DEEP_PLUS,
     }
+}
+
+/// `a` then `b`, as one array of length `N` (which must be their lengths' sum: checked when
+/// the constant is evaluated).
+const fn join<const A: usize, const B: usize, const N: usize>(a: [u8; A], b: [u8; B]) -> [u8; N] {
+    assert!(A + B == N);
+    let mut out = [0; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = if i < A { a[i] } else { b[i - A] };
+        i += 1;
+    }
+    out
 }
 
 fn cumulative<T: Copy>(items: impl IntoIterator<Item = (T, u64)>) -> Vec<(T, u64)> {
@@ -156,7 +161,7 @@ impl Shape {
             types,
             trading,
             gaps,
-            start: profile.first_send_time.unwrap_or(super::sim::SYSTEM_START),
+            start: profile.first_send_time.unwrap_or(SYSTEM_START),
         }
     }
 

@@ -9,8 +9,10 @@
 pub mod capture;
 pub mod day;
 pub mod encode;
+mod error;
 pub mod frame;
 pub mod like;
+mod options;
 pub mod sim;
 
 use std::collections::BTreeMap;
@@ -19,12 +21,14 @@ use std::path::Path;
 use std::sync::mpsc;
 
 use crate::model::{Feed, Message, Packet, Timestamp};
-use crate::output::atomic::{write_file_atomically_with, Step};
+use crate::output::atomic::write_file_atomically_with;
 use crate::output::direct::BLOCK;
 use crate::output::DirectWriter;
 
 pub use capture::CaptureKind;
+pub use error::{GenError, Writing};
 pub use like::Shape;
+pub use options::GenOptions;
 pub use sim::Simulation;
 
 /// IEX-TP channel id of the simulated feed.
@@ -35,100 +39,19 @@ pub const CAPTURE_DELAY_NS: i64 = 2_500;
 /// (`Chunking::Records`).
 const CHUNK: usize = 256 * 1024;
 /// Or of exactly this size, aligned in memory, so that [`crate::output::DirectWriter`] writes
-/// each straight from the chunk without a copy ([`Chunking::Blocks`]): 1 MiB, as the disk takes
-/// synchronous direct writes at full speed from about 1 MiB (1.3 GB/s at 256 KiB, 2.2 GB/s at
-/// 1 MiB on the benchmark VM).
+/// each straight from the chunk without a copy ([`Chunking::Blocks`]): 1 MiB, as synchronous
+/// direct writes reach the disk's full speed from about that size (docs/BENCHMARKS.md, "`gen
+/// --feed deep-plus` at DEEP's speed").
 const BLOCKS_CHUNK: usize = 1 << 20;
 /// Bytes queued for the writer: 4 MiB, so the simulation keeps going while the writer waits
 /// for the disk ([`crate::output::DirectWriter`] writes synchronously).
 const IN_FLIGHT_BYTES: usize = 4 << 20;
 /// Messages (or segments) per batch from the simulation to the encoder: 1024 messages of 88
-/// bytes are about 90 KiB, small enough to pass between the cores' caches. Twice that, and
-/// twice as many in flight, was no faster and took 3 MB more memory.
+/// bytes are about 90 KiB, small enough to pass between the cores' caches; larger batches only
+/// take more memory (docs/BENCHMARKS.md, "`gen --feed deep-plus` at DEEP's speed").
 const BATCH: usize = 1024;
 /// Batches queued for the encoder.
 const BATCHES_IN_FLIGHT: usize = 4;
-
-/// What to generate.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GenOptions {
-    pub feed: Feed,
-    pub capture: CaptureKind,
-    /// IEX-TP segments to write, heartbeats included. The whole day is spread over them.
-    pub packets: u64,
-    pub seed: u64,
-    /// Distinct tickers, the `ZIEXT` test symbol included; 1 to [`sim::MAX_SYMBOLS`].
-    pub symbols: usize,
-}
-
-impl Default for GenOptions {
-    fn default() -> Self {
-        GenOptions {
-            feed: Feed::Deep,
-            capture: CaptureKind::Pcapng,
-            packets: 100_000,
-            seed: 1,
-            symbols: 500,
-        }
-    }
-}
-
-impl GenOptions {
-    /// These options with `shape`'s feed and symbol count, which a shaped day takes over.
-    fn shaped_by(&self, shape: Option<&Shape>) -> GenOptions {
-        match shape {
-            Some(s) => GenOptions {
-                feed: s.feed,
-                symbols: s.symbols,
-                ..self.clone()
-            },
-            None => self.clone(),
-        }
-    }
-
-    /// IEX-TP session id: fixed per seed, so two seeds do not look like the same session.
-    pub fn session_id(&self) -> u32 {
-        1_150_000_000 + (self.seed % 1_000_000) as u32
-    }
-}
-
-/// Why generating failed. Messages do not name the output file: the caller, who chose it, does.
-#[derive(Debug, thiserror::Error)]
-pub enum GenError {
-    /// An option out of range (nothing was written): which option, and what it must be.
-    #[error("{option} {reason}")]
-    InvalidOption {
-        option: &'static str,
-        reason: String,
-    },
-    /// Writing the output failed: what was being written, and the I/O error.
-    #[error("{what}: {cause}")]
-    Write { what: Writing, cause: io::Error },
-}
-
-/// What was being written when a [`GenError::Write`] happened.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Writing {
-    /// The capture bytes, into the writer [`generate`] was given.
-    Capture,
-    /// The capture bytes, through the gzip encoder of a `.gz` output.
-    GzipEncoder,
-    /// The gzip stream's end (the encoder's last block and trailer).
-    GzipFinish,
-    /// A step of writing the file whole or not at all: the temporary file, the rename.
-    File(Step),
-}
-
-impl std::fmt::Display for Writing {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Writing::Capture => write!(f, "writing the capture"),
-            Writing::GzipEncoder => write!(f, "writing the capture through the gzip encoder"),
-            Writing::GzipFinish => write!(f, "finishing the gzip stream"),
-            Writing::File(step) => step.fmt(f),
-        }
-    }
-}
 
 /// What was generated.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]

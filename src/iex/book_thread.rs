@@ -23,8 +23,8 @@ use crate::model::{Message, Symbol};
 
 /// Ops per hand-over: 192 KiB of ops, within a core's L2. The book's thread, faster than the
 /// parser, sleeps between batches, so each hand-over is a wake-up of a few microseconds on the
-/// parser's side: at 2,048 ops a batch that cost DEEP+ `inspect` about a tenth of its speed,
-/// at 8,192 it is under 1 ns an op (32,768 was no better; docs/BENCHMARKS.md).
+/// parser's side: batches this large make that cost small per op, and larger ones gain nothing
+/// more (docs/BENCHMARKS.md, "DEEP+ inspect at DEEP's speed").
 const BATCH: usize = 8192;
 /// Ops ahead of the one being written whose slot is taken for writing
 /// ([`crate::sys::prefetch_write`]): about three cache lines.

@@ -21,9 +21,10 @@ use std::hash::{BuildHasherDefault, Hasher};
 /// must outlive about a million newer ids before it moves to the map. The synthetic DEEP+ day
 /// keeps ~57,000 orders live with ids ~2.5 apart: next to none ever move.
 /// Miri, which interprets every slot, gets 2^10, and so do the fuzzers (`cfg(fuzzing)`, set by
-/// cargo-fuzz). At 2^20 each of their tiny inputs paid for a 12 MiB ring and a slide across it,
-/// which cut the `stream` target to a tenth of its executions per second. The small ring also
-/// sends more of their ids to the map and back, the paths that are hardest to reach.
+/// cargo-fuzz): at 2^20 each of their tiny inputs would pay for a 12 MiB ring and a slide
+/// across it, most of a fuzz run's time (docs/BENCHMARKS.md, "Inspecting DEEP+: the ring").
+/// The small ring also sends more of their ids to the map and back, the paths that are hardest
+/// to reach.
 pub const WINDOW: usize = if cfg!(any(miri, fuzzing)) {
     1 << 10
 } else {

@@ -1,7 +1,7 @@
 //! The 40-byte IEX-TP segment header and the `(length u16, message)` blocks after it.
 
-use crate::bytes::{le_i64, le_u16, le_u32, le_u64, u8 as le_u8};
-use nom::{IResult, Parser};
+use crate::bytes::array;
+use nom::IResult;
 
 use super::message::{decode, MessageError};
 use crate::error::SegmentError;
@@ -41,37 +41,22 @@ impl SegmentHeader {
         b[32..40].copy_from_slice(&self.send_time.to_le_bytes());
     }
 
+    /// The header at the front of `i` (the inverse of [`SegmentHeader::encode`], at the same
+    /// offsets), and what follows it.
     pub fn parse(i: &[u8]) -> IResult<&[u8], SegmentHeader> {
-        let (
-            rest,
-            (
-                version,
-                _reserved,
-                protocol_id,
-                channel_id,
-                session_id,
-                payload_len,
-                message_count,
-                stream_offset,
-                first_seq,
-                send_time,
-            ),
-        ) = (
-            le_u8, le_u8, le_u16, le_u32, le_u32, le_u16, le_u16, le_u64, le_u64, le_i64,
-        )
-            .parse(i)?;
+        let (rest, h) = array::<HEADER_LEN, _>(i)?;
         Ok((
             rest,
             SegmentHeader {
-                version,
-                protocol_id,
-                channel_id,
-                session_id,
-                payload_len,
-                message_count,
-                stream_offset,
-                first_seq,
-                send_time,
+                version: h[0],
+                protocol_id: u16::from_le_bytes(field(h, 2)),
+                channel_id: u32::from_le_bytes(field(h, 4)),
+                session_id: u32::from_le_bytes(field(h, 8)),
+                payload_len: u16::from_le_bytes(field(h, 12)),
+                message_count: u16::from_le_bytes(field(h, 14)),
+                stream_offset: u64::from_le_bytes(field(h, 16)),
+                first_seq: u64::from_le_bytes(field(h, 24)),
+                send_time: i64::from_le_bytes(field(h, 32)),
             },
         ))
     }
@@ -80,6 +65,15 @@ impl SegmentHeader {
     pub fn is_heartbeat(&self) -> bool {
         self.message_count == 0
     }
+}
+
+/// The `N` header bytes from `start`, for `from_le_bytes` (every offset a constant, so no
+/// bounds check survives).
+#[inline(always)]
+fn field<const N: usize>(h: &[u8; HEADER_LEN], start: usize) -> [u8; N] {
+    let mut bytes = [0; N];
+    bytes.copy_from_slice(&h[start..start + N]);
+    bytes
 }
 
 /// A validated IEX-TP segment, borrowing its payload.

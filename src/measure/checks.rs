@@ -204,8 +204,7 @@ mod tests {
     use super::super::shootout::run_with;
     use super::super::stored::StoredMode;
     use super::*;
-    use crate::formats::{raw::Raw, DecodeError, Format, Sink, Visitor};
-    use crate::gen::{self, GenOptions};
+    use crate::formats::{raw::Raw, DecodeError, Documented, Format, Sink, Visitor};
     use crate::model::{Message, Packet, Side};
     use crate::stream::IexReader;
 
@@ -265,6 +264,7 @@ mod tests {
 
     impl<const FAULT: u8> Format for Broken<FAULT> {
         const NAME: &'static str = "broken";
+        const DOCUMENTED: Documented = Raw::DOCUMENTED;
 
         fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
             self.scratch.clone_from(packet);
@@ -367,6 +367,7 @@ mod tests {
 
     impl<const FAULT: u8> Format for BrokenDecoder<FAULT> {
         const NAME: &'static str = "broken";
+        const DOCUMENTED: Documented = Raw::DOCUMENTED;
 
         fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
             self.raw.encode(packet, out)
@@ -426,12 +427,7 @@ mod tests {
 
     /// A default run (no `--verify`) of `raw` and `broken` over a synthetic day's start.
     fn run_against_raw(broken: Box<dyn Runner>) -> Result<Outcome, RunError> {
-        let mut bytes = Vec::new();
-        let opts = GenOptions {
-            packets: 3_000,
-            ..GenOptions::default()
-        };
-        gen::generate(&opts, &mut bytes).unwrap();
+        let bytes = super::super::synthetic_capture(3_000);
         let config = Config {
             stored: StoredMode::None,
             window: 512,

@@ -3,10 +3,9 @@
 //!
 //! On x86 each read is `lfence; rdtsc; lfence`: a bare `rdtsc` is not ordered with the work
 //! around it, so the CPU may start a packet's work before the opening read, or take the closing
-//! read before the work's last instructions have completed, and short work is under-measured. Fenced, raw's and Cap'n Proto's
-//! per-packet p50 rose by more than the fences' own cost and more than the run-to-run spread
-//! (docs/BENCHMARKS.md, "The clock, fenced"); the fences cost about 14 ns per timed region here,
-//! reported in the timer's overhead like the rest of it.
+//! read before the work's last instructions have completed, and short work is under-measured.
+//! The fences' own cost is part of the timer's overhead, reported like the rest of it; what
+//! fencing changed, and what the fences cost, is in docs/BENCHMARKS.md, "The clock, fenced".
 //!
 //! Its own cost is measured at start-up ([`Timer::calibrate`]) and reported with every result
 //! rather than subtracted: a reader can subtract it, but cannot add back what was hidden. It is

@@ -10,21 +10,23 @@
 
 use super::clock::Timer;
 use super::memory::{count_faults, Written};
-use super::runner::{FormatRunner, PacketStat, Runner};
+use super::runner::PacketStat;
 use super::schedule::Plan;
 use super::stats::{Latency, Throughput};
-use crate::formats::raw::Raw;
+use crate::formats::{raw::Raw, Format};
 use crate::model::Packet;
 
 /// The format the floor copies the bytes of, and every other is compared with.
-pub const RAW: &str = <Raw as crate::formats::Format>::NAME;
+pub const RAW: &str = Raw::NAME;
 
 /// The copy loop and what it measured.
 #[derive(Default)]
 pub struct MemcpyFloor {
     /// Produces the bytes to copy (untimed here: its own times are `raw`'s row).
-    raw: FormatRunner<Raw>,
-    ends: Vec<PacketStat>,
+    raw: Raw,
+    /// `raw`'s encoding of the window, and where each packet's bytes end in it.
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
     copy: Written<u8>,
     batch_copy: Written<u8>,
     /// One value per packet after the warm-up.
@@ -40,10 +42,11 @@ pub struct MemcpyFloor {
 
 impl MemcpyFloor {
     /// Encodes `window` with `raw` (untimed), then, if `timed.per_unit`, copies each packet's
-    /// bytes into the reused buffer, timing each copy exactly as [`Runner::encode_window`] times
-    /// an encode: the clock read right before and after, a [`PacketStat`] pushed onto `stats`,
-    /// the packets after the first `skip` recorded. If `timed.window`, copies those packets again
-    /// with one clock pair around them all, as [`Runner::encode_batch`] is timed. The formats'
+    /// bytes into the reused buffer, timing each copy exactly as a [`super::runner::Runner`]
+    /// times a packet of a pass timed per unit: the clock read right before and after, a
+    /// [`PacketStat`] pushed onto `stats`, the packets after the first `skip` recorded. If
+    /// `timed.window`, copies those packets again with one clock pair around them all, as a pass
+    /// timed per window is. The formats'
     /// windows are timed the same way, so the floor rests on the same packets as their figures.
     /// `stats` must have room for the window, written (see [`super::memory`]). Returns the
     /// nanoseconds inside the timed regions.
@@ -55,9 +58,13 @@ impl MemcpyFloor {
         timer: &Timer,
         stats: &mut Vec<PacketStat>,
     ) -> u64 {
+        self.bytes.clear();
         self.ends.clear();
-        self.raw.encode_window(window, timer, &mut self.ends);
-        let need = self.raw.buffer().len();
+        for packet in window {
+            self.raw.encode(packet, &mut self.bytes);
+            self.ends.push(self.bytes.len());
+        }
+        let need = self.bytes.len();
         self.copy.reserve(need);
         self.batch_copy.reserve(need);
         if !self.warm {
@@ -86,10 +93,10 @@ impl MemcpyFloor {
 
     /// The per-packet copy of the window `raw` last encoded.
     fn per_packet(&mut self, timer: &Timer, stats: &mut Vec<PacketStat>) -> u64 {
-        let src = self.raw.buffer();
+        let src = &self.bytes;
         let copy = self.copy.vec();
         let mut start = 0;
-        for end in self.ends.iter().map(|s| s.end) {
+        for &end in &self.ends {
             let t = timer.start();
             copy.extend_from_slice(&src[start..end]);
             let ns = timer.elapsed_ns(t);
@@ -107,17 +114,13 @@ impl MemcpyFloor {
 
     /// The copy of the window's packets after `skip`, timed whole.
     fn batch(&mut self, skip: usize, timer: &Timer) -> u64 {
-        let src = self.raw.buffer();
-        let first = if skip == 0 {
-            0
-        } else {
-            self.ends[skip - 1].end
-        };
+        let src = &self.bytes;
+        let first = if skip == 0 { 0 } else { self.ends[skip - 1] };
         let copy = self.batch_copy.vec();
         copy.clear();
         let t = timer.start();
         let mut start = first;
-        for end in self.ends[skip..].iter().map(|s| s.end) {
+        for &end in &self.ends[skip..] {
             copy.extend_from_slice(&src[start..end]);
             start = end;
         }
@@ -135,7 +138,6 @@ impl MemcpyFloor {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formats::Format;
     use crate::gen::{self, GenOptions};
 
     #[test]

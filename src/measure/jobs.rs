@@ -27,9 +27,10 @@ use super::clock::Timer;
 use super::config::{Config, RunError};
 use super::file::{self, RunFileError};
 use super::outcome::{Outcome, Worker};
-use super::runner::Runner;
+use super::runner::{PassIo, Runner};
 use super::shootout;
 use super::window::Window;
+use super::workload::{Timing, Workload};
 use crate::formats::{Aggregate, Checksum};
 use crate::output::{RunProgress, Tick};
 
@@ -205,12 +206,16 @@ fn calibrate(
         let mut ns = u64::MAX;
         for _ in 0..3 {
             let (mut sink, mut checksum) = (Aggregate::new(), Checksum::default());
+            let mut io = PassIo::new(packets, &mut sink, &mut checksum);
             let started = Instant::now();
-            runner.encode_batch(packets, &timer);
-            runner.adopt_batch();
-            // A decode error here is the workers' to report, with the packet.
-            let _ = runner.decode_batch(0, &mut sink, &timer);
-            let _ = runner.decode_all_batch(0, &mut checksum, &timer);
+            for workload in Workload::ALL {
+                // A decode error here is the workers' to report, with the packet.
+                let _ = runner.pass(workload, Timing::Window, &mut io, &timer, &mut Vec::new());
+                if workload == Workload::Encode {
+                    // What the decodes read.
+                    runner.adopt_batch();
+                }
+            }
             ns = ns.min(started.elapsed().as_nanos() as u64);
         }
         weights.push(ns.max(1) as f64);

@@ -30,3 +30,16 @@ pub use schedule::Schedule;
 pub use shootout::run;
 pub use window::Unit;
 pub use workload::{PerWorkload, Timing, Workload};
+
+/// A synthetic capture of `packets` packets from the generator's defaults: what the tests of a
+/// whole run read.
+#[cfg(test)]
+pub(crate) fn synthetic_capture(packets: u64) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    let opts = crate::gen::GenOptions {
+        packets,
+        ..crate::gen::GenOptions::default()
+    };
+    crate::gen::generate(&opts, &mut bytes).expect("the generator writes to memory");
+    bytes
+}

@@ -17,12 +17,12 @@ use super::floor::MemcpyFloor;
 use super::memory::{count_faults, Written};
 use super::order::Order;
 use super::outcome::{Outcome, Passes};
-use super::runner::{self, Batch, PacketStat, Runner};
+use super::runner::{self, PacketStat, PassIo, Runner};
 use super::schedule::Plan;
-use super::stats::{FormatResult, Latency, Throughput};
+use super::stats::FormatResult;
 use super::stored::Compressors;
 use super::window::Window;
-use super::workload::Workload;
+use super::workload::{Timing, Workload};
 
 /// Picks the runners named in `config`, in registry order.
 pub fn select(config: &Config) -> Result<Vec<Box<dyn Runner>>, RunError> {
@@ -122,6 +122,17 @@ struct Expected {
     messages: u64,
 }
 
+/// The window being measured, as each format's passes and checks see it.
+#[derive(Clone, Copy)]
+struct Span<'w> {
+    packets: &'w [Packet],
+    /// Packets at its start that are warm-up: passed through, not recorded.
+    skip: usize,
+    /// Its first packet's number in the run (from 1), for messages.
+    first_packet: u64,
+    timed: Plan,
+}
+
 /// The state of one run between windows: the formats, what they measured, the references.
 struct Shootout<'c> {
     config: &'c Config,
@@ -219,6 +230,12 @@ impl<'c> Shootout<'c> {
         let count = self.runners.len();
         self.turns.clear();
         self.turns.extend_from_slice(self.order.next_window());
+        let span = Span {
+            packets,
+            skip,
+            first_packet,
+            timed,
+        };
         for k in 0..=count {
             let i = self.turns[k];
             if i == count {
@@ -226,15 +243,16 @@ impl<'c> Shootout<'c> {
                     self.floor
                         .measure(packets, skip, timed, &self.timer, self.stats.vec());
             } else {
-                self.measure_format(i, packets, skip, first_packet, timed)?;
+                self.measure_format(i, span)?;
             }
         }
 
         // Untimed work on every format's window comes after all the timed work: between two
-        // timed regions it would evict their caches (compression between SBE's encode and decode
-        // tripled its serialize p50). Each runner still holds this window's encoding.
+        // timed regions it would evict the caches the second relies on (docs/BENCHMARKS.md, "A
+        // measurement bug found while doing this"). Each runner still holds this window's
+        // encoding.
         for i in 0..count {
-            self.after_window(i, packets, skip, first_packet, timed)?;
+            self.after_window(i, span)?;
         }
         let recorded = (n - skip) as u64;
         if timed.per_unit {
@@ -292,23 +310,29 @@ impl<'c> Shootout<'c> {
                 // First window: every pass once, untimed, so that the format's own buffers and
                 // scratch reach their size before anything is timed, and to learn how much room
                 // its encoding needs.
-                runner.encode_batch(packets, &self.timer);
+                let (mut sink, mut checksum) = (Aggregate::new(), Checksum::default());
+                let mut io = PassIo::new(packets, &mut sink, &mut checksum);
+                let mut stats = Vec::with_capacity(packets.len());
+                let _ = runner.pass(
+                    Workload::Encode,
+                    Timing::Window,
+                    &mut io,
+                    &self.timer,
+                    &mut stats,
+                );
                 self.footprints[i].learn(
                     runner.batch_buffer().len(),
                     packets.len(),
                     window.messages,
                 );
-                // Both kinds of pass, since their code and stack pages are mapped on first use.
-                let mut stats = Vec::with_capacity(packets.len());
-                runner.encode_window(packets, &self.timer, &mut stats);
-                let (mut sink, mut checksum) = (Aggregate::new(), Checksum::default());
-                // A decode error here is found again, and reported, by the timed passes.
-                let _ = runner.decode_batch(0, &mut sink, &self.timer);
-                let _ = runner.decode_all_batch(0, &mut checksum, &self.timer);
-                stats.clear();
-                let _ = runner.decode_window(&mut sink, &self.timer, &mut stats);
-                stats.clear();
-                let _ = runner.decode_all_window(&mut checksum, &self.timer, &mut stats);
+                // Both timings, since their code and stack pages are mapped on first use. A
+                // decode error here is found again, and reported, by the timed passes.
+                for timing in Timing::ALL {
+                    for workload in Workload::ALL {
+                        stats.clear();
+                        let _ = runner.pass(workload, timing, &mut io, &self.timer, &mut stats);
+                    }
+                }
             }
             runner.reserve(self.footprints[i].room(packets.len(), window.messages));
             self.results[i].aggregate.reserve(symbols);
@@ -320,21 +344,14 @@ impl<'c> Shootout<'c> {
 
     /// Format `i`'s timed passes over the window: encode, selective decode and complete decode,
     /// per packet (latency) and/or per window (throughput) as `timed` says, each checked.
-    fn measure_format(
-        &mut self,
-        i: usize,
-        packets: &[Packet],
-        skip: usize,
-        first_packet: u64,
-        timed: Plan,
-    ) -> Result<(), RunError> {
+    fn measure_format(&mut self, i: usize, span: Span<'_>) -> Result<(), RunError> {
         // Where the packets after the warm-up start in the buffer the decodes read.
         let mut from = 0;
-        if timed.per_unit {
-            from = self.per_packet(i, packets, skip, first_packet)?;
+        if span.timed.per_unit {
+            from = self.per_packet(i, span)?;
         }
-        if timed.window {
-            self.batch(i, &packets[skip..], from, first_packet, timed)?;
+        if span.timed.window {
+            self.batch(i, span, from)?;
         }
         Ok(())
     }
@@ -342,174 +359,126 @@ impl<'c> Shootout<'c> {
     /// Format `i`'s passes timed packet by packet, each checked packet by packet: every packet
     /// decoded, each using exactly the bytes its encode wrote, the complete decode's checksum
     /// the source's after every packet. Returns where the packets after the warm-up start.
-    fn per_packet(
-        &mut self,
-        i: usize,
-        packets: &[Packet],
-        skip: usize,
-        first_packet: u64,
-    ) -> Result<usize, RunError> {
-        let (runner, result) = (&mut self.runners[i], &mut self.results[i]);
-        let (timer, stats) = (&self.timer, self.stats.vec());
-        let name = result.name;
-        let faults = &mut result.timed_faults;
-        stats.clear();
-        count_faults(faults, || runner.encode_window(packets, timer, stats));
-        record_units(
-            &mut result.latency[Workload::Encode],
-            &mut self.passes.per_unit[Workload::Encode],
-            stats,
-            skip,
-        );
-        result.encoded_bytes += runner.buffer().len() as u64;
-        let ends = self.ends.vec();
-        ends.clear();
-        ends.extend(stats.iter().map(|s| s.end));
-        let from = if skip == 0 { 0 } else { ends[skip - 1] };
-        let decode_error = |pass: Workload, stats: &[PacketStat], cause| {
-            if let Err(wrong_length) = ends_agree(name, pass, stats, ends, packets, first_packet) {
-                return wrong_length;
-            }
-            // The packet that failed is the one after the last decoded.
-            let at = stats.len();
-            RunError::Decode {
-                format: name,
-                packet: first_packet + at as u64,
-                seq: packets.get(at).map_or(0, |p| p.seq),
-                cause,
-            }
-        };
-
-        stats.clear();
-        count_faults(faults, || {
-            runner.decode_window(&mut result.aggregate, timer, stats)
-        })
-        .map_err(|cause| decode_error(Workload::Selective, stats, cause))?;
-        record_units(
-            &mut result.latency[Workload::Selective],
-            &mut self.passes.per_unit[Workload::Selective],
-            stats,
-            skip,
-        );
-        each_packet_whole(
-            name,
-            Workload::Selective,
-            stats,
-            ends,
+    fn per_packet(&mut self, i: usize, span: Span<'_>) -> Result<usize, RunError> {
+        let Span {
             packets,
-            first_packet,
-        )?;
-
-        stats.clear();
-        self.checksum.reset();
-        count_faults(faults, || {
-            runner.decode_all_window(&mut self.checksum, timer, stats)
-        })
-        .map_err(|cause| decode_error(Workload::Complete, stats, cause))?;
-        record_units(
-            &mut result.latency[Workload::Complete],
-            &mut self.passes.per_unit[Workload::Complete],
-            stats,
             skip,
-        );
-        each_packet_whole(name, Workload::Complete, stats, ends, packets, first_packet)?;
-        if let Some(at) = stats
-            .iter()
-            .zip(&self.expected.checks)
-            .position(|(s, e)| s.check != *e)
-        {
-            let start = if at == 0 { 0 } else { stats[at - 1].end };
-            return Err(checksum_mismatch(
-                runner.as_mut(),
-                start,
-                &packets[at],
-                first_packet + at as u64,
-            ));
+            first_packet,
+            ..
+        } = span;
+        let (runner, result) = (&mut self.runners[i], &mut self.results[i]);
+        let (timer, stats, ends) = (&self.timer, self.stats.vec(), self.ends.vec());
+        let name = result.name;
+        self.checksum.reset();
+        let mut io = PassIo {
+            packets,
+            from: 0,
+            aggregate: &mut result.aggregate,
+            checksum: &mut self.checksum,
+        };
+        for workload in Workload::ALL {
+            stats.clear();
+            let pass = count_faults(&mut result.timed_faults, || {
+                runner.pass(workload, Timing::PerUnit, &mut io, timer, stats)
+            });
+            let pass = pass.map_err(|cause| {
+                decode_error(name, workload, stats, ends, packets, first_packet, cause)
+            })?;
+            for s in &stats[skip..] {
+                result.latency[workload].record(s.ns);
+            }
+            self.passes.per_unit[workload] += pass.ns;
+            match workload {
+                Workload::Encode => {
+                    result.encoded_bytes += runner.buffer().len() as u64;
+                    ends.clear();
+                    ends.extend(stats.iter().map(|s| s.end));
+                }
+                Workload::Selective => {
+                    each_packet_whole(name, workload, stats, ends, packets, first_packet)?;
+                }
+                Workload::Complete => {
+                    each_packet_whole(name, workload, stats, ends, packets, first_packet)?;
+                    let expected = &self.expected.checks;
+                    if let Some(at) = stats.iter().zip(expected).position(|(s, e)| s.check != *e) {
+                        let start = if at == 0 { 0 } else { stats[at - 1].end };
+                        return Err(checksum_mismatch(
+                            runner.as_mut(),
+                            start,
+                            &packets[at],
+                            first_packet + at as u64,
+                        ));
+                    }
+                }
+            }
         }
         // What the encoder wrote, counted by reading it back: an encoder's own count could only
         // repeat what it believes.
         result.messages_encoded += self.checksum.messages();
-        Ok(from)
+        Ok(if skip == 0 { 0 } else { ends[skip - 1] })
     }
 
-    /// Format `i`'s passes timed whole over `recorded` (the window's packets after the
-    /// warm-up), checked as a whole: every packet and message read, the complete decode's
-    /// checksum the source's. The decodes read the buffer from byte `from`.
-    fn batch(
-        &mut self,
-        i: usize,
-        recorded: &[Packet],
-        from: usize,
-        first_packet: u64,
-        timed: Plan,
-    ) -> Result<(), RunError> {
+    /// Format `i`'s passes timed whole over the window's packets after the warm-up, checked as
+    /// a whole: every packet and message read, the complete decode's checksum the source's. The
+    /// decodes read the buffer from byte `from`.
+    fn batch(&mut self, i: usize, span: Span<'_>, from: usize) -> Result<(), RunError> {
+        let (recorded, first_packet) = (&span.packets[span.skip..], span.first_packet);
         let (runner, result) = (&mut self.runners[i], &mut self.results[i]);
-        let timer = &self.timer;
+        let (timer, stats) = (&self.timer, self.stats.vec());
         let name = result.name;
-        let faults = &mut result.timed_faults;
         let window_error = |what: String| RunError::Disagree {
             format: name,
             what: format!("window starting at packet {first_packet}: {what}"),
         };
-
-        let batch = count_faults(faults, || runner.encode_batch(recorded, timer));
-        record_window(
-            &mut result.throughput[Workload::Encode],
-            &mut self.passes.window[Workload::Encode],
-            batch,
-        );
-        let messages = self.expected.batch_messages;
-        if !timed.per_unit {
-            // The window's only encode: the decodes read it, and it counts as the window's
-            // bytes (no warm-up in such a window, see `Plan::plan`); its messages are counted
-            // when the complete decode below has read them back.
-            runner.adopt_batch();
-            result.encoded_bytes += runner.buffer().len() as u64;
-        }
-
-        let batch = count_faults(faults, || {
-            runner.decode_batch(from, &mut result.batch_aggregate, timer)
-        })
-        .map_err(|e| window_error(format!("the batch selective decode failed: {e}")))?;
-        record_window(
-            &mut result.throughput[Workload::Selective],
-            &mut self.passes.window[Workload::Selective],
-            batch,
-        );
-        if batch.packets != recorded.len() {
-            return Err(window_error(format!(
-                "the batch selective decode read {} packets, the encoder wrote {}",
-                batch.packets,
-                recorded.len()
-            )));
-        }
-
+        let (check, messages) = (self.expected.batch_check, self.expected.batch_messages);
         self.checksum.reset();
-        let batch = count_faults(faults, || {
-            runner.decode_all_batch(from, &mut self.checksum, timer)
-        })
-        .map_err(|e| window_error(format!("the batch complete decode failed: {e}")))?;
-        record_window(
-            &mut result.throughput[Workload::Complete],
-            &mut self.passes.window[Workload::Complete],
-            batch,
-        );
-        if batch.packets != recorded.len()
-            || self.checksum.value() != self.expected.batch_check
-            || batch.messages != messages
-        {
-            return Err(window_error(format!(
-                "the batch complete decode read {} packets and {} messages with checksum \
-                 {:#018x}; the source has {} and {messages} with {:#018x}",
-                batch.packets,
-                batch.messages,
-                self.checksum.value(),
-                recorded.len(),
-                self.expected.batch_check
-            )));
-        }
-        if !timed.per_unit {
-            result.messages_encoded += batch.messages;
+        let mut io = PassIo {
+            packets: recorded,
+            from,
+            aggregate: &mut result.batch_aggregate,
+            checksum: &mut self.checksum,
+        };
+        for workload in Workload::ALL {
+            let pass = count_faults(&mut result.timed_faults, || {
+                runner.pass(workload, Timing::Window, &mut io, timer, stats)
+            })
+            .map_err(|e| window_error(format!("the batch {} failed: {e}", workload.name())))?;
+            result.throughput[workload].add(pass.ns, pass.packets);
+            self.passes.window[workload] += pass.ns;
+            match workload {
+                // The window's only encode: the decodes read it, and it counts as the window's
+                // bytes (no warm-up in such a window, see `Plan::plan`); its messages are
+                // counted when the complete decode has read them back.
+                Workload::Encode if !span.timed.per_unit => {
+                    runner.adopt_batch();
+                    result.encoded_bytes += runner.buffer().len() as u64;
+                }
+                Workload::Encode => {}
+                Workload::Selective if pass.packets != recorded.len() => {
+                    return Err(window_error(format!(
+                        "the batch selective decode read {} packets, the encoder wrote {}",
+                        pass.packets,
+                        recorded.len()
+                    )));
+                }
+                Workload::Selective => {}
+                Workload::Complete => {
+                    let sum = io.checksum.value();
+                    if pass.packets != recorded.len() || sum != check || pass.messages != messages {
+                        return Err(window_error(format!(
+                            "the batch complete decode read {} packets and {} messages with \
+                             checksum {sum:#018x}; the source has {} and {messages} with \
+                             {check:#018x}",
+                            pass.packets,
+                            pass.messages,
+                            recorded.len(),
+                        )));
+                    }
+                    if !span.timed.per_unit {
+                        result.messages_encoded += pass.messages;
+                    }
+                }
+            }
         }
         result.messages_batch += messages;
         Ok(())
@@ -518,14 +487,13 @@ impl<'c> Shootout<'c> {
     /// Format `i`'s untimed work on the window it still holds: when it was encoded both ways,
     /// the batch encode must have written the same bytes as the per-packet one; then the size as
     /// stored and `--verify`.
-    fn after_window(
-        &mut self,
-        i: usize,
-        packets: &[Packet],
-        skip: usize,
-        first_packet: u64,
-        timed: Plan,
-    ) -> Result<(), RunError> {
+    fn after_window(&mut self, i: usize, span: Span<'_>) -> Result<(), RunError> {
+        let Span {
+            packets,
+            skip,
+            first_packet,
+            timed,
+        } = span;
         let (runner, result) = (&mut self.runners[i], &mut self.results[i]);
         let whole = runner.buffer();
         let batch = runner.batch_buffer();
@@ -624,19 +592,28 @@ impl<'c> Shootout<'c> {
     }
 }
 
-/// Records the units after the first `skip` (the warm-up) of a pass timed per unit, and adds
-/// the whole pass to `spent`, the time spent timing it.
-fn record_units(latency: &mut Latency, spent: &mut u64, stats: &[PacketStat], skip: usize) {
-    for s in &stats[skip..] {
-        latency.record(s.ns);
+/// The error for a pass timed per unit that failed: a packet before it that used other bytes
+/// than the encoder wrote is the cause to name (see [`ends_agree`]); else the packet after the
+/// last decoded.
+fn decode_error(
+    name: &'static str,
+    workload: Workload,
+    stats: &[PacketStat],
+    ends: &[usize],
+    packets: &[Packet],
+    first_packet: u64,
+    cause: crate::formats::DecodeError,
+) -> RunError {
+    if let Err(wrong_length) = ends_agree(name, workload, stats, ends, packets, first_packet) {
+        return wrong_length;
     }
-    *spent += stats.iter().map(|s| s.ns).sum::<u64>();
-}
-
-/// Records a pass timed by the whole window, and adds it to `spent`.
-fn record_window(throughput: &mut Throughput, spent: &mut u64, pass: Batch) {
-    throughput.add(pass.ns, pass.packets);
-    *spent += pass.ns;
+    let at = stats.len();
+    RunError::Decode {
+        format: name,
+        packet: first_packet + at as u64,
+        seq: packets.get(at).map_or(0, |p| p.seq),
+        cause,
+    }
 }
 
 #[cfg(test)]
@@ -644,19 +621,10 @@ mod tests {
     use super::super::schedule::Schedule;
     use super::super::stored::StoredMode;
     use super::*;
-    use crate::gen::{self, GenOptions};
 
     /// A run of raw and JSON over `packets` synthetic packets in windows of 512.
     fn timed_run(packets: u64, timing: Schedule, warmup: u64) -> Outcome {
-        let mut bytes = Vec::new();
-        gen::generate(
-            &GenOptions {
-                packets,
-                ..GenOptions::default()
-            },
-            &mut bytes,
-        )
-        .unwrap();
+        let bytes = super::super::synthetic_capture(packets);
         let config = Config {
             formats: Some(vec!["raw".into(), "json".into()]),
             stored: StoredMode::None,
@@ -735,15 +703,7 @@ mod tests {
         .check()
         .is_ok());
 
-        let mut bytes = Vec::new();
-        gen::generate(
-            &GenOptions {
-                packets: 300,
-                ..GenOptions::default()
-            },
-            &mut bytes,
-        )
-        .unwrap();
+        let bytes = super::super::synthetic_capture(300);
         let config = Config {
             formats: Some(vec!["raw".into()]),
             warmup: 1_000,

@@ -53,9 +53,14 @@ pub enum Timing {
     Window,
 }
 
+impl Timing {
+    /// Both timings, per unit first (the order a window timed both ways takes them in).
+    pub const ALL: [Timing; 2] = [Timing::PerUnit, Timing::Window];
+}
+
 /// One `T` per [`Workload`], indexed by it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct PerWorkload<T>(pub [T; 3]);
+pub struct PerWorkload<T>(pub [T; Workload::ALL.len()]);
 
 impl<T> PerWorkload<T> {
     /// Each workload with its value, in [`Workload::ALL`] order.

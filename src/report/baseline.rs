@@ -11,6 +11,7 @@ use super::significance::{self, ALPHA, MIN_RUNS};
 use super::stats::{trim, Basis, Stat, Summary};
 use super::tables::Table;
 use super::verdict::{CLOCK_STEP_NS, TIE_STEPS};
+use crate::measure::Workload;
 
 /// One format against its baseline.
 #[derive(Debug, Clone, PartialEq)]
@@ -131,9 +132,15 @@ pub fn compare(new: &Summary, old: &Summary) -> Comparison {
         };
         let figures: Vec<Figure> = [
             Figure::of(basis.sum_name(), &g.rows, &o.rows, |r| basis.run_speed(r)),
-            Figure::of("ser batch", &g.rows, &o.rows, |r| r.ser_batch_ns),
-            Figure::of("de batch", &g.rows, &o.rows, |r| r.de_batch_ns),
-            Figure::of("de_all batch", &g.rows, &o.rows, |r| r.de_all_batch_ns),
+            Figure::of("ser batch", &g.rows, &o.rows, |r| {
+                r.throughput[Workload::Encode]
+            }),
+            Figure::of("de batch", &g.rows, &o.rows, |r| {
+                r.throughput[Workload::Selective]
+            }),
+            Figure::of("de_all batch", &g.rows, &o.rows, |r| {
+                r.throughput[Workload::Complete]
+            }),
         ]
         .into_iter()
         .flatten()

@@ -8,25 +8,27 @@ use std::path::Path;
 use serde_json::{json, Map, Value};
 
 use super::error::ReportError;
-use super::stats::{Group, Stat, Summary};
+use super::stats::{Group, SideStats, Stat, Summary};
+use crate::measure::Workload;
 use crate::output::write_atomically;
 
 /// The measures of one group, by BMF measure name; those not measured are left out.
 pub fn measures(g: &Group) -> Vec<(&'static str, Stat)> {
-    let all = g.de_all.as_ref();
+    let (ser, de, all) = (Workload::Encode, Workload::Selective, Workload::Complete);
+    let p = |w, at: fn(&SideStats) -> &Stat| g.latency(w).map(|s| *at(s));
     [
-        ("ser-p50-ns", Some(*g.ser.p50())),
-        ("ser-p99-ns", Some(*g.ser.p99())),
-        ("ser-p999-ns", Some(*g.ser.p999())),
-        ("de-p50-ns", Some(*g.de.p50())),
-        ("de-p99-ns", Some(*g.de.p99())),
-        ("de-p999-ns", Some(*g.de.p999())),
-        ("de-all-p50-ns", all.map(|s| *s.p50())),
-        ("de-all-p99-ns", all.map(|s| *s.p99())),
-        ("de-all-p999-ns", all.map(|s| *s.p999())),
-        ("ser-batch-ns", g.ser_batch),
-        ("de-batch-ns", g.de_batch),
-        ("de-all-batch-ns", g.de_all_batch),
+        ("ser-p50-ns", p(ser, SideStats::p50)),
+        ("ser-p99-ns", p(ser, SideStats::p99)),
+        ("ser-p999-ns", p(ser, SideStats::p999)),
+        ("de-p50-ns", p(de, SideStats::p50)),
+        ("de-p99-ns", p(de, SideStats::p99)),
+        ("de-p999-ns", p(de, SideStats::p999)),
+        ("de-all-p50-ns", p(all, SideStats::p50)),
+        ("de-all-p99-ns", p(all, SideStats::p99)),
+        ("de-all-p999-ns", p(all, SideStats::p999)),
+        ("ser-batch-ns", g.throughput[ser]),
+        ("de-batch-ns", g.throughput[de]),
+        ("de-all-batch-ns", g.throughput[all]),
         ("bytes-per-msg", Some(g.bytes_per_message)),
         ("zstd-bytes-per-msg", g.zstd_bytes_per_message),
         ("zlib-bytes-per-msg", g.zlib_bytes_per_message),

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use super::error::ReportError;
 use crate::export::csv::{required, Row};
+use crate::measure::{PerWorkload, Workload};
 
 /// The latency columns of one side, in this order: p50, p90, p99, p99.9, p99.99, max, mean.
 pub const PERCENTILES: [&str; 7] = ["p50", "p90", "p99", "p99.9", "p99.99", "max", "mean"];
@@ -66,9 +67,13 @@ pub struct RunRow {
     /// The `dropped_bytes` column: set when the input was cut short at its end.
     pub dropped_bytes: Option<u64>,
     pub bytes_per_message: f64,
-    /// ns per packet, in [`PERCENTILES`] order.
-    pub ser: [f64; 7],
-    pub de: [f64; 7],
+    /// Each workload timed per unit: ns per unit in [`PERCENTILES`] order. Encode and the
+    /// selective decode are in every results CSV; the complete decode is `None` in rows from
+    /// before it was timed.
+    pub latency: PerWorkload<Option<[f64; 7]>>,
+    /// Each workload timed by whole windows (one clock pair around each, no per-unit clock
+    /// reads): ns per unit, mean over the run; `None` in rows from before.
+    pub throughput: PerWorkload<Option<f64>>,
     pub msgs_per_sec: f64,
     pub timer_overhead_ns: f64,
     /// The `messages` column: what the sizes as stored are divided by.
@@ -82,15 +87,6 @@ pub struct RunRow {
     /// The run's memcpy floor (`measure::floor`), ns per packet; `None` in CSVs from before it.
     pub memcpy_p50_ns: Option<f64>,
     pub memcpy_mean_ns: Option<f64>,
-    /// The complete decode (every field of every message read through the format's accessors
-    /// and checksummed), ns per packet in [`PERCENTILES`] order; `None` in rows from before it.
-    /// `de` is the selective decode: only the fields the aggregation needs.
-    pub de_all: Option<[f64; 7]>,
-    /// ns per packet from timing each whole window with one clock pair (no per-packet clock
-    /// reads), mean over the run; `None` in rows from before they were measured.
-    pub ser_batch_ns: Option<f64>,
-    pub de_batch_ns: Option<f64>,
-    pub de_all_batch_ns: Option<f64>,
     /// The memcpy floor timed the same batch way, ns per packet.
     pub memcpy_batch_ns: Option<f64>,
     /// The clock the run timed with (`tsc`, or the fallback's name).
@@ -110,6 +106,10 @@ impl RunRow {
     }
     pub fn zlib_bytes_per_message(&self) -> Option<f64> {
         self.per_message(self.zlib_bytes)
+    }
+    /// `workload`'s figure at `i` of [`PERCENTILES`], timed per unit; `None` where not measured.
+    pub fn percentile(&self, workload: Workload, i: usize) -> Option<f64> {
+        self.latency[workload].map(|l| l[i])
     }
 }
 
@@ -252,24 +252,28 @@ fn run_row(r: Row, source: usize) -> Result<RunRow, String> {
         order_seed: r.order_seed,
         dropped_bytes: r.dropped_bytes,
         bytes_per_message: r.bytes_per_message,
-        ser: [
-            ns(r.ser_p50_ns),
-            ns(r.ser_p90_ns),
-            ns(r.ser_p99_ns),
-            ns(r.ser_p999_ns),
-            ns(r.ser_p9999_ns),
-            ns(r.ser_max_ns),
-            r.ser_mean_ns,
-        ],
-        de: [
-            ns(r.de_p50_ns),
-            ns(r.de_p90_ns),
-            ns(r.de_p99_ns),
-            ns(r.de_p999_ns),
-            ns(r.de_p9999_ns),
-            ns(r.de_max_ns),
-            r.de_mean_ns,
-        ],
+        latency: PerWorkload([
+            Some([
+                ns(r.ser_p50_ns),
+                ns(r.ser_p90_ns),
+                ns(r.ser_p99_ns),
+                ns(r.ser_p999_ns),
+                ns(r.ser_p9999_ns),
+                ns(r.ser_max_ns),
+                r.ser_mean_ns,
+            ]),
+            Some([
+                ns(r.de_p50_ns),
+                ns(r.de_p90_ns),
+                ns(r.de_p99_ns),
+                ns(r.de_p999_ns),
+                ns(r.de_p9999_ns),
+                ns(r.de_max_ns),
+                r.de_mean_ns,
+            ]),
+            de_all,
+        ]),
+        throughput: PerWorkload([r.ser_batch_ns, r.de_batch_ns, r.de_all_batch_ns]),
         msgs_per_sec: ns(r.msgs_per_sec),
         timer_overhead_ns: r.timer_overhead_ns,
         messages: ns(r.messages),
@@ -278,10 +282,6 @@ fn run_row(r: Row, source: usize) -> Result<RunRow, String> {
         zstd_ns: r.zstd_ns.map(ns),
         memcpy_p50_ns: r.memcpy_p50_ns.map(ns),
         memcpy_mean_ns: r.memcpy_mean_ns,
-        de_all,
-        ser_batch_ns: r.ser_batch_ns,
-        de_batch_ns: r.de_batch_ns,
-        de_all_batch_ns: r.de_all_batch_ns,
         memcpy_batch_ns: r.memcpy_batch_ns,
         clock: r.clock.filter(|c| !c.is_empty()),
     })

@@ -5,6 +5,7 @@
 
 use super::stats::{trim, Group, Stat, Summary};
 use super::tables::{spread, Table, NOT_MEASURED};
+use crate::measure::Workload;
 
 /// The comparison of one input's labels (of one unit).
 #[derive(Debug, Clone, PartialEq)]
@@ -33,10 +34,8 @@ fn tail(g: &Group, i: usize) -> Option<Stat> {
     if g.thin_at(0.999) {
         return None;
     }
-    match i {
-        0 => Some(*g.ser.p999()),
-        _ => g.de_all.as_ref().map(|s| *s.p999()),
-    }
+    let workload = [Workload::Encode, Workload::Complete][i];
+    g.latency(workload).map(|s| *s.p999())
 }
 
 /// `median (min–max)`, or `-`.

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::load::{RunRow, Runs, PERCENTILES};
-use crate::measure::trust;
+use crate::measure::{trust, PerWorkload, Workload};
 
 /// Runs below this count get a warning: a median of fewer says little about the spread.
 pub use crate::measure::trust::{trim, MAX_CV_PCT, MAX_OVERHEAD_SHARE, MIN_RUNS};
@@ -55,20 +55,22 @@ impl Stat {
     }
 }
 
-/// One side (serialize or deserialize), each column in [`PERCENTILES`] order.
+/// One workload timed per unit, each column in [`PERCENTILES`] order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SideStats(pub [Stat; 7]);
 
 impl SideStats {
-    fn of(rows: &[&RunRow], side: impl Fn(&RunRow) -> &[f64; 7]) -> SideStats {
-        SideStats(std::array::from_fn(|i| {
-            Stat::of(&rows.iter().map(|r| side(r)[i]).collect::<Vec<_>>())
-        }))
-    }
-    /// Over the rows that have the side; `None` when none does.
-    fn of_some(rows: &[&RunRow], side: impl Fn(&RunRow) -> Option<&[f64; 7]>) -> Option<SideStats> {
-        let have: Vec<&RunRow> = rows.iter().copied().filter(|r| side(r).is_some()).collect();
-        (!have.is_empty()).then(|| SideStats::of(&have, |r| side(r).expect("filtered")))
+    /// Over the rows that timed `workload` per unit; `None` when none did.
+    fn of(rows: &[&RunRow], workload: Workload) -> Option<SideStats> {
+        let have: Vec<&[f64; 7]> = rows
+            .iter()
+            .filter_map(|r| r.latency[workload].as_ref())
+            .collect();
+        (!have.is_empty()).then(|| {
+            SideStats(std::array::from_fn(|i| {
+                Stat::of(&have.iter().map(|l| l[i]).collect::<Vec<_>>())
+            }))
+        })
     }
     pub fn p50(&self) -> &Stat {
         &self.0[0]
@@ -105,8 +107,13 @@ pub struct Group {
     pub batch_units: Option<f64>,
     /// Distinct hosts the runs came from, sorted.
     pub hosts: Vec<String>,
-    pub ser: SideStats,
-    pub de: SideStats,
+    /// Each workload timed per unit, over the runs that timed it: encode and the selective
+    /// decode always (every results CSV has them), the complete decode `None` for CSVs from
+    /// before it.
+    pub latency: PerWorkload<Option<SideStats>>,
+    /// Each workload timed by whole windows (one clock pair around each), ns per unit, over the
+    /// runs that measured it; `None` for CSVs from before.
+    pub throughput: PerWorkload<Option<Stat>>,
     pub bytes_per_message: Stat,
     pub msgs_per_sec: Stat,
     pub timer_overhead_ns: Stat,
@@ -120,14 +127,6 @@ pub struct Group {
     /// ns per packet; `None` for CSVs from before it was measured.
     pub memcpy_p50_ns: Option<Stat>,
     pub memcpy_mean_ns: Option<Stat>,
-    /// The complete decode (every field read and checksummed), over the runs that measured it;
-    /// `None` for CSVs from before. [`Group::de`] is the selective decode.
-    pub de_all: Option<SideStats>,
-    /// ns per packet with one clock pair around each whole window, over the runs that measured
-    /// them; `None` for CSVs from before.
-    pub ser_batch: Option<Stat>,
-    pub de_batch: Option<Stat>,
-    pub de_all_batch: Option<Stat>,
     /// The memcpy floor timed the same batch way, ns per packet.
     pub memcpy_batch: Option<Stat>,
     /// How many runs have both ser batch and de batch (at most [`Group::runs`]).
@@ -171,9 +170,15 @@ impl Basis {
     /// One run's ser + decode on this basis, ns per unit; `None` when the run lacks a side.
     pub fn run_speed(self, r: &RunRow) -> Option<f64> {
         match self {
-            Basis::Batch => Some(r.ser_batch_ns? + r.de_all_batch_ns?),
-            Basis::P50 => Some(r.ser[0] + r.de_all?[0]),
-            Basis::Selective => Some(r.ser[0] + r.de[0]),
+            Basis::Batch => {
+                Some(r.throughput[Workload::Encode]? + r.throughput[Workload::Complete]?)
+            }
+            Basis::P50 => {
+                Some(r.percentile(Workload::Encode, 0)? + r.percentile(Workload::Complete, 0)?)
+            }
+            Basis::Selective => {
+                Some(r.percentile(Workload::Encode, 0)? + r.percentile(Workload::Selective, 0)?)
+            }
         }
     }
     /// The sum as the tables name it: `ser + de_all batch`.
@@ -208,6 +213,14 @@ impl Group {
     /// none does.
     pub fn speed_on(&self, basis: Basis) -> Option<Stat> {
         Stat::of_some(self.rows.iter().map(|r| basis.run_speed(r)))
+    }
+    /// `workload` timed per unit; `None` where no run timed it.
+    pub fn latency(&self, workload: Workload) -> Option<&SideStats> {
+        self.latency[workload].as_ref()
+    }
+    /// `workload`'s p50 (median across runs), where timed per unit.
+    pub fn p50(&self, workload: Workload) -> Option<f64> {
+        self.latency(workload).map(|s| s.p50().median)
     }
 }
 
@@ -400,8 +413,10 @@ pub fn summarize(runs: &Runs) -> Summary {
                 units_timed: rows.iter().filter_map(|r| r.units).reduce(f64::min),
                 batch_units: rows.iter().filter_map(|r| r.batch_units).reduce(f64::min),
                 hosts,
-                ser: SideStats::of(&rows, |r| &r.ser),
-                de: SideStats::of(&rows, |r| &r.de),
+                latency: PerWorkload(Workload::ALL.map(|w| SideStats::of(&rows, w))),
+                throughput: PerWorkload(
+                    Workload::ALL.map(|w| Stat::of_some(rows.iter().map(|r| r.throughput[w]))),
+                ),
                 bytes_per_message: col(|r| r.bytes_per_message),
                 msgs_per_sec: col(|r| r.msgs_per_sec),
                 timer_overhead_ns: col(|r| r.timer_overhead_ns),
@@ -414,14 +429,13 @@ pub fn summarize(runs: &Runs) -> Summary {
                 zstd_ns: Stat::of_some(rows.iter().map(|r| r.zstd_ns)),
                 memcpy_p50_ns: Stat::of_some(rows.iter().map(|r| r.memcpy_p50_ns)),
                 memcpy_mean_ns: Stat::of_some(rows.iter().map(|r| r.memcpy_mean_ns)),
-                de_all: SideStats::of_some(&rows, |r| r.de_all.as_ref()),
-                ser_batch: Stat::of_some(rows.iter().map(|r| r.ser_batch_ns)),
-                de_batch: Stat::of_some(rows.iter().map(|r| r.de_batch_ns)),
-                de_all_batch: Stat::of_some(rows.iter().map(|r| r.de_all_batch_ns)),
                 memcpy_batch: Stat::of_some(rows.iter().map(|r| r.memcpy_batch_ns)),
                 batch_runs: rows
                     .iter()
-                    .filter(|r| r.ser_batch_ns.is_some() && r.de_batch_ns.is_some())
+                    .filter(|r| {
+                        let t = &r.throughput;
+                        t[Workload::Encode].is_some() && t[Workload::Selective].is_some()
+                    })
                     .count(),
                 clocks: {
                     let mut c: Vec<String> = rows.iter().filter_map(|r| r.clock.clone()).collect();
@@ -504,15 +518,23 @@ fn rank(groups: &mut [Group]) {
     }
 }
 
+/// The distinct values, sorted, of a list each group holds (its hosts, its clocks).
+pub fn distinct<'a>(
+    groups: &[&'a Group],
+    list: impl Fn(&'a Group) -> &'a [String],
+) -> Vec<&'a str> {
+    let mut values: Vec<&str> = groups
+        .iter()
+        .flat_map(|g| list(g).iter().map(String::as_str))
+        .collect();
+    values.sort_unstable();
+    values.dedup();
+    values
+}
+
 /// The distinct hosts a section's runs came from, sorted and joined with `, `.
 pub fn section_hosts(groups: &[&Group]) -> String {
-    let mut hosts: Vec<&str> = groups
-        .iter()
-        .flat_map(|g| g.hosts.iter().map(String::as_str))
-        .collect();
-    hosts.sort_unstable();
-    hosts.dedup();
-    hosts.join(", ")
+    distinct(groups, |g| &g.hosts).join(", ")
 }
 
 /// `input [label]` as shown in warnings.
@@ -606,31 +628,23 @@ fn high_variation(out: &mut Vec<Warning>, g: &Group) {
     // zstd_ns is harness time, outside what is measured.
     // Nor is a percentile with too few samples behind it: it varies as expected (the tables
     // mark it instead).
-    let mut noisy: Vec<(String, f64)> = [
-        ("ser", Some(&g.ser)),
-        ("de", Some(&g.de)),
-        ("de_all", g.de_all.as_ref()),
-    ]
-    .into_iter()
-    .filter_map(|(side, s)| Some((side, s?)))
-    .flat_map(|(side, s)| {
-        s.0.iter()
-            .zip(PERCENTILES)
-            .enumerate()
-            .filter(|(i, (stat, p))| *p != "max" && !g.thin(*i) && stat.cv_pct > MAX_CV_PCT)
-            .map(move |(_, (stat, p))| (format!("{side} {p}"), stat.cv_pct))
-    })
-    .collect();
-    noisy.extend(
-        [
-            ("ser batch", g.ser_batch),
-            ("de batch", g.de_batch),
-            ("de_all batch", g.de_all_batch),
-        ]
+    let mut noisy: Vec<(String, f64)> = Workload::ALL
         .into_iter()
-        .filter_map(|(what, s)| Some((what, s?)))
-        .filter(|(_, s)| s.cv_pct > MAX_CV_PCT)
-        .map(|(what, s)| (what.to_owned(), s.cv_pct)),
+        .filter_map(|w| Some((w.column(), g.latency(w)?)))
+        .flat_map(|(side, s)| {
+            s.0.iter()
+                .zip(PERCENTILES)
+                .enumerate()
+                .filter(|(i, (stat, p))| *p != "max" && !g.thin(*i) && stat.cv_pct > MAX_CV_PCT)
+                .map(move |(_, (stat, p))| (format!("{side} {p}"), stat.cv_pct))
+        })
+        .collect();
+    noisy.extend(
+        g.throughput
+            .iter()
+            .filter_map(|(w, s)| Some((w, (*s)?)))
+            .filter(|(_, s)| s.cv_pct > MAX_CV_PCT)
+            .map(|(w, s)| (format!("{} batch", w.column()), s.cv_pct)),
     );
     if !noisy.is_empty() {
         let list: Vec<String> = noisy
@@ -659,10 +673,9 @@ fn timer_overhead(out: &mut Vec<Warning>, summary: &Summary) {
         let (smallest, which) = groups
             .iter()
             .flat_map(|g| {
-                [
-                    (g.ser.p50().median, format!("{} ser", g.format)),
-                    (g.de.p50().median, format!("{} de", g.format)),
-                ]
+                [Workload::Encode, Workload::Selective]
+                    .into_iter()
+                    .filter_map(|w| Some((g.p50(w)?, format!("{} {}", g.format, w.column()))))
             })
             .min_by(|a, b| a.0.total_cmp(&b.0))
             .expect("a section has a group");
@@ -685,19 +698,17 @@ fn above_floor(out: &mut Vec<Warning>, summary: &Summary) {
         // The batch figures when raw has them and the floor was timed the same way: they carry
         // neither the clock's steps nor its cost. Else the per-packet p50s, as runs before
         // the batch timing wrote.
-        let batch = match (raw.ser_batch, raw.de_batch, raw.memcpy_batch) {
+        let (encode, selective) = (Workload::Encode, Workload::Selective);
+        let t = &raw.throughput;
+        let batch = match (t[encode], t[selective], raw.memcpy_batch) {
             (Some(ser), Some(de), Some(floor)) => Some((ser.median, de.median, floor.median)),
             _ => None,
         };
-        let (ser, de, floor, basis) = match (batch, raw.memcpy_p50_ns) {
+        let p50 = (raw.p50(encode), raw.p50(selective), raw.memcpy_p50_ns);
+        let (ser, de, floor, basis) = match (batch, p50) {
             (Some((ser, de, floor)), _) => (ser, de, floor, "batch"),
-            (None, Some(floor)) => (
-                raw.ser.p50().median,
-                raw.de.p50().median,
-                floor.median,
-                "p50",
-            ),
-            (None, None) => continue,
+            (None, (Some(ser), Some(de), Some(floor))) => (ser, de, floor.median, "p50"),
+            (None, _) => continue,
         };
         if let Some(why) = trust::raw_above_floor(ser, de, floor, basis) {
             warn(

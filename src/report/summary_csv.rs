@@ -38,6 +38,7 @@ use std::io::{self, Write};
 use super::export::{Export, ReportData};
 use super::load::PERCENTILE_COLUMNS;
 use super::stats::{Group, Stat};
+use crate::measure::Workload;
 
 pub struct SummaryCsv;
 
@@ -98,16 +99,12 @@ pub fn batch_measures() -> Vec<String> {
 }
 
 fn batch_stats(g: &Group) -> Vec<Option<&Stat>> {
-    let mut s: Vec<Option<&Stat>> = match &g.de_all {
+    let mut s: Vec<Option<&Stat>> = match g.latency(Workload::Complete) {
         Some(all) => all.0.iter().map(Some).collect(),
         None => vec![None; 7],
     };
-    s.extend([
-        g.ser_batch.as_ref(),
-        g.de_batch.as_ref(),
-        g.de_all_batch.as_ref(),
-        g.memcpy_batch.as_ref(),
-    ]);
+    s.extend(g.throughput.values().map(Option::as_ref));
+    s.push(g.memcpy_batch.as_ref());
     s
 }
 
@@ -130,8 +127,9 @@ pub fn stored_measures() -> Vec<String> {
 
 fn stats(g: &Group) -> Vec<&Stat> {
     let mut s = vec![&g.bytes_per_message, &g.msgs_per_sec];
-    s.extend(g.ser.0.iter());
-    s.extend(g.de.0.iter());
+    for w in [Workload::Encode, Workload::Selective] {
+        s.extend(g.latency(w).into_iter().flat_map(|l| l.0.iter()));
+    }
     s.push(&g.timer_overhead_ns);
     s
 }

@@ -2,7 +2,8 @@
 
 use super::dist::MergedRow;
 use super::load::PERCENTILES;
-use super::stats::{trim, Basis, Group, SideStats, Stat, MIN_TAIL_SAMPLES};
+use super::stats::{distinct, trim, Basis, Group, SideStats, Stat, MIN_TAIL_SAMPLES};
+use crate::measure::Workload;
 
 /// A table as text cells: [`Table::left`] text columns, then numbers.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,7 +65,11 @@ fn headline(groups: &[&Group]) -> Table {
         rows: groups
             .iter()
             .map(|g| {
-                vec![
+                let tails = |w| {
+                    let at = |p: fn(&SideStats) -> &Stat| g.latency(w).map(|s| *p(s));
+                    [SideStats::p50, SideStats::p99, SideStats::p999].map(|p| maybe_spread(&at(p)))
+                };
+                let mut row = vec![
                     g.format.clone(),
                     g.runs.to_string(),
                     format!("{:.2}x", g.ratio_to_fastest),
@@ -74,19 +79,12 @@ fn headline(groups: &[&Group]) -> Table {
                     size(&g.zstd_bytes_per_message),
                     size(&g.zlib_bytes_per_message),
                     rate(g.msgs_per_sec.median),
-                    spread(g.ser.p50()),
-                    spread(g.ser.p99()),
-                    spread(g.ser.p999()),
-                    spread(g.de.p50()),
-                    spread(g.de.p99()),
-                    spread(g.de.p999()),
-                    maybe_spread(&g.ser_batch),
-                    maybe_spread(&g.de_batch),
-                    maybe_spread(&g.de_all_batch),
-                    maybe_spread(&g.de_all.as_ref().map(|s| *s.p50())),
-                    maybe_spread(&g.de_all.as_ref().map(|s| *s.p99())),
-                    maybe_spread(&g.de_all.as_ref().map(|s| *s.p999())),
-                ]
+                ];
+                row.extend(tails(Workload::Encode));
+                row.extend(tails(Workload::Selective));
+                row.extend(g.throughput.values().map(maybe_spread));
+                row.extend(tails(Workload::Complete));
+                row
             })
             .collect(),
     }
@@ -123,11 +121,10 @@ fn percentiles(groups: &[&Group]) -> Table {
         rows: groups
             .iter()
             .flat_map(|g| {
-                let mut rows = vec![side_row(g, "ser", &g.ser), side_row(g, "de", &g.de)];
-                if let Some(all) = &g.de_all {
-                    rows.push(side_row(g, "de_all", all));
-                }
-                rows
+                g.latency
+                    .iter()
+                    .filter_map(|(w, s)| Some(side_row(g, w.column(), s.as_ref()?)))
+                    .collect::<Vec<_>>()
             })
             .collect(),
     }
@@ -201,12 +198,7 @@ fn basis_text(groups: &[&Group]) -> String {
 
 /// The clocks the section's runs timed with, as a sentence; empty for CSVs from before.
 fn clock_text(groups: &[&Group]) -> String {
-    let mut clocks: Vec<&str> = groups
-        .iter()
-        .flat_map(|g| g.clocks.iter().map(String::as_str))
-        .collect();
-    clocks.sort_unstable();
-    clocks.dedup();
+    let clocks = distinct(groups, |g| &g.clocks);
     if clocks.is_empty() {
         String::new()
     } else {

@@ -15,6 +15,7 @@
 use super::load::RunRow;
 use super::stats::{relative, trim, Basis, Group, Stat, MIN_TAIL_SAMPLES, RAW};
 use super::tables::Table;
+use crate::measure::Workload;
 
 /// The step of the TSC clock on the machines the shootout ran on (a VM's TSC moves in 10 ns
 /// steps). Figures timed one unit at a time (p50, p99.9) are multiples of it, near enough.
@@ -117,14 +118,14 @@ impl Need {
     pub fn value(self, basis: Basis, r: &RunRow) -> Option<f64> {
         let batch = basis == Basis::Batch;
         match self {
-            Need::Encode if batch => r.ser_batch_ns,
-            Need::Encode => Some(r.ser[0]),
-            Need::SelectiveDecode if batch => r.de_batch_ns,
-            Need::SelectiveDecode => Some(r.de[0]),
-            Need::CompleteDecode if batch => r.de_all_batch_ns,
-            Need::CompleteDecode => r.de_all.map(|a| a[0]),
-            Need::EncodeTail => Some(r.ser[3]),
-            Need::DecodeTail => r.de_all.map(|a| a[3]),
+            Need::Encode if batch => r.throughput[Workload::Encode],
+            Need::Encode => r.percentile(Workload::Encode, 0),
+            Need::SelectiveDecode if batch => r.throughput[Workload::Selective],
+            Need::SelectiveDecode => r.percentile(Workload::Selective, 0),
+            Need::CompleteDecode if batch => r.throughput[Workload::Complete],
+            Need::CompleteDecode => r.percentile(Workload::Complete, 0),
+            Need::EncodeTail => r.percentile(Workload::Encode, 3),
+            Need::DecodeTail => r.percentile(Workload::Complete, 3),
             Need::Wire => Some(r.bytes_per_message),
             Need::Stored => r.zstd_bytes_per_message(),
             Need::BytesTime => {

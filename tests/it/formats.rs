@@ -3,10 +3,10 @@
 
 use md_shootout::formats::aggregate::visit_packet;
 use md_shootout::formats::{json::Json, rkyv::Rkyv};
-use md_shootout::formats::{Aggregate, DecodeError, Format, SymbolStats};
+use md_shootout::formats::{Aggregate, Checksum, DecodeError, Format, SymbolStats};
 use md_shootout::measure::clock::Timer;
-use md_shootout::measure::registry;
-use md_shootout::measure::runner::PacketStat;
+use md_shootout::measure::runner::{PacketStat, PassIo};
+use md_shootout::measure::{registry, Timing, Workload};
 use md_shootout::model::*;
 
 fn sym(s: &str) -> Symbol {
@@ -460,31 +460,46 @@ fn runners_agree_on_a_window() {
     }
     let timer = Timer::calibrate();
     for mut runner in registry() {
+        let (mut agg, mut checksum) = (Aggregate::new(), Checksum::default());
+        let mut io = PassIo::new(&window, &mut agg, &mut checksum);
         let mut enc = Vec::new();
-        runner.encode_window(&window, &timer, &mut enc);
+        let encoded = runner
+            .pass(Workload::Encode, Timing::PerUnit, &mut io, &timer, &mut enc)
+            .unwrap();
+        assert_eq!(encoded.packets, window.len());
         assert_eq!(enc.len(), window.len(), "{}", runner.name());
         assert_eq!(enc.last().unwrap().end, runner.buffer().len());
         assert!(enc.windows(2).all(|w| w[0].end <= w[1].end));
         assert!(enc.iter().all(|s| s.ns < 1_000_000_000), "plausible times");
 
-        let mut agg = Aggregate::new();
         let mut dec: Vec<PacketStat> = Vec::new();
-        let n = runner.decode_window(&mut agg, &timer, &mut dec).unwrap();
-        assert_eq!(n, window.len());
+        let decoded = runner
+            .pass(
+                Workload::Selective,
+                Timing::PerUnit,
+                &mut io,
+                &timer,
+                &mut dec,
+            )
+            .unwrap();
+        assert_eq!(decoded.packets, window.len());
         assert_eq!(
             dec.iter().map(|s| s.end).collect::<Vec<_>>(),
             enc.iter().map(|s| s.end).collect::<Vec<_>>(),
             "{}",
             runner.name()
         );
-        assert_eq!(agg, reference, "{}", runner.name());
+        assert_eq!(*io.aggregate, reference, "{}", runner.name());
 
         let mut back = Vec::new();
         runner.decode_packets(&mut back).unwrap();
         assert_eq!(back, window, "{}", runner.name());
 
         // A second window reuses the buffer: it holds only the new window.
-        runner.encode_window(&window[1..2], &timer, &mut enc);
+        io.packets = &window[1..2];
+        runner
+            .pass(Workload::Encode, Timing::PerUnit, &mut io, &timer, &mut enc)
+            .unwrap();
         let mut back = Vec::new();
         runner.decode_packets(&mut back).unwrap();
         assert_eq!(back, vec![heartbeat()], "{}", runner.name());

@@ -7,7 +7,8 @@ use md_shootout::formats::{Aggregate, Checksum, DecodeError};
 use md_shootout::iex::Segment;
 use md_shootout::inspect::Tally;
 use md_shootout::measure::clock::Timer;
-use md_shootout::measure::registry;
+use md_shootout::measure::runner::PassIo;
+use md_shootout::measure::{registry, Timing, Workload};
 
 /// What the `format_decode` target does, returning both decode results.
 fn format_decode(data: &[u8]) -> Option<(&'static str, bool, bool)> {
@@ -16,16 +17,22 @@ fn format_decode(data: &[u8]) -> Option<(&'static str, bool, bool)> {
     let runner = runners.get_mut(usize::from(pick))?;
     runner.load(bytes);
     let timer = Timer::calibrate();
-    let window = runner.decode_window(&mut Aggregate::new(), &timer, &mut Vec::new());
-    let all = runner.decode_all_window(&mut Checksum::default(), &timer, &mut Vec::new());
-    // The batch passes walk the same bytes and must agree with the per-packet ones.
-    let batch = runner.decode_batch(0, &mut Aggregate::new(), &timer);
-    let all_batch = runner.decode_all_batch(0, &mut Checksum::default(), &timer);
-    assert_eq!(window.is_ok(), batch.is_ok(), "{}", runner.name());
-    assert_eq!(all.is_ok(), all_batch.is_ok(), "{}", runner.name());
-    let packets = runner.decode_packets(&mut Vec::new());
-    assert_eq!(all.is_ok(), packets.is_ok(), "{}", runner.name());
-    Some((runner.name(), window.is_ok(), packets.is_ok()))
+    let mut decode = |workload, timing| {
+        let (mut aggregate, mut checksum) = (Aggregate::new(), Checksum::default());
+        let mut io = PassIo::new(&[], &mut aggregate, &mut checksum);
+        runner
+            .pass(workload, timing, &mut io, &timer, &mut Vec::new())
+            .is_ok()
+    };
+    let [selective, complete] = [Workload::Selective, Workload::Complete].map(|w| {
+        // A pass timed per window walks the same bytes and must agree with one timed per unit.
+        let [unit, window] = Timing::ALL.map(|t| decode(w, t));
+        assert_eq!(unit, window, "{w:?}");
+        unit
+    });
+    let packets = runner.decode_packets(&mut Vec::new()).is_ok();
+    assert_eq!(complete, packets, "{}", runner.name());
+    Some((runner.name(), selective, packets))
 }
 
 #[test]

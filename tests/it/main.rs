@@ -27,3 +27,4 @@ mod roundtrip;
 mod run;
 mod run_script;
 mod sample;
+mod schema_v2;

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use md_shootout::export::{self, csv::COLUMNS};
+use md_shootout::measure::Workload::{Complete, Encode, Selective};
 use md_shootout::report::{
     self,
     stats::{Basis, Group},
@@ -337,22 +338,22 @@ fn medians_spreads_cv_and_ratios() {
     assert_eq!(sbe.hosts, ["a", "b"]);
     // ser p50 40, 44, 42: median 42, spread 40–44, mean 42, sample variance (4+4+0)/2 = 4,
     // stdev 2, CV 2/42 = 4.7619%.
-    let p50 = sbe.ser.p50();
+    let p50 = sbe.latency(Encode).unwrap().p50();
     assert_eq!((p50.median, p50.min, p50.max), (42.0, 40.0, 44.0));
     assert!(close(p50.cv_pct, 200.0 / 42.0), "{}", p50.cv_pct);
     // p99.9 = 8x p50: median 336, 320–352, same CV.
-    let p999 = sbe.ser.p999();
+    let p999 = sbe.latency(Encode).unwrap().p999();
     assert_eq!((p999.median, p999.min, p999.max), (336.0, 320.0, 352.0));
     assert!(close(p999.cv_pct, 200.0 / 42.0));
     // mean = 1.5x p50: 60, 63, 66 → median 63.
-    assert_eq!(sbe.ser.0[6].median, 63.0);
+    assert_eq!(sbe.latency(Encode).unwrap().0[6].median, 63.0);
     // de p50 30, 30, 30: no spread, CV 0.
     assert_eq!(
         (
-            sbe.de.p50().median,
-            sbe.de.p50().min,
-            sbe.de.p50().max,
-            sbe.de.p50().cv_pct
+            sbe.latency(Selective).unwrap().p50().median,
+            sbe.latency(Selective).unwrap().p50().min,
+            sbe.latency(Selective).unwrap().p50().max,
+            sbe.latency(Selective).unwrap().p50().cv_pct
         ),
         (30.0, 30.0, 30.0, 0.0)
     );
@@ -369,7 +370,7 @@ fn medians_spreads_cv_and_ratios() {
     assert_eq!(capnp.runs, 3);
     // ser p50 100, 160, 130: median 130, spread 100–160, sample variance (900+900+0)/2 = 900,
     // stdev 30, CV 30/130 = 23.077%.
-    let p50 = capnp.ser.p50();
+    let p50 = capnp.latency(Encode).unwrap().p50();
     assert_eq!((p50.median, p50.min, p50.max), (130.0, 100.0, 160.0));
     assert!(close(p50.cv_pct, 3000.0 / 130.0));
     // (130 + 200) / (42 + 30) = 330 / 72 = 4.58333x the fastest.
@@ -379,8 +380,11 @@ fn medians_spreads_cv_and_ratios() {
     // variance (100+100)/1 = 200, stdev 14.142, CV 12.856%.
     let pinned = group(&s, "pinned", "sbe");
     assert_eq!(pinned.runs, 2);
-    assert_eq!(pinned.de.p50().median, 110.0);
-    assert!(close(pinned.de.p50().cv_pct, 100.0 * 200f64.sqrt() / 110.0));
+    assert_eq!(pinned.latency(Selective).unwrap().p50().median, 110.0);
+    assert!(close(
+        pinned.latency(Selective).unwrap().p50().cv_pct,
+        100.0 * 200f64.sqrt() / 110.0
+    ));
     // (300 + 300) / (100 + 110) = 2.857x.
     assert!(close(
         group(&s, "pinned", "capnp-packed").ratio_to_fastest,
@@ -1154,14 +1158,11 @@ fn ranks_by_batch_figures_when_every_format_has_them() {
     assert_eq!(runs.rows.len(), 9);
     let r = &runs.rows[1];
     assert_eq!(r.format, "sbe");
-    assert_eq!(
-        (r.ser_batch_ns, r.de_batch_ns, r.de_all_batch_ns),
-        (Some(17.5), Some(16.0), Some(30.0))
-    );
+    assert_eq!((r.throughput.0), [Some(17.5), Some(16.0), Some(30.0)]);
     assert_eq!(r.memcpy_batch_ns, Some(3.0));
     assert_eq!(r.clock.as_deref(), Some("tsc"));
     assert_eq!(
-        r.de_all,
+        r.latency[Complete],
         Some([40.0, 80.0, 160.0, 320.0, 640.0, 4000.0, 60.0])
     );
     let s = report::summarize(&runs);
@@ -1196,11 +1197,11 @@ fn ranks_by_batch_figures_when_every_format_has_them() {
         .map(|p| (p.format.as_str(), p.y.median))
         .collect();
     assert_eq!(y, [("raw", 9.0), ("sbe", 48.0), ("capnp", 60.0)]);
-    let sb = sbe.ser_batch.unwrap();
+    let sb = sbe.throughput[Encode].unwrap();
     assert_eq!((sb.median, sb.min, sb.max), (18.0, 17.5, 18.5));
-    assert_eq!(capnp.de_batch.unwrap().median, 14.0);
+    assert_eq!(capnp.throughput[Selective].unwrap().median, 14.0);
     // de_all p50 40, 44, 42: median 42, 40–44, CV 2/42.
-    let all = sbe.de_all.as_ref().unwrap();
+    let all = sbe.latency(Complete).unwrap();
     assert_eq!(
         (all.p50().median, all.p50().min, all.p50().max),
         (42.0, 40.0, 44.0)
@@ -1309,10 +1310,9 @@ fn falls_back_to_p50_without_batch_figures() {
     let (dir, a, b) = fixtures();
     let s = report::summarize(&report::load(&[a, b]).unwrap());
     assert!(s.groups.iter().all(|g| g.basis == Basis::Selective));
-    assert!(s
-        .groups
-        .iter()
-        .all(|g| g.de_all.is_none() && g.ser_batch.is_none() && g.ratio_all_to_raw.is_none()));
+    assert!(s.groups.iter().all(|g| g.latency(Complete).is_none()
+        && g.throughput[Encode].is_none()
+        && g.ratio_all_to_raw.is_none()));
     let out = dir.path().join("report");
     report::write_report(&s, &[], &out).unwrap();
     let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
@@ -1389,19 +1389,19 @@ fn old_and_new_rows_pool_in_one_csv() {
     );
     let runs = report::load(std::slice::from_ref(&path)).unwrap();
     assert_eq!(runs.rows.len(), 4);
-    assert_eq!(runs.rows[0].de_all, None);
-    assert_eq!(runs.rows[0].ser_batch_ns, None);
+    assert_eq!(runs.rows[0].latency[Complete], None);
+    assert_eq!(runs.rows[0].throughput[Encode], None);
     assert_eq!(runs.rows[0].clock, None);
-    assert_eq!(runs.rows[1].de_all.map(|a| a[0]), Some(50.0));
+    assert_eq!(runs.rows[1].percentile(Complete, 0), Some(50.0));
     assert_eq!(runs.rows[1].clock.as_deref(), Some("tsc"));
     let s = report::summarize(&runs);
     let g = &s.groups[0];
     assert_eq!((g.runs, g.batch_runs), (4, 2));
     // Over the two runs that measured them.
-    assert_eq!(g.ser_batch.unwrap().median, 22.0);
-    assert_eq!(g.de_all.as_ref().unwrap().p50().median, 50.0);
+    assert_eq!(g.throughput[Encode].unwrap().median, 22.0);
+    assert_eq!(g.latency(Complete).unwrap().p50().median, 50.0);
     // ser p50 over all four: 44, 40, 44, 40.
-    assert_eq!(g.ser.p50().median, 42.0);
+    assert_eq!(g.p50(Encode), Some(42.0));
     assert_eq!(g.basis, Basis::Batch);
     let out = dir.path().join("report");
     report::write_report(&s, &[], &out).unwrap();

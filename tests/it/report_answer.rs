@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use md_shootout::export;
+use md_shootout::measure::Workload;
 use md_shootout::report::stats::{Basis, Stat};
 use md_shootout::report::verdict::{self, Call, Need};
 use md_shootout::report::{self, dist};
@@ -102,7 +103,7 @@ fn the_verdict_names_winners_margins_and_ties() {
     let mut g: Vec<_> = groups.iter().map(|g| (*g).clone()).collect();
     let capnp = g.iter().position(|g| g.format == "capnp").unwrap();
     assert_eq!(g[capnp].rows[1].run_id, "t2");
-    g[capnp].rows[1].ser_batch_ns = Some(19.0);
+    g[capnp].rows[1].throughput[Workload::Encode] = Some(19.0);
     let refs: Vec<_> = g.iter().collect();
     let enc = verdict::verdicts(&refs)[0].clone();
     assert!(enc.is_tie(), "{enc:?}");
@@ -119,7 +120,9 @@ fn the_verdict_names_winners_margins_and_ties() {
     let sbe = g.iter().position(|g| g.format == "sbe").unwrap();
     let set_p50 = |g: &mut report::stats::Group, ns: f64| {
         for r in &mut g.rows {
-            r.ser[0] = ns;
+            if let Some(ser) = &mut r.latency[Workload::Encode] {
+                ser[0] = ns;
+            }
         }
     };
     set_p50(&mut g[capnp], 30.0);
@@ -724,7 +727,8 @@ fn scheduling_labels_side_by_side_say_what_changed() {
         .filter(|g| g.label == "pinned" && g.format == "capnp-packed")
     {
         g.speed = st(2.0, 2.0, 2.0);
-        for s in g.ser.0.iter_mut() {
+        let ser = g.latency[Workload::Encode].as_mut().unwrap();
+        for s in ser.0.iter_mut() {
             *s = st(1.0, 1.0, 1.0);
         }
     }

@@ -10,7 +10,20 @@
 //! Where a format cannot, the finding records what happened (an error, or which field came out
 //! wrong) rather than skipping it.
 
+mod bitcode;
+mod capnp;
+mod compiled;
+mod flatbuffers;
+mod harness;
+mod protobuf;
+mod raw;
+mod rkyv;
+mod sbe;
+mod serde_formats;
+pub mod v2;
+
 use super::Finding;
+pub use harness::source;
 
 /// Both directions' findings for one format.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -24,7 +37,119 @@ pub struct Evolution {
 /// The evolution check of the format named `format` (its `Format::NAME`), or `None` for a name
 /// no check knows. Each arm is one format's file below.
 pub fn check(format: &str) -> Option<Evolution> {
-    match format {
-        _ => None,
+    // Each format's file returns its findings rather than an `Evolution`, so that it imports
+    // nothing from this file, which imports it (scripts/imports.py: no cycles).
+    let (forward, backward) = match format {
+        "capnp-unpacked" => (capnp::forward::<false>(), capnp::backward::<false>()),
+        "capnp-packed" => (capnp::forward::<true>(), capnp::backward::<true>()),
+        "flatbuffers" => (flatbuffers::forward(), flatbuffers::backward()),
+        "protobuf" => (protobuf::forward(), protobuf::backward()),
+        "sbe" => (sbe::forward(), sbe::backward()),
+        "json" => serde_formats::json(),
+        "postcard" => serde_formats::postcard(),
+        "bitcode" => bitcode::check(),
+        "rkyv" => rkyv::check(),
+        "raw" => raw::check(),
+        _ => return None,
+    };
+    Some(Evolution { forward, backward })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::harness::{forward, grown};
+    use super::*;
+    use crate::formats::json::Json;
+    use crate::formats::rkyv::Rkyv;
+    use crate::model::Message;
+
+    /// The source's first Trade Report, as every test below names it.
+    #[test]
+    fn the_source_holds_what_version_2_grows_among_other_types() {
+        let source = source();
+        let first = &source[0];
+        assert_eq!(first.messages[1].name(), "TradeReport");
+        assert_eq!(first.messages[2].name(), "AddOrder");
+        match first.messages[1] {
+            Message::TradeReport(t) => assert_eq!((t.price, t.trade_id), (1_892_500, 4_242_001)),
+            _ => unreachable!(),
+        }
+        assert_eq!(
+            grown(&source),
+            "27 messages in 2 packets, 3 Trade Reports and 3 Add Orders among them"
+        );
+        // The v2 writer sets every appended field to its value from schemas/evolution-v2.txt.
+        let written = v2::MPacket::written(first);
+        assert!(matches!(
+            written.messages[1],
+            v2::Wire::TradeReport {
+                match_id: 81_985_529_216_486_895,
+                price: 1_892_500,
+                ..
+            }
+        ));
+        assert!(matches!(
+            written.messages[2],
+            v2::Wire::AddOrder {
+                attribution: 1_196_967_241,
+                order_id: 77_000_001,
+                ..
+            }
+        ));
+        assert_eq!(
+            v2::APPENDED.map(|a| (a.message, a.field, a.default)),
+            [
+                ("TradeReport", "match_id", 0),
+                ("AddOrder", "attribution", 0)
+            ]
+        );
+    }
+
+    /// A v2 writer that swaps two v1 fields of every Trade Report (its price and trade id, both
+    /// `i64`).
+    fn swapped(written: &[v2::MPacket]) -> Vec<v2::MPacket> {
+        let mut out = written.to_vec();
+        for m in out.iter_mut().flat_map(|p| &mut p.messages) {
+            if let v2::Wire::TradeReport {
+                price, trade_id, ..
+            } = m
+            {
+                std::mem::swap(price, trade_id);
+            }
+        }
+        out
+    }
+
+    /// The check compares with the source, not with what was written: a writer that swaps two
+    /// fields makes a forward `yes` a `no` that names the field.
+    #[test]
+    fn a_v2_writer_that_swaps_two_fields_makes_forward_no() {
+        let source = source();
+        let written: Vec<v2::MPacket> = source.iter().map(v2::MPacket::written).collect();
+        let bad = swapped(&written);
+        let expected = "the v1 reader on v2 bytes, packet 0 (seq 1001): \
+                        messages[1].TradeReport.price came out as 4242001 where the source has \
+                        1892500";
+        let json = forward::<Json>(&source, &bad, serde_formats::json_write);
+        assert_eq!(json, Err(expected.to_owned()));
+        assert!(forward::<Json>(&source, &written, serde_formats::json_write).is_ok());
+        let rkyv = forward::<Rkyv>(&source, &bad, rkyv::write);
+        assert_eq!(rkyv, Err(expected.to_owned()));
+        assert!(forward::<Rkyv>(&source, &written, rkyv::write).is_ok());
+    }
+
+    #[test]
+    fn every_format_of_this_check_is_dispatched_and_measured() {
+        for name in ["json", "postcard", "bitcode", "rkyv", "raw"] {
+            let e = check(name).expect(name);
+            for f in [&e.forward, &e.backward] {
+                assert!(f.measured, "{name}");
+                assert!(
+                    f.decided_by.starts_with("capability::evolution::"),
+                    "{name}"
+                );
+            }
+        }
+        assert_eq!(check("no-such-format"), None);
     }
 }

@@ -8,9 +8,9 @@ use nom::Parser;
 use super::interface::{self, Interface};
 use super::layout::{malformed, EPB_TYPE, IDB_TYPE, MAX_INTERFACES, SHB_TYPE, SPB_TYPE};
 use super::{packet, section};
-use crate::bytes::{be_u32, le_u32};
+use crate::bytes::by_endian;
 use crate::capture::buffer::Buffer;
-use crate::capture::record::{need, parsed, Span, MAX_FRAME, MAX_RECORD};
+use crate::capture::record::{need, parsed, within_limit, Span, MAX_FRAME};
 use crate::error::{At, Error, Result, TruncatedTail};
 
 /// Parsing state of the current section.
@@ -62,14 +62,7 @@ pub(crate) fn next<R: Read>(
             skip_block(buf, len, at, number)?;
             continue;
         }
-        if len > MAX_RECORD {
-            return Err(Error::TooLarge {
-                what: "pcapng block",
-                at,
-                len: len as u64,
-                limit: MAX_RECORD as u64,
-            });
-        }
+        within_limit(len, "pcapng block", at)?;
         match need(buf, len, block_name(is_shb, block_type), number) {
             Err(Error::CutShort(tail)) if block_type == EPB_TYPE && !is_shb => {
                 return Err(cut_packet_block(buf.available(), endian, len, at, tail))
@@ -102,10 +95,20 @@ pub(crate) fn next<R: Read>(
                     let iface = interface::read(body, endian, at)?;
                     section.interfaces.push(iface);
                 }
-                EPB_TYPE => {
-                    return packet::enhanced(body, endian, &section.interfaces, at, len).map(Some)
+                _ => {
+                    let block = packet::Block {
+                        body,
+                        endian,
+                        at,
+                        len,
+                    };
+                    return if block_type == EPB_TYPE {
+                        packet::enhanced(block, &section.interfaces)
+                    } else {
+                        packet::simple(block, &section.interfaces)
+                    }
+                    .map(Some);
                 }
-                _ => return packet::simple(body, endian, &section.interfaces, at, len).map(Some),
             }
         }
         buf.consume(len);
@@ -115,10 +118,7 @@ pub(crate) fn next<R: Read>(
 /// Block type and total length, with the byte order decided once (this runs per packet).
 #[inline]
 fn block_header(i: &[u8], endian: Endianness) -> nom::IResult<&[u8], (u32, u32)> {
-    match endian {
-        Endianness::Big => (be_u32, be_u32).parse(i),
-        _ => (le_u32, le_u32).parse(i),
-    }
+    by_endian!(endian, |u32| (u32, u32).parse(i))
 }
 
 fn skip_block<R: Read>(buf: &mut Buffer<R>, len: usize, at: At, number: u64) -> Result<()> {

@@ -6,7 +6,7 @@ use nom::Parser;
 
 use super::interface::Interface;
 use super::layout::malformed;
-use crate::bytes::{be_u32, le_u32};
+use crate::bytes::by_endian;
 use crate::capture::record::{parsed, Span};
 use crate::error::{At, Result};
 
@@ -27,50 +27,46 @@ pub struct EnhancedPacketHeader {
 
 impl EnhancedPacketHeader {
     pub fn parse(body: &[u8], endian: Endianness) -> nom::IResult<&[u8], EnhancedPacketHeader> {
-        // One branch on the byte order, then a parser monomorphized for it: this runs per packet.
-        match endian {
-            Endianness::Big => Self::parse_with(body, be_u32),
-            _ => Self::parse_with(body, le_u32),
-        }
-    }
-
-    #[inline(always)]
-    fn parse_with<'a>(
-        body: &'a [u8],
-        u32: impl Fn(&'a [u8]) -> nom::IResult<&'a [u8], u32> + Copy,
-    ) -> nom::IResult<&'a [u8], EnhancedPacketHeader> {
-        let (rest, (interface_id, ts_high, ts_low, captured_len, original_len)) =
-            (u32, u32, u32, u32, u32).parse(body)?;
-        Ok((
-            rest,
-            EnhancedPacketHeader {
-                interface_id,
-                ts_high,
-                ts_low,
-                captured_len,
-                original_len,
-            },
-        ))
+        by_endian!(endian, |u32| {
+            let (rest, (interface_id, ts_high, ts_low, captured_len, original_len)) =
+                (u32, u32, u32, u32, u32).parse(body)?;
+            Ok((
+                rest,
+                EnhancedPacketHeader {
+                    interface_id,
+                    ts_high,
+                    ts_low,
+                    captured_len,
+                    original_len,
+                },
+            ))
+        })
     }
 }
 
-/// `body` is the block without its type, leading and trailing length; `len` the total length.
+/// A packet block as the block reader found it.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Block<'a> {
+    /// The block without its type, leading and trailing length.
+    pub body: &'a [u8],
+    /// The section's byte order.
+    pub endian: Endianness,
+    pub at: At,
+    /// The block's total length.
+    pub len: usize,
+}
+
+/// An Enhanced Packet Block: the frame, timed at its interface's resolution.
 #[inline]
-pub(super) fn enhanced(
-    body: &[u8],
-    endian: Endianness,
-    interfaces: &[Interface],
-    at: At,
-    len: usize,
-) -> Result<Span> {
+pub(super) fn enhanced(b: Block<'_>, interfaces: &[Interface]) -> Result<Span> {
     let epb = parsed(
-        EnhancedPacketHeader::parse(body, endian),
+        EnhancedPacketHeader::parse(b.body, b.endian),
         "pcapng enhanced packet block",
-        at,
+        b.at,
     )?;
     let Some(iface) = interfaces.get(epb.interface_id as usize) else {
         return Err(malformed(
-            at,
+            b.at,
             &format!(
                 "packet on interface {} but the section declares {}",
                 epb.interface_id,
@@ -78,11 +74,11 @@ pub(super) fn enhanced(
             ),
         ));
     };
-    let room = body.len() - 20;
+    let room = b.body.len() - 20;
     let captured = epb.captured_len as usize;
     if captured > room {
         return Err(malformed(
-            at,
+            b.at,
             &format!("captured length {captured} exceeds the {room} bytes the block holds"),
         ));
     }
@@ -90,7 +86,7 @@ pub(super) fn enhanced(
     Ok(Span {
         data_start: EPB_DATA_START,
         data_len: captured,
-        record_len: len,
+        record_len: b.len,
         link_type: iface.link_type,
         timestamp_ns: iface.timestamp_nanos(raw_ts),
         original_len: epb.original_len,
@@ -98,18 +94,16 @@ pub(super) fn enhanced(
 }
 
 /// A Simple Packet Block has no timestamp and belongs to the section's first interface.
-pub(super) fn simple(
-    body: &[u8],
-    endian: Endianness,
-    interfaces: &[Interface],
-    at: At,
-    len: usize,
-) -> Result<Span> {
-    let original_len = parsed(nu32(endian).parse(body), "pcapng simple packet block", at)?;
+pub(super) fn simple(b: Block<'_>, interfaces: &[Interface]) -> Result<Span> {
+    let original_len = parsed(
+        nu32(b.endian).parse(b.body),
+        "pcapng simple packet block",
+        b.at,
+    )?;
     let Some(iface) = interfaces.first() else {
-        return Err(malformed(at, "simple packet block before any interface"));
+        return Err(malformed(b.at, "simple packet block before any interface"));
     };
-    let room = body.len() - 4;
+    let room = b.body.len() - 4;
     let mut captured = room.min(original_len as usize);
     if iface.snaplen != 0 {
         captured = captured.min(iface.snaplen as usize);
@@ -117,7 +111,7 @@ pub(super) fn simple(
     Ok(Span {
         data_start: SPB_DATA_START,
         data_len: captured,
-        record_len: len,
+        record_len: b.len,
         link_type: iface.link_type,
         timestamp_ns: 0,
         original_len,

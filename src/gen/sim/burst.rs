@@ -7,8 +7,8 @@ use crate::model::{
 };
 
 use super::layout::Burst;
+use super::state::Simulation;
 use super::universe::TEST_SYMBOL;
-use super::Simulation;
 
 impl Simulation {
     /// Next message of a start-of-day / open / close burst; `None` when the burst is exhausted.

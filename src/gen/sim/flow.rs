@@ -8,8 +8,8 @@ use crate::model::{
 };
 
 use super::layout::{Flow, MARKET_CLOSE, MARKET_OPEN, NS};
+use super::state::Simulation;
 use super::universe::TICK;
-use super::Simulation;
 
 /// Messages per flow segment, drawn uniformly from this table (mean 2.4).
 pub(super) const FLOW_COUNTS: [u16; 20] =
@@ -25,6 +25,19 @@ impl Flow {
             Flow::Regular => 50,
         }
     }
+    /// A trade's flags that follow from its size and this session: odd lot (0x20), extended
+    /// hours (0x40).
+    pub(super) fn sale_flags(self, size: u32) -> u8 {
+        let mut flags = 0u8;
+        if size < 100 {
+            flags |= 0x20;
+        }
+        if self.extended_hours() {
+            flags |= 0x40;
+        }
+        flags
+    }
+
     /// Trade reports per 10000 messages.
     fn trade_bp(self) -> u32 {
         match self {
@@ -164,29 +177,29 @@ impl Simulation {
         let size = self.lot(25);
         let s = &self.syms[i];
         let price = s.bid + self.rng.i64(0..=s.spread) * TICK;
-        let mut flags = 0u8;
-        if size < 100 {
-            flags |= 0x20;
-        }
-        if f.extended_hours() {
-            flags |= 0x40;
-        }
+        let mut flags = f.sale_flags(size);
         let r = self.rng.u8(0..100);
         if r < 8 {
             flags |= 0x80;
         } else if r < 12 {
             flags |= 0x10;
         }
-        self.trade_id += self.rng.i64(1..=64);
-        self.syms[i].last_trade = Some((self.trade_id, size, price));
+        let trade_id = self.record_trade(i, size, price);
         Message::TradeReport(Trade {
             flags,
             timestamp: ts,
             symbol,
             size,
             price,
-            trade_id: self.trade_id,
+            trade_id,
         })
+    }
+
+    /// The next trade id, the trade kept as symbol `i`'s last (the one a break cancels).
+    pub(super) fn record_trade(&mut self, i: usize, size: u32, price: i64) -> i64 {
+        self.trade_id += self.rng.i64(1..=64);
+        self.syms[i].last_trade = Some((self.trade_id, size, price));
+        self.trade_id
     }
 
     /// Breaks the symbol's last trade, or trades if it has none yet.

@@ -18,57 +18,31 @@
 mod book;
 mod burst;
 mod flow;
-mod layout;
+pub(super) mod layout;
 mod orders;
 mod shaped;
-mod universe;
+mod state;
+pub(super) mod universe;
 
 use fastrand::Rng;
 
-use crate::model::{Feed, Message, Packet, Symbol, SystemEvent, Timestamp};
+use crate::model::{Feed, Message, Packet, SystemEvent, Timestamp};
 
+use super::error::GenError;
 use super::like::Shape;
-use super::{GenError, GenOptions};
+use super::options::GenOptions;
 
 pub use book::{live_cap, MAX_LIVE_ORDERS};
 pub use layout::{DAY_START, MARKET_CLOSE, MARKET_OPEN, SYSTEM_END, SYSTEM_START};
 pub use orders::{DEPTH_TARGET, MODIFY_MAINTAIN_PRIORITY, MODIFY_RESET_PRIORITY};
+pub use state::Simulation;
 pub use universe::{MAX_SYMBOLS, TEST_SYMBOL};
 
 use book::Book;
-
 use flow::FLOW_COUNTS;
 use layout::{layout, Kind, Phase, BURST_STEP};
-use shaped::Shaped;
-use universe::{make_symbols, Sym};
-
-/// The generator's state machine. Construct with [`Simulation::new`], then call
-/// [`Simulation::next_into`] until it returns `false`.
-pub struct Simulation {
-    rng: Rng,
-    feed: Feed,
-    syms: Vec<Sym>,
-    listed: Vec<u32>,
-    phases: Vec<Phase>,
-    phase: usize,
-    in_phase: u64,
-    seq: u64,
-    last_send: Timestamp,
-    /// Burst cursor: leading system events emitted, then (symbol, sub-step).
-    cur_head: u8,
-    cur_sym: usize,
-    cur_sub: u8,
-    burst_left: u64,
-    trade_id: i64,
-    distinct: usize,
-    /// DEEP+ only (empty otherwise): each symbol's live orders, at most `live_cap` each.
-    books: Vec<Book>,
-    live_cap: usize,
-    /// Last order id handed out; ids only increase, so they are unique for the day.
-    next_order_id: i64,
-    /// `gen --like`: packets drawn from a capture's shape instead of the day's layout.
-    shaped: Option<Box<Shaped>>,
-}
+use state::Shaped;
+use universe::make_symbols;
 
 impl Simulation {
     /// Validates the options and lays out the day; the only allocations are here.
@@ -79,18 +53,13 @@ impl Simulation {
     /// [`Simulation::new`], or with a `shape`, `opts.packets` packets of that shape
     /// ([`super::like`]): its feed and symbol count replace the options'.
     pub fn with_shape(opts: &GenOptions, shape: Option<&Shape>) -> Result<Self, GenError> {
-        let (feed, symbols) = shape.map_or((opts.feed, opts.symbols), |s| (s.feed, s.symbols));
-        if symbols == 0 || symbols > MAX_SYMBOLS {
+        let opts = &opts.shaped_by(shape);
+        if opts.symbols == 0 || opts.symbols > MAX_SYMBOLS {
             return Err(GenError::InvalidOption {
                 option: "symbols",
-                reason: format!("must be between 1 and {MAX_SYMBOLS}, got {symbols}"),
+                reason: format!("must be between 1 and {MAX_SYMBOLS}, got {}", opts.symbols),
             });
         }
-        let opts = &GenOptions {
-            feed,
-            symbols,
-            ..opts.clone()
-        };
         let mut rng = Rng::with_seed(opts.seed);
         let syms = make_symbols(&mut rng, opts.symbols);
         let listed: Vec<u32> = (0..syms.len() as u32)
@@ -135,25 +104,6 @@ impl Simulation {
             next_order_id: 4_000_000,
             shaped: shape.map(|s| Box::new(Shaped::new(s.clone(), opts.packets))),
         })
-    }
-
-    pub fn feed(&self) -> Feed {
-        self.feed
-    }
-
-    /// Distinct symbols that appeared in messages so far.
-    pub fn distinct_symbols(&self) -> usize {
-        self.distinct
-    }
-
-    /// DEEP+: orders live right now, over all symbols (0 for the other feeds).
-    pub fn live_orders(&self) -> usize {
-        self.books.iter().map(Book::len).sum()
-    }
-
-    /// Sequence number the next message will carry.
-    pub fn next_seq(&self) -> u64 {
-        self.seq
     }
 
     /// Fills `pkt` with the next segment (reusing its message vector); `false` once the day is
@@ -263,9 +213,10 @@ impl Simulation {
                     };
                     let last_of_event = k + 1 == count || next != sym;
                     let i = std::mem::replace(&mut sym, next);
-                    // DEEP+ writes the slot itself and skips the `write` below: folding this
-                    // into one `match` that writes each arm let the compiler bring back the
-                    // copy through the stack (cachegrind: 5% more instructions).
+                    // DEEP+ writes the slot itself and skips the `write` below: folded into one
+                    // `match` that writes each arm, the compiler brings back the copy through
+                    // the stack that writing in place removes (docs/BENCHMARKS.md, "in-place
+                    // messages").
                     if self.feed == Feed::DeepPlus {
                         self.order_message(f, i, ts, slot);
                         n += 1;
@@ -288,34 +239,6 @@ impl Simulation {
         self.last_send = send;
         Some((seq, send))
     }
-
-    /// The first message's timestamp and the step between a packet's `count` messages: after
-    /// the previous send, at or before this one, non-decreasing.
-    fn message_times(&mut self, send: Timestamp, count: u64) -> (Timestamp, i64) {
-        let lat = self.rng.i64(1_000..30_000);
-        let base = send
-            .saturating_sub(lat)
-            .max(self.last_send.saturating_add(1))
-            .min(send);
-        (base, (send - base) / count.max(1) as i64)
-    }
-
-    /// Popular symbols trade far more often: the product of two uniforms skews towards index 0.
-    fn pick_symbol(&mut self) -> usize {
-        let a = self.rng.u32(..) as u64;
-        let b = self.rng.u32(..) as u64;
-        let p = (a * b) >> 32;
-        ((p * self.syms.len() as u64) >> 32) as usize
-    }
-
-    fn touch(&mut self, i: usize) -> Symbol {
-        let s = &mut self.syms[i];
-        if !s.seen {
-            s.seen = true;
-            self.distinct += 1;
-        }
-        s.symbol
-    }
 }
 
 #[cfg(test)]
@@ -331,6 +254,14 @@ mod tests {
             seed: 7,
             symbols,
         }
+    }
+
+    fn deep_plus(packets: u64, symbols: usize) -> Simulation {
+        let o = GenOptions {
+            feed: Feed::DeepPlus,
+            ..opts(packets, symbols)
+        };
+        Simulation::new(&o).unwrap()
     }
 
     #[test]
@@ -399,11 +330,7 @@ mod tests {
 
     #[test]
     fn deep_plus_books_never_pass_their_cap() {
-        let o = GenOptions {
-            feed: Feed::DeepPlus,
-            ..opts(20_000, 2)
-        };
-        let mut sim = Simulation::new(&o).unwrap();
+        let mut sim = deep_plus(20_000, 2);
         // A tiny cap so it binds: adds on a full book must turn into deletes.
         sim.live_cap = 8;
         let mut p = Packet::default();
@@ -419,11 +346,7 @@ mod tests {
 
     #[test]
     fn deep_plus_open_and_close_bursts_have_no_official_price() {
-        let o = GenOptions {
-            feed: Feed::DeepPlus,
-            ..opts(2_000, 50)
-        };
-        let mut sim = Simulation::new(&o).unwrap();
+        let mut sim = deep_plus(2_000, 50);
         let mut p = Packet::default();
         let mut kinds = [0u64; 256];
         while sim.next_into(&mut p) {
@@ -441,11 +364,7 @@ mod tests {
 
     #[test]
     fn deep_plus_steady_state_does_not_allocate() {
-        let o = GenOptions {
-            feed: Feed::DeepPlus,
-            ..opts(400_000, 50)
-        };
-        let mut sim = Simulation::new(&o).unwrap();
+        let mut sim = deep_plus(400_000, 50);
         let mut p = Packet::default();
         // Warm up: every busy book reaches its depth target, the packet its largest size.
         for _ in 0..200_000 {

@@ -46,8 +46,8 @@ use std::mem::MaybeUninit;
 
 use super::book::{Order, BUY, SELL};
 use super::layout::Flow;
+use super::state::Simulation;
 use super::universe::TICK;
-use super::Simulation;
 
 /// `M` flags: the order keeps its time priority.
 pub const MODIFY_MAINTAIN_PRIORITY: u8 = 0x01;
@@ -104,8 +104,8 @@ impl Simulation {
     /// One DEEP+ message of continuous trading for symbol `i`, written into `out`.
     ///
     /// Written in place rather than returned: a `Message` is 88 bytes, and copying one just
-    /// built (its fields stored one by one) into the batch waited on store forwarding, 5 to 15%
-    /// of the simulation thread's samples.
+    /// built (its fields stored one by one) into the batch waits on store forwarding
+    /// (docs/BENCHMARKS.md, "in-place messages").
     pub(super) fn order_message(
         &mut self,
         f: Flow,
@@ -349,18 +349,11 @@ impl Simulation {
         } else {
             self.books[i].set(at, o.size - size, o.price);
         }
-        let mut flags = 0u8;
-        if size < 100 {
-            flags |= 0x20;
-        }
-        if f.extended_hours() {
-            flags |= 0x40;
-        }
+        let mut flags = f.sale_flags(size);
         if self.rng.u8(0..100) < 8 {
             flags |= 0x80;
         }
-        self.trade_id += self.rng.i64(1..=64);
-        self.syms[i].last_trade = Some((self.trade_id, size, price));
+        let trade_id = self.record_trade(i, size, price);
         Message::OrderExecuted(OrderExecuted {
             flags,
             timestamp: ts,
@@ -368,7 +361,7 @@ impl Simulation {
             order_id: o.id,
             size,
             price,
-            trade_id: self.trade_id,
+            trade_id,
         })
     }
 }

@@ -4,40 +4,14 @@
 
 use std::mem::MaybeUninit;
 
-use crate::gen::like::{draw, draw_index, Shape};
+use crate::gen::like::{draw, draw_index};
 use crate::model::{kind, Feed, Message, Side, SystemEvent, Timestamp};
 
 use super::layout::{Burst, Flow};
-use super::Simulation;
-
-/// The shape and where the simulation is in it.
-pub(super) struct Shaped {
-    shape: Shape,
-    /// Packets still to write.
-    left: u64,
-    /// Next symbol of each status type (types that go to every symbol in turn).
-    cursor: [u32; 256],
-    /// System events written: the `k`-th is the `k`-th of `O S R M E C`, round and round.
-    events: usize,
-}
+use super::state::{Shaped, Simulation};
 
 /// The system events of a day, in order.
 const EVENTS: &[u8; 6] = b"OSRMEC";
-
-impl Shaped {
-    pub(super) fn new(shape: Shape, packets: u64) -> Shaped {
-        Shaped {
-            shape,
-            left: packets,
-            cursor: [0; 256],
-            events: 0,
-        }
-    }
-
-    pub(super) fn left(&self) -> u64 {
-        self.left
-    }
-}
 
 impl Simulation {
     /// The next packet of a shaped simulation, as [`Simulation::next_onto`] hands it out.

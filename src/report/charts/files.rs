@@ -9,6 +9,7 @@ use super::distribution::Distributions;
 use super::percentiles::Percentiles;
 use super::scatter::Scatter;
 use super::style::Colours;
+use crate::measure::Workload;
 use crate::output::write_atomically;
 use crate::report::dist::{FormatRuns, Histograms, SIDES};
 use crate::report::error::ReportError;
@@ -132,7 +133,12 @@ fn section_charts<'a>(
         });
     }
     for (side, side_name) in SIDES {
-        if side == "de_all" && !groups.iter().all(|g| g.de_all.is_some()) {
+        let timed = |g: &&Group| {
+            Workload::ALL
+                .iter()
+                .any(|w| w.column() == side && g.latency(*w).is_some())
+        };
+        if !groups.iter().all(timed) {
             continue;
         }
         planned.push(Planned {

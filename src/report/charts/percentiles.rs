@@ -6,18 +6,16 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use super::axis::{err, Axis, DrawResult};
 use super::canvas::{plane, slot_labels, Axes, Canvas, Chart, Plane, Swatch};
 use super::style::{FONT, PCT_COLOURS};
+use crate::measure::Workload;
 use crate::report::stats::{trim, Group, Stat};
 
 /// The side's p50, p99 and p99.9 (`de_all` only for groups that have it: see [`super::files`]).
 fn side_stats<'a>(g: &'a Group, side: &str) -> [&'a Stat; 3] {
-    let s = match side {
-        "ser" => &g.ser,
-        "de_all" => g
-            .de_all
-            .as_ref()
-            .expect("de_all charts only where measured"),
-        _ => &g.de,
-    };
+    let s = Workload::ALL
+        .into_iter()
+        .find(|w| w.column() == side)
+        .and_then(|w| g.latency(w))
+        .expect("charts only of a workload every group timed per unit");
     [s.p50(), s.p99(), s.p999()]
 }
 

@@ -1,0 +1,88 @@
+//! bitcode: version 2 is [`v2::MPacket`], the packet with the appended fields, derived like
+//! version 1's (`formats::mirror::MPacket`). bitcode has no evolution mechanism: its encoding is
+//! the type's fields, column by column, with no names, tags or lengths per field, so a reader of
+//! another version reads columns that are not the ones it expects.
+
+use super::harness::{both, Read2};
+use super::v2;
+use crate::capability::Finding;
+use crate::formats::bitcode::Bitcode;
+
+/// Bytes of the length prefix `formats::bitcode` puts before each packet.
+const PREFIX: usize = 4;
+
+/// bitcode's version 2 writer: `bitcode::encode` of the v2 packet behind its `u32`
+/// little-endian length, as `formats::bitcode` frames it.
+pub(super) fn write(p: &v2::MPacket, out: &mut Vec<u8>) {
+    let bytes = bitcode::encode(p);
+    let len = u32::try_from(bytes.len()).expect("one packet encodes to under 4 GiB");
+    out.extend_from_slice(&len.to_le_bytes());
+    out.extend_from_slice(&bytes);
+}
+
+/// bitcode's version 2 reader: the length prefix, then `bitcode::decode` of the v2 packet
+/// (all or nothing: bitcode decodes a packet's columns together).
+fn read(bytes: &[u8]) -> Read2 {
+    let decoded = (|| {
+        let prefix: [u8; PREFIX] = bytes
+            .get(..PREFIX)
+            .and_then(|b| b.try_into().ok())
+            .ok_or("shorter than the length prefix")?;
+        let used = PREFIX + u32::from_le_bytes(prefix) as usize;
+        let body = bytes
+            .get(PREFIX..used)
+            .ok_or_else(|| format!("the prefix says {used} bytes, there are {}", bytes.len()))?;
+        let p = bitcode::decode::<v2::MPacket>(body).map_err(|e| format!("bitcode: {e}"))?;
+        Ok((p, used))
+    })();
+    match decoded {
+        Ok((p, used)) => (p, Ok(used)),
+        Err(e) => (v2::MPacket::default(), Err(e)),
+    }
+}
+
+const NO_MECHANISM: &str = " (bitcode has no evolution mechanism: a packet is its fields' \
+     columns, packed, with nothing that names a field, so a reader of the other version finds \
+     columns it cannot unpack)";
+
+/// bitcode's evolution: the v1 codec `formats::bitcode` against bitcode on the v2 packet.
+pub(super) fn check() -> (Finding, Finding) {
+    both::<Bitcode>(
+        "capability::evolution::bitcode",
+        ("bitcode::encode", "bitcode::decode"),
+        write,
+        read,
+        (NO_MECHANISM, NO_MECHANISM),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::harness::assert_round_trip;
+    use super::*;
+
+    #[test]
+    fn the_v2_writer_and_reader_round_trip() {
+        assert_round_trip(write, read);
+    }
+
+    /// Neither version's reader unpacks the other's columns: both refuse the first packet whole.
+    #[test]
+    fn bitcode_refuses_the_other_version_s_packet() {
+        let e = check();
+        assert_eq!(
+            e.0.answer,
+            format!(
+                "no: the v1 reader on v2 bytes, packet 0 (seq 1001): refused before any \
+                 message: bitcode: invalid packing{NO_MECHANISM}"
+            )
+        );
+        assert_eq!(
+            e.1.answer,
+            format!(
+                "no: the v2 reader on v1 bytes, packet 0 (seq 1001): refused before any \
+                 message: bitcode: invalid packing{NO_MECHANISM}"
+            )
+        );
+    }
+}

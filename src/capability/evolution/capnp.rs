@@ -1,0 +1,225 @@
+//! Cap'n Proto's evolution, measured (`capnp-unpacked` and `capnp-packed`). Version 2 gives the
+//! struct behind each changed message a field with the next ordinal (`matchId @6` in `Trade`,
+//! which Trade Report shares with Trade Break; `attribution @6` in `AddOrder`): its data section
+//! grows by a word. A reader of an older schema ignores data past its struct's known size; a
+//! reader of a newer one reads a field beyond the size the bytes' struct declares as its default
+//! (the encoding spec, "Evolving your protocol" at capnproto.org/language.html).
+//!
+//! The v2 writer and reader here are capnpc's code for the v2 schema build.rs derives; the v1
+//! side is the codec under test ([`CapnpUnpacked`] / [`CapnpPacked`]).
+
+use ::capnp::message::{Builder, ReaderOptions};
+
+use super::compiled::{self, v2, ReadV2};
+use crate::capability::Finding;
+use crate::formats::capnp::Capnp;
+use crate::formats::wire::{IntoModel, ToLib};
+use crate::formats::DecodeError;
+use crate::model::*;
+
+/// The code capnpc generated from the v2 schema (`OUT_DIR/evolution-v2/marketdata.capnp`).
+#[allow(clippy::all, clippy::pedantic, dead_code, unused_imports, missing_docs)]
+pub mod marketdata_capnp {
+    include!(concat!(
+        env!("OUT_DIR"),
+        "/evolution-v2/marketdata_capnp.rs"
+    ));
+}
+
+use marketdata_capnp::{message as msg, packet};
+
+fn err(e: impl std::fmt::Display) -> DecodeError {
+    DecodeError::library("capnp (v2 schema)", e)
+}
+
+impl ToLib<marketdata_capnp::Side> for Side {
+    fn to_lib(self) -> marketdata_capnp::Side {
+        match self {
+            Side::Buy => marketdata_capnp::Side::Buy,
+            Side::Sell => marketdata_capnp::Side::Sell,
+        }
+    }
+}
+
+impl IntoModel<Side> for Result<marketdata_capnp::Side, ::capnp::NotInSchema> {
+    fn into_model(self) -> Result<Side, DecodeError> {
+        Ok(match self.map_err(err)? {
+            marketdata_capnp::Side::Buy => Side::Buy,
+            marketdata_capnp::Side::Sell => Side::Sell,
+        })
+    }
+}
+
+/// The appended field of version 2, set by the writer (`set`) or read (`get`) where the message
+/// type has one.
+macro_rules! appended {
+    (set TradeReport $x:ident) => {
+        $x.set_match_id(v2::MATCH_ID.value)
+    };
+    (set AddOrder $x:ident) => {
+        $x.set_attribution(v2::ATTRIBUTION.value)
+    };
+    (set $V:ident $x:ident) => {};
+    (get TradeReport $x:ident) => {
+        Some($x.get_match_id())
+    };
+    (get AddOrder $x:ident) => {
+        Some(i64::from($x.get_attribution()))
+    };
+    (get $V:ident $x:ident) => {
+        None
+    };
+}
+
+/// The v2 writer's and reader's field-by-field copies, from the message table (as the codec's).
+macro_rules! copies {
+    ($($V:ident($S:ident) $snake:ident {
+        kinds $kinds:tt, len $len:literal, wire $wire:tt, fields [$($f:ident: $t:ident),*],
+        capnp $init:ident [$($set:ident $get:ident),*], $($other:tt)*
+    },)*) => {
+        fn build_message(b: msg::Builder<'_>, m: &Message) {
+            match m {
+                $(Message::$V(m) => {
+                    let mut x = b.$init();
+                    $(x.$set(m.$f.to_lib());)*
+                    appended!(set $V x);
+                })*
+            }
+        }
+
+        fn read_message(m: msg::Reader<'_>) -> Result<(Message, Option<i64>), DecodeError> {
+            use msg::Which;
+            Ok(match m.which().map_err(err)? {
+                $(Which::$V(x) => {
+                    let x = x.map_err(err)?;
+                    (Message::$V($S { $($f: x.$get().into_model()?,)* }), appended!(get $V x))
+                })*
+            })
+        }
+    };
+}
+for_each_message!(copies);
+
+/// `packet` written by the v2 schema's code, in the standard or the packed framing.
+fn write_v2(packet: &Packet, packed: bool) -> Vec<u8> {
+    let mut message = Builder::new_default();
+    {
+        let mut root = message.init_root::<packet::Builder>();
+        root.set_seq(packet.seq);
+        root.set_send_time(packet.send_time);
+        let len = u32::try_from(packet.messages.len()).expect("fewer than 2^32 messages");
+        let mut list = root.init_messages(len);
+        for (i, m) in packet.messages.iter().enumerate() {
+            build_message(list.reborrow().get(i as u32), m);
+        }
+    }
+    let mut out = Vec::new();
+    let written = if packed {
+        ::capnp::serialize_packed::write_message(&mut out, &message)
+    } else {
+        ::capnp::serialize::write_message(&mut out, &message)
+    };
+    written.expect("writing to a Vec cannot fail");
+    out
+}
+
+/// `bytes` read by the v2 schema's code: every v1 field and the appended ones.
+fn read_v2(bytes: &[u8], packed: bool) -> Result<ReadV2, DecodeError> {
+    let mut rest = bytes;
+    let reader = if packed {
+        ::capnp::serialize_packed::read_message(&mut rest, ReaderOptions::new())
+    } else {
+        ::capnp::serialize::read_message(&mut rest, ReaderOptions::new())
+    }
+    .map_err(err)?;
+    let root = reader.get_root::<packet::Reader>().map_err(err)?;
+    let messages = root.get_messages().map_err(err)?;
+    compiled::read_all(root.get_seq(), root.get_send_time(), messages, read_message)
+}
+
+fn decided_by(packed: bool) -> String {
+    let name = if packed {
+        "capnp-packed"
+    } else {
+        "capnp-unpacked"
+    };
+    format!(
+        "capability::evolution::capnp ({name}; v2 schema: Trade.matchId @6, AddOrder.attribution @6)"
+    )
+}
+
+/// A v1 reader (the codec) on bytes of the v2 writer.
+pub fn forward<const PACKED: bool>() -> Finding {
+    compiled::forward::<Capnp<PACKED>>(decided_by(PACKED), |p| write_v2(p, PACKED))
+}
+
+/// A v2 reader on bytes of the v1 writer (the codec).
+pub fn backward<const PACKED: bool>() -> Finding {
+    compiled::backward::<Capnp<PACKED>>(decided_by(PACKED), |bytes| read_v2(bytes, PACKED))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::capnp::{CapnpPacked, CapnpUnpacked};
+    use crate::formats::Format;
+
+    /// Cap'n Proto evolves both ways, in both framings: the measured findings.
+    #[test]
+    fn capnp_evolves_both_ways_in_both_framings() {
+        for f in [
+            forward::<false>(),
+            forward::<true>(),
+            backward::<false>(),
+            backward::<true>(),
+        ] {
+            assert!(f.yes(), "{f:?}");
+            assert!(f.measured);
+        }
+        assert!(forward::<true>().decided_by.contains("capnp-packed"));
+    }
+
+    /// What the findings rest on, field by field: the v1 codec reads the v2 writer's Trade
+    /// Report as written (the values come from the source, not the codec), and the v2 reader
+    /// sees the v1 bytes' match id as 0 and the v2 bytes' as the file's value.
+    #[test]
+    fn the_values_behind_the_findings() {
+        let source = compiled::source();
+        let bytes = write_v2(&source[1], false);
+        let (got, _) = CapnpUnpacked::default().decode_packet(&bytes).unwrap();
+        assert_eq!(
+            got.messages[0],
+            compiled::trade_report("ZIEXT", 100, 1_234_500, 9_001)
+        );
+        assert_eq!(
+            got.messages[2],
+            compiled::add_order(b'8', "AAPL", 77_000_001, 300, 1_899_900)
+        );
+        let (_, appended) = read_v2(&bytes, false).unwrap();
+        assert_eq!(appended[0], Some(81_985_529_216_486_895));
+        assert_eq!(appended[2], Some(i64::from(u32::from_le_bytes(*b"IEXG"))));
+        assert_eq!(appended[1], None);
+
+        let mut v1 = Vec::new();
+        CapnpPacked::default().encode(&source[1], &mut v1);
+        let (read, appended) = read_v2(&v1, true).unwrap();
+        assert_eq!(
+            read.messages[6],
+            compiled::trade_report("SPY", 1, 4_500_000, 9_002)
+        );
+        assert_eq!(
+            (appended[0], appended[2], appended[6]),
+            (Some(0), Some(0), Some(0))
+        );
+    }
+
+    /// The check catches a v2 writer that swaps two v1 fields.
+    #[test]
+    fn a_writer_that_swaps_fields_fails_forward() {
+        let f = compiled::forward::<CapnpUnpacked>(decided_by(false), |p| {
+            write_v2(&compiled::swapped(p), false)
+        });
+        assert!(!f.yes());
+        assert!(f.answer.contains("TradeReport.price"), "{}", f.answer);
+    }
+}

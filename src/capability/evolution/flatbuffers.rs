@@ -1,0 +1,306 @@
+//! FlatBuffers' evolution, measured (`flatbuffers`). Version 2 appends a field to the table
+//! behind each changed type (`match_id:long` to `Trade`, which Trade Report shares with Trade
+//! Break; `attribution:uint` to `AddOrder`), so it takes the next vtable slot. A reader of an
+//! older schema never asks for that slot; a reader of a newer one finds the slot beyond the
+//! bytes' vtable and returns the field's default (flatbuffers.dev, "Schema evolution": add new
+//! fields only at the end of a table).
+//!
+//! The v2 writer and reader here are flatc's code for the v2 schema build.rs derives; the v1 side
+//! is the codec under test ([`FlatBuffers`]), its verifier included.
+
+use ::flatbuffers::{FlatBufferBuilder, UnionWIPOffset, WIPOffset};
+
+use super::compiled::{self, v2, ReadV2};
+use crate::capability::Finding;
+use crate::formats::flatbuffers::FlatBuffers;
+use crate::formats::DecodeError;
+use crate::model::*;
+
+/// The code flatc generated from the v2 schema (`OUT_DIR/evolution-v2/marketdata.fbs`).
+#[allow(
+    clippy::all,
+    clippy::pedantic,
+    dead_code,
+    unused_imports,
+    non_camel_case_types,
+    deprecated,
+    missing_docs,
+    unsafe_op_in_unsafe_fn,
+    mismatched_lifetime_syntaxes
+)]
+pub mod generated {
+    include!(concat!(
+        env!("OUT_DIR"),
+        "/evolution-v2/marketdata_generated.rs"
+    ));
+}
+
+use generated::md_shootout::fbs;
+
+/// A model field as the v2 table holds it (the reason as an integer, the symbol as the schema's
+/// struct).
+trait ToFb {
+    type Fb;
+    fn to_fb(self) -> Self::Fb;
+}
+
+/// What a table's args take for a field: the value, or for the symbol struct a reference (to a
+/// temporary that lives until the table is built).
+trait FbArg<'a> {
+    type Arg;
+    fn arg(&'a self) -> Self::Arg;
+}
+
+/// A table's value back in the model.
+trait FromFb<T> {
+    fn into_model(self) -> T;
+}
+
+macro_rules! same {
+    ($($t:ty),*) => {$(
+        impl ToFb for $t {
+            type Fb = $t;
+            fn to_fb(self) -> $t {
+                self
+            }
+        }
+        impl FbArg<'_> for $t {
+            type Arg = $t;
+            fn arg(&self) -> $t {
+                *self
+            }
+        }
+        impl FromFb<$t> for $t {
+            fn into_model(self) -> $t {
+                self
+            }
+        }
+    )*};
+}
+same!(u8, u32, i64);
+
+impl ToFb for Symbol {
+    type Fb = fbs::Symbol;
+    fn to_fb(self) -> fbs::Symbol {
+        fbs::Symbol(self.0)
+    }
+}
+
+impl<'a> FbArg<'a> for fbs::Symbol {
+    type Arg = Option<&'a fbs::Symbol>;
+    fn arg(&'a self) -> Option<&'a fbs::Symbol> {
+        Some(self)
+    }
+}
+
+impl FromFb<Symbol> for &fbs::Symbol {
+    fn into_model(self) -> Symbol {
+        Symbol(self.0)
+    }
+}
+
+impl ToFb for [u8; 4] {
+    type Fb = u32;
+    fn to_fb(self) -> u32 {
+        u32::from_le_bytes(self)
+    }
+}
+
+impl FromFb<[u8; 4]> for u32 {
+    fn into_model(self) -> [u8; 4] {
+        self.to_le_bytes()
+    }
+}
+
+/// The args of version 2's appended field where the message type has one (`args`), or its value
+/// read back (`get`).
+macro_rules! appended {
+    (args TradeReport) => {
+        fbs::TradeArgs {
+            match_id: v2::MATCH_ID.value,
+            ..Default::default()
+        }
+    };
+    (args AddOrder) => {
+        fbs::AddOrderArgs {
+            attribution: v2::ATTRIBUTION.value,
+            ..Default::default()
+        }
+    };
+    (args $V:ident) => {
+        Default::default()
+    };
+    (get TradeReport $x:ident) => {
+        Some($x.match_id())
+    };
+    (get AddOrder $x:ident) => {
+        Some(i64::from($x.attribution()))
+    };
+    (get $V:ident $x:ident) => {
+        None
+    };
+}
+
+/// One type byte's table read back: the fields its union tag implies, then the table's.
+macro_rules! read_table {
+    ($x:ident, $V:ident($S:ident) { $($implied:ident: $value:expr),* } [$($f:ident @ $at:literal),*]) => {
+        Message::$V($S {
+            $($implied: $value,)*
+            $($f: FromFb::into_model($x.$f()),)*
+        })
+    };
+}
+
+/// A table's args from a model message, with version 2's appended field where it has one.
+macro_rules! table_args {
+    ($m:ident, $V:ident $Args:ident, [$($f:ident @ $at:literal),*]) => {
+        fbs::$Args { $($f: $m.$f.to_fb().arg(),)* ..appended!(args $V) }
+    };
+}
+
+/// The v2 writer's and reader's field-by-field copies, from the message table (as the codec's).
+macro_rules! copies {
+    ($($V:ident($S:ident) $snake:ident {
+        kinds [$($K:ident $implied:tt),+], len $len:literal, wire $wire:tt,
+        fields $fields:tt, capnp $init:ident $capnp:tt,
+        flatbuffers $Args:ident [$($Tag:ident $as:ident),+], sbe $($sbe:ident)*,
+    },)*) => {
+        #[allow(clippy::needless_update)]
+        fn build_body(
+            fbb: &mut FlatBufferBuilder<'static>,
+            m: &Message,
+        ) -> (fbs::Body, WIPOffset<UnionWIPOffset>) {
+            let kind = m.kind();
+            match m {
+                $(Message::$V(m) => (
+                    match kind {
+                        $(kind::$K => fbs::Body::$Tag,)+
+                        _ => fbs::Body::NONE,
+                    },
+                    fbs::$S::create(fbb, &table_args!(m, $V $Args, $wire)).as_union_value(),
+                ),)*
+            }
+        }
+
+        fn read_message(m: fbs::Message<'_>) -> Result<(Message, Option<i64>), DecodeError> {
+            const NO_BODY: DecodeError = DecodeError::Malformed("FlatBuffers message without a body");
+            Ok(match m.body_type() {
+                $($(fbs::Body::$Tag => {
+                    let x = m.$as().ok_or(NO_BODY)?;
+                    (read_table!(x, $V($S) $implied $wire), appended!(get $V x))
+                })+)*
+                _ => return Err(DecodeError::Malformed("FlatBuffers body type unknown to v2")),
+            })
+        }
+    };
+}
+for_each_message!(copies);
+
+/// `packet` written by the v2 schema's code, size-prefixed as the codec writes.
+fn write_v2(packet: &Packet) -> Vec<u8> {
+    let mut fbb = FlatBufferBuilder::new();
+    let offsets: Vec<_> = packet
+        .messages
+        .iter()
+        .map(|m| {
+            let (body_type, body) = build_body(&mut fbb, m);
+            fbs::Message::create(
+                &mut fbb,
+                &fbs::MessageArgs {
+                    body_type,
+                    body: Some(body),
+                },
+            )
+        })
+        .collect();
+    let messages = fbb.create_vector(&offsets);
+    let root = fbs::Packet::create(
+        &mut fbb,
+        &fbs::PacketArgs {
+            seq: packet.seq,
+            send_time: packet.send_time,
+            messages: Some(messages),
+        },
+    );
+    fbs::finish_size_prefixed_packet_buffer(&mut fbb, root);
+    fbb.finished_data().to_vec()
+}
+
+/// `bytes` read by the v2 schema's code (verified): every v1 field and the appended ones.
+fn read_v2(bytes: &[u8]) -> Result<ReadV2, DecodeError> {
+    let root = fbs::size_prefixed_root_as_packet(bytes)
+        .map_err(|e| DecodeError::library("flatbuffers (v2 schema)", e))?;
+    compiled::read_all(root.seq(), root.send_time(), root.messages(), read_message)
+}
+
+const DECIDED_BY: &str = "capability::evolution::flatbuffers (v2 schema: Trade.match_id and \
+                          AddOrder.attribution appended, each the table's next vtable slot)";
+
+/// A v1 reader (the codec) on bytes of the v2 writer.
+pub fn forward() -> Finding {
+    compiled::forward::<FlatBuffers>(DECIDED_BY.into(), write_v2)
+}
+
+/// A v2 reader on bytes of the v1 writer (the codec).
+pub fn backward() -> Finding {
+    compiled::backward::<FlatBuffers>(DECIDED_BY.into(), read_v2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::Format;
+
+    /// FlatBuffers evolves both ways: the measured findings.
+    #[test]
+    fn flatbuffers_evolves_both_ways() {
+        for f in [forward(), backward()] {
+            assert!(f.yes(), "{f:?}");
+            assert!(f.measured);
+        }
+    }
+
+    /// What the findings rest on: the v1 codec (verifier included) reads the v2 writer's
+    /// messages as the source has them, and the v2 reader sees 0 in the new fields of v1 bytes,
+    /// the file's values in v2's.
+    #[test]
+    fn the_values_behind_the_findings() {
+        let source = compiled::source();
+        let bytes = write_v2(&source[1]);
+        let (got, used) = FlatBuffers::default().decode_packet(&bytes).unwrap();
+        assert_eq!(used, bytes.len());
+        assert_eq!(
+            got.messages[0],
+            compiled::trade_report("ZIEXT", 100, 1_234_500, 9_001)
+        );
+        assert_eq!(
+            got.messages[2],
+            compiled::add_order(b'8', "AAPL", 77_000_001, 300, 1_899_900)
+        );
+        let (_, appended) = read_v2(&bytes).unwrap();
+        assert_eq!(appended[0], Some(81_985_529_216_486_895));
+        assert_eq!(appended[2], Some(1_196_967_241));
+
+        let mut v1 = Vec::new();
+        FlatBuffers::default().encode(&source[1], &mut v1);
+        let (read, appended) = read_v2(&v1).unwrap();
+        assert_eq!(
+            read.messages[4],
+            compiled::add_order(b'5', "SPY", 77_000_002, 5, 4_500_100)
+        );
+        assert_eq!(
+            appended,
+            [Some(0), None, Some(0), None, Some(0), None, Some(0)]
+        );
+    }
+
+    /// The check catches a v2 writer that swaps two v1 fields.
+    #[test]
+    fn a_writer_that_swaps_fields_fails_forward() {
+        let f = compiled::forward::<FlatBuffers>(DECIDED_BY.into(), |p| {
+            write_v2(&compiled::swapped(p))
+        });
+        assert!(!f.yes());
+        assert!(f.answer.contains("TradeReport.price"), "{}", f.answer);
+    }
+}

@@ -1,0 +1,282 @@
+//! What every format's evolution check shares: the source packets, the two directions
+//! ([`forward`], [`backward`]) run against the codec under test, and how a finding names what a
+//! reader got wrong.
+
+use super::v2;
+use crate::capability::Finding;
+use crate::formats::Format;
+use crate::measure::verify;
+use crate::model::{self, Message, Packet, Side, Symbol};
+
+/// The packets both directions carry: Trade Reports and Add Orders (the messages version 2
+/// grows) among messages of other types, with values a reader cannot get right by accident, and
+/// a packet of one message of every type.
+pub fn source() -> Vec<Packet> {
+    let sym = |s: &str| Symbol::new(s).expect("a ticker of at most 8 bytes");
+    let t = 1_700_000_000_123_456_789;
+    let trade = |timestamp, symbol, size, price, trade_id| model::Trade {
+        flags: 0x40,
+        timestamp,
+        symbol: sym(symbol),
+        size,
+        price,
+        trade_id,
+    };
+    let add = |side, timestamp, symbol, order_id, size, price| model::AddOrder {
+        side,
+        timestamp,
+        symbol: sym(symbol),
+        order_id,
+        size,
+        price,
+    };
+    let first = Packet {
+        seq: 1_001,
+        send_time: t + 1_000,
+        messages: vec![
+            Message::SystemEvent(model::SystemEvent {
+                event: b'R',
+                timestamp: t,
+            }),
+            Message::TradeReport(trade(t + 10, "AAPL", 100, 1_892_500, 4_242_001)),
+            Message::AddOrder(add(b'8', t + 20, "MSFT", 77_000_001, 300, 4_201_000)),
+            Message::PriceLevelUpdate(model::PriceLevelUpdate {
+                side: Side::Buy,
+                flags: 1,
+                timestamp: t + 30,
+                symbol: sym("AAPL"),
+                size: 500,
+                price: 1_892_400,
+            }),
+            Message::TradeReport(trade(t + 40, "ZIEXT", 25, 100_100, 4_242_002)),
+            Message::OrderDelete(model::OrderDelete {
+                timestamp: t + 50,
+                symbol: sym("MSFT"),
+                order_id: 77_000_001,
+            }),
+            Message::AddOrder(add(b'5', t + 60, "ZIEXT", 77_000_002, 200, 100_200)),
+            Message::TradeBreak(trade(t + 70, "AAPL", 100, 1_892_500, 4_242_001)),
+        ],
+    };
+    vec![first, crate::formats::every_kind()]
+}
+
+/// What a check found: `Ok` with what was read, or `Err` with what went wrong.
+pub(super) type Outcome = Result<String, String>;
+
+pub(super) fn finding(outcome: Outcome, mechanism: &str, decided_by: &str) -> Finding {
+    let (ok, detail) = match outcome {
+        Ok(detail) => (true, detail),
+        Err(detail) => (false, detail),
+    };
+    Finding::measured(ok, format!("{detail}{mechanism}"), decided_by)
+}
+
+/// How many Trade Reports and Add Orders `packets` hold, as a finding says it.
+pub(super) fn grown(packets: &[Packet]) -> String {
+    let count = |name| {
+        packets
+            .iter()
+            .flat_map(|p| &p.messages)
+            .filter(|m| m.name() == name)
+            .count()
+    };
+    let messages: usize = packets.iter().map(|p| p.messages.len()).sum();
+    format!(
+        "{messages} messages in {} packets, {} Trade Reports and {} Add Orders among them",
+        packets.len(),
+        count("TradeReport"),
+        count("AddOrder")
+    )
+}
+
+/// Where `got` (packet `i` as a reader read it: all of it, or the messages it handed over
+/// before `failed`) first differs from `expected`, else `wrong` (what else the reader got
+/// wrong), else what stopped it; `used` of `len` bytes. `Ok` when it read the packet whole and
+/// right.
+fn judge(
+    i: usize,
+    (expected, got): (&Packet, &Packet),
+    wrong: Option<String>,
+    failed: Option<String>,
+    (used, len): (usize, usize),
+) -> Result<(), String> {
+    let n = got.messages.len();
+    let at = format!("packet {i} (seq {})", expected.seq);
+    if let (Some(e), 0) = (&failed, n) {
+        return Err(format!("{at}: refused before any message: {e}"));
+    }
+    // A reader that stopped is judged on the messages it handed over.
+    let prefix;
+    let expected = if failed.is_some() && n < expected.messages.len() {
+        prefix = Packet {
+            messages: expected.messages[..n].to_vec(),
+            ..expected.clone()
+        };
+        &prefix
+    } else {
+        expected
+    };
+    let then = match &failed {
+        Some(e) => format!(", then stopped: {e}"),
+        None => String::new(),
+    };
+    if let Some(m) = verify::compare(expected, got) {
+        return Err(format!(
+            "{at}: {} came out as {} where the source has {}{then}",
+            m.field, m.got, m.expected
+        ));
+    }
+    if let Some(wrong) = wrong {
+        return Err(format!("{at}: {wrong}{then}"));
+    }
+    if let Some(e) = failed {
+        return Err(match got.messages.last() {
+            Some(last) => format!(
+                "{at}: read messages[0..{n}] right (the last a {}), then stopped: {e}",
+                last.name()
+            ),
+            None => unreachable!("a reader that stopped before any message returned above"),
+        });
+    }
+    if used != len {
+        return Err(format!(
+            "{at}: every field right, but the reader used {used} of its {len} bytes, so the \
+             next packet would be read from the wrong place"
+        ));
+    }
+    Ok(())
+}
+
+/// **forward**: the codec under test `F` (the version 1 reader) decodes each packet that
+/// `write` (the format's version 2 writer, framing as `F` frames) made of `written`, the
+/// version 2 form of `source`; every version 1 field must equal the source's.
+pub(super) fn forward<F: Format>(
+    source: &[Packet],
+    written: &[v2::MPacket],
+    write: impl Fn(&v2::MPacket, &mut Vec<u8>),
+) -> Outcome {
+    for (i, (expected, p)) in source.iter().zip(written).enumerate() {
+        let mut bytes = Vec::new();
+        write(p, &mut bytes);
+        // `decode_all` hands over each message as it reads it (`decode_packet` collects the
+        // same), so what it read before an error is seen too.
+        let mut got = Packet::default();
+        let (failed, used) = match F::default().decode_all(&bytes, &mut got) {
+            Ok(used) => (None, used),
+            Err(e) => (Some(e.to_string()), 0),
+        };
+        judge(i, (expected, &got), None, failed, (used, bytes.len()))
+            .map_err(|e| format!("the v1 reader on v2 bytes, {e}"))?;
+    }
+    Ok(format!(
+        "the v1 reader read every v1 field of {} exactly",
+        grown(source)
+    ))
+}
+
+/// What a version 2 reader read of one packet: the messages it read, and the bytes it used or
+/// why it stopped.
+pub(super) type Read2 = (v2::MPacket, Result<usize, String>);
+
+/// **backward**: the codec under test `F` encodes each packet of `source` (version 1 bytes);
+/// `read` (the format's version 2 reader) decodes them; every version 1 field must equal the
+/// source's and every appended field must be its default.
+pub(super) fn backward<F: Format>(source: &[Packet], read: impl Fn(&[u8]) -> Read2) -> Outcome {
+    for (i, expected) in source.iter().enumerate() {
+        let mut bytes = Vec::new();
+        F::default().encode(expected, &mut bytes);
+        let (p, used) = read(&bytes);
+        let (mut failed, used) = match used {
+            Ok(used) => (None, used),
+            Err(e) => (Some(e), 0),
+        };
+        let mut got = Packet {
+            seq: p.seq,
+            send_time: p.send_time,
+            messages: Vec::new(),
+        };
+        let mut wrong_default = None;
+        for (k, m) in p.messages.into_iter().enumerate() {
+            let (v1, fields) = m.into_v1();
+            let m = match v1.into_model(|s| Ok(Symbol(s))) {
+                Ok(m) => m,
+                Err(e) => {
+                    failed.get_or_insert(format!("messages[{k}] is no IEX message: {e}"));
+                    break;
+                }
+            };
+            for (field, value) in fields {
+                let default = v2::APPENDED
+                    .iter()
+                    .find(|a| a.message == m.name() && a.field == field)
+                    .map_or(0, |a| a.default);
+                if value != default && wrong_default.is_none() {
+                    wrong_default = Some(format!(
+                        "messages[{k}].{}.{field} came out as {value}, not the default {default}",
+                        m.name()
+                    ));
+                }
+            }
+            got.messages.push(m);
+        }
+        let judged = judge(
+            i,
+            (expected, &got),
+            wrong_default,
+            failed,
+            (used, bytes.len()),
+        );
+        judged.map_err(|e| format!("the v2 reader on v1 bytes, {e}"))?;
+    }
+    let defaults: Vec<String> = v2::APPENDED
+        .iter()
+        .map(|a| format!("{} {}", a.field, a.default))
+        .collect();
+    Ok(format!(
+        "the v2 reader read every v1 field of {} exactly, and the defaults ({})",
+        grown(source),
+        defaults.join(", ")
+    ))
+}
+
+/// Both directions for the codec under test `F` and the format's version 2 `write` and `read`,
+/// each finding followed by its `notes` entry (why the format answers so), decided by `check`
+/// (the format's module) with `v2` (the library calls that write and read version 2).
+pub(super) fn both<F: Format>(
+    check: &str,
+    (v2_writer, v2_reader): (&str, &str),
+    write: impl Fn(&v2::MPacket, &mut Vec<u8>),
+    read: impl Fn(&[u8]) -> Read2,
+    notes: (&str, &str),
+) -> (Finding, Finding) {
+    let source = source();
+    let written: Vec<v2::MPacket> = source.iter().map(v2::MPacket::written).collect();
+    let v1 = format!("formats::{}", F::NAME);
+    (
+        finding(
+            forward::<F>(&source, &written, write),
+            notes.0,
+            &format!("{check} (v2 writer: {v2_writer}; v1 reader: {v1})"),
+        ),
+        finding(
+            backward::<F>(&source, read),
+            notes.1,
+            &format!("{check} (v1 writer: {v1}; v2 reader: {v2_reader})"),
+        ),
+    )
+}
+
+/// A format's version 2 writer and reader agree with each other on every source packet,
+/// appended fields included: a `no` is then the version mismatch, not a broken writer or reader.
+#[cfg(test)]
+pub(super) fn assert_round_trip(
+    write: impl Fn(&v2::MPacket, &mut Vec<u8>),
+    read: impl Fn(&[u8]) -> Read2,
+) {
+    for p in source().iter().map(v2::MPacket::written) {
+        let mut bytes = Vec::new();
+        write(&p, &mut bytes);
+        assert_eq!(read(&bytes), (p.clone(), Ok(bytes.len())));
+    }
+}

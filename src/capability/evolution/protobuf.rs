@@ -1,0 +1,166 @@
+//! Protocol Buffers' evolution, measured (`protobuf`, prost). Version 2 gives the message behind
+//! each changed type a field with the next tag number (`int64 match_id = 7` in `Trade`, which
+//! Trade Report shares with Trade Break; `uint32 attribution = 7` in `AddOrder`). A parser skips
+//! a field whose tag it does not know; a field absent from the bytes reads as its type's zero
+//! (protobuf.dev, "Updating a Message Type" in the proto3 language guide).
+//!
+//! The v2 writer and reader here are prost's code for the v2 schema build.rs derives; the v1 side
+//! is the codec under test ([`Protobuf`]).
+
+use prost::Message as _;
+
+use super::compiled::{self, v2, ReadV2};
+use crate::capability::Finding;
+use crate::formats::protobuf::Protobuf;
+use crate::formats::wire::{IntoModel, ToLib};
+use crate::formats::DecodeError;
+use crate::model::*;
+
+/// The code prost-build generated from the v2 schema (`OUT_DIR/evolution-v2/marketdata.proto`).
+#[allow(clippy::all, clippy::pedantic, missing_docs)]
+pub mod pb {
+    include!(concat!(env!("OUT_DIR"), "/evolution-v2/md_shootout.pb.rs"));
+}
+
+use pb::message::Body;
+
+/// The appended field of version 2, set by the writer (`set`) or read (`get`) where the message
+/// type has one.
+macro_rules! appended {
+    (set TradeReport $x:ident) => {
+        $x.match_id = v2::MATCH_ID.value
+    };
+    (set AddOrder $x:ident) => {
+        $x.attribution = v2::ATTRIBUTION.value
+    };
+    (set $V:ident $x:ident) => {};
+    (get TradeReport $x:ident) => {
+        Some($x.match_id)
+    };
+    (get AddOrder $x:ident) => {
+        Some(i64::from($x.attribution))
+    };
+    (get $V:ident $x:ident) => {
+        None
+    };
+}
+
+/// The v2 writer's and reader's field-by-field copies, from the message table (as the codec's).
+macro_rules! copies {
+    ($($V:ident($S:ident) $snake:ident {
+        kinds $kinds:tt, len $len:literal, wire $wire:tt, fields [$($f:ident: $t:ident),*],
+        $($codecs:tt)*
+    },)*) => {
+        fn to_pb(m: &Message) -> pb::Message {
+            let body = match m {
+                $(Message::$V(m) => {
+                    #[allow(unused_mut, clippy::needless_update)]
+                    let mut x = pb::$S { $($f: m.$f.to_lib(),)* ..Default::default() };
+                    appended!(set $V x);
+                    Body::$V(x)
+                })*
+            };
+            pb::Message { body: Some(body) }
+        }
+
+        fn from_pb(m: &pb::Message) -> Result<(Message, Option<i64>), DecodeError> {
+            let Some(body) = &m.body else {
+                return Err(DecodeError::Malformed("protobuf: message with no body"));
+            };
+            Ok(match body {
+                $(Body::$V(x) => (
+                    Message::$V($S { $($f: x.$f.into_model()?,)* }),
+                    appended!(get $V x),
+                ),)*
+            })
+        }
+    };
+}
+for_each_message!(copies);
+
+/// `packet` written by the v2 schema's code, length-delimited as the codec writes.
+fn write_v2(packet: &Packet) -> Vec<u8> {
+    let p = pb::Packet {
+        seq: packet.seq,
+        send_time: packet.send_time,
+        messages: packet.messages.iter().map(to_pb).collect(),
+    };
+    p.encode_length_delimited_to_vec()
+}
+
+/// `bytes` read by the v2 schema's code: every v1 field and the appended ones.
+fn read_v2(bytes: &[u8]) -> Result<ReadV2, DecodeError> {
+    let p = pb::Packet::decode_length_delimited(bytes)
+        .map_err(|e| DecodeError::library("protobuf (v2 schema)", e))?;
+    compiled::read_all(p.seq, p.send_time, &p.messages, from_pb)
+}
+
+const DECIDED_BY: &str =
+    "capability::evolution::protobuf (v2 schema: Trade.match_id = 7, AddOrder.attribution = 7)";
+
+/// A v1 reader (the codec) on bytes of the v2 writer.
+pub fn forward() -> Finding {
+    compiled::forward::<Protobuf>(DECIDED_BY.into(), write_v2)
+}
+
+/// A v2 reader on bytes of the v1 writer (the codec).
+pub fn backward() -> Finding {
+    compiled::backward::<Protobuf>(DECIDED_BY.into(), read_v2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::Format;
+
+    /// protobuf evolves both ways: the measured findings.
+    #[test]
+    fn protobuf_evolves_both_ways() {
+        for f in [forward(), backward()] {
+            assert!(f.yes(), "{f:?}");
+            assert!(f.measured && f.decided_by.contains("match_id = 7"));
+        }
+    }
+
+    /// What the findings rest on: the v1 codec reads the v2 writer's messages as the source has
+    /// them, and the v2 reader sees 0 in the new fields of v1 bytes, the file's values in v2's.
+    #[test]
+    fn the_values_behind_the_findings() {
+        let source = compiled::source();
+        let bytes = write_v2(&source[1]);
+        let (got, used) = Protobuf::default().decode_packet(&bytes).unwrap();
+        assert_eq!(used, bytes.len());
+        assert_eq!(
+            got.messages[4],
+            compiled::add_order(b'5', "SPY", 77_000_002, 5, 4_500_100)
+        );
+        assert_eq!(
+            got.messages[6],
+            compiled::trade_report("SPY", 1, 4_500_000, 9_002)
+        );
+        let (_, appended) = read_v2(&bytes).unwrap();
+        assert_eq!(appended[6], Some(81_985_529_216_486_895));
+        assert_eq!(appended[4], Some(1_196_967_241));
+
+        let mut v1 = Vec::new();
+        Protobuf::default().encode(&source[1], &mut v1);
+        let (read, appended) = read_v2(&v1).unwrap();
+        assert_eq!(
+            read.messages[0],
+            compiled::trade_report("ZIEXT", 100, 1_234_500, 9_001)
+        );
+        assert_eq!(
+            appended,
+            [Some(0), None, Some(0), None, Some(0), None, Some(0)]
+        );
+    }
+
+    /// The check catches a v2 writer that swaps two v1 fields.
+    #[test]
+    fn a_writer_that_swaps_fields_fails_forward() {
+        let f =
+            compiled::forward::<Protobuf>(DECIDED_BY.into(), |p| write_v2(&compiled::swapped(p)));
+        assert!(!f.yes());
+        assert!(f.answer.contains("TradeReport.price"), "{}", f.answer);
+    }
+}

@@ -1,0 +1,356 @@
+//! SBE's evolution, measured (`sbe`). Version 2 extends a message as SBE's maintainers document
+//! it ("Message Versioning" in the simple-binary-encoding wiki): the new field goes at the end of
+//! the root block with `sinceVersion="2"` and `presence="optional"`, and the schema's `version`
+//! becomes 2. Trade Report's block grows from 37 to 45 bytes (`matchId int64`), Add Order's from
+//! 37 to 41 (`attribution uint32`); every message header a v2 encoder writes says version 2 and
+//! its own block length.
+//!
+//! What the mechanism asks of a reader: take the block length and version from each message
+//! header, skip a block by the header's length (never the schema's), and read a field newer than
+//! the header's version as absent. The codec under test ([`Sbe`]) walks by the header's block
+//! length and the generated v1 decoders wrap with the acting block length and version, so forward
+//! holds. Backward, the SBE 1.34.0 Rust generator checks the acting version for a required field
+//! added later (it returns the null value) but not for an optional primitive one: the generated
+//! `match_id()` reads the 8 bytes after a version-0 block, whatever they are (the next message's
+//! header, or past the end of the buffer), and returns them as `Some(..)`. Upstream fixed this
+//! after 1.34 (aeron-io/simple-binary-encoding#1066, PR #1067). The v2 reader here calls the
+//! generated getters as they are and records what they return; it only refuses to let them read
+//! past the end of the buffer, where the generated `ReadBuf` would panic.
+
+use super::compiled::{self, v2, ReadV2};
+use crate::capability::Finding;
+use crate::formats::sbe::Sbe;
+use crate::formats::wire::IntoModel;
+use crate::formats::DecodeError;
+use crate::model::*;
+
+/// The code the SBE generator made of the v2 schema (`OUT_DIR/evolution-v2/marketdata.xml`).
+#[allow(
+    clippy::all,
+    clippy::pedantic,
+    dead_code,
+    unused_imports,
+    unused_mut,
+    non_camel_case_types,
+    ambiguous_glob_reexports,
+    missing_docs
+)]
+pub mod generated {
+    include!(concat!(env!("OUT_DIR"), "/evolution-v2/sbe/mod.rs"));
+}
+
+use generated::message_header_codec::{self, MessageHeaderDecoder};
+use generated::*;
+
+const HEADER: usize = message_header_codec::ENCODED_LENGTH;
+
+/// A model field as the v2 encoder's setter takes it.
+trait ToSbe {
+    type Sbe;
+    fn to_sbe(self) -> Self::Sbe;
+}
+
+macro_rules! same {
+    ($($t:ty),*) => {$(
+        impl ToSbe for &$t {
+            type Sbe = $t;
+            fn to_sbe(self) -> $t {
+                *self
+            }
+        }
+    )*};
+}
+same!(u8, u32, i64);
+
+impl<'a> ToSbe for &'a Symbol {
+    type Sbe = &'a [u8; 8];
+    fn to_sbe(self) -> &'a [u8; 8] {
+        &self.0
+    }
+}
+
+impl<'a> ToSbe for &'a [u8; 4] {
+    type Sbe = &'a [u8; 4];
+    fn to_sbe(self) -> &'a [u8; 4] {
+        self
+    }
+}
+
+impl ToSbe for &Side {
+    type Sbe = side::Side;
+    fn to_sbe(self) -> side::Side {
+        match self {
+            Side::Buy => side::Side::Buy,
+            Side::Sell => side::Side::Sell,
+        }
+    }
+}
+
+impl IntoModel<Side> for side::Side {
+    fn into_model(self) -> Result<Side, DecodeError> {
+        match self {
+            side::Side::Buy => Ok(Side::Buy),
+            side::Side::Sell => Ok(Side::Sell),
+            side::Side::NullVal => Err(DecodeError::Malformed("SBE price level side")),
+        }
+    }
+}
+
+/// Version 2's appended field where the message type has one: set by the writer, or read as
+/// the generated getter returns it (`None`: absent, so the default).
+macro_rules! appended {
+    (set TradeReport $e:ident) => {
+        $e.match_id(v2::MATCH_ID.value)
+    };
+    (set AddOrder $e:ident) => {
+        $e.attribution(v2::ATTRIBUTION.value)
+    };
+    (set $V:ident $e:ident) => {};
+    (get TradeReport $d:ident) => {
+        Some($d.match_id().unwrap_or(v2::MATCH_ID.default))
+    };
+    (get AddOrder $d:ident) => {
+        Some(i64::from(
+            $d.attribution().unwrap_or(v2::ATTRIBUTION.default),
+        ))
+    };
+    (get $V:ident $d:ident) => {
+        None
+    };
+}
+
+/// Writes header and block of one message at `off` of `buf` with a v2 encoder; evaluates to the
+/// message's size.
+macro_rules! put {
+    ($buf:expr, $off:expr, $codec:ident :: $Enc:ident, |$e:ident| $body:block) => {{
+        let mut header = $codec::$Enc::default()
+            .wrap(WriteBuf::new($buf), $off + HEADER)
+            .header($off);
+        #[allow(unused_mut)]
+        let mut $e = header.parent().expect("the header's parent was just set");
+        $body
+        HEADER + usize::from($codec::SBE_BLOCK_LENGTH)
+    }};
+}
+
+/// The v2 writer's and reader's per-template code, from the message table (as the codec's).
+macro_rules! templates {
+    ($($V:ident($S:ident) $snake:ident {
+        kinds $kinds:tt, len $len:literal, wire $wire:tt, fields [$($f:ident: $t:ident),*],
+        capnp $init:ident $capnp:tt, flatbuffers $Args:ident $tags:tt,
+        sbe $codec:ident $Enc:ident $Dec:ident,
+    },)*) => {
+        fn encoded_len(m: &Message) -> usize {
+            HEADER + usize::from(match m {
+                $(Message::$V(_) => $codec::SBE_BLOCK_LENGTH,)*
+            })
+        }
+
+        fn put_message(buf: &mut [u8], off: usize, m: &Message) -> usize {
+            match m {
+                $(Message::$V(m) => put!(buf, off, $codec::$Enc, |e| {
+                    $(e.$f((&m.$f).to_sbe());)*
+                    appended!(set $V e);
+                }),)*
+            }
+        }
+
+        /// The v2 block length of a template, `None` for one v2 does not know.
+        fn v2_block(template: u16) -> Option<u16> {
+            Some(match template {
+                $($codec::SBE_TEMPLATE_ID => $codec::SBE_BLOCK_LENGTH,)*
+                _ => return None,
+            })
+        }
+
+        fn read_message(
+            template: u16,
+            header: MessageHeaderDecoder<ReadBuf<'_>>,
+            pos: usize,
+        ) -> Result<(Message, Option<i64>), DecodeError> {
+            Ok(match template {
+                $($codec::SBE_TEMPLATE_ID => {
+                    let d = $codec::$Dec::default().header(header, pos);
+                    (Message::$V($S { $($f: d.$f().into_model()?,)* }), appended!(get $V d))
+                })*
+                _ => return Err(DecodeError::Malformed("SBE template unknown to v2")),
+            })
+        }
+    };
+}
+for_each_message!(templates);
+
+/// `packet` written by the v2 schema's encoders: a PacketHeader, then one message each.
+fn write_v2(packet: &Packet) -> Vec<u8> {
+    let size = HEADER
+        + usize::from(packet_header_codec::SBE_BLOCK_LENGTH)
+        + packet.messages.iter().map(encoded_len).sum::<usize>();
+    let mut out = vec![0; size];
+    let mut off = put!(
+        &mut out[..],
+        0,
+        packet_header_codec::PacketHeaderEncoder,
+        |e| {
+            e.seq(packet.seq);
+            e.send_time(packet.send_time);
+            e.message_count(u32::try_from(packet.messages.len()).expect("< 2^32 messages"));
+        }
+    );
+    for m in &packet.messages {
+        off += put_message(&mut out[..], off, m);
+    }
+    out
+}
+
+/// The message header at `pos`, with the message's length by its header's block length. The
+/// whole block, and as much as the v2 template's block, must lie in `bytes`: the generated
+/// getter of an optional field reads there whatever the header says (see the module doc), and
+/// the generated `ReadBuf` panics past the end.
+fn header_at(
+    bytes: &[u8],
+    pos: usize,
+) -> Result<(MessageHeaderDecoder<ReadBuf<'_>>, u16, usize), DecodeError> {
+    DecodeError::check_len(bytes, pos + HEADER)?;
+    let header = MessageHeaderDecoder::default().wrap(ReadBuf::new(bytes), pos);
+    if header.schema_id() != SBE_SCHEMA_ID {
+        return Err(DecodeError::Malformed("SBE schema id is not this schema's"));
+    }
+    let template = header.template_id();
+    let block = usize::from(header.block_length());
+    let v2 = match template {
+        packet_header_codec::SBE_TEMPLATE_ID => packet_header_codec::SBE_BLOCK_LENGTH,
+        t => v2_block(t).ok_or(DecodeError::Malformed("SBE template unknown to v2"))?,
+    };
+    DecodeError::check_len(bytes, pos + HEADER + block.max(usize::from(v2)))?;
+    Ok((header, template, HEADER + block))
+}
+
+/// `bytes` read by the v2 schema's decoders: every v1 field and the appended ones.
+fn read_v2(bytes: &[u8]) -> Result<ReadV2, DecodeError> {
+    let (header, template, mut pos) = header_at(bytes, 0)?;
+    if template != packet_header_codec::SBE_TEMPLATE_ID {
+        return Err(DecodeError::Malformed("SBE packet without a PacketHeader"));
+    }
+    let d = packet_header_codec::PacketHeaderDecoder::default().header(header, 0);
+    let mut packet = Packet {
+        seq: d.seq(),
+        send_time: d.send_time(),
+        messages: Vec::new(),
+    };
+    let mut appended = Vec::new();
+    for _ in 0..d.message_count() {
+        let (header, template, len) = header_at(bytes, pos)?;
+        let (message, extra) = read_message(template, header, pos)?;
+        packet.messages.push(message);
+        appended.push(extra);
+        pos += len;
+    }
+    Ok((packet, appended))
+}
+
+/// The block lengths of the changed templates, v1 → v2, and the generator, for `decided_by`.
+fn decided_by() -> String {
+    use crate::formats::sbe::generated as v1;
+    format!(
+        "capability::evolution::sbe (v2 schema: sinceVersion=2, presence=optional; \
+         TradeReport blockLength {}→{}, AddOrder {}→{}; SBE {} Rust generator)",
+        v1::trade_report_codec::SBE_BLOCK_LENGTH,
+        trade_report_codec::SBE_BLOCK_LENGTH,
+        v1::add_order_codec::SBE_BLOCK_LENGTH,
+        add_order_codec::SBE_BLOCK_LENGTH,
+        env!("MD_SHOOTOUT_SBE_VERSION"),
+    )
+}
+
+/// A v1 reader (the codec) on bytes of the v2 writer.
+pub fn forward() -> Finding {
+    compiled::forward::<Sbe>(decided_by(), write_v2)
+}
+
+/// A v2 reader on bytes of the v1 writer (the codec).
+pub fn backward() -> Finding {
+    compiled::backward::<Sbe>(decided_by(), read_v2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::Format;
+
+    /// Where the first message of a packet starts: after the PacketHeader's header and block.
+    const FIRST: usize = HEADER + packet_header_codec::SBE_BLOCK_LENGTH as usize;
+
+    /// Forward holds: the v2 writer stamps version 2 and the 45-byte block in the Trade Report's
+    /// header, and the codec (walking by the header's block length, its generated decoders
+    /// wrapping with the acting block length) reads every v1 field as the source has it.
+    #[test]
+    fn a_v1_reader_reads_v2_bytes_exactly() {
+        let f = forward();
+        assert!(f.yes(), "{f:?}");
+        assert!(
+            f.decided_by.contains("blockLength 37→45"),
+            "{}",
+            f.decided_by
+        );
+
+        let source = compiled::source();
+        let bytes = write_v2(&source[1]);
+        // Message header: blockLength, templateId, schemaId, version (u16 little-endian each).
+        let word = |at: usize| u16::from_le_bytes([bytes[at], bytes[at + 1]]);
+        assert_eq!((word(FIRST), word(FIRST + 6)), (45, 2));
+        let (got, used) = Sbe.decode_packet(&bytes).unwrap();
+        assert_eq!(used, bytes.len());
+        assert_eq!(
+            got.messages[0],
+            compiled::trade_report("ZIEXT", 100, 1_234_500, 9_001)
+        );
+        assert_eq!(
+            got.messages[2],
+            compiled::add_order(b'8', "AAPL", 77_000_001, 300, 1_899_900)
+        );
+        // And the v2 reader finds the file's values in v2 bytes.
+        let (_, appended) = read_v2(&bytes[..]).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(appended[0], Some(81_985_529_216_486_895));
+        assert_eq!(appended[2], Some(1_196_967_241));
+    }
+
+    /// Backward fails with SBE 1.34.0's Rust generator: the generated getter of the optional
+    /// `matchId` (sinceVersion 2) does not look at the acting version, so on a version-0 Trade
+    /// Report it returns the 8 bytes after the 37-byte block, the next message's header, rather
+    /// than `None`. The v1 fields themselves read right. If the pinned generator is upgraded past
+    /// the fix (aeron-io/simple-binary-encoding#1067), this test fails and the finding turns yes.
+    #[test]
+    fn a_v2_reader_reads_the_next_header_as_the_new_field() {
+        let f = backward();
+        assert!(!f.yes(), "{f:?}");
+        assert!(f.answer.contains("TradeReport.match_id"), "{}", f.answer);
+
+        let source = compiled::source();
+        let mut v1 = Vec::new();
+        Sbe.encode(&source[1], &mut v1);
+        // The Trade Report's header says version 0 and its v1 block of 37 bytes.
+        let word = |at: usize| u16::from_le_bytes([v1[at], v1[at + 1]]);
+        assert_eq!((word(FIRST), word(FIRST + 6)), (37, 0));
+        let after = FIRST + HEADER + 37;
+        let next_header = i64::from_le_bytes(v1[after..after + 8].try_into().unwrap());
+        let (header, template, _) = header_at(&v1, FIRST).unwrap();
+        let (message, appended) = read_message(template, header, FIRST).unwrap();
+        assert_eq!(
+            message,
+            compiled::trade_report("ZIEXT", 100, 1_234_500, 9_001)
+        );
+        assert_eq!(appended, Some(next_header));
+        assert_ne!(appended, Some(v2::MATCH_ID.default));
+        // The packet ends with a Trade Report: its getter would read past the buffer, which the
+        // reader refuses rather than let the generated `ReadBuf` panic.
+        assert!(matches!(read_v2(&v1), Err(DecodeError::Truncated { .. })));
+    }
+
+    /// The check catches a v2 writer that swaps two v1 fields.
+    #[test]
+    fn a_writer_that_swaps_fields_fails_forward() {
+        let f = compiled::forward::<Sbe>(decided_by(), |p| write_v2(&compiled::swapped(p)));
+        assert!(!f.yes());
+        assert!(f.answer.contains("TradeReport.price"), "{}", f.answer);
+    }
+}

@@ -1,0 +1,219 @@
+//! JSON (serde_json) and postcard: both derive from the serde wire vocabulary, so version 2 is
+//! [`v2::Wire`] with serde's `#[serde(default)]` on each appended field. JSON is
+//! self-describing: a reader skips the fields it does not know and fills the missing ones from
+//! their defaults. postcard is not: a struct is its fields in order, with no names or lengths, so
+//! a reader takes the bytes of the next field for the field it expects, and the attribute never
+//! applies.
+
+use serde::{Deserialize, Serialize};
+
+use super::harness::{both, Read2};
+use super::v2;
+use crate::capability::Finding;
+use crate::formats::json::Json;
+use crate::formats::postcard::Postcard;
+use crate::model::Symbol;
+
+/// A packet as both codecs write it: `seq`, `send_time`, then the messages (JSON: an object with
+/// those names; postcard: the two varints, a varint count, then each message).
+#[derive(Serialize, Deserialize)]
+struct Packet2<M> {
+    seq: u64,
+    send_time: i64,
+    messages: Vec<M>,
+}
+
+/// The packet a version 2 writer sends, its symbols as `sym` makes them.
+fn packet2<S>(p: &v2::MPacket, sym: impl Fn([u8; 8]) -> S) -> Packet2<v2::Wire<S>> {
+    Packet2 {
+        seq: p.seq,
+        send_time: p.send_time,
+        messages: p.messages.iter().map(|m| m.map_symbol(&sym)).collect(),
+    }
+}
+
+/// Each message's symbol as 8 bytes (`sym` may refuse one: the messages before it are kept).
+fn symbols<S>(
+    messages: impl IntoIterator<Item = v2::Wire<S>>,
+    sym: impl Fn(S) -> Result<[u8; 8], String>,
+    into: &mut Vec<v2::Wire<[u8; 8]>>,
+) -> Result<(), String> {
+    for m in messages {
+        let mut bad = None;
+        let m = m.map_symbol(|s| {
+            sym(s).unwrap_or_else(|e| {
+                bad = Some(e);
+                [0; 8]
+            })
+        });
+        if let Some(e) = bad {
+            return Err(e);
+        }
+        into.push(m);
+    }
+    Ok(())
+}
+
+/// JSON's version 2 writer: serde_json, one compact object and `\n` per packet, symbols trimmed
+/// of their padding, as `formats::json` writes.
+pub(super) fn json_write(p: &v2::MPacket, out: &mut Vec<u8>) {
+    let p = packet2(p, |s| {
+        String::from_utf8_lossy(Symbol(s).trimmed()).into_owned()
+    });
+    serde_json::to_writer(&mut *out, &p).expect("writing JSON to a Vec cannot fail");
+    out.push(b'\n');
+}
+
+/// JSON's version 2 reader: serde_json on the object before the first newline (all or
+/// nothing: no message is handed over before the whole object parsed).
+fn json_read(bytes: &[u8]) -> Read2 {
+    let mut p = v2::MPacket::default();
+    let Some(end) = bytes.iter().position(|&b| b == b'\n') else {
+        return (p, Err("no newline ends the packet".into()));
+    };
+    let read: Packet2<v2::Wire<String>> = match serde_json::from_slice(&bytes[..end]) {
+        Ok(read) => read,
+        Err(e) => return (p, Err(format!("serde_json: {e}"))),
+    };
+    (p.seq, p.send_time) = (read.seq, read.send_time);
+    let sym = |s: String| {
+        Symbol::new(&s)
+            .map(|s| s.0)
+            .ok_or_else(|| format!("symbol {s:?} is longer than 8 bytes"))
+    };
+    let done = symbols(read.messages, sym, &mut p.messages).map(|()| end + 1);
+    (p, done)
+}
+
+/// JSON's evolution: the v1 codec `formats::json` against serde_json on the v2 types.
+pub(super) fn json() -> (Finding, Finding) {
+    both::<Json>(
+        "capability::evolution::serde_formats::json",
+        ("serde_json", "serde_json"),
+        json_write,
+        json_read,
+        (
+            " (serde skips fields a type does not name: v1's Wire has no deny_unknown_fields)",
+            " (#[serde(default)] on each appended field)",
+        ),
+    )
+}
+
+/// A symbol as postcard carries it: a serde byte string (a length, then the 8 bytes).
+struct Bytes8([u8; 8]);
+
+impl Serialize for Bytes8 {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(&self.0)
+    }
+}
+
+/// postcard's version 2 writer, as `formats::postcard` writes: no framing, the packet is
+/// self-delimiting.
+pub(super) fn postcard_write(p: &v2::MPacket, out: &mut Vec<u8>) {
+    let p = packet2(p, Bytes8);
+    *out = postcard::to_extend(&p, std::mem::take(out)).expect("a Vec grows to fit");
+}
+
+/// postcard's version 2 reader: the header, then message by message with `take_from_bytes`
+/// (as `formats::postcard` reads), symbols borrowed.
+fn postcard_read(bytes: &[u8]) -> Read2 {
+    let mut p = v2::MPacket::default();
+    let done = (|| {
+        let ((seq, send_time, count), mut rest) =
+            postcard::take_from_bytes::<(u64, i64, usize)>(bytes)
+                .map_err(|e| format!("postcard: {e}"))?;
+        (p.seq, p.send_time) = (seq, send_time);
+        for k in 0..count {
+            let (m, r) = postcard::take_from_bytes::<v2::Wire<&[u8]>>(rest)
+                .map_err(|e| format!("messages[{k}]: postcard: {e}"))?;
+            rest = r;
+            let sym = |s: &[u8]| {
+                <[u8; 8]>::try_from(s).map_err(|_| format!("a symbol of {} bytes", s.len()))
+            };
+            symbols([m], sym, &mut p.messages)?;
+        }
+        Ok(bytes.len() - rest.len())
+    })();
+    (p, done)
+}
+
+const NO_MECHANISM: &str = " (postcard has no evolution mechanism: a reader takes a struct's \
+     fields by position, so an appended field's bytes are read as what follows it, and a missing \
+     one is taken from the next message)";
+
+/// postcard's evolution: the v1 codec `formats::postcard` against postcard on the v2 types.
+pub(super) fn postcard() -> (Finding, Finding) {
+    both::<Postcard>(
+        "capability::evolution::serde_formats::postcard",
+        ("postcard", "postcard"),
+        postcard_write,
+        postcard_read,
+        (NO_MECHANISM, NO_MECHANISM),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::harness::{assert_round_trip, source};
+    use super::*;
+
+    #[test]
+    fn the_v2_writers_and_readers_round_trip() {
+        assert_round_trip(json_write, json_read);
+        assert_round_trip(postcard_write, postcard_read);
+        let mut json = Vec::new();
+        json_write(&v2::MPacket::written(&source()[0]), &mut json);
+        let text = String::from_utf8(json).unwrap();
+        assert!(
+            text.contains(r#""trade_id":4242001,"match_id":81985529216486895}"#),
+            "{text}"
+        );
+        assert!(
+            text.contains(r#""price":4201000,"attribution":1196967241}"#),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn json_evolves_both_ways_with_serde_defaults() {
+        let e = json();
+        assert!(e.0.yes(), "{}", e.0.answer);
+        assert!(
+            e.0.answer.contains("27 messages in 2 packets"),
+            "{}",
+            e.0.answer
+        );
+        assert!(e.1.yes(), "{}", e.1.answer);
+        assert!(
+            e.1.answer
+                .contains("the defaults (match_id 0, attribution 0)"),
+            "{}",
+            e.1.answer
+        );
+    }
+
+    /// The v1 reader reads the system event and the first Trade Report's v1 fields, then takes
+    /// its 9-byte varint `match_id` for the next message's type; the v2 reader takes the next
+    /// message's type index (Add Order, 13, zigzag -7) for `match_id`.
+    #[test]
+    fn postcard_misreads_what_follows_an_appended_field() {
+        let e = postcard();
+        assert_eq!(
+            e.0.answer,
+            format!(
+                "no: the v1 reader on v2 bytes, packet 0 (seq 1001): read messages[0..2] right \
+                 (the last a TradeReport), then stopped: postcard: Found a varint that didn't \
+                 terminate. Is the usize too big for this platform?{NO_MECHANISM}"
+            )
+        );
+        assert_eq!(
+            e.1.answer,
+            format!(
+                "no: the v2 reader on v1 bytes, packet 0 (seq 1001): \
+                 messages[1].TradeReport.match_id came out as -7, not the default 0, then \
+                 stopped: messages[2]: postcard: Serde Deserialization Error{NO_MECHANISM}"
+            )
+        );
+    }
+}

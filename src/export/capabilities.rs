@@ -1,0 +1,161 @@
+//! What `shootout formats` prints and bench writes beside its runs (`formats.json`): one
+//! [`Row`] per format, as a table with what decided each cell below it, or as JSON.
+
+use std::fmt::Write as _;
+use std::io;
+use std::path::Path;
+
+use crate::capability::row::{is_yes, CELLS};
+use crate::capability::Row;
+use crate::output::atomic::write_atomically;
+
+/// The file name bench gives the rows in its results folder, where `report` looks for them.
+pub const FILE: &str = "formats.json";
+
+/// The table's column headings, for [`CELLS`] then `read_by`.
+const HEADINGS: [&str; 6] = [
+    "schema",
+    "zero-copy",
+    "validates",
+    "evolves v2→v1",
+    "evolves v1→v2",
+    "read by",
+];
+
+/// `yes` or `no`, the first word of an answer.
+fn word(answer: &str) -> &'static str {
+    if is_yes(answer) {
+        "yes"
+    } else {
+        "no"
+    }
+}
+
+/// The table: a line per format with each cell's `yes` or `no` and the languages that read its
+/// bytes, then per format every cell's whole answer and what decided it (`measured` or
+/// `documented`).
+pub fn render(rows: &[Row]) -> String {
+    let width = rows.iter().map(|r| r.name.len()).max().unwrap_or(6).max(6);
+    let mut t = String::new();
+    let _ = write!(t, "{:width$}", "format");
+    for h in HEADINGS {
+        let _ = write!(t, "  {h:<9}");
+    }
+    t.push('\n');
+    for r in rows {
+        let _ = write!(t, "{:width$}", r.name);
+        for cell in CELLS {
+            let _ = write!(t, "  {:<9}", word(r.answer(cell).unwrap_or("no")));
+        }
+        let read_by = if r.read_by.is_empty() {
+            "-".to_string()
+        } else {
+            r.read_by.join(", ")
+        };
+        let _ = writeln!(t, "  {read_by}");
+    }
+    let _ = writeln!(t, "\nevolves v2→v1: a v1 reader reads v2 bytes exactly; v1→v2: a v2 reader reads v1 bytes with the new fields' defaults");
+    for r in rows {
+        let _ = writeln!(t, "\n{}", r.name);
+        for cell in CELLS.iter().copied().chain(["read_by"]) {
+            let answer = match r.answer(cell) {
+                Some(a) => a.to_string(),
+                None => format!("{:?}", r.read_by),
+            };
+            let how = if r.measured.get(cell).copied().unwrap_or(false) {
+                "measured"
+            } else {
+                "documented"
+            };
+            let by = r.decided_by.get(cell).map_or("", String::as_str);
+            let _ = writeln!(t, "  {cell}: {answer}\n    {how}: {by}");
+        }
+    }
+    t
+}
+
+/// The rows as a JSON array, one object per format.
+pub fn json(rows: &[Row]) -> String {
+    serde_json::to_string_pretty(rows).expect("rows are plain strings, lists and maps")
+}
+
+/// Writes the rows as JSON to `path`, whole or not at all.
+pub fn write(rows: &[Row], path: &Path) -> io::Result<()> {
+    let text = json(rows);
+    write_atomically(path, |w| w.write_all(text.as_bytes()))
+}
+
+/// Reads rows written by [`write`].
+pub fn read(path: &Path) -> Result<Vec<Row>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| {
+        format!(
+            "{}: not a formats.json of this version: {e}",
+            path.display()
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capability::Finding;
+
+    fn row(name: &str, yes: bool) -> Row {
+        let f = |d: &str| Finding::measured(yes, d, format!("check {d}"));
+        Row::new(
+            name,
+            [f("s"), f("z"), f("v"), f("f"), f("b")],
+            if yes {
+                vec!["C++".into(), "Java".into()]
+            } else {
+                vec![]
+            },
+            &[("C++".into(), Finding::documented(yes, "", "docs"))],
+        )
+    }
+
+    #[test]
+    fn the_table_has_a_line_per_format_and_what_decided_each_cell() {
+        let t = render(&[row("capnp-packed", true), row("raw", false)]);
+        let lines: Vec<&str> = t.lines().collect();
+        assert!(lines[0].starts_with("format        schema"), "{}", lines[0]);
+        let fields = |l: &str| l.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+        assert_eq!(
+            fields(lines[1]),
+            [
+                "capnp-packed",
+                "yes",
+                "yes",
+                "yes",
+                "yes",
+                "yes",
+                "C++,",
+                "Java"
+            ]
+        );
+        assert_eq!(fields(lines[2]), ["raw", "no", "no", "no", "no", "no", "-"]);
+        assert!(
+            t.contains("\nraw\n  schema: no: s\n    measured: check s\n"),
+            "{t}"
+        );
+        assert!(
+            t.contains("  read_by: [\"C++\", \"Java\"]\n    documented: C++: docs (yes)\n"),
+            "{t}"
+        );
+    }
+
+    #[test]
+    fn rows_written_are_read_back_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE);
+        let rows = vec![row("a", true), row("b", false)];
+        write(&rows, &path).unwrap();
+        assert_eq!(read(&path).unwrap(), rows);
+        let value: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(value[1]["evolution_backward"], "no: b");
+        std::fs::write(&path, "{").unwrap();
+        assert!(read(&path).unwrap_err().contains("formats.json"));
+    }
+}
