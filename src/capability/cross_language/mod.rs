@@ -222,7 +222,13 @@ pub fn check(
 ) -> Finding {
     let decided_by = match (reader.describe)() {
         Ok(d) => d,
-        Err(e) => return Finding::measured(false, e.to_string(), format!("{format}: no reader")),
+        Err(e) => {
+            let lookup = format!(
+                "capability::cross_language: the {} reader's tool",
+                reader.language
+            );
+            return Finding::measured(false, e.to_string(), lookup);
+        }
     };
     let Some(mut units) = encode(format, packets) else {
         return Finding::measured(false, format!("no format is named {format}"), decided_by);
