@@ -86,7 +86,7 @@ pub fn write(rows: &[Row], path: &Path) -> io::Result<()> {
     write_atomically(path, |w| w.write_all(text.as_bytes()))
 }
 
-/// Reads rows written by [`write`].
+/// Reads rows written by [`write()`].
 pub fn read(path: &Path) -> Result<Vec<Row>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     serde_json::from_str(&text).map_err(|e| {
