@@ -157,7 +157,7 @@ fn allocations_table(t: &mut String, o: &Outcome, ranked: &[&FormatResult]) {
         let mut row = vec![f.name.to_owned()];
         match f.allocations.and_then(|a| a.per_unit()) {
             Some(a) => {
-                row.extend(a.values().map(|u| fmt_f(u.allocations, 2)));
+                row.extend(a.values().map(|u| fmt_f(u.allocations, 3)));
                 row.extend(a.values().map(|u| fmt_f(u.bytes, 1)));
             }
             None => row.extend(std::iter::repeat_n("-".to_owned(), 6)),

@@ -207,7 +207,7 @@ pub fn allocations_table(groups: &[&Group]) -> Option<Table> {
             .iter()
             .map(|g| {
                 let mut row = vec![g.format.clone()];
-                row.extend((0..3).map(|i| cell(side(g, |r| r.allocs, i), 2)));
+                row.extend((0..3).map(|i| cell(side(g, |r| r.allocs, i), 3)));
                 row.extend((0..3).map(|i| cell(side(g, |r| r.alloc_bytes, i), 1)));
                 row
             })

@@ -112,7 +112,7 @@ fn raw_allocates_nothing_and_bitcodes_decode_does_per_packet_and_per_message() {
     );
     let raw_row = md
         .lines()
-        .find(|l| l.starts_with("| raw | 0.00 |"))
+        .find(|l| l.starts_with("| raw | 0.000 |"))
         .unwrap_or_else(|| panic!("no allocation row for raw in {md}"));
     assert!(raw_row.ends_with("| 0.0 | 0.0 | 0.0 |"), "{raw_row}");
     let html = std::fs::read_to_string(out.join("index.html")).unwrap();
