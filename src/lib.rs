@@ -7,8 +7,7 @@
 
 #![deny(rustdoc::broken_intra_doc_links)]
 
-#[cfg(test)]
-mod alloc_count;
+pub mod alloc_count;
 pub mod bench;
 pub mod bytes;
 pub mod capability;

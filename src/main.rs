@@ -24,6 +24,11 @@ use md_shootout::measure::{
 use md_shootout::model::Feed;
 use md_shootout::report;
 
+/// Counts each thread's allocations (one thread-local add each), so that a run reports what
+/// every format allocates per unit; see `md_shootout::alloc_count` for what that costs.
+#[global_allocator]
+static ALLOCATOR: md_shootout::alloc_count::CountingAlloc = md_shootout::alloc_count::CountingAlloc;
+
 #[derive(Parser)]
 #[command(
     name = "shootout",

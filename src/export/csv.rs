@@ -129,6 +129,22 @@ pub struct Row {
     /// bytes of the incomplete last record that were dropped.
     #[serde(default)]
     pub dropped_bytes: Option<u64>,
+    /// Allocations per unit after the warm-up, counted in an untimed pass over every window
+    /// (`measure::allocations`): encode, selective decode, complete decode. Empty where the
+    /// counting allocator was not installed.
+    #[serde(default)]
+    pub ser_allocs: Option<f64>,
+    #[serde(default)]
+    pub de_allocs: Option<f64>,
+    #[serde(default)]
+    pub de_all_allocs: Option<f64>,
+    /// Bytes those allocations asked for, per unit (a `realloc` counts its new size).
+    #[serde(default)]
+    pub ser_alloc_bytes: Option<f64>,
+    #[serde(default)]
+    pub de_alloc_bytes: Option<f64>,
+    #[serde(default)]
+    pub de_all_alloc_bytes: Option<f64>,
 }
 
 /// The header line, as written: [`Row`]'s fields in order (a test checks it).
@@ -137,7 +153,8 @@ encoded_bytes,bytes_per_message,ser_p50_ns,ser_p90_ns,ser_p99_ns,ser_p999_ns,ser
 ser_max_ns,ser_mean_ns,ser_total_ns,de_p50_ns,de_p90_ns,de_p99_ns,de_p999_ns,de_p9999_ns,\
 de_max_ns,de_mean_ns,de_total_ns,msgs_per_sec,timer_overhead_ns,host,cpu,rustc,git_rev,zstd_bytes,zlib_bytes,zstd_ns,\
 memcpy_p50_ns,memcpy_mean_ns,de_all_p50_ns,de_all_p90_ns,de_all_p99_ns,de_all_p999_ns,de_all_p9999_ns,\
-de_all_max_ns,de_all_mean_ns,de_all_total_ns,ser_batch_ns,de_batch_ns,de_all_batch_ns,clock,memcpy_batch_ns,unit,units,stored_mode,stored_sampled_bytes,timing,batch_units,jobs,worker_cpu,timed_faults,order_seed,dropped_bytes";
+de_all_max_ns,de_all_mean_ns,de_all_total_ns,ser_batch_ns,de_batch_ns,de_all_batch_ns,clock,memcpy_batch_ns,unit,units,stored_mode,stored_sampled_bytes,timing,batch_units,jobs,worker_cpu,timed_faults,order_seed,dropped_bytes,\
+ser_allocs,de_allocs,de_all_allocs,ser_alloc_bytes,de_alloc_bytes,de_all_alloc_bytes";
 
 /// How many of [`COLUMNS`] every results CSV has: those up to `git_rev`, the first header
 /// `run` wrote. [`Row`]'s later fields are optional.
@@ -170,6 +187,11 @@ impl Row {
             f.throughput.0.map(|t| Some(round3(t.ns_per_packet())));
         let floor = o.memcpy.summary();
         let stored = f.stored(o.stored);
+        let allocs = f.allocations.and_then(|a| a.per_unit());
+        let [ser_allocs, de_allocs, de_all_allocs] =
+            allocs.map_or([None; 3], |a| a.0.map(|u| Some(round3(u.allocations))));
+        let [ser_alloc_bytes, de_alloc_bytes, de_all_alloc_bytes] =
+            allocs.map_or([None; 3], |a| a.0.map(|u| Some(round3(u.bytes))));
         Row {
             run_id: info.run_id.clone(),
             started_at: info.started_at.clone(),
@@ -233,6 +255,12 @@ impl Row {
             timed_faults: Some(f.timed_faults),
             order_seed: Some(o.order_seed),
             dropped_bytes: o.dropped_bytes,
+            ser_allocs,
+            de_allocs,
+            de_all_allocs,
+            ser_alloc_bytes,
+            de_alloc_bytes,
+            de_all_alloc_bytes,
         }
     }
 }
@@ -330,5 +358,6 @@ mod tests {
             .unwrap();
         assert_eq!(back.msgs_per_sec, 2_500_000);
         assert_eq!((back.zstd_bytes, back.clock, back.jobs), (None, None, None));
+        assert_eq!((back.ser_allocs, back.de_all_alloc_bytes), (None, None));
     }
 }

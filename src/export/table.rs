@@ -3,7 +3,8 @@
 //! The first table is throughput and size, ranked by the batch figures (each window timed whole
 //! with one clock pair: `ser`, `de`, `de_all` in ns per packet); `x raw` is ser + de over raw's
 //! (`-` when raw did not run). The second is the per-packet latency distribution of the same
-//! three, with each mean less the timer's own cost.
+//! three, with each mean less the timer's own cost. The third is what each of the three allocates
+//! per unit (`measure::allocations`).
 
 use std::fmt::Write;
 
@@ -38,6 +39,7 @@ pub fn render(report: &RunReport<'_>) -> String {
     ranked.sort_by(|a, b| a.batch_ns().total_cmp(&b.batch_ns()));
     throughput_table(&mut t, o, &ranked);
     latency_table(&mut t, o, &ranked);
+    allocations_table(&mut t, o, &ranked);
     let _ = writeln!(t, "\nworkloads: {WORKLOADS}");
     if !o.workers.is_empty() {
         let _ = writeln!(t, "{}", workers_line(o));
@@ -128,6 +130,37 @@ fn latency_table(t: &mut String, o: &Outcome, ranked: &[&FormatResult]) {
                 s.p999.to_string(),
                 fmt_f((s.mean - o.timer_overhead_ns).max(0.0), 1),
             ]);
+        }
+        rows.push(row);
+    }
+    write_rows(t, &rows);
+}
+
+/// The third table: allocations and bytes allocated per unit, from the untimed counting pass;
+/// left out where nothing was counted (the counting allocator is not installed).
+fn allocations_table(t: &mut String, o: &Outcome, ranked: &[&FormatResult]) {
+    if ranked.iter().all(|f| f.allocations.is_none()) {
+        return;
+    }
+    let _ = writeln!(
+        t,
+        "\nallocations per {} after the warm-up (counted in an untimed pass over every window, \
+         the same calls as the timed ones; bytes as asked for):",
+        o.unit.name()
+    );
+    let mut rows: Vec<Vec<String>> = vec![["format", "ser", "de", "de_all"]
+        .into_iter()
+        .chain(["ser B", "de B", "de_all B"])
+        .map(String::from)
+        .collect()];
+    for f in ranked {
+        let mut row = vec![f.name.to_owned()];
+        match f.allocations.and_then(|a| a.per_unit()) {
+            Some(a) => {
+                row.extend(a.values().map(|u| fmt_f(u.allocations, 3)));
+                row.extend(a.values().map(|u| fmt_f(u.bytes, 1)));
+            }
+            None => row.extend(std::iter::repeat_n("-".to_owned(), 6)),
         }
         rows.push(row);
     }

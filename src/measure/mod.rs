@@ -2,6 +2,7 @@
 //! cross-checks that make the numbers trustworthy.
 
 pub mod affinity;
+pub mod allocations;
 pub mod args;
 pub mod checks;
 pub mod clock;

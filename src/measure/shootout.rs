@@ -9,6 +9,7 @@ use crate::model::Packet;
 use crate::output::Tick;
 use crate::stream::IexReader;
 
+use super::allocations::{AllocTally, Counter};
 use super::checks::{checksum_mismatch, cross_check, each_packet_whole, ends_agree, verify_window};
 use super::clock::Timer;
 /// Re-exported where `measure::args` has always found them.
@@ -152,6 +153,9 @@ struct Shootout<'c> {
     ends: Written<usize>,
     decoded: Vec<Packet>,
     compressors: Compressors,
+    /// Counts each format's allocations after the timed work; `None` where the counting
+    /// allocator is not installed (`alloc_count::counting`).
+    counter: Option<Counter>,
     floor: MemcpyFloor,
     order: Order,
     /// This window's order: format indices, `runners.len()` for the floor.
@@ -174,9 +178,13 @@ struct Shootout<'c> {
 
 impl<'c> Shootout<'c> {
     fn new(runners: Vec<Box<dyn Runner>>, config: &'c Config) -> Result<Self, RunError> {
+        let counting = crate::alloc_count::counting();
         let results = runners
             .iter()
-            .map(|r| FormatResult::new(r.name()))
+            .map(|r| FormatResult {
+                allocations: counting.then(AllocTally::default),
+                ..FormatResult::new(r.name())
+            })
             .collect();
         Ok(Shootout {
             config,
@@ -195,6 +203,7 @@ impl<'c> Shootout<'c> {
             ends: Written::default(),
             decoded: Vec::new(),
             compressors: Compressors::new().map_err(RunError::Compress)?,
+            counter: counting.then(Counter::default),
             floor: MemcpyFloor::default(),
             windows: 0,
             packets: 0,
@@ -486,7 +495,7 @@ impl<'c> Shootout<'c> {
 
     /// Format `i`'s untimed work on the window it still holds: when it was encoded both ways,
     /// the batch encode must have written the same bytes as the per-packet one; then the size as
-    /// stored and `--verify`.
+    /// stored, `--verify`, and its allocations counted (`measure::allocations`).
     fn after_window(&mut self, i: usize, span: Span<'_>) -> Result<(), RunError> {
         let Span {
             packets,
@@ -531,6 +540,26 @@ impl<'c> Shootout<'c> {
             let verify_start = Instant::now();
             verify_window(runner.as_mut(), packets, first_packet, &mut self.decoded)?;
             self.verify_ns += verify_start.elapsed().as_nanos() as u64;
+        }
+        if let (Some(counter), Some(tally)) = (&mut self.counter, &mut result.allocations) {
+            let symbols = self.reference.symbol_count();
+            counter
+                .count(
+                    runner.as_mut(),
+                    &packets[skip..],
+                    symbols,
+                    &self.timer,
+                    tally,
+                )
+                .map_err(|e| RunError::Disagree {
+                    format: result.name,
+                    what: format!(
+                        "window starting at packet {first_packet}: the {} counting \
+                         allocations failed: {}",
+                        e.workload.name(),
+                        e.cause
+                    ),
+                })?;
         }
         Ok(())
     }

@@ -3,6 +3,7 @@
 
 use hdrhistogram::Histogram;
 
+use super::allocations::AllocTally;
 use super::stored::{Estimate, StoredMode, StoredTally};
 use super::workload::{PerWorkload, Workload};
 use crate::formats::Aggregate;
@@ -125,6 +126,11 @@ pub struct FormatResult {
     /// Minor page faults taken inside this format's timed passes, the warm-up included (see
     /// `measure::memory`): 0 when every buffer was written before it was timed.
     pub timed_faults: u64,
+    /// What the format allocated in the untimed counting pass over each window's units after
+    /// the warm-up (see `measure::allocations`); `None` where the counting allocator is not
+    /// installed.
+    #[serde(default)]
+    pub allocations: Option<AllocTally>,
 }
 
 impl FormatResult {
@@ -141,6 +147,7 @@ impl FormatResult {
             stored: StoredTally::default(),
             worker_cpu: None,
             timed_faults: 0,
+            allocations: None,
         }
     }
 

@@ -91,6 +91,11 @@ pub struct RunRow {
     pub memcpy_batch_ns: Option<f64>,
     /// The clock the run timed with (`tsc`, or the fallback's name).
     pub clock: Option<String>,
+    /// Allocations per unit of ser, de and de_all (`*_allocs` columns), and the bytes they asked
+    /// for (`*_alloc_bytes`); `None` when not counted (CSVs from before, or a build without the
+    /// counting allocator).
+    pub allocs: Option<[f64; 3]>,
+    pub alloc_bytes: Option<[f64; 3]>,
 }
 
 impl RunRow {
@@ -229,6 +234,11 @@ fn run_row(r: Row, source: usize) -> Result<RunRow, String> {
         7 => Some(de_all.map(Option::unwrap_or_default)),
         _ => return Err("some de_all_* cells are empty and others are not".into()),
     };
+    let allocs = all_or_none([r.ser_allocs, r.de_allocs, r.de_all_allocs], "*_allocs")?;
+    let alloc_bytes = all_or_none(
+        [r.ser_alloc_bytes, r.de_alloc_bytes, r.de_all_alloc_bytes],
+        "*_alloc_bytes",
+    )?;
     let ns = |x: u64| x as f64;
     Ok(RunRow {
         source,
@@ -284,7 +294,18 @@ fn run_row(r: Row, source: usize) -> Result<RunRow, String> {
         memcpy_mean_ns: r.memcpy_mean_ns,
         memcpy_batch_ns: r.memcpy_batch_ns,
         clock: r.clock.filter(|c| !c.is_empty()),
+        allocs,
+        alloc_bytes,
     })
+}
+
+/// The three sides' cells of one figure: all there, or none (not measured).
+fn all_or_none(cells: [Option<f64>; 3], columns: &str) -> Result<Option<[f64; 3]>, String> {
+    match cells.iter().filter(|x| x.is_some()).count() {
+        0 => Ok(None),
+        3 => Ok(Some(cells.map(Option::unwrap_or_default))),
+        _ => Err(format!("some {columns} cells are empty and others are not")),
+    }
 }
 
 /// The file name of an `input` column value (`data/x.pcapng.gz` → `x.pcapng.gz`).

@@ -9,7 +9,7 @@ use super::dist::MergedRow;
 use super::document::{Answer, Block, Document, Figure, Heading, Section, Span};
 use super::scheduling;
 use super::stats::{section_hosts, section_name, Group, Summary, Warning};
-use super::tables::{merged_table, section_tables};
+use super::tables::{allocations_table, merged_table, section_tables};
 use super::verdict;
 use super::warnings;
 
@@ -131,6 +131,7 @@ impl Contents<'_> {
             )));
         }
         blocks.extend(section_tables(groups).map(Block::Table));
+        blocks.extend(allocations_table(groups).map(Block::Table));
         let merged: Vec<_> = self
             .merged
             .iter()

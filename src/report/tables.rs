@@ -1,7 +1,7 @@
 //! The tables of `summary.md` and `index.html`, built once as text cells so both show the same.
 
 use super::dist::MergedRow;
-use super::load::PERCENTILES;
+use super::load::{RunRow, PERCENTILES};
 use super::stats::{distinct, trim, Basis, Group, SideStats, Stat, MIN_TAIL_SAMPLES};
 use crate::measure::Workload;
 
@@ -158,6 +158,54 @@ pub fn merged_table(rows: &[&MergedRow], unit: &str) -> Option<Table> {
                     count(r.count as f64),
                 ];
                 row.extend(r.values.iter().map(|v| trim(*v)));
+                row
+            })
+            .collect(),
+    })
+}
+
+/// Per format: allocations and bytes allocated per unit on each side, median across the runs
+/// that counted them; `None` when no run of the section did (CSVs from before).
+pub fn allocations_table(groups: &[&Group]) -> Option<Table> {
+    let unit = groups.first().map_or("packet", |g| g.unit);
+    let side = |g: &Group, pick: fn(&RunRow) -> Option<[f64; 3]>, i: usize| {
+        Stat::of_some(g.rows.iter().map(|r| pick(r).map(|a| a[i])))
+    };
+    if !groups
+        .iter()
+        .any(|g| g.rows.iter().any(|r| r.allocs.is_some()))
+    {
+        return None;
+    }
+    let cell = |s: Option<Stat>, decimals: usize| {
+        s.map_or(NOT_MEASURED.to_owned(), |s| {
+            let f = |x: f64| format!("{x:.decimals$}");
+            if s.min == s.max {
+                f(s.median)
+            } else {
+                format!("{} ({}–{})", f(s.median), f(s.min), f(s.max))
+            }
+        })
+    };
+    Some(Table {
+        left: 1,
+        caption: format!(
+            "Allocations per {unit} after the warm-up, and the bytes they asked for, on each \
+             side: counted by a counting global allocator in an untimed pass over every window \
+             (the same encode and decode calls as the timed passes, after them), median across \
+             the runs that counted them. 0 means the format allocated nothing once warm."
+        ),
+        header: ["format", "ser allocs", "de allocs", "de_all allocs"]
+            .into_iter()
+            .chain(["ser bytes", "de bytes", "de_all bytes"])
+            .map(String::from)
+            .collect(),
+        rows: groups
+            .iter()
+            .map(|g| {
+                let mut row = vec![g.format.clone()];
+                row.extend((0..3).map(|i| cell(side(g, |r| r.allocs, i), 3)));
+                row.extend((0..3).map(|i| cell(side(g, |r| r.alloc_bytes, i), 1)));
                 row
             })
             .collect(),

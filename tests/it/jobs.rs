@@ -116,9 +116,17 @@ fn two_workers_give_one_run_with_every_format_once_and_the_same_summary() {
             "zstd_bytes",
             "zlib_bytes",
             "stored_sampled_bytes",
+            // Each worker counts its formats' allocations; the merge keeps them.
+            "ser_allocs",
+            "de_allocs",
+            "de_all_allocs",
+            "ser_alloc_bytes",
+            "de_alloc_bytes",
+            "de_all_alloc_bytes",
         ] {
             assert_eq!(a[c], b[c], "{c} of {}", a["format"]);
         }
+        assert!(!b["de_all_allocs"].is_empty(), "{}", b["format"]);
         // The merged histograms are the workers' own: as many samples as units.
         let log = std::fs::read(hist.join(format!("{}.ser.hlog", b["format"]))).unwrap();
         let h = md_shootout::report::dist::parse_log(&log).unwrap();

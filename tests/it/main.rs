@@ -3,6 +3,7 @@
 
 mod common;
 
+mod allocations;
 mod capture;
 mod cli_errors;
 mod corrupt_input;

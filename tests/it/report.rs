@@ -143,6 +143,11 @@ fn values(f: &Fixture) -> HashMap<String, String> {
     // Above i64::MAX: the seed is a u64.
     set("order_seed", "17293822569102704642".into());
     set("dropped_bytes", cell(f.dropped_bytes));
+    // Allocations not counted (tests/it/allocations.rs reads a real run's).
+    for side in ["ser", "de", "de_all"] {
+        set(&format!("{side}_allocs"), String::new());
+        set(&format!("{side}_alloc_bytes"), String::new());
+    }
     v
 }
 

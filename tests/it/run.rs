@@ -11,7 +11,7 @@ use md_shootout::stream::IexReader;
 
 use crate::common::{shootout, summary_csv, widen, Expected};
 
-const COLUMNS: [&str; 62] = [
+const COLUMNS: [&str; 68] = [
     "run_id",
     "started_at",
     "label",
@@ -74,6 +74,12 @@ const COLUMNS: [&str; 62] = [
     "timed_faults",
     "order_seed",
     "dropped_bytes",
+    "ser_allocs",
+    "de_allocs",
+    "de_all_allocs",
+    "ser_alloc_bytes",
+    "de_alloc_bytes",
+    "de_all_alloc_bytes",
 ];
 
 /// The summary CSV the issue specifies, computed from the generator's packets.

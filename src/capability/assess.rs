@@ -1,0 +1,111 @@
+//! Every format's [`Row`], assessed now: the documented cells from its [`Documented`], and the
+//! measured ones by running the checks (evolution, other languages, validation, allocation while
+//! decoding). Takes seconds: `shootout formats` runs it on demand and bench once per results
+//! folder.
+
+use std::path::Path;
+
+use super::evolution::{self, Evolution};
+use super::finding::Finding;
+use super::row::Row;
+use super::{cross_language, validation};
+use crate::alloc_count::{allocated, counting};
+use crate::formats::{Aggregate, Checksum, Documented, Format};
+use crate::model::Packet;
+
+/// Every format's row, in the registry's order. `packets` is what the zero-copy check decodes;
+/// scratch files of the cross-language checks go under `scratch`.
+pub fn assess(packets: &[Packet], scratch: &Path) -> Vec<Row> {
+    macro_rules! rows {
+        ($($module:ident: [$($name:ident: $F:ty),+ $(,)?]),* $(,)?) => {
+            vec![$($(row::<$F>(packets, scratch)),+),*]
+        };
+    }
+    crate::for_each_format!(rows)
+}
+
+/// `F`'s row.
+pub fn row<F: Format>(packets: &[Packet], scratch: &Path) -> Row {
+    let evolution = evolution::check(F::NAME).unwrap_or_else(|| {
+        let none = Finding::measured(false, "no evolution check exists for this format", "capability::evolution");
+        Evolution {
+            forward: none.clone(),
+            backward: none,
+        }
+    });
+    let read = cross_language::read_by(F::NAME, scratch).unwrap_or_else(|| cross_language::CrossLanguage {
+        languages: Vec::new(),
+        findings: vec![(
+            "other languages".into(),
+            Finding::measured(false, "no cross-language check exists for this format", "capability::cross_language"),
+        )],
+    });
+    let cells = [
+        schema(F::DOCUMENTED),
+        zero_copy::<F>(packets),
+        validation::validates::<F>(),
+        evolution.forward,
+        evolution.backward,
+    ];
+    Row::new(F::NAME, cells, read.languages, &read.findings)
+}
+
+/// The `schema` cell: documented.
+fn schema(doc: Documented) -> Finding {
+    match doc.schema {
+        Some(schema) => Finding::documented(true, schema, doc.source),
+        None => Finding::documented(
+            false,
+            "the Rust types are the schema: no schema document another language could generate a reader from",
+            doc.source,
+        ),
+    }
+}
+
+/// The `zero_copy` cell: the documentation says decoding reads in place, and the counting
+/// allocator sees no allocation in either decode of `packets` (after one warm-up pass, which may
+/// grow the codec's reused buffers once).
+fn zero_copy<F: Format>(packets: &[Packet]) -> Finding {
+    let doc = F::DOCUMENTED;
+    if !doc.reads_in_place {
+        return Finding::documented(false, "decoding copies the message into values of its own", doc.source);
+    }
+    if !counting() {
+        return Finding::documented(true, "reads in place (allocations not counted in this process)", doc.source);
+    }
+    let mut format = F::default();
+    let mut bytes = Vec::new();
+    for p in packets {
+        format.encode(p, &mut bytes);
+    }
+    let (mut aggregate, mut checksum) = (Aggregate::new(), Checksum::default());
+    let mut decode = |format: &mut F| -> Result<(), String> {
+        let mut at = 0;
+        while at < bytes.len() {
+            let used = format.decode(&bytes[at..], &mut aggregate).map_err(|e| e.to_string())?;
+            format.decode_all(&bytes[at..], &mut checksum).map_err(|e| e.to_string())?;
+            at += used.max(1);
+        }
+        Ok(())
+    };
+    let decided_by = format!(
+        "capability::assess: the counting allocator over both decodes of {} packets, after a warm-up pass; reading in place: {}",
+        packets.len(),
+        doc.source
+    );
+    if let Err(e) = decode(&mut format) {
+        return Finding::measured(false, format!("decoding its own bytes failed: {e}"), decided_by);
+    }
+    let before = allocated();
+    let result = decode(&mut format);
+    let a = allocated() - before;
+    match result {
+        Err(e) => Finding::measured(false, format!("decoding its own bytes failed: {e}"), decided_by),
+        Ok(()) if a.count == 0 => Finding::measured(true, "reads in place and allocated nothing decoding", decided_by),
+        Ok(()) => Finding::measured(
+            false,
+            format!("reads in place but allocated {} times ({} bytes) decoding {} packets", a.count, a.bytes, packets.len()),
+            decided_by,
+        ),
+    }
+}

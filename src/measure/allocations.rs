@@ -1,0 +1,172 @@
+//! Allocations per unit, measured: after a window's timed work, each format encodes the window's
+//! units after the warm-up and decodes them selectively and completely once more, untimed, with
+//! the same [`Runner`] calls its whole-window passes are timed with, while the counting global
+//! allocator ([`crate::alloc_count`]) counts what this thread allocates in each. Every window is
+//! counted, so the figures are exact means over the units after the warm-up, not a sample.
+//!
+//! Nothing else runs on this thread during a count, and the runner's buffers and the sink were
+//! sized beforehand, so what is counted is the format's own: a `Vec` the decoder returns, a
+//! builder's segment table. Where [`crate::alloc_count::counting`] is false (the library used
+//! without the allocator installed: benches, the integration test binary) nothing is counted and
+//! the results say so ([`FormatResult::allocations`](super::stats::FormatResult) is `None`).
+
+use crate::alloc_count::{allocated, Allocated};
+use crate::formats::{Aggregate, Checksum, DecodeError};
+use crate::model::Packet;
+
+use super::clock::Timer;
+use super::runner::{PassIo, Runner};
+use super::workload::{PerWorkload, Timing, Workload};
+
+/// One format's allocations over the windows counted, per workload, and the units they covered.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct AllocTally {
+    pub allocated: PerWorkload<Allocated>,
+    pub units: u64,
+}
+
+/// Means per unit of one workload.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct PerUnit {
+    pub allocations: f64,
+    pub bytes: f64,
+}
+
+impl AllocTally {
+    /// Each workload's allocations and bytes per unit; `None` when no unit was counted.
+    pub fn per_unit(&self) -> Option<PerWorkload<PerUnit>> {
+        let units = self.units as f64;
+        (self.units > 0).then(|| {
+            self.allocated.map(|a| PerUnit {
+                allocations: a.count as f64 / units,
+                bytes: a.bytes as f64 / units,
+            })
+        })
+    }
+}
+
+/// The scratch a count decodes into: its own sink and checksum, so the timed passes' results
+/// are left as they were.
+#[derive(Default)]
+pub struct Counter {
+    sink: Aggregate,
+    checksum: Checksum,
+}
+
+/// Why a counting pass failed: its decode, on bytes the timed passes had just decoded.
+#[derive(Debug)]
+pub struct CountError {
+    pub workload: Workload,
+    pub cause: DecodeError,
+}
+
+impl Counter {
+    /// Counts what `runner` allocates in each workload's pass over `recorded`, timed per window
+    /// (encoding it, then decoding those bytes selectively and completely), and adds it to
+    /// `tally`. `symbols` sizes the sink beforehand so that its growth is not counted. The runner's
+    /// buffer holds the window's encoding again afterwards.
+    pub fn count(
+        &mut self,
+        runner: &mut dyn Runner,
+        recorded: &[Packet],
+        symbols: usize,
+        timer: &Timer,
+        tally: &mut AllocTally,
+    ) -> Result<(), CountError> {
+        if recorded.is_empty() {
+            return Ok(());
+        }
+        self.sink.reserve(symbols);
+        self.checksum.reset();
+        let mut counted = PerWorkload::<Allocated>::default();
+        let mut io = PassIo::new(recorded, &mut self.sink, &mut self.checksum);
+        // Timed per window, a pass pushes nothing here (and an empty Vec allocates nothing).
+        let mut stats = Vec::new();
+        let mut failed = None;
+        for workload in Workload::ALL {
+            let before = allocated();
+            let pass = runner.pass(workload, Timing::Window, &mut io, timer, &mut stats);
+            counted[workload] = allocated() - before;
+            if workload == Workload::Encode {
+                // The decodes read the buffer: give them this encoding (the window's comes back
+                // below).
+                runner.adopt_batch();
+            }
+            if let Err(cause) = pass {
+                failed = Some(CountError { workload, cause });
+                break;
+            }
+        }
+        runner.adopt_batch();
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        tally.allocated += counted;
+        tally.units += recorded.len() as u64;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::{bitcode::Bitcode, raw::Raw};
+    use crate::gen::{self, GenOptions};
+    use crate::measure::runner::runner;
+
+    /// Regular-hours packets of a generated day, as a run's window would hold them.
+    fn packets() -> Vec<Packet> {
+        let opts = GenOptions {
+            packets: 6_000,
+            ..GenOptions::default()
+        };
+        gen::packets(&opts).unwrap().skip(4_000).collect()
+    }
+
+    /// Counts `runner` over `packets` twice (the first pass warms it, as a run's first window
+    /// does) and returns the second count.
+    fn counted(mut runner: Box<dyn Runner>, packets: &[Packet]) -> AllocTally {
+        let timer = Timer::calibrate();
+        runner.reserve(1 << 20);
+        let mut counter = Counter::default();
+        let mut warm = AllocTally::default();
+        counter
+            .count(runner.as_mut(), packets, 1_000, &timer, &mut warm)
+            .unwrap();
+        let mut tally = AllocTally::default();
+        counter
+            .count(runner.as_mut(), packets, 1_000, &timer, &mut tally)
+            .unwrap();
+        tally
+    }
+
+    #[test]
+    fn raw_allocates_nothing_and_bitcodes_decode_a_vec_per_packet_with_messages() {
+        let packets = packets();
+        let with_messages = packets.iter().filter(|p| !p.messages.is_empty()).count() as u64;
+        assert!(with_messages > 1_000);
+
+        let raw = counted(runner::<Raw>(), &packets);
+        assert_eq!(raw.units, packets.len() as u64);
+        assert_eq!(raw.allocated, PerWorkload::default(), "raw");
+        let per_unit = raw.per_unit().unwrap();
+        assert!(per_unit.values().all(|u| *u == PerUnit::default()));
+
+        // bitcode's decode returns an owned packet: one `Vec` of messages per packet that has
+        // any (src/formats/steady.rs), on both decodes; its encode allocates nothing.
+        let bitcode = counted(runner::<Bitcode>(), &packets);
+        let a = bitcode.allocated;
+        assert_eq!(a[Workload::Encode], Allocated::default());
+        for side in [Workload::Selective, Workload::Complete] {
+            assert_eq!(a[side].count, with_messages, "{}", side.name());
+            assert!(a[side].bytes >= with_messages * 8, "{:?}", a[side]);
+        }
+        let de_all = bitcode.per_unit().unwrap()[Workload::Complete];
+        assert!(de_all.allocations > 0.0 && de_all.bytes > de_all.allocations);
+    }
+
+    #[test]
+    fn nothing_counted_is_no_figure() {
+        assert_eq!(AllocTally::default().per_unit(), None);
+    }
+}
