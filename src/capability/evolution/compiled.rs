@@ -25,6 +25,22 @@ pub(crate) mod v2 {
     include!(concat!(env!("OUT_DIR"), "/evolution-v2/appended.rs"));
 }
 
+/// What version 2 does to the message type `$V`: `$trade` where it appends `match_id` (Trade
+/// Report), `$add` where it appends `attribution` (Add Order), `$other` where it appends
+/// nothing. Each format's v2 writer and reader name their own accessors in the three.
+macro_rules! appended {
+    (TradeReport, $trade:expr, $add:expr, $other:expr) => {
+        $trade
+    };
+    (AddOrder, $trade:expr, $add:expr, $other:expr) => {
+        $add
+    };
+    ($V:ident, $trade:expr, $add:expr, $other:expr) => {
+        $other
+    };
+}
+pub(super) use appended;
+
 /// The appended field a message of this variant has in version 2, as `(field, default)`.
 fn appended_default(message: &str) -> Option<(&'static str, i64)> {
     [
@@ -266,6 +282,32 @@ pub(crate) fn swapped(packet: &Packet) -> Packet {
         }
     }
     p
+}
+
+/// The check catches a v2 writer that swaps two v1 fields: `forward` with `write` fed the
+/// [`swapped`] source says `no` and names the Trade Report's price.
+#[cfg(test)]
+pub(crate) fn assert_swap_fails_forward<F: Format>(
+    decided_by: String,
+    mut write: impl FnMut(&Packet) -> Vec<u8>,
+) {
+    let f = forward::<F>(decided_by, |p| write(&swapped(p)));
+    assert!(!f.yes());
+    assert!(f.answer.contains("TradeReport.price"), "{}", f.answer);
+}
+
+/// `read`, the v1 codec's reading of the v2 writer's bytes of `source()[1]`, has its first Trade
+/// Report and Add Order as the source has them (the values from [`source`], not from a codec).
+#[cfg(test)]
+pub(crate) fn assert_first_carriers(read: &Packet) {
+    assert_eq!(
+        read.messages[0],
+        trade_report("ZIEXT", 100, 1_234_500, 9_001)
+    );
+    assert_eq!(
+        read.messages[2],
+        add_order(b'8', "AAPL", 77_000_001, 300, 1_899_900)
+    );
 }
 
 #[cfg(test)]

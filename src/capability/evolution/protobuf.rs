@@ -24,27 +24,6 @@ pub mod pb {
 
 use pb::message::Body;
 
-/// The appended field of version 2, set by the writer (`set`) or read (`get`) where the message
-/// type has one.
-macro_rules! appended {
-    (set TradeReport $x:ident) => {
-        $x.match_id = v2::MATCH_ID.value
-    };
-    (set AddOrder $x:ident) => {
-        $x.attribution = v2::ATTRIBUTION.value
-    };
-    (set $V:ident $x:ident) => {};
-    (get TradeReport $x:ident) => {
-        Some($x.match_id)
-    };
-    (get AddOrder $x:ident) => {
-        Some(i64::from($x.attribution))
-    };
-    (get $V:ident $x:ident) => {
-        None
-    };
-}
-
 /// The v2 writer's and reader's field-by-field copies, from the message table (as the codec's).
 macro_rules! copies {
     ($($V:ident($S:ident) $snake:ident {
@@ -56,7 +35,12 @@ macro_rules! copies {
                 $(Message::$V(m) => {
                     #[allow(unused_mut, clippy::needless_update)]
                     let mut x = pb::$S { $($f: m.$f.to_lib(),)* ..Default::default() };
-                    appended!(set $V x);
+                    compiled::appended!(
+                        $V,
+                        x.match_id = v2::MATCH_ID.value,
+                        x.attribution = v2::ATTRIBUTION.value,
+                        ()
+                    );
                     Body::$V(x)
                 })*
             };
@@ -70,7 +54,12 @@ macro_rules! copies {
             Ok(match body {
                 $(Body::$V(x) => (
                     Message::$V($S { $($f: x.$f.into_model()?,)* }),
-                    appended!(get $V x),
+                    compiled::appended!(
+                        $V,
+                        Some(x.match_id),
+                        Some(i64::from(x.attribution)),
+                        None
+                    ),
                 ),)*
             })
         }
@@ -158,9 +147,6 @@ mod tests {
     /// The check catches a v2 writer that swaps two v1 fields.
     #[test]
     fn a_writer_that_swaps_fields_fails_forward() {
-        let f =
-            compiled::forward::<Protobuf>(DECIDED_BY.into(), |p| write_v2(&compiled::swapped(p)));
-        assert!(!f.yes());
-        assert!(f.answer.contains("TradeReport.price"), "{}", f.answer);
+        compiled::assert_swap_fails_forward::<Protobuf>(DECIDED_BY.into(), write_v2);
     }
 }
