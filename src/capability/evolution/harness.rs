@@ -280,3 +280,11 @@ pub(super) fn assert_round_trip(
         assert_eq!(read(&bytes), (p.clone(), Ok(bytes.len())));
     }
 }
+
+/// A format's two findings say `no` as expected: each `answer` is the expected text followed by
+/// the format's `mechanism` note (why it cannot evolve).
+#[cfg(test)]
+pub(super) fn assert_answers(found: (Finding, Finding), mechanism: &str, expected: (&str, &str)) {
+    assert_eq!(found.0.answer, format!("{}{mechanism}", expected.0));
+    assert_eq!(found.1.answer, format!("{}{mechanism}", expected.1));
+}

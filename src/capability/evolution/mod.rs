@@ -57,7 +57,7 @@ pub fn check(format: &str) -> Option<Evolution> {
 
 #[cfg(test)]
 mod tests {
-    use super::harness::{forward, grown};
+    use super::harness::{assert_round_trip, forward, grown};
     use super::*;
     use crate::formats::json::Json;
     use crate::formats::rkyv::Rkyv;
@@ -136,6 +136,17 @@ mod tests {
         let rkyv = forward::<Rkyv>(&source, &bad, rkyv::write);
         assert_eq!(rkyv, Err(expected.to_owned()));
         assert!(forward::<Rkyv>(&source, &written, rkyv::write).is_ok());
+    }
+
+    /// Each format's version 2 writer and reader agree with each other (so a `no` is the
+    /// version mismatch, not a broken writer or reader).
+    #[test]
+    fn the_v2_writers_and_readers_round_trip() {
+        assert_round_trip(serde_formats::json_write, serde_formats::json_read);
+        assert_round_trip(serde_formats::postcard_write, serde_formats::postcard_read);
+        assert_round_trip(bitcode::write, bitcode::read);
+        assert_round_trip(rkyv::write, rkyv::read);
+        assert_round_trip(raw::write, raw::read);
     }
 
     #[test]

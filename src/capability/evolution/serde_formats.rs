@@ -66,7 +66,7 @@ pub(super) fn json_write(p: &v2::MPacket, out: &mut Vec<u8>) {
 
 /// JSON's version 2 reader: serde_json on the object before the first newline (all or
 /// nothing: no message is handed over before the whole object parsed).
-fn json_read(bytes: &[u8]) -> Read2 {
+pub(super) fn json_read(bytes: &[u8]) -> Read2 {
     let mut p = v2::MPacket::default();
     let Some(end) = bytes.iter().position(|&b| b == b'\n') else {
         return (p, Err("no newline ends the packet".into()));
@@ -117,7 +117,7 @@ pub(super) fn postcard_write(p: &v2::MPacket, out: &mut Vec<u8>) {
 
 /// postcard's version 2 reader: the header, then message by message with `take_from_bytes`
 /// (as `formats::postcard` reads), symbols borrowed.
-fn postcard_read(bytes: &[u8]) -> Read2 {
+pub(super) fn postcard_read(bytes: &[u8]) -> Read2 {
     let mut p = v2::MPacket::default();
     let done = (|| {
         let ((seq, send_time, count), mut rest) =
@@ -155,13 +155,11 @@ pub(super) fn postcard() -> (Finding, Finding) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::harness::{assert_round_trip, source};
+    use super::super::harness::{assert_answers, source};
     use super::*;
 
     #[test]
-    fn the_v2_writers_and_readers_round_trip() {
-        assert_round_trip(json_write, json_read);
-        assert_round_trip(postcard_write, postcard_read);
+    fn the_v2_json_writer_writes_the_appended_fields() {
         let mut json = Vec::new();
         json_write(&v2::MPacket::written(&source()[0]), &mut json);
         let text = String::from_utf8(json).unwrap();
@@ -198,22 +196,17 @@ mod tests {
     /// message's type index (Add Order, 13, zigzag -7) for `match_id`.
     #[test]
     fn postcard_misreads_what_follows_an_appended_field() {
-        let e = postcard();
-        assert_eq!(
-            e.0.answer,
-            format!(
+        assert_answers(
+            postcard(),
+            NO_MECHANISM,
+            (
                 "no: the v1 reader on v2 bytes, packet 0 (seq 1001): read messages[0..2] right \
                  (the last a TradeReport), then stopped: postcard: Found a varint that didn't \
-                 terminate. Is the usize too big for this platform?{NO_MECHANISM}"
-            )
-        );
-        assert_eq!(
-            e.1.answer,
-            format!(
+                 terminate. Is the usize too big for this platform?",
                 "no: the v2 reader on v1 bytes, packet 0 (seq 1001): \
                  messages[1].TradeReport.match_id came out as -7, not the default 0, then \
-                 stopped: messages[2]: postcard: Serde Deserialization Error{NO_MECHANISM}"
-            )
+                 stopped: messages[2]: postcard: Serde Deserialization Error",
+            ),
         );
     }
 }
