@@ -48,6 +48,7 @@ const HEADER: usize = message_header_codec::ENCODED_LENGTH;
 pub struct Sbe;
 
 /// Writes header + block of one message at `off` of `buf`; evaluates to the message's size.
+/// Shared with the v2 writer of `capability::evolution::sbe`, whose encoders have the same names.
 macro_rules! put {
     ($buf:expr, $off:expr, $codec:ident :: $Enc:ident, |$e:ident| $body:block) => {{
         let mut header = $codec::$Enc::default()
@@ -59,14 +60,9 @@ macro_rules! put {
         HEADER + usize::from($codec::SBE_BLOCK_LENGTH)
     }};
 }
+pub(crate) use put;
 
-/// A model field as the generated encoder's setter takes it (the symbol and reason by reference
-/// to their bytes, the side as the schema's enum).
-trait ToSbe {
-    type Sbe;
-    fn to_sbe(self) -> Self::Sbe;
-}
-
+/// `ToSbe` for the field types the setters take as they are (by value).
 macro_rules! same {
     ($($t:ty),*) => {$(
         impl ToSbe for &$t {
@@ -78,50 +74,68 @@ macro_rules! same {
         }
     )*};
 }
-same!(u8, u32, i64);
+pub(crate) use same;
 
-impl<'a> ToSbe for &'a Symbol {
-    type Sbe = &'a [u8; 8];
-    #[inline(always)]
-    fn to_sbe(self) -> &'a [u8; 8] {
-        &self.0
-    }
+/// The conversions between the model and one schema's generated code (`side::Side` in scope):
+/// expanded here for this schema and in `capability::evolution::sbe` for version 2, whose
+/// generated types are others of the same names.
+macro_rules! conversions {
+    () => {
+        /// A model field as the generated encoder's setter takes it (the symbol and reason by
+        /// reference to their bytes, the side as the schema's enum).
+        trait ToSbe {
+            type Sbe;
+            fn to_sbe(self) -> Self::Sbe;
+        }
+
+        $crate::formats::sbe::same!(u8, u32, i64);
+
+        impl<'a> ToSbe for &'a Symbol {
+            type Sbe = &'a [u8; 8];
+            #[inline(always)]
+            fn to_sbe(self) -> &'a [u8; 8] {
+                &self.0
+            }
+        }
+
+        impl<'a> ToSbe for &'a [u8; 4] {
+            type Sbe = &'a [u8; 4];
+            #[inline(always)]
+            fn to_sbe(self) -> &'a [u8; 4] {
+                self
+            }
+        }
+
+        impl ToSbe for &Side {
+            type Sbe = side::Side;
+            #[inline(always)]
+            fn to_sbe(self) -> side::Side {
+                match self {
+                    Side::Buy => side::Side::Buy,
+                    Side::Sell => side::Side::Sell,
+                }
+            }
+        }
+
+        impl IntoModel<Side> for side::Side {
+            #[inline(always)]
+            fn into_model(self) -> Result<Side, DecodeError> {
+                match self {
+                    side::Side::Buy => Ok(Side::Buy),
+                    side::Side::Sell => Ok(Side::Sell),
+                    side::Side::NullVal => Err(DecodeError::Malformed("SBE price level side")),
+                }
+            }
+        }
+    };
 }
+pub(crate) use conversions;
+conversions!();
 
 impl IntoModel<Symbol> for [u8; 8] {
     #[inline(always)]
     fn into_model(self) -> Result<Symbol, DecodeError> {
         Ok(Symbol(self))
-    }
-}
-
-impl<'a> ToSbe for &'a [u8; 4] {
-    type Sbe = &'a [u8; 4];
-    #[inline(always)]
-    fn to_sbe(self) -> &'a [u8; 4] {
-        self
-    }
-}
-
-impl ToSbe for &Side {
-    type Sbe = side::Side;
-    #[inline(always)]
-    fn to_sbe(self) -> side::Side {
-        match self {
-            Side::Buy => side::Side::Buy,
-            Side::Sell => side::Side::Sell,
-        }
-    }
-}
-
-impl IntoModel<Side> for side::Side {
-    #[inline(always)]
-    fn into_model(self) -> Result<Side, DecodeError> {
-        match self {
-            side::Side::Buy => Ok(Side::Buy),
-            side::Side::Sell => Ok(Side::Sell),
-            side::Side::NullVal => Err(DecodeError::Malformed("SBE price level side")),
-        }
     }
 }
 

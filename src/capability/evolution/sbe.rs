@@ -19,7 +19,7 @@
 
 use super::compiled::{self, v2, ReadV2};
 use crate::capability::finding::Finding;
-use crate::formats::sbe::Sbe;
+use crate::formats::sbe::{put, Sbe};
 use crate::formats::wire::IntoModel;
 use crate::formats::DecodeError;
 use crate::model::*;
@@ -44,71 +44,7 @@ use generated::*;
 
 const HEADER: usize = message_header_codec::ENCODED_LENGTH;
 
-/// A model field as the v2 encoder's setter takes it.
-trait ToSbe {
-    type Sbe;
-    fn to_sbe(self) -> Self::Sbe;
-}
-
-macro_rules! same {
-    ($($t:ty),*) => {$(
-        impl ToSbe for &$t {
-            type Sbe = $t;
-            fn to_sbe(self) -> $t {
-                *self
-            }
-        }
-    )*};
-}
-same!(u8, u32, i64);
-
-impl<'a> ToSbe for &'a Symbol {
-    type Sbe = &'a [u8; 8];
-    fn to_sbe(self) -> &'a [u8; 8] {
-        &self.0
-    }
-}
-
-impl<'a> ToSbe for &'a [u8; 4] {
-    type Sbe = &'a [u8; 4];
-    fn to_sbe(self) -> &'a [u8; 4] {
-        self
-    }
-}
-
-impl ToSbe for &Side {
-    type Sbe = side::Side;
-    fn to_sbe(self) -> side::Side {
-        match self {
-            Side::Buy => side::Side::Buy,
-            Side::Sell => side::Side::Sell,
-        }
-    }
-}
-
-impl IntoModel<Side> for side::Side {
-    fn into_model(self) -> Result<Side, DecodeError> {
-        match self {
-            side::Side::Buy => Ok(Side::Buy),
-            side::Side::Sell => Ok(Side::Sell),
-            side::Side::NullVal => Err(DecodeError::Malformed("SBE price level side")),
-        }
-    }
-}
-
-/// Writes header and block of one message at `off` of `buf` with a v2 encoder; evaluates to the
-/// message's size.
-macro_rules! put {
-    ($buf:expr, $off:expr, $codec:ident :: $Enc:ident, |$e:ident| $body:block) => {{
-        let mut header = $codec::$Enc::default()
-            .wrap(WriteBuf::new($buf), $off + HEADER)
-            .header($off);
-        #[allow(unused_mut)]
-        let mut $e = header.parent().expect("the header's parent was just set");
-        $body
-        HEADER + usize::from($codec::SBE_BLOCK_LENGTH)
-    }};
-}
+crate::formats::sbe::conversions!();
 
 /// The v2 writer's and reader's per-template code, from the message table (as the codec's).
 macro_rules! templates {
