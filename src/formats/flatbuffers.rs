@@ -196,20 +196,7 @@ pub fn visit<K: Sink>(root: fbs::Packet<'_>, sink: &mut K) -> Result<(), DecodeE
 
 type UnionOffset = WIPOffset<::flatbuffers::UnionWIPOffset>;
 
-/// A model field as the schema holds it: the reason as an integer (`to_le_bytes` back), the
-/// symbol as the schema's 8-byte struct.
-trait ToFb {
-    type Fb;
-    fn to_fb(self) -> Self::Fb;
-}
-
-/// What a table builder's args take for a field: the value, or for a struct a reference to it
-/// (taken from a temporary that lives until the table is built).
-trait FbArg<'a> {
-    type Arg;
-    fn arg(&'a self) -> Self::Arg;
-}
-
+/// `ToFb` and `FbArg` for the field types a table holds as they are.
 macro_rules! same {
     ($($t:ty),*) => {$(
         impl ToFb for $t {
@@ -228,58 +215,83 @@ macro_rules! same {
         }
     )*};
 }
-same!(u8, u32, i64);
+pub(crate) use same;
 
-impl ToFb for Symbol {
-    type Fb = fbs::Symbol;
-    #[inline(always)]
-    fn to_fb(self) -> fbs::Symbol {
-        fbs::Symbol(self.0)
-    }
-}
+/// The conversions between the model and one schema's generated code (`fbs` in scope): expanded
+/// here for this schema and in `capability::evolution::flatbuffers` for version 2, whose
+/// generated types are others of the same names.
+macro_rules! conversions {
+    () => {
+        /// A model field as the schema holds it: the reason as an integer (`to_le_bytes` back),
+        /// the symbol as the schema's 8-byte struct.
+        trait ToFb {
+            type Fb;
+            fn to_fb(self) -> Self::Fb;
+        }
 
-impl<'a> FbArg<'a> for fbs::Symbol {
-    type Arg = Option<&'a fbs::Symbol>;
-    #[inline(always)]
-    fn arg(&'a self) -> Option<&'a fbs::Symbol> {
-        Some(self)
-    }
-}
+        /// What a table builder's args take for a field: the value, or for a struct a reference
+        /// to it (taken from a temporary that lives until the table is built).
+        trait FbArg<'a> {
+            type Arg;
+            fn arg(&'a self) -> Self::Arg;
+        }
 
-/// A table's value back in the model. Unlike the other codecs' `IntoModel`, nothing here can be
-/// refused (the verifier has checked the buffer), so no `Result`.
-trait FromFb<T> {
-    fn into_model(self) -> T;
-}
+        $crate::formats::flatbuffers::same!(u8, u32, i64);
 
-impl<T> FromFb<T> for T {
-    #[inline(always)]
-    fn into_model(self) -> T {
-        self
-    }
-}
+        impl ToFb for Symbol {
+            type Fb = fbs::Symbol;
+            #[inline(always)]
+            fn to_fb(self) -> fbs::Symbol {
+                fbs::Symbol(self.0)
+            }
+        }
 
-impl FromFb<Symbol> for &fbs::Symbol {
-    #[inline(always)]
-    fn into_model(self) -> Symbol {
-        Symbol(self.0)
-    }
-}
+        impl<'a> FbArg<'a> for fbs::Symbol {
+            type Arg = Option<&'a fbs::Symbol>;
+            #[inline(always)]
+            fn arg(&'a self) -> Option<&'a fbs::Symbol> {
+                Some(self)
+            }
+        }
 
-impl FromFb<[u8; 4]> for u32 {
-    #[inline(always)]
-    fn into_model(self) -> [u8; 4] {
-        self.to_le_bytes()
-    }
-}
+        /// A table's value back in the model. Unlike the other codecs' `IntoModel`, nothing here
+        /// can be refused (the verifier has checked the buffer), so no `Result`.
+        trait FromFb<T> {
+            fn into_model(self) -> T;
+        }
 
-impl ToFb for [u8; 4] {
-    type Fb = u32;
-    #[inline(always)]
-    fn to_fb(self) -> u32 {
-        u32::from_le_bytes(self)
-    }
+        impl<T> FromFb<T> for T {
+            #[inline(always)]
+            fn into_model(self) -> T {
+                self
+            }
+        }
+
+        impl FromFb<Symbol> for &fbs::Symbol {
+            #[inline(always)]
+            fn into_model(self) -> Symbol {
+                Symbol(self.0)
+            }
+        }
+
+        impl FromFb<[u8; 4]> for u32 {
+            #[inline(always)]
+            fn into_model(self) -> [u8; 4] {
+                self.to_le_bytes()
+            }
+        }
+
+        impl ToFb for [u8; 4] {
+            type Fb = u32;
+            #[inline(always)]
+            fn to_fb(self) -> u32 {
+                u32::from_le_bytes(self)
+            }
+        }
+    };
 }
+pub(crate) use conversions;
+conversions!();
 
 /// One type byte's table read back: the fields its union tag implies (the price level's side),
 /// then the table's.
@@ -291,6 +303,7 @@ macro_rules! read_table {
         })
     };
 }
+pub(crate) use read_table;
 
 /// A table's args from a model message.
 macro_rules! table_args {

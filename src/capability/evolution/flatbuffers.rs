@@ -12,7 +12,7 @@ use ::flatbuffers::{FlatBufferBuilder, UnionWIPOffset, WIPOffset};
 
 use super::compiled::{self, v2, ReadV2};
 use crate::capability::finding::Finding;
-use crate::formats::flatbuffers::FlatBuffers;
+use crate::formats::flatbuffers::{read_table, FlatBuffers};
 use crate::formats::DecodeError;
 use crate::model::*;
 
@@ -37,90 +37,7 @@ pub mod generated {
 
 use generated::md_shootout::fbs;
 
-/// A model field as the v2 table holds it (the reason as an integer, the symbol as the schema's
-/// struct).
-trait ToFb {
-    type Fb;
-    fn to_fb(self) -> Self::Fb;
-}
-
-/// What a table's args take for a field: the value, or for the symbol struct a reference (to a
-/// temporary that lives until the table is built).
-trait FbArg<'a> {
-    type Arg;
-    fn arg(&'a self) -> Self::Arg;
-}
-
-/// A table's value back in the model.
-trait FromFb<T> {
-    fn into_model(self) -> T;
-}
-
-macro_rules! same {
-    ($($t:ty),*) => {$(
-        impl ToFb for $t {
-            type Fb = $t;
-            fn to_fb(self) -> $t {
-                self
-            }
-        }
-        impl FbArg<'_> for $t {
-            type Arg = $t;
-            fn arg(&self) -> $t {
-                *self
-            }
-        }
-        impl FromFb<$t> for $t {
-            fn into_model(self) -> $t {
-                self
-            }
-        }
-    )*};
-}
-same!(u8, u32, i64);
-
-impl ToFb for Symbol {
-    type Fb = fbs::Symbol;
-    fn to_fb(self) -> fbs::Symbol {
-        fbs::Symbol(self.0)
-    }
-}
-
-impl<'a> FbArg<'a> for fbs::Symbol {
-    type Arg = Option<&'a fbs::Symbol>;
-    fn arg(&'a self) -> Option<&'a fbs::Symbol> {
-        Some(self)
-    }
-}
-
-impl FromFb<Symbol> for &fbs::Symbol {
-    fn into_model(self) -> Symbol {
-        Symbol(self.0)
-    }
-}
-
-impl ToFb for [u8; 4] {
-    type Fb = u32;
-    fn to_fb(self) -> u32 {
-        u32::from_le_bytes(self)
-    }
-}
-
-impl FromFb<[u8; 4]> for u32 {
-    fn into_model(self) -> [u8; 4] {
-        self.to_le_bytes()
-    }
-}
-
-/// One type byte's table read back: the fields its union tag implies, then the table's.
-macro_rules! read_table {
-    ($x:ident, $V:ident($S:ident) { $($implied:ident: $value:expr),* } [$($f:ident @ $at:literal),*]) => {
-        Message::$V($S {
-            $($implied: $value,)*
-            $($f: FromFb::into_model($x.$f()),)*
-        })
-    };
-}
+crate::formats::flatbuffers::conversions!();
 
 /// A table's args from a model message, with version 2's appended field where it has one.
 macro_rules! table_args {
