@@ -32,23 +32,7 @@ fn err(e: impl std::fmt::Display) -> DecodeError {
     DecodeError::library("capnp (v2 schema)", e)
 }
 
-impl ToLib<marketdata_capnp::Side> for Side {
-    fn to_lib(self) -> marketdata_capnp::Side {
-        match self {
-            Side::Buy => marketdata_capnp::Side::Buy,
-            Side::Sell => marketdata_capnp::Side::Sell,
-        }
-    }
-}
-
-impl IntoModel<Side> for Result<marketdata_capnp::Side, ::capnp::NotInSchema> {
-    fn into_model(self) -> Result<Side, DecodeError> {
-        Ok(match self.map_err(err)? {
-            marketdata_capnp::Side::Buy => Side::Buy,
-            marketdata_capnp::Side::Sell => Side::Sell,
-        })
-    }
-}
+crate::formats::capnp::side_conversions!();
 
 /// The v2 writer's and reader's field-by-field copies, from the message table (as the codec's).
 macro_rules! copies {
