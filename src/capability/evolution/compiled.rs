@@ -246,6 +246,19 @@ pub(crate) fn backward<F: Format>(
     )
 }
 
+/// Both directions for the codec under test `F` and the format's version 2 code, `write` and
+/// `read`: `(forward, backward)`, each decided by `decided_by`.
+pub(crate) fn both<F: Format>(
+    decided_by: String,
+    write: impl FnMut(&Packet) -> Vec<u8>,
+    read: impl FnMut(&[u8]) -> Result<ReadV2, DecodeError>,
+) -> (Finding, Finding) {
+    (
+        forward::<F>(decided_by.clone(), write),
+        backward::<F>(decided_by, read),
+    )
+}
+
 /// The first message whose appended field is not its default (or missing), described.
 fn wrong_default(got: &Packet, appended: &[Option<i64>]) -> Option<String> {
     if appended.len() != got.messages.len() {
@@ -282,6 +295,23 @@ pub(crate) fn swapped(packet: &Packet) -> Packet {
         }
     }
     p
+}
+
+/// The v2 writer's bytes of `source()[1]` and what the codec `F` read of them, every byte used.
+#[cfg(test)]
+pub(crate) fn v1_reads_v2<F: Format>(write: impl FnOnce(&Packet) -> Vec<u8>) -> (Vec<u8>, Packet) {
+    let bytes = write(&source()[1]);
+    let (read, used) = F::default().decode_packet(&bytes).unwrap();
+    assert_eq!(used, bytes.len());
+    (bytes, read)
+}
+
+/// The codec `F`'s bytes of `source()[1]`, for a v2 reader.
+#[cfg(test)]
+pub(crate) fn v1_bytes<F: Format>() -> Vec<u8> {
+    let mut v1 = Vec::new();
+    F::default().encode(&source()[1], &mut v1);
+    v1
 }
 
 /// The check catches a v2 writer that swaps two v1 fields: `forward` with `write` fed the
@@ -370,6 +400,7 @@ mod tests {
         for name in ["capnp-unpacked", "capnp-packed", "flatbuffers", "protobuf"] {
             let e = super::super::check(name).unwrap_or_else(|| panic!("{name} has a check"));
             assert!(e.forward.yes() && e.backward.yes(), "{name}: {e:?}");
+            assert!(e.forward.measured && e.backward.measured, "{name}");
         }
         let sbe = super::super::check("sbe").expect("sbe has a check");
         assert!(sbe.forward.yes() && !sbe.backward.yes(), "{sbe:?}");

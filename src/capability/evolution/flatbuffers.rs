@@ -138,47 +138,28 @@ fn read_v2(bytes: &[u8]) -> Result<ReadV2, DecodeError> {
 const DECIDED_BY: &str = "capability::evolution::flatbuffers (v2 schema: Trade.match_id and \
                           AddOrder.attribution appended, each the table's next vtable slot)";
 
-/// A v1 reader (the codec) on bytes of the v2 writer.
-pub fn forward() -> Finding {
-    compiled::forward::<FlatBuffers>(DECIDED_BY.into(), write_v2)
-}
-
-/// A v2 reader on bytes of the v1 writer (the codec).
-pub fn backward() -> Finding {
-    compiled::backward::<FlatBuffers>(DECIDED_BY.into(), read_v2)
+/// Forward (a v1 reader, the codec, on bytes of the v2 writer) and backward (a v2 reader on
+/// bytes of the codec).
+pub(super) fn check() -> (Finding, Finding) {
+    compiled::both::<FlatBuffers>(DECIDED_BY.into(), write_v2, read_v2)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formats::Format;
-
-    /// FlatBuffers evolves both ways: the measured findings.
-    #[test]
-    fn flatbuffers_evolves_both_ways() {
-        for f in [forward(), backward()] {
-            assert!(f.yes(), "{f:?}");
-            assert!(f.measured);
-        }
-    }
 
     /// What the findings rest on: the v1 codec (verifier included) reads the v2 writer's
     /// messages as the source has them, and the v2 reader sees 0 in the new fields of v1 bytes,
     /// the file's values in v2's.
     #[test]
     fn the_values_behind_the_findings() {
-        let source = compiled::source();
-        let bytes = write_v2(&source[1]);
-        let (got, used) = FlatBuffers::default().decode_packet(&bytes).unwrap();
-        assert_eq!(used, bytes.len());
+        let (bytes, got) = compiled::v1_reads_v2::<FlatBuffers>(write_v2);
         compiled::assert_first_carriers(&got);
         let (_, appended) = read_v2(&bytes).unwrap();
         assert_eq!(appended[0], Some(81_985_529_216_486_895));
         assert_eq!(appended[2], Some(1_196_967_241));
 
-        let mut v1 = Vec::new();
-        FlatBuffers::default().encode(&source[1], &mut v1);
-        let (read, appended) = read_v2(&v1).unwrap();
+        let (read, appended) = read_v2(&compiled::v1_bytes::<FlatBuffers>()).unwrap();
         assert_eq!(
             read.messages[4],
             compiled::add_order(b'5', "SPY", 77_000_002, 5, 4_500_100)

@@ -40,11 +40,11 @@ pub fn check(format: &str) -> Option<Evolution> {
     // Each format's file returns its findings rather than an `Evolution`, so that it imports
     // nothing from this file, which imports it (scripts/imports.py: no cycles).
     let (forward, backward) = match format {
-        "capnp-unpacked" => (capnp::forward::<false>(), capnp::backward::<false>()),
-        "capnp-packed" => (capnp::forward::<true>(), capnp::backward::<true>()),
-        "flatbuffers" => (flatbuffers::forward(), flatbuffers::backward()),
-        "protobuf" => (protobuf::forward(), protobuf::backward()),
-        "sbe" => (sbe::forward(), sbe::backward()),
+        "capnp-unpacked" => capnp::check::<false>(),
+        "capnp-packed" => capnp::check::<true>(),
+        "flatbuffers" => flatbuffers::check(),
+        "protobuf" => protobuf::check(),
+        "sbe" => sbe::check(),
         "json" => serde_formats::json(),
         "postcard" => serde_formats::postcard(),
         "bitcode" => bitcode::check(),

@@ -87,38 +87,21 @@ fn read_v2(bytes: &[u8]) -> Result<ReadV2, DecodeError> {
 const DECIDED_BY: &str =
     "capability::evolution::protobuf (v2 schema: Trade.match_id = 7, AddOrder.attribution = 7)";
 
-/// A v1 reader (the codec) on bytes of the v2 writer.
-pub fn forward() -> Finding {
-    compiled::forward::<Protobuf>(DECIDED_BY.into(), write_v2)
-}
-
-/// A v2 reader on bytes of the v1 writer (the codec).
-pub fn backward() -> Finding {
-    compiled::backward::<Protobuf>(DECIDED_BY.into(), read_v2)
+/// Forward (a v1 reader, the codec, on bytes of the v2 writer) and backward (a v2 reader on
+/// bytes of the codec).
+pub(super) fn check() -> (Finding, Finding) {
+    compiled::both::<Protobuf>(DECIDED_BY.into(), write_v2, read_v2)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formats::Format;
-
-    /// protobuf evolves both ways: the measured findings.
-    #[test]
-    fn protobuf_evolves_both_ways() {
-        for f in [forward(), backward()] {
-            assert!(f.yes(), "{f:?}");
-            assert!(f.measured && f.decided_by.contains("match_id = 7"));
-        }
-    }
 
     /// What the findings rest on: the v1 codec reads the v2 writer's messages as the source has
     /// them, and the v2 reader sees 0 in the new fields of v1 bytes, the file's values in v2's.
     #[test]
     fn the_values_behind_the_findings() {
-        let source = compiled::source();
-        let bytes = write_v2(&source[1]);
-        let (got, used) = Protobuf::default().decode_packet(&bytes).unwrap();
-        assert_eq!(used, bytes.len());
+        let (bytes, got) = compiled::v1_reads_v2::<Protobuf>(write_v2);
         assert_eq!(
             got.messages[4],
             compiled::add_order(b'5', "SPY", 77_000_002, 5, 4_500_100)
@@ -131,9 +114,7 @@ mod tests {
         assert_eq!(appended[6], Some(81_985_529_216_486_895));
         assert_eq!(appended[4], Some(1_196_967_241));
 
-        let mut v1 = Vec::new();
-        Protobuf::default().encode(&source[1], &mut v1);
-        let (read, appended) = read_v2(&v1).unwrap();
+        let (read, appended) = read_v2(&compiled::v1_bytes::<Protobuf>()).unwrap();
         assert_eq!(
             read.messages[0],
             compiled::trade_report("ZIEXT", 100, 1_234_500, 9_001)
