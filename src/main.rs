@@ -12,6 +12,7 @@ use std::process::ExitCode;
 use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use md_shootout::bench;
+use md_shootout::capability::{self, Requirement};
 use md_shootout::capture::CaptureKind;
 use md_shootout::export::{self, RunInfo, RunReport};
 use md_shootout::fetch::{self, FetchOptions};
@@ -67,6 +68,25 @@ enum Command {
     Bench(BenchArgs),
     /// Download one day of IEX HIST data (resumes a partial download; checks the size).
     Fetch(FetchArgs),
+    /// What rules a format in or out besides speed, checked now (seconds): a schema with code
+    /// generation, zero-copy, validation of untrusted input, schema evolution both ways, and
+    /// which other languages' reference implementations read its bytes exactly.
+    Formats(FormatsArgs),
+}
+
+#[derive(Args)]
+struct FormatsArgs {
+    /// Print one JSON array (an object per format) instead of the table.
+    #[arg(long)]
+    json: bool,
+    /// Also write the rows as JSON to FILE, whole or not at all (what `report` reads).
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Folder for the cross-language checks' files (encoded packets, the compiled SBE Java
+    /// decoders, reused while the schema is unchanged) [default: md-shootout-formats in the
+    /// system's temporary folder].
+    #[arg(long, value_name = "DIR")]
+    scratch: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -123,8 +143,21 @@ struct ReportArgs {
     /// with both sides' spreads, "no change" where they overlap, and a Mann–Whitney p.
     #[arg(long, value_name = "OLD.csv")]
     baseline: Vec<PathBuf>,
+    /// The verdict only among the formats that meet every requirement (comma-separated: schema,
+    /// evolution, cross-language, zero-copy, no-alloc, validated); the others are listed with
+    /// the reason each was left out. Needs the formats' capabilities (see --capabilities).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_requirement)]
+    require: Vec<Requirement>,
+    /// The formats' capabilities, as `shootout formats --out FILE` writes them [default:
+    /// formats.json beside the first CSV that has one, as bench leaves it].
+    #[arg(long, value_name = "FILE")]
+    capabilities: Option<PathBuf>,
     #[command(flatten)]
     gate: GateArgs,
+}
+
+fn parse_requirement(text: &str) -> Result<Requirement, String> {
+    text.parse()
 }
 
 #[derive(Args)]
@@ -376,6 +409,7 @@ fn main() -> ExitCode {
         Command::Report(args) => args.run(),
         Command::Gen(args) => args.run(),
         Command::Fetch(args) => args.run(),
+        Command::Formats(args) => args.run(),
         Command::Bench(_) => unreachable!("main runs bench itself"),
     };
     match done {
@@ -503,8 +537,18 @@ impl ReportArgs {
             let old = report::summarize(&report::load(&self.baseline)?);
             Some(report::baseline::compare(&summary, &old))
         };
-        let files =
-            report::write_report_with(&summary, &self.hist_dir, &self.out, against.as_ref())?;
+        let decision = report::decision::Decision::load(
+            &self.csvs,
+            self.capabilities.as_deref(),
+            self.require.clone(),
+        )?;
+        let files = report::write_report_with(
+            &summary,
+            &self.hist_dir,
+            &self.out,
+            against.as_ref(),
+            &decision,
+        )?;
         if let Some(path) = &self.bmf {
             report::bmf::write(&summary, path)?;
         }
@@ -530,6 +574,23 @@ impl ReportArgs {
             }
         }
         Ok(())
+    }
+}
+
+impl FormatsArgs {
+    fn run(self) -> anyhow::Result<()> {
+        let scratch = self
+            .scratch
+            .unwrap_or_else(capability::assess::default_scratch);
+        let rows = capability::assess::assess_sample(&scratch).map_err(anyhow::Error::msg)?;
+        if let Some(path) = &self.out {
+            export::capabilities::write(&rows, path).map_err(at(path))?;
+        }
+        if self.json {
+            print(&export::capabilities::json(&rows))
+        } else {
+            print(export::capabilities::render(&rows).trim_end())
+        }
     }
 }
 

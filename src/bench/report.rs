@@ -4,10 +4,27 @@ use std::path::Path;
 
 use super::failure::Failure;
 use super::resume;
+use crate::capability::assess;
+use crate::export::capabilities;
 use crate::report;
 
 /// `report/` from `runs.csv` and `hist/`, in this process; prints its summary, then the
 /// comparison with `baseline` and the gate's verdict, when given.
+/// `formats.json`: every format's capabilities, checked now (seconds), where the folder lacks
+/// them (a resumed folder keeps its own). A failure is a warning: the report is made without.
+pub(crate) fn write_capabilities(out: &Path) {
+    let path = out.join(capabilities::FILE);
+    if path.is_file() {
+        return;
+    }
+    println!("== formats: schema, zero-copy, validation, evolution, other languages (seconds)");
+    let written = assess::assess_sample(&assess::default_scratch())
+        .and_then(|rows| capabilities::write(&rows, &path).map_err(|e| e.to_string()));
+    if let Err(e) = written {
+        eprintln!("warning: the formats' capabilities were not checked: {e}");
+    }
+}
+
 pub(crate) fn write_report(
     out: &Path,
     baseline: Option<&Path>,
@@ -38,11 +55,14 @@ pub(crate) fn write_report(
         }
         None => None,
     };
+    let decision = report::decision::Decision::load(std::slice::from_ref(&csv), None, Vec::new())
+        .map_err(|e| fail(&e))?;
     let files = report::write_report_with(
         &summary,
         std::slice::from_ref(&hist),
         &report_dir,
         against.as_ref(),
+        &decision,
     )
     .map_err(|e| fail(&e))?;
     for w in &files.warnings {

@@ -8,7 +8,7 @@ use super::environment;
 use super::failure::{failed, Failure};
 use super::options::{check, Checked, Options, DEFAULT_INPUTS, QUICK_PACKETS};
 use super::plan::{self, Prefix, Step};
-use super::report::write_report;
+use super::report::{write_capabilities, write_report};
 use super::resume::{self, Done, Record};
 use crate::fetch::{self, FetchOptions};
 use crate::gen::{self, GenOptions};
@@ -59,6 +59,7 @@ pub fn bench(opts: &Options) -> Result<(), Failure> {
         prefixes: &prefixes,
     };
     run_matrix(opts, &exe, &out, &matrix, &mut record)?;
+    write_capabilities(&out);
     write_report(&out, baseline.as_deref(), opts.gate)
 }
 

@@ -13,6 +13,20 @@ use crate::alloc_count::{allocated, counting};
 use crate::formats::{Aggregate, Checksum, Documented, Format};
 use crate::model::Packet;
 
+/// Where the cross-language checks keep their scratch files when no folder is given: one that
+/// outlives the process, so the compiled SBE Java decoders (keyed by the schema) are reused.
+pub fn default_scratch() -> std::path::PathBuf {
+    std::env::temp_dir().join("md-shootout-formats")
+}
+
+/// Every format's row, on the checks' own sample (`cross_language::sample`: one packet of every
+/// message kind, then the first packets of the bundled DEEP, TOPS and DEEP+ captures).
+pub fn assess_sample(scratch: &Path) -> Result<Vec<Row>, String> {
+    let packets = cross_language::sample()?;
+    std::fs::create_dir_all(scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
+    Ok(assess(&packets, scratch))
+}
+
 /// Every format's row, in the registry's order. `packets` is what the zero-copy check decodes;
 /// scratch files of the cross-language checks go under `scratch`.
 pub fn assess(packets: &[Packet], scratch: &Path) -> Vec<Row> {
@@ -27,18 +41,28 @@ pub fn assess(packets: &[Packet], scratch: &Path) -> Vec<Row> {
 /// `F`'s row.
 pub fn row<F: Format>(packets: &[Packet], scratch: &Path) -> Row {
     let evolution = evolution::check(F::NAME).unwrap_or_else(|| {
-        let none = Finding::measured(false, "no evolution check exists for this format", "capability::evolution");
+        let none = Finding::measured(
+            false,
+            "no evolution check exists for this format",
+            "capability::evolution",
+        );
         Evolution {
             forward: none.clone(),
             backward: none,
         }
     });
-    let read = cross_language::read_by(F::NAME, scratch).unwrap_or_else(|| cross_language::CrossLanguage {
-        languages: Vec::new(),
-        findings: vec![(
-            "other languages".into(),
-            Finding::measured(false, "no cross-language check exists for this format", "capability::cross_language"),
-        )],
+    let read = cross_language::read_by(F::NAME, scratch).unwrap_or_else(|| {
+        cross_language::CrossLanguage {
+            languages: Vec::new(),
+            findings: vec![(
+                "other languages".into(),
+                Finding::measured(
+                    false,
+                    "no cross-language check exists for this format",
+                    "capability::cross_language",
+                ),
+            )],
+        }
     });
     let cells = [
         schema(F::DOCUMENTED),
@@ -68,10 +92,18 @@ fn schema(doc: Documented) -> Finding {
 fn zero_copy<F: Format>(packets: &[Packet]) -> Finding {
     let doc = F::DOCUMENTED;
     if !doc.reads_in_place {
-        return Finding::documented(false, "decoding copies the message into values of its own", doc.source);
+        return Finding::documented(
+            false,
+            "decoding copies the message into values of its own",
+            doc.source,
+        );
     }
     if !counting() {
-        return Finding::documented(true, "reads in place (allocations not counted in this process)", doc.source);
+        return Finding::documented(
+            true,
+            "reads in place (allocations not counted in this process)",
+            doc.source,
+        );
     }
     let mut format = F::default();
     let mut bytes = Vec::new();
@@ -82,8 +114,12 @@ fn zero_copy<F: Format>(packets: &[Packet]) -> Finding {
     let mut decode = |format: &mut F| -> Result<(), String> {
         let mut at = 0;
         while at < bytes.len() {
-            let used = format.decode(&bytes[at..], &mut aggregate).map_err(|e| e.to_string())?;
-            format.decode_all(&bytes[at..], &mut checksum).map_err(|e| e.to_string())?;
+            let used = format
+                .decode(&bytes[at..], &mut aggregate)
+                .map_err(|e| e.to_string())?;
+            format
+                .decode_all(&bytes[at..], &mut checksum)
+                .map_err(|e| e.to_string())?;
             at += used.max(1);
         }
         Ok(())
@@ -94,17 +130,34 @@ fn zero_copy<F: Format>(packets: &[Packet]) -> Finding {
         doc.source
     );
     if let Err(e) = decode(&mut format) {
-        return Finding::measured(false, format!("decoding its own bytes failed: {e}"), decided_by);
+        return Finding::measured(
+            false,
+            format!("decoding its own bytes failed: {e}"),
+            decided_by,
+        );
     }
     let before = allocated();
     let result = decode(&mut format);
     let a = allocated() - before;
     match result {
-        Err(e) => Finding::measured(false, format!("decoding its own bytes failed: {e}"), decided_by),
-        Ok(()) if a.count == 0 => Finding::measured(true, "reads in place and allocated nothing decoding", decided_by),
+        Err(e) => Finding::measured(
+            false,
+            format!("decoding its own bytes failed: {e}"),
+            decided_by,
+        ),
+        Ok(()) if a.count == 0 => Finding::measured(
+            true,
+            "reads in place and allocated nothing decoding",
+            decided_by,
+        ),
         Ok(()) => Finding::measured(
             false,
-            format!("reads in place but allocated {} times ({} bytes) decoding {} packets", a.count, a.bytes, packets.len()),
+            format!(
+                "reads in place but allocated {} times ({} bytes) decoding {} packets",
+                a.count,
+                a.bytes,
+                packets.len()
+            ),
             decided_by,
         ),
     }

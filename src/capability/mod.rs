@@ -7,6 +7,7 @@
 //! It sits above `measure` (zero-copy is judged from the measured allocations) and below
 //! `export` and `report`, which print and weigh the findings.
 
+pub mod assess;
 pub mod cross_language;
 pub mod evolution;
 pub mod finding;

@@ -40,13 +40,14 @@ pub fn render(rows: &[Row]) -> String {
     let mut t = String::new();
     let _ = write!(t, "{:width$}", "format");
     for h in HEADINGS {
-        let _ = write!(t, "  {h:<9}");
+        let _ = write!(t, "  {h}");
     }
     t.push('\n');
     for r in rows {
         let _ = write!(t, "{:width$}", r.name);
-        for cell in CELLS {
-            let _ = write!(t, "  {:<9}", word(r.answer(cell).unwrap_or("no")));
+        for (cell, h) in CELLS.iter().zip(HEADINGS) {
+            let w = h.chars().count();
+            let _ = write!(t, "  {:<w$}", word(r.answer(cell).unwrap_or("no")));
         }
         let read_by = if r.read_by.is_empty() {
             "-".to_string()

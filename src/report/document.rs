@@ -45,6 +45,8 @@ pub enum Block {
 pub struct Answer {
     pub verdict: Table,
     pub input: String,
+    /// Under the input line: what was required and who was left out, the winners' capabilities.
+    pub notes: Vec<String>,
     pub figures: Vec<Figure>,
 }
 

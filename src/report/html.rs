@@ -130,6 +130,13 @@ impl Html {
                 writeln!(w, "<div class=\"verdict\">")?;
                 table(w, &a.verdict, "verdict")?;
                 writeln!(w, "<p class=\"lead\">{}</p>", escape(&a.input))?;
+                if !a.notes.is_empty() {
+                    writeln!(w, "<ul class=\"findings\">")?;
+                    for n in &a.notes {
+                        writeln!(w, "<li>{}</li>", escape(n))?;
+                    }
+                    writeln!(w, "</ul>")?;
+                }
                 writeln!(w, "</div>")?;
                 for f in &a.figures {
                     figure(w, f)?;

@@ -66,6 +66,9 @@ fn block_parts(block: &Block, parts: &mut Vec<String>) {
         Block::Answer(a) => {
             parts.push(table(&a.verdict));
             parts.push(format!("{}\n", cell(&a.input)));
+            if !a.notes.is_empty() {
+                parts.push(lines(&mut a.notes.iter().map(|n| cell(n))));
+            }
             parts.extend(a.figures.iter().map(figure));
         }
         Block::Paragraph(text) | Block::Note(text) => parts.push(format!("{}\n", cell(text))),

@@ -7,6 +7,7 @@
 pub mod baseline;
 pub mod bmf;
 pub mod charts;
+pub mod decision;
 pub mod dist;
 pub mod document;
 pub mod error;

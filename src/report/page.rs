@@ -5,6 +5,7 @@
 
 use super::baseline::{self, Comparison};
 use super::charts::{ChartFile, ChartKind};
+use super::decision::Decision;
 use super::dist::MergedRow;
 use super::document::{Answer, Block, Document, Figure, Heading, Section, Span};
 use super::scheduling;
@@ -23,6 +24,8 @@ pub struct Contents<'a> {
     pub merged: &'a [MergedRow],
     /// Each format against the baseline (`--baseline`), when given.
     pub baseline: Option<&'a Comparison>,
+    /// The formats' capabilities and what was required of them.
+    pub decision: &'a Decision,
 }
 
 pub const TITLE: &str = "md-shootout: which format, for which need";
@@ -37,15 +40,32 @@ pub fn build(c: &Contents<'_>) -> Document {
         .collect();
     let mut sections: Vec<Section> = primaries
         .iter()
-        .map(|(input, label, groups)| Section {
-            heading: None,
-            blocks: vec![Block::Answer(Answer {
-                verdict: verdict::table(&verdict::verdicts(groups), &section_name(input, label)),
-                input: verdict::input_line(input, groups, label),
-                figures: c.figures(input, label, &[ChartKind::Scatter]),
-            })],
+        .map(|(input, label, groups)| {
+            let (eligible, _) = c.decision.eligible(groups);
+            let verdicts = verdict::verdicts(&eligible);
+            let mut winners: Vec<String> = Vec::new();
+            for (w, _) in verdicts.iter().filter_map(|v| v.winner.as_ref()) {
+                if !winners.contains(w) {
+                    winners.push(w.clone());
+                }
+            }
+            Section {
+                heading: None,
+                blocks: vec![Block::Answer(Answer {
+                    verdict: verdict::table(&verdicts, &section_name(input, label)),
+                    input: verdict::input_line(input, groups, label),
+                    notes: c.decision.notes(groups, &winners),
+                    figures: c.figures(input, label, &[ChartKind::Scatter]),
+                })],
+            }
         })
         .collect();
+    if let Some(table) = c.decision.table() {
+        sections.push(Section {
+            heading: heading("Capabilities", Some("capabilities")),
+            blocks: vec![Block::Table(table)],
+        });
+    }
     if let Some(b) = c.baseline {
         sections.push(Section {
             heading: heading("Against the baseline", Some("baseline")),

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::baseline::Comparison;
+use super::decision::Decision;
 use super::error::ReportError;
 use super::export::{Export, ReportData};
 use super::html::Html;
@@ -32,15 +33,17 @@ pub fn write_report(
     hist_dirs: &[PathBuf],
     out_dir: &Path,
 ) -> Result<ReportFiles, ReportError> {
-    write_report_with(summary, hist_dirs, out_dir, None)
+    write_report_with(summary, hist_dirs, out_dir, None, &Decision::default())
 }
 
-/// [`write_report`], with the comparison against a baseline shown after the answer.
+/// [`write_report`], with the comparison against a baseline shown after the answer, and the
+/// formats' capabilities and the requirements the verdict honours.
 pub fn write_report_with(
     summary: &Summary,
     hist_dirs: &[PathBuf],
     out_dir: &Path,
     baseline: Option<&Comparison>,
+    decision: &Decision,
 ) -> Result<ReportFiles, ReportError> {
     let hist_dirs = histogram_folders(summary, hist_dirs)?;
     // Read before anything is written: an unreadable histogram leaves no half-written report.
@@ -56,6 +59,7 @@ pub fn write_report_with(
         warnings: &warnings,
         merged: &dist::merged_rows(summary, &hists),
         baseline,
+        decision,
     });
     let data = ReportData {
         summary,

@@ -9,6 +9,7 @@ mod cli_errors;
 mod corrupt_input;
 mod crash_safety;
 mod cut_short;
+mod decision;
 mod deep_plus;
 mod fetch;
 mod formats;

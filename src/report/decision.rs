@@ -1,0 +1,287 @@
+//! The decision beyond speed: each format's capabilities (`formats.json`, written by `shootout
+//! formats` or bench) beside the figures, and the verdict among the formats that meet the
+//! requirements a team states (`report --require`), with the reason each other one is left out.
+
+use std::path::{Path, PathBuf};
+
+use super::error::ReportError;
+use super::stats::{Group, RAW};
+use super::tables::Table;
+use crate::capability::finding::is_yes;
+use crate::capability::row::CELLS;
+use crate::capability::{Requirement, Row};
+use crate::export::capabilities;
+
+/// What the report knows of the formats besides their figures, and what was required of them.
+#[derive(Debug, Clone, Default)]
+pub struct Decision {
+    /// The rows of `formats.json`, where one was found.
+    pub capabilities: Option<Vec<Row>>,
+    /// Where they were read from.
+    pub source: Option<PathBuf>,
+    /// What `--require` asked for (empty: the unconstrained verdict).
+    pub require: Vec<Requirement>,
+}
+
+impl Decision {
+    /// The capabilities from `given`, or else from `formats.json` beside the first CSV that has
+    /// one. Requirements need them: without, they are refused with what to run.
+    pub fn load(
+        csvs: &[PathBuf],
+        given: Option<&Path>,
+        require: Vec<Requirement>,
+    ) -> Result<Decision, ReportError> {
+        let beside = || {
+            csvs.iter()
+                .map(|c| {
+                    c.parent()
+                        .unwrap_or(Path::new("."))
+                        .join(capabilities::FILE)
+                })
+                .find(|p| p.is_file())
+        };
+        let source = given.map(Path::to_path_buf).or_else(beside);
+        let rows = match &source {
+            Some(path) => Some(capabilities::read(path).map_err(|e| ReportError::new(path, e))?),
+            None if !require.is_empty() => {
+                let at = csvs.first().map_or(Path::new("."), |c| c.as_path());
+                return Err(ReportError::new(
+                    at,
+                    format!(
+                        "--require needs the formats' capabilities: no {} beside the CSV \
+                         (run `shootout formats --out DIR/{}`, or give --capabilities FILE)",
+                        capabilities::FILE,
+                        capabilities::FILE
+                    ),
+                ));
+            }
+            None => None,
+        };
+        Ok(Decision {
+            capabilities: rows,
+            source,
+            require,
+        })
+    }
+
+    fn row(&self, format: &str) -> Option<&Row> {
+        self.capabilities
+            .as_ref()?
+            .iter()
+            .find(|r| r.name == format)
+    }
+
+    /// Why `g`'s format fails the requirements; empty when it meets them all.
+    pub fn unmet(&self, g: &Group) -> Vec<String> {
+        let Some(row) = self.row(&g.format) else {
+            return vec![format!("not in {}", capabilities::FILE)];
+        };
+        let allocs = busiest_side(g);
+        self.require
+            .iter()
+            .filter_map(|r| r.unmet(row, allocs))
+            .collect()
+    }
+
+    /// The groups the verdict ranks (every one without requirements; raw always, as the floor),
+    /// and each format left out with its reasons.
+    pub fn eligible<'a>(
+        &self,
+        groups: &[&'a Group],
+    ) -> (Vec<&'a Group>, Vec<(String, Vec<String>)>) {
+        if self.require.is_empty() {
+            return (groups.to_vec(), Vec::new());
+        }
+        let mut kept = Vec::new();
+        let mut left_out = Vec::new();
+        for g in groups {
+            let why = self.unmet(g);
+            if why.is_empty() || g.format == RAW {
+                kept.push(*g);
+            }
+            if !why.is_empty() {
+                left_out.push((g.format.clone(), why));
+            }
+        }
+        (kept, left_out)
+    }
+
+    /// The lines under the verdict: what was required and who was left out, then each winner's
+    /// capabilities.
+    pub fn notes(&self, groups: &[&Group], winners: &[String]) -> Vec<String> {
+        let mut notes = Vec::new();
+        if !self.require.is_empty() {
+            let names: Vec<&str> = self.require.iter().map(|r| r.name()).collect();
+            let (kept, left_out) = self.eligible(groups);
+            let kept: Vec<&str> = kept
+                .iter()
+                .filter(|g| g.format != RAW)
+                .map(|g| g.format.as_str())
+                .collect();
+            notes.push(format!(
+                "Required: {}. Ranked among {} format{}: {}.",
+                names.join(", "),
+                kept.len(),
+                if kept.len() == 1 { "" } else { "s" },
+                if kept.is_empty() {
+                    "none".to_string()
+                } else {
+                    kept.join(", ")
+                }
+            ));
+            for (format, why) in left_out {
+                let why: Vec<&str> = why.iter().map(|w| brief(w)).collect();
+                notes.push(format!("Left out: {format}: {}.", why.join("; ")));
+            }
+        }
+        for w in winners {
+            if let Some(row) = self.row(w) {
+                notes.push(format!("{w}: {}.", summary(row)));
+            }
+        }
+        notes
+    }
+
+    /// Every format's capabilities (their allocations are in each section's allocations table).
+    pub fn table(&self) -> Option<Table> {
+        let rows = self.capabilities.as_ref()?;
+        let source = self
+            .source
+            .as_ref()
+            .map_or(String::new(), |p| p.display().to_string());
+        let header = [
+            "format",
+            "schema",
+            "zero-copy",
+            "validates",
+            "evolves v2→v1",
+            "evolves v1→v2",
+            "read by",
+        ]
+        .map(String::from)
+        .to_vec();
+        Some(Table {
+            caption: format!(
+                "What rules a format in or out besides speed, from {source}: yes or no per cell, \
+                 * where documented rather than measured (every cell's answer and what decided it \
+                 are in that file; `shootout formats` prints them). Evolution: a v1 reader reads \
+                 v2 bytes exactly (v2→v1) and a v2 reader reads v1 bytes with the new fields' \
+                 defaults (v1→v2); read by: the languages whose reference implementation read \
+                 every field of our bytes exactly."
+            ),
+            left: 7,
+            header,
+            rows: rows
+                .iter()
+                .map(|r| {
+                    let mut cells = vec![r.name.clone()];
+                    for cell in CELLS {
+                        let answer = r.answer(cell).unwrap_or("no");
+                        let mark = if r.measured.get(cell).copied().unwrap_or(false) {
+                            ""
+                        } else {
+                            "*"
+                        };
+                        cells.push(format!(
+                            "{}{mark}",
+                            if is_yes(answer) { "yes" } else { "no" }
+                        ));
+                    }
+                    cells.push(if r.read_by.is_empty() {
+                        "-".into()
+                    } else {
+                        r.read_by.join(", ")
+                    });
+                    cells
+                })
+                .collect(),
+        })
+    }
+}
+
+/// A row's capabilities in a few words: `schema, zero-copy, validates, evolves both ways, read
+/// by C++`, with what it lacks.
+pub fn summary(row: &Row) -> String {
+    let yes = |cell: &str| row.answer(cell).is_some_and(is_yes);
+    let mut has = Vec::new();
+    let mut lacks = Vec::new();
+    for (cell, name) in [
+        ("schema", "schema"),
+        ("zero_copy", "zero-copy"),
+        ("validates", "validates"),
+    ] {
+        if yes(cell) {
+            has.push(name.to_string());
+        } else {
+            lacks.push(name.to_string());
+        }
+    }
+    match (yes("evolution_forward"), yes("evolution_backward")) {
+        (true, true) => has.push("evolves both ways".into()),
+        (true, false) => {
+            has.push("v1 reads v2".into());
+            lacks.push("v2 reading v1".into());
+        }
+        (false, true) => {
+            has.push("v2 reads v1".into());
+            lacks.push("v1 reading v2".into());
+        }
+        (false, false) => lacks.push("evolution".into()),
+    }
+    if row.read_by.is_empty() {
+        lacks.push("other languages".into());
+    } else {
+        has.push(format!("read by {}", row.read_by.join(", ")));
+    }
+    let mut text = if has.is_empty() {
+        "nothing beyond Rust".to_string()
+    } else {
+        has.join(", ")
+    };
+    if !lacks.is_empty() {
+        text.push_str(&format!("; no {}", lacks.join(", no ")));
+    }
+    text
+}
+
+/// A reason without its closing parenthesis, which explains the mechanism at length
+/// (`formats.json` keeps it whole).
+fn brief(reason: &str) -> &str {
+    let Some(body) = reason.strip_suffix(')') else {
+        return reason;
+    };
+    let mut depth = 0;
+    for (i, c) in body.char_indices().rev() {
+        match c {
+            ')' => depth += 1,
+            '(' if depth == 0 => return body[..i].trim_end(),
+            '(' => depth -= 1,
+            _ => {}
+        }
+    }
+    reason
+}
+
+/// The most a run of `g` allocated per unit on any side; `None` where no run counted.
+fn busiest_side(g: &Group) -> Option<f64> {
+    g.rows
+        .iter()
+        .filter_map(|r| r.allocs)
+        .flat_map(|a| a.into_iter())
+        .reduce(f64::max)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::brief;
+
+    #[test]
+    fn a_reason_loses_only_its_closing_parenthesis() {
+        assert_eq!(
+            brief("no: stopped at packet 0 (seq 1) (no mechanism (none))"),
+            "no: stopped at packet 0 (seq 1)"
+        );
+        assert_eq!(brief("no: plain"), "no: plain");
+        assert_eq!(brief("unbalanced)"), "unbalanced)");
+    }
+}

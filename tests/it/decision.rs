@@ -1,0 +1,198 @@
+//! The decision beyond speed, end to end: `shootout formats` (the capability cells, measured by
+//! running each check and the other languages' reference tools, which scripts/bootstrap.sh
+//! installs), and `report --require`, which ranks only the formats that meet the requirements.
+
+use std::path::Path;
+
+use super::common::shootout;
+
+const RUST_ONLY: [&str; 4] = ["rkyv", "bitcode", "postcard", "raw"];
+
+fn ok(out: &std::process::Output) -> String {
+    assert!(
+        out.status.success(),
+        "exit {:?}: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+/// The winner and runner-up columns of each verdict row of summary.md: the format before `:`.
+fn ranked(summary_md: &str) -> Vec<String> {
+    summary_md
+        .lines()
+        .take_while(|l| !l.starts_with("## "))
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| need"))
+        .flat_map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            [cells[3], cells[4]]
+                .into_iter()
+                .filter_map(|c| c.split_once(": ").map(|(f, _)| f.to_string()))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+fn formats_json(dir: &Path) -> serde_json::Value {
+    let path = dir.join("formats.json");
+    let scratch = dir.join("scratch");
+    let out = shootout(&[
+        "formats",
+        "--json",
+        "--out",
+        path.to_str().unwrap(),
+        "--scratch",
+        scratch.to_str().unwrap(),
+    ]);
+    let printed: serde_json::Value = serde_json::from_str(&ok(&out)).unwrap();
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(printed, written, "--json prints what --out writes");
+    written
+}
+
+#[test]
+fn formats_are_read_by_other_languages_and_evolve_as_measured_and_require_ranks_among_those_that_can(
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = formats_json(dir.path());
+    let row = |name: &str| {
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == name)
+            .unwrap_or_else(|| panic!("{name} in formats.json"))
+            .clone()
+    };
+    for name in ["capnp-unpacked", "capnp-packed", "flatbuffers", "protobuf"] {
+        assert_eq!(row(name)["read_by"], serde_json::json!(["C++"]), "{name}");
+    }
+    assert_eq!(row("sbe")["read_by"], serde_json::json!(["Java"]));
+    assert_eq!(row("json")["read_by"], serde_json::json!(["Python"]));
+    for name in RUST_ONLY {
+        assert_eq!(row(name)["read_by"], serde_json::json!([]), "{name}");
+    }
+    let starts = |name: &str, cell: &str, word: &str| {
+        let answer = row(name)[cell].as_str().unwrap().to_string();
+        assert!(answer.starts_with(word), "{name} {cell}: {answer}");
+    };
+    for cell in ["evolution_forward", "evolution_backward"] {
+        starts("protobuf", cell, "yes");
+        starts("raw", cell, "no");
+    }
+    starts("raw", "zero_copy", "yes");
+    starts("bitcode", "zero_copy", "no");
+    starts("flatbuffers", "validates", "yes");
+    // Every cell says what decided it.
+    for r in rows.as_array().unwrap() {
+        for cell in [
+            "schema",
+            "zero_copy",
+            "validates",
+            "evolution_forward",
+            "evolution_backward",
+            "read_by",
+        ] {
+            let by = r["decided_by"][cell].as_str().unwrap_or("");
+            assert!(!by.is_empty(), "{} {cell}", r["name"]);
+        }
+    }
+
+    // A run beside formats.json, then the verdict for "cross-language, evolution".
+    let capture = dir.path().join("day.pcapng");
+    ok(&shootout(&[
+        "gen",
+        "--out",
+        capture.to_str().unwrap(),
+        "--packets",
+        "3000",
+        "--seed",
+        "5",
+    ]));
+    let csv = dir.path().join("runs.csv");
+    ok(&shootout(&[
+        "run",
+        capture.to_str().unwrap(),
+        "--csv",
+        csv.to_str().unwrap(),
+        "--warmup",
+        "100",
+        "--stored-size",
+        "none",
+    ]));
+    let report = dir.path().join("report");
+    ok(&shootout(&[
+        "report",
+        csv.to_str().unwrap(),
+        "--out",
+        report.to_str().unwrap(),
+        "--require",
+        "cross-language,evolution",
+    ]));
+    let md = std::fs::read_to_string(report.join("summary.md")).unwrap();
+    let named = ranked(&md);
+    assert!(!named.is_empty(), "{md}");
+    for f in &named {
+        assert!(
+            !RUST_ONLY.contains(&f.as_str()),
+            "{f} ranked under cross-language, evolution:\n{md}"
+        );
+        assert_ne!(f, "sbe", "SBE's backward evolution is a measured no:\n{md}");
+    }
+    assert!(
+        md.contains("- Required: cross-language, evolution."),
+        "{md}"
+    );
+    for f in RUST_ONLY {
+        assert!(
+            md.contains(&format!("- Left out: {f}: read by no other language;")),
+            "{f}:\n{md}"
+        );
+    }
+    assert!(
+        md.contains("- Left out: sbe: no backward evolution: no:"),
+        "{md}"
+    );
+    assert!(md.contains("## Capabilities"), "{md}");
+
+    // Unconstrained, the same runs may crown a Rust-only format; the winners' capabilities follow.
+    let open = dir.path().join("open");
+    ok(&shootout(&[
+        "report",
+        csv.to_str().unwrap(),
+        "--out",
+        open.to_str().unwrap(),
+    ]));
+    let md = std::fs::read_to_string(open.join("summary.md")).unwrap();
+    assert!(
+        !md.contains("- Required:") && !md.contains("- Left out:"),
+        "{md}"
+    );
+    let first = ranked(&md).into_iter().next().unwrap();
+    assert!(
+        md.contains(&format!("\n- {first}: ")),
+        "the winner {first}'s capabilities:\n{md}"
+    );
+}
+
+#[test]
+fn requirements_that_make_no_sense_or_lack_capabilities_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("runs.csv");
+    std::fs::write(&csv, "").unwrap();
+    let out_dir = dir.path().join("r");
+    let out = shootout(&[
+        "report",
+        csv.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--require",
+        "fast",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("unknown requirement \"fast\""), "{err}");
+    assert!(!out_dir.exists());
+}
