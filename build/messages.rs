@@ -3,6 +3,7 @@
 //! raw's records (`iex_raw.rs`), all in `OUT_DIR`. Written as plain text so a reader can open the
 //! generated files and see exactly what the table produced.
 
+use super::schema_v2::snake;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -474,22 +475,6 @@ fn table_macro(structs: &[Struct]) -> String {
     }
     o.push_str("        }\n    };\n}\n");
     o
-}
-
-/// `TradeReport` -> `trade_report`.
-fn snake(name: &str) -> String {
-    let mut out = String::new();
-    for (i, c) in name.chars().enumerate() {
-        if c.is_ascii_uppercase() {
-            if i > 0 {
-                out.push('_');
-            }
-            out.push(c.to_ascii_lowercase());
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// A field's type in the wire vocabulary.

@@ -106,8 +106,8 @@ fn camel(snake: &str) -> String {
     out
 }
 
-/// `TradeReport` -> `trade_report`.
-fn snake(camel: &str) -> String {
+/// `TradeReport` -> `trade_report` (build/messages.rs derives its snake names with it too).
+pub(crate) fn snake(camel: &str) -> String {
     let mut out = String::new();
     for (i, c) in camel.chars().enumerate() {
         if c.is_ascii_uppercase() {

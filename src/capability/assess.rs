@@ -22,9 +22,9 @@ pub fn default_scratch() -> std::path::PathBuf {
 /// Every format's row, on the checks' own sample (`cross_language::sample`: one packet of every
 /// message kind, then the first packets of the bundled DEEP, TOPS and DEEP+ captures).
 pub fn assess_sample(scratch: &Path) -> Result<Vec<Row>, String> {
-    let packets = cross_language::sample()?;
+    let packets = cross_language::shared_sample()?;
     std::fs::create_dir_all(scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
-    Ok(assess(&packets, scratch))
+    Ok(assess(packets, scratch))
 }
 
 /// Every format's row, in the registry's order. `packets` is what the zero-copy check decodes;

@@ -179,6 +179,16 @@ pub fn rust_only(format: &str) -> Option<Finding> {
     Some(Finding::documented(false, detail, source))
 }
 
+/// [`sample`], read once per process: every format's check (and `capability::assess`'s
+/// zero-copy check) encodes the same packets.
+pub fn shared_sample() -> Result<&'static [Packet], &'static str> {
+    static SAMPLE: std::sync::OnceLock<Result<Vec<Packet>, String>> = std::sync::OnceLock::new();
+    match SAMPLE.get_or_init(sample) {
+        Ok(packets) => Ok(packets),
+        Err(e) => Err(e),
+    }
+}
+
 /// The check for the format named `format`: every other language's finding, and the languages
 /// that read every field of every sample packet exactly. Scratch files (encoded packets, the
 /// generated and compiled Java decoders) go under `scratch`. `None` for an unknown name.
@@ -190,9 +200,7 @@ pub fn read_by(format: &str, scratch: &Path) -> Option<CrossLanguage> {
         });
     }
     let reader = reader(format)?;
-    // Read once per process: every format's check encodes the same packets.
-    static SAMPLE: std::sync::OnceLock<Result<Vec<Packet>, String>> = std::sync::OnceLock::new();
-    let finding = match SAMPLE.get_or_init(sample) {
+    let finding = match shared_sample() {
         Ok(packets) => check(format, reader, packets, |_| {}, scratch),
         Err(e) => Finding::measured(
             false,
