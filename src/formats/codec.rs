@@ -249,6 +249,46 @@ pub trait Format: Default + 'static {
     }
 }
 
+/// What a codec's own schema adds to the message table's fields in the field copies of the
+/// codecs whose setters write in place (`capnp::copies`, `sbe::templates`, used as their
+/// `schema_adds!`): nothing. Version 2's in `capability::evolution` add the appended field.
+macro_rules! table_only {
+    (write $V:ident $x:ident) => {};
+    (read $V:ident $x:ident, $message:expr) => {
+        $message
+    };
+}
+pub(crate) use table_only;
+
+/// What the schema-compiled codecs' `read_message` returns: the message (version 2's readers
+/// in `capability::evolution` return the field it appends beside it).
+pub(crate) type MessageRead = Message;
+
+/// `pub mod $name`, the code a schema compiler made (`$file` in OUT_DIR), as the codecs and their
+/// version 2 twins in `capability::evolution` include it: generated code is not ours to lint.
+macro_rules! generated {
+    ($(#[$doc:meta])* $name:ident, $file:literal) => {
+        $(#[$doc])*
+        #[allow(
+            clippy::all,
+            clippy::pedantic,
+            dead_code,
+            unused_imports,
+            unused_mut,
+            non_camel_case_types,
+            ambiguous_glob_reexports,
+            deprecated,
+            missing_docs,
+            unsafe_op_in_unsafe_fn,
+            mismatched_lifetime_syntaxes
+        )]
+        pub mod $name {
+            include!(concat!(env!("OUT_DIR"), $file));
+        }
+    };
+}
+pub(crate) use generated;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -26,24 +26,14 @@
 
 use ::flatbuffers::{FlatBufferBuilder, VerifierOptions, WIPOffset};
 
-use super::codec::{every_kind, reserve_touched, touch, DecodeError, Documented, Format, Sink, Visitor, MAX_DATAGRAM_MESSAGES};
+use super::codec::{every_kind, reserve_touched, touch, DecodeError, Documented, Format, MessageRead, Sink, Visitor, MAX_DATAGRAM_MESSAGES};
 use crate::model::*;
 
-/// The code `flatc` generated from `schemas/marketdata.fbs` (in OUT_DIR).
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    dead_code,
-    unused_imports,
-    non_camel_case_types,
-    deprecated,
-    missing_docs,
-    unsafe_op_in_unsafe_fn,
-    mismatched_lifetime_syntaxes
-)]
-pub mod generated {
-    include!(concat!(env!("OUT_DIR"), "/marketdata_generated.rs"));
-}
+super::codec::generated!(
+    /// The code `flatc` generated from `schemas/marketdata.fbs` (in OUT_DIR).
+    generated,
+    "/marketdata_generated.rs"
+);
 
 use generated::md_shootout::fbs;
 
@@ -194,8 +184,6 @@ pub fn visit<K: Sink>(root: fbs::Packet<'_>, sink: &mut K) -> Result<(), DecodeE
     Ok(())
 }
 
-type UnionOffset = WIPOffset<::flatbuffers::UnionWIPOffset>;
-
 /// `ToFb` and `FbArg` for the field types a table holds as they are.
 macro_rules! same {
     ($($t:ty),*) => {$(
@@ -305,26 +293,25 @@ macro_rules! read_table {
 }
 pub(crate) use read_table;
 
-/// A table's args from a model message.
-macro_rules! table_args {
-    ($m:ident, $Args:ident, [$($f:ident @ $at:literal),*]) => {
-        fbs::$Args { $($f: $m.$f.to_fb().arg(),)* }
-    };
-}
-
-/// The field-by-field copies between the model and the generated tables (`XArgs`, one union tag
-/// per type byte with its `body_as_tag`; the table holds the fields on the IEX wire, a side the
-/// type byte implies is the tag), from the message table.
+/// The field-by-field copies between the model and one schema's generated tables (`XArgs`, one
+/// union tag per type byte with its `body_as_tag`; the table holds the fields on the IEX wire, a
+/// side the type byte implies is the tag), from the message table, over the names in scope where
+/// it expands: the schema's `fbs`, `MessageRead` and `schema_adds!`, what the schema adds to
+/// the table's fields (`args m, $V $Args [wire]` a table's args, `read $V x, message` what a
+/// read returns). Expanded here for this schema and in `capability::evolution::flatbuffers` for
+/// version 2.
 macro_rules! copies {
     ($($V:ident($S:ident) $snake:ident {
         kinds [$($K:ident $implied:tt),+], len $len:literal, wire $wire:tt, fields $fields:tt,
         capnp $init:ident $capnp:tt, flatbuffers $Args:ident [$($Tag:ident $as:ident),+],
         sbe $($sbe:ident)*,
     },)*) => {
+        // Version 2's args end in `..Default::default()`, needless for the types it leaves alone.
+        #[allow(clippy::needless_update)]
         fn build_body(
             fbb: &mut FlatBufferBuilder<'static>,
             m: &Message,
-        ) -> (fbs::Body, UnionOffset) {
+        ) -> (fbs::Body, ::flatbuffers::WIPOffset<::flatbuffers::UnionWIPOffset>) {
             let kind = m.kind();
             match m {
                 $(Message::$V(m) => (
@@ -332,18 +319,18 @@ macro_rules! copies {
                         $(kind::$K => fbs::Body::$Tag,)+
                         _ => fbs::Body::NONE,
                     },
-                    fbs::$S::create(fbb, &table_args!(m, $Args, $wire))
+                    fbs::$S::create(fbb, &schema_adds!(args m, $V $Args $wire))
                         .as_union_value(),
                 ),)*
             }
         }
 
-        fn read_message(m: fbs::Message<'_>) -> Result<Message, DecodeError> {
+        fn read_message(m: fbs::Message<'_>) -> Result<MessageRead, DecodeError> {
             const NO_BODY: DecodeError = DecodeError::Malformed("FlatBuffers message without a body");
             Ok(match m.body_type() {
                 $($(fbs::Body::$Tag => {
                     let x = m.$as().ok_or(NO_BODY)?;
-                    read_table!(x, $V($S) $implied $wire)
+                    schema_adds!(read $V x, $crate::formats::flatbuffers::read_table!(x, $V($S) $implied $wire))
                 })+)*
                 _ => {
                     return Err(DecodeError::Malformed(
@@ -352,6 +339,17 @@ macro_rules! copies {
                 }
             })
         }
+    };
+}
+pub(crate) use copies;
+
+/// What this schema adds to the table's fields: nothing.
+macro_rules! schema_adds {
+    (args $m:ident, $V:ident $Args:ident [$($f:ident @ $at:literal),*]) => {
+        fbs::$Args { $($f: $m.$f.to_fb().arg(),)* }
+    };
+    (read $V:ident $x:ident, $message:expr) => {
+        $message
     };
 }
 for_each_message!(copies);

@@ -41,6 +41,41 @@ macro_rules! appended {
 }
 pub(super) use appended;
 
+/// What a v2 reader reads of one message: the message and the field version 2 appends to its
+/// type (`None` where it appends none). The codecs' copies return it over the v2 schema's code.
+pub(crate) type MessageRead = (Message, Option<i64>);
+
+/// A [`MessageRead`] of `$message`, of type `$V`, whose reader reads the appended fields as
+/// `$match_id` and `$attribution` (each format's v2 `schema_adds!(read ..)`).
+macro_rules! read_appended {
+    ($V:ident, $message:expr, $match_id:expr, $attribution:expr) => {
+        (
+            $message,
+            $crate::capability::evolution::compiled::appended!(
+                $V,
+                Some($match_id),
+                Some(i64::from($attribution)),
+                None
+            ),
+        )
+    };
+}
+pub(super) use read_appended;
+
+/// Sets the field version 2 appends to type `$V` to its value in the file with `$x`'s setters
+/// `$match_id` and `$attribution` (the v2 `schema_adds!(write ..)` of formats with setters).
+macro_rules! set_appended {
+    ($V:ident, $x:ident . $match_id:ident, $attribution:ident) => {
+        $crate::capability::evolution::compiled::appended!(
+            $V,
+            $x.$match_id($crate::capability::evolution::compiled::v2::MATCH_ID.value),
+            $x.$attribution($crate::capability::evolution::compiled::v2::ATTRIBUTION.value),
+            ()
+        )
+    };
+}
+pub(super) use set_appended;
+
 /// The appended field a message of this variant has in version 2, as `(field, default)`.
 fn appended_default(message: &str) -> Option<(&'static str, i64)> {
     [
@@ -188,7 +223,7 @@ pub(crate) fn read_all<M>(
     seq: u64,
     send_time: i64,
     messages: impl IntoIterator<Item = M>,
-    mut read: impl FnMut(M) -> Result<(Message, Option<i64>), DecodeError>,
+    mut read: impl FnMut(M) -> Result<MessageRead, DecodeError>,
 ) -> Result<ReadV2, DecodeError> {
     let mut packet = Packet {
         seq,

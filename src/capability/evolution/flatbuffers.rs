@@ -8,40 +8,28 @@
 //! The v2 writer and reader here are flatc's code for the v2 schema build.rs derives; the v1 side
 //! is the codec under test ([`FlatBuffers`]), its verifier included.
 
-use ::flatbuffers::{FlatBufferBuilder, UnionWIPOffset, WIPOffset};
+use ::flatbuffers::FlatBufferBuilder;
 
-use super::compiled::{self, v2, ReadV2};
+use super::compiled::{self, v2, MessageRead, ReadV2};
 use crate::capability::finding::Finding;
-use crate::formats::flatbuffers::{read_table, FlatBuffers};
+use crate::formats::flatbuffers::{copies, FlatBuffers};
 use crate::formats::DecodeError;
 use crate::model::*;
 
-/// The code flatc generated from the v2 schema (`OUT_DIR/evolution-v2/marketdata.fbs`).
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    dead_code,
-    unused_imports,
-    non_camel_case_types,
-    deprecated,
-    missing_docs,
-    unsafe_op_in_unsafe_fn,
-    mismatched_lifetime_syntaxes
-)]
-pub mod generated {
-    include!(concat!(
-        env!("OUT_DIR"),
-        "/evolution-v2/marketdata_generated.rs"
-    ));
-}
+crate::formats::generated!(
+    /// The code flatc generated from the v2 schema (`OUT_DIR/evolution-v2/marketdata.fbs`).
+    generated,
+    "/evolution-v2/marketdata_generated.rs"
+);
 
 use generated::md_shootout::fbs;
 
 crate::formats::flatbuffers::conversions!();
 
-/// A table's args from a model message, with version 2's appended field where it has one.
-macro_rules! table_args {
-    ($m:ident, $V:ident $Args:ident, [$($f:ident @ $at:literal),*]) => {
+/// What version 2 adds to the table's fields, for the codec's copies over its code: the appended
+/// field, written with the file's value and read beside the message.
+macro_rules! schema_adds {
+    (args $m:ident, $V:ident $Args:ident [$($f:ident @ $at:literal),*]) => {
         fbs::$Args {
             $($f: $m.$f.to_fb().arg(),)*
             ..compiled::appended!(
@@ -52,48 +40,8 @@ macro_rules! table_args {
             )
         }
     };
-}
-
-/// The v2 writer's and reader's field-by-field copies, from the message table (as the codec's).
-macro_rules! copies {
-    ($($V:ident($S:ident) $snake:ident {
-        kinds [$($K:ident $implied:tt),+], len $len:literal, wire $wire:tt,
-        fields $fields:tt, capnp $init:ident $capnp:tt,
-        flatbuffers $Args:ident [$($Tag:ident $as:ident),+], sbe $($sbe:ident)*,
-    },)*) => {
-        #[allow(clippy::needless_update)]
-        fn build_body(
-            fbb: &mut FlatBufferBuilder<'static>,
-            m: &Message,
-        ) -> (fbs::Body, WIPOffset<UnionWIPOffset>) {
-            let kind = m.kind();
-            match m {
-                $(Message::$V(m) => (
-                    match kind {
-                        $(kind::$K => fbs::Body::$Tag,)+
-                        _ => fbs::Body::NONE,
-                    },
-                    fbs::$S::create(fbb, &table_args!(m, $V $Args, $wire)).as_union_value(),
-                ),)*
-            }
-        }
-
-        fn read_message(m: fbs::Message<'_>) -> Result<(Message, Option<i64>), DecodeError> {
-            const NO_BODY: DecodeError = DecodeError::Malformed("FlatBuffers message without a body");
-            Ok(match m.body_type() {
-                $($(fbs::Body::$Tag => {
-                    let x = m.$as().ok_or(NO_BODY)?;
-                    let appended = compiled::appended!(
-                        $V,
-                        Some(x.match_id()),
-                        Some(i64::from(x.attribution())),
-                        None
-                    );
-                    (read_table!(x, $V($S) $implied $wire), appended)
-                })+)*
-                _ => return Err(DecodeError::Malformed("FlatBuffers body type unknown to v2")),
-            })
-        }
+    (read $V:ident $x:ident, $message:expr) => {
+        compiled::read_appended!($V, $message, $x.match_id(), $x.attribution())
     };
 }
 for_each_message!(copies);

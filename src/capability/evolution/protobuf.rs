@@ -9,60 +9,37 @@
 
 use prost::Message as _;
 
-use super::compiled::{self, v2, ReadV2};
+use super::compiled::{self, v2, MessageRead, ReadV2};
 use crate::capability::finding::Finding;
-use crate::formats::protobuf::Protobuf;
+use crate::formats::protobuf::{copies, Protobuf};
 use crate::formats::wire::{IntoModel, ToLib};
 use crate::formats::DecodeError;
 use crate::model::*;
 
-/// The code prost-build generated from the v2 schema (`OUT_DIR/evolution-v2/marketdata.proto`).
-#[allow(clippy::all, clippy::pedantic, missing_docs)]
-pub mod pb {
-    include!(concat!(env!("OUT_DIR"), "/evolution-v2/md_shootout.pb.rs"));
-}
+crate::formats::generated!(
+    /// The code prost-build generated from the v2 schema (`OUT_DIR/evolution-v2/marketdata.proto`).
+    pb,
+    "/evolution-v2/md_shootout.pb.rs"
+);
 
 use pb::message::Body;
 
-/// The v2 writer's and reader's field-by-field copies, from the message table (as the codec's).
-macro_rules! copies {
-    ($($V:ident($S:ident) $snake:ident {
-        kinds $kinds:tt, len $len:literal, wire $wire:tt, fields [$($f:ident: $t:ident),*],
-        $($codecs:tt)*
-    },)*) => {
-        fn to_pb(m: &Message) -> pb::Message {
-            let body = match m {
-                $(Message::$V(m) => {
-                    #[allow(unused_mut, clippy::needless_update)]
-                    let mut x = pb::$S { $($f: m.$f.to_lib(),)* ..Default::default() };
-                    compiled::appended!(
-                        $V,
-                        x.match_id = v2::MATCH_ID.value,
-                        x.attribution = v2::ATTRIBUTION.value,
-                        ()
-                    );
-                    Body::$V(x)
-                })*
-            };
-            pb::Message { body: Some(body) }
-        }
-
-        fn from_pb(m: &pb::Message) -> Result<(Message, Option<i64>), DecodeError> {
-            let Some(body) = &m.body else {
-                return Err(DecodeError::Malformed("protobuf: message with no body"));
-            };
-            Ok(match body {
-                $(Body::$V(x) => (
-                    Message::$V($S { $($f: x.$f.into_model()?,)* }),
-                    compiled::appended!(
-                        $V,
-                        Some(x.match_id),
-                        Some(i64::from(x.attribution)),
-                        None
-                    ),
-                ),)*
-            })
-        }
+/// What version 2 adds to the table's fields, for the codec's copies over its code: the appended
+/// field, written with the file's value and read beside the message.
+macro_rules! schema_adds {
+    (body $V:ident $S:ident { $($fields:tt)* }) => {{
+        #[allow(unused_mut, clippy::needless_update)]
+        let mut x = pb::$S { $($fields)* ..Default::default() };
+        compiled::appended!(
+            $V,
+            x.match_id = v2::MATCH_ID.value,
+            x.attribution = v2::ATTRIBUTION.value,
+            ()
+        );
+        Body::$V(x)
+    }};
+    (read $V:ident $x:ident, $message:expr) => {
+        compiled::read_appended!($V, $message, $x.match_id, $x.attribution)
     };
 }
 for_each_message!(copies);
