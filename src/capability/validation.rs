@@ -60,13 +60,9 @@ fn tally<F: Format>() -> Tally {
 
 /// The `validates` cell of `F`.
 pub fn validates<F: Format>() -> Finding {
-    let doc = F::DOCUMENTED;
-    if !doc.validates {
-        return Finding::documented(
-            false,
-            "trusts its producer: decoding does not check the bytes",
-            doc.source,
-        );
+    let trusts = "trusts its producer: decoding does not check the bytes";
+    if let Some(no) = Finding::disclaimed::<F>(|doc| doc.validates, trusts) {
+        return no;
     }
     let t = tally::<F>();
     let decided_by = format!(
