@@ -361,6 +361,34 @@ pub(crate) fn assert_swap_fails_forward<F: Format>(
     assert!(f.answer.contains("TradeReport.price"), "{}", f.answer);
 }
 
+/// What the findings of a schema-compiled format rest on, value by value: the v1 codec `F` reads
+/// the v2 writer's (`write`) Trade Reports and Add Orders as the source has them, the v2 reader
+/// (`read`) finds the file's appended values in v2 bytes and the defaults in the codec's, and
+/// the check catches a v2 writer that swaps two v1 fields.
+#[cfg(test)]
+pub(crate) fn assert_values_behind_the_findings<F: Format>(
+    write: impl Fn(&Packet) -> Vec<u8>,
+    read: impl Fn(&[u8]) -> Result<ReadV2, DecodeError>,
+) {
+    let (bytes, got) = v1_reads_v2::<F>(&write);
+    assert_first_carriers(&got);
+    // source()[1]: Trade Reports at 0 and 6, Add Orders at 2 and 4; schemas/evolution-v2.txt's
+    // values.
+    let (match_id, attribution) = (Some(81_985_529_216_486_895), Some(1_196_967_241));
+    let (_, appended) = read(&bytes).unwrap();
+    assert_eq!(
+        appended,
+        [match_id, None, attribution, None, attribution, None, match_id]
+    );
+    let (v1, appended) = read(&v1_bytes::<F>()).unwrap();
+    assert_eq!(v1.messages, source()[1].messages);
+    assert_eq!(
+        appended,
+        [Some(0), None, Some(0), None, Some(0), None, Some(0)]
+    );
+    assert_swap_fails_forward::<F>(String::new(), &write);
+}
+
 /// `read`, the v1 codec's reading of the v2 writer's bytes of `source()[1]`, has its first Trade
 /// Report and Add Order as the source has them (the values from [`source`], not from a codec).
 #[cfg(test)]
@@ -427,6 +455,15 @@ mod tests {
             Some("with messages[0].AddOrder.attribution = 7, not its default 0")
         );
         assert!(wrong_default(&p, &[None]).unwrap().contains("nothing"));
+    }
+
+    /// FlatBuffers' and protobuf's findings, value by value (capnp's and SBE's: their files).
+    #[test]
+    fn the_values_behind_the_flatbuffers_and_protobuf_findings() {
+        use super::super::{flatbuffers as fb, protobuf as pb};
+        use crate::formats::{flatbuffers::FlatBuffers, protobuf::Protobuf};
+        assert_values_behind_the_findings::<FlatBuffers>(fb::write_v2, fb::read_v2);
+        assert_values_behind_the_findings::<Protobuf>(pb::write_v2, pb::read_v2);
     }
 
     /// The dispatch reaches each schema-compiled format's check by its `Format::NAME`.
