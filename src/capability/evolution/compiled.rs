@@ -373,13 +373,10 @@ pub(crate) fn assert_values_behind_the_findings<F: Format>(
     let (bytes, got) = v1_reads_v2::<F>(&write);
     assert_first_carriers(&got);
     // source()[1]: Trade Reports at 0 and 6, Add Orders at 2 and 4; schemas/evolution-v2.txt's
-    // values.
-    let (match_id, attribution) = (Some(81_985_529_216_486_895), Some(1_196_967_241));
+    // values (match_id m, attribution a).
+    let (m, a) = (Some(81_985_529_216_486_895), Some(1_196_967_241));
     let (_, appended) = read(&bytes).unwrap();
-    assert_eq!(
-        appended,
-        [match_id, None, attribution, None, attribution, None, match_id]
-    );
+    assert_eq!(appended, [m, None, a, None, a, None, m]);
     let (v1, appended) = read(&v1_bytes::<F>()).unwrap();
     assert_eq!(v1.messages, source()[1].messages);
     assert_eq!(

@@ -91,4 +91,3 @@ const DECIDED_BY: &str = "capability::evolution::flatbuffers (v2 schema: Trade.m
 pub(super) fn check() -> (Finding, Finding) {
     compiled::both::<FlatBuffers>(DECIDED_BY.into(), write_v2, read_v2)
 }
-

@@ -69,4 +69,3 @@ const DECIDED_BY: &str =
 pub(super) fn check() -> (Finding, Finding) {
     compiled::both::<Protobuf>(DECIDED_BY.into(), write_v2, read_v2)
 }
-
