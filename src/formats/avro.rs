@@ -58,47 +58,24 @@ pub fn schema() -> &'static Schema {
 #[serde(transparent)]
 pub struct Fixed<const N: usize>(#[serde(with = "apache_avro::serde::fixed")] pub [u8; N]);
 
-impl ToLib<Fixed<8>> for Symbol {
-    #[inline(always)]
-    fn to_lib(self) -> Fixed<8> {
-        Fixed(self.0)
-    }
+/// [`ToLib`] and [`IntoModel`] between a model type and the serde type the schema maps it to
+/// (symbols and reason codes as [`Fixed`], the side as [`WSide`], the schema's `enum Side`).
+macro_rules! conversions {
+    ($($model:ty => $lib:ty: |$m:ident| $to:expr, |$l:ident| $back:expr;)*) => {$(
+        impl ToLib<$lib> for $model {
+            #[inline(always)]
+            fn to_lib(self) -> $lib { let $m = self; $to }
+        }
+        impl IntoModel<$model> for $lib {
+            #[inline(always)]
+            fn into_model(self) -> Result<$model, DecodeError> { let $l = self; Ok($back) }
+        }
+    )*};
 }
-
-impl IntoModel<Symbol> for Fixed<8> {
-    #[inline(always)]
-    fn into_model(self) -> Result<Symbol, DecodeError> {
-        Ok(Symbol(self.0))
-    }
-}
-
-impl ToLib<Fixed<4>> for [u8; 4] {
-    #[inline(always)]
-    fn to_lib(self) -> Fixed<4> {
-        Fixed(self)
-    }
-}
-
-impl IntoModel<[u8; 4]> for Fixed<4> {
-    #[inline(always)]
-    fn into_model(self) -> Result<[u8; 4], DecodeError> {
-        Ok(self.0)
-    }
-}
-
-/// The side as the schema's `enum Side { buy, sell }` (serde names of [`WSide`]).
-impl ToLib<WSide> for Side {
-    #[inline(always)]
-    fn to_lib(self) -> WSide {
-        self.into()
-    }
-}
-
-impl IntoModel<Side> for WSide {
-    #[inline(always)]
-    fn into_model(self) -> Result<Side, DecodeError> {
-        Ok(self.into())
-    }
+conversions! {
+    Symbol => Fixed<8>: |s| Fixed(s.0), |f| Symbol(f.0);
+    [u8; 4] => Fixed<4>: |b| Fixed(b), |f| f.0;
+    Side => WSide: |s| s.into(), |w| w.into();
 }
 
 /// A field of the message table as the serde type the schema's field maps to.
@@ -142,17 +119,21 @@ macro_rules! records {
 }
 for_each_message!(records);
 
-/// The packet as written: the model's messages mapped to [`Record`] on the fly.
+/// The packet as written.
 #[derive(Serialize)]
 struct PacketOut<'a> {
     seq: i64,
     send_time: i64,
-    #[serde(serialize_with = "messages_out")]
-    messages: &'a [Message],
+    messages: Records<'a>,
 }
 
-fn messages_out<S: serde::Serializer>(messages: &&[Message], s: S) -> Result<S::Ok, S::Error> {
-    s.collect_seq(messages.iter().map(Record::from_model))
+/// The messages, each mapped to its [`Record`] as it is written (nothing collected).
+struct Records<'a>(&'a [Message]);
+
+impl Serialize for Records<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(Record::from_model))
+    }
 }
 
 /// The packet as read (serde checks the record's name, `Packet`).
@@ -238,12 +219,12 @@ impl Format for Avro {
         let p = PacketOut {
             seq: packet.seq as i64,
             send_time: packet.send_time,
-            messages: &packet.messages,
+            messages: Records(&packet.messages),
         };
         self.writer
             .write_ser(out, &p)
             .expect("the model's packets fit the schema");
-        p.messages.len()
+        packet.messages.len()
     }
 
     fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
