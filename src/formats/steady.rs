@@ -9,6 +9,9 @@
 //!   capnp's `message::Builder`, which cannot be reset and so is built anew per packet.
 //! - `bitcode` decode: one allocation per packet with messages, the decoded `Vec` of messages
 //!   (`bitcode::Buffer::decode` returns an owned value; there is no decode into an existing one).
+//! - `avro` decode: the same `Vec` per packet with messages (`read_deser` returns an owned value),
+//!   and one per `fixed` field (symbols, reason codes), which apache-avro reads into a fresh
+//!   `Vec<u8>` before serde copies it out.
 
 use super::aggregate::Aggregate;
 use super::checksum::Checksum;
@@ -99,6 +102,16 @@ fn with_messages(packets: &[Packet]) -> u64 {
     packets.iter().filter(|p| !p.messages.is_empty()).count() as u64
 }
 
+/// The `fixed` fields of `packets` as Avro carries them: every symbol and reason code.
+fn fixed_fields(packets: &[Packet]) -> u64 {
+    let messages = packets.iter().flat_map(|p| &p.messages);
+    let symbols = messages.clone().filter(|m| m.symbol().is_some()).count();
+    let reasons = messages
+        .filter(|m| m.kind() == kind::TRADING_STATUS)
+        .count();
+    (symbols + reasons) as u64
+}
+
 /// What a format allocates on `packets` once warm: nothing, but for the exceptions above.
 fn expected<F: Format>(packets: &[Packet]) -> Allocations {
     let (all, with) = (packets.len() as u64, with_messages(packets));
@@ -113,6 +126,14 @@ fn expected<F: Format>(packets: &[Packet]) -> Allocations {
             decode: with,
             decode_all: with,
         },
+        "avro" => {
+            let read = with + fixed_fields(packets);
+            Allocations {
+                encode: 0,
+                decode: read,
+                decode_all: read,
+            }
+        }
         _ => Allocations {
             encode: 0,
             decode: 0,

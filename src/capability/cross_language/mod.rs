@@ -9,6 +9,7 @@
 //! | `protobuf` | `protoc --decode` (C++) | [`protobuf`] |
 //! | `sbe` | the Java decoders the SBE generator makes, driven by `xlang/SbeDump.java` | [`sbe`] |
 //! | `json` | Python's `json` module, driven by `xlang/json_read.py` | [`json`] |
+//! | `avro` | Apache Avro's Python implementation, driven by `xlang/avro_read.py` | [`avro`] |
 //!
 //! rkyv, bitcode, postcard and raw have no implementation outside Rust: recorded as documented
 //! findings with their source ([`rust_only`]).
@@ -18,6 +19,7 @@
 //! one packet as a self-delimiting unit, so each packet is encoded on its own and each tool is
 //! handed the units in the form it takes, in one call per format (seconds, not minutes).
 
+pub mod avro;
 pub mod capnp;
 pub mod compare;
 pub mod flatbuffers;
@@ -140,6 +142,7 @@ pub fn reader(format: &str) -> Option<Reader> {
         "protobuf" => ("C++", protobuf::describe, protobuf::read),
         "sbe" => ("Java", sbe::describe, sbe::read),
         "json" => ("Python", json::describe, json::read),
+        "avro" => ("Python", avro::describe, avro::read),
         _ => return None,
     };
     Some(Reader {
@@ -329,6 +332,11 @@ mod tests {
         reads_exactly("json", "Python");
     }
 
+    #[test]
+    fn avro_is_read_by_python() {
+        reads_exactly("avro", "Python");
+    }
+
     /// One trade whose symbol's bytes appear once, as they are, in every format's encoding.
     fn marked() -> Vec<Packet> {
         vec![compare::tests::trade("MUTATEME", 1_500_000)]
@@ -345,6 +353,7 @@ mod tests {
             "protobuf",
             "sbe",
             "json",
+            "avro",
         ] {
             let dir = scratch(&format!("mutated-{format}"));
             let reader = reader(format).unwrap();

@@ -175,13 +175,23 @@ fn carriers(source: &[Packet]) -> (usize, usize) {
 /// and every byte is used.
 pub(crate) fn forward<F: Format>(
     decided_by: String,
-    mut write: impl FnMut(&Packet) -> Vec<u8>,
+    write: impl FnMut(&Packet) -> Vec<u8>,
 ) -> Finding {
     let mut v1 = F::default();
+    forward_with(decided_by, write, |bytes| v1.decode_packet(bytes))
+}
+
+/// [`forward`] with the v1 reader `read` (what it read, and the bytes it used): for a format
+/// whose reader must be told the writer's schema (Avro), which the codec under test alone is not.
+pub(crate) fn forward_with(
+    decided_by: String,
+    mut write: impl FnMut(&Packet) -> Vec<u8>,
+    mut read: impl FnMut(&[u8]) -> Result<(Packet, usize), DecodeError>,
+) -> Finding {
     let source = source();
     for (i, packet) in source.iter().enumerate() {
         let bytes = write(packet);
-        let detail = match v1.decode_packet(&bytes) {
+        let detail = match read(&bytes) {
             Err(e) => format!("the v1 reader refused packet {i} of a v2 writer: {e}"),
             Ok((_, used)) if used != bytes.len() => format!(
                 "the v1 reader used {used} of the {} bytes of packet {i} of a v2 writer",

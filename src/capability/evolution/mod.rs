@@ -10,6 +10,7 @@
 //! Where a format cannot, the finding records what happened (an error, or which field came out
 //! wrong) rather than skipping it.
 
+mod avro;
 mod bitcode;
 mod capnp;
 mod compiled;
@@ -50,6 +51,7 @@ pub fn check(format: &str) -> Option<Evolution> {
         "bitcode" => bitcode::check(),
         "rkyv" => rkyv::check(),
         "raw" => raw::check(),
+        "avro" => avro::check(),
         _ => return None,
     };
     Some(Evolution { forward, backward })
