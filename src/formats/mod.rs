@@ -22,6 +22,7 @@ pub mod aggregate;
 pub mod checksum;
 mod codec;
 pub mod mirror;
+mod serde_packet;
 #[cfg(test)]
 mod steady;
 pub mod wire;
@@ -51,6 +52,8 @@ macro_rules! for_each_format {
             postcard: [postcard: $crate::formats::postcard::Postcard],
             json: [json: $crate::formats::json::Json],
             raw: [raw: $crate::formats::raw::Raw],
+            msgpack: [msgpack: $crate::formats::msgpack::Msgpack],
+            cbor: [cbor: $crate::formats::cbor::Cbor],
         }
     };
 }

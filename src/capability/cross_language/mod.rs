@@ -9,6 +9,7 @@
 //! | `protobuf` | `protoc --decode` (C++) | [`protobuf`] |
 //! | `sbe` | the Java decoders the SBE generator makes, driven by `xlang/SbeDump.java` | [`sbe`] |
 //! | `json` | Python's `json` module, driven by `xlang/json_read.py` | [`json`] |
+//! | `msgpack`, `cbor` | PyPI's `msgpack`, `cbor2`, driven by `xlang/serde_read.py` | [`serde_formats`] |
 //!
 //! rkyv, bitcode, postcard and raw have no implementation outside Rust: recorded as documented
 //! findings with their source ([`rust_only`]).
@@ -24,6 +25,7 @@ pub mod flatbuffers;
 pub mod json;
 pub mod protobuf;
 pub mod sbe;
+pub mod serde_formats;
 pub mod tool;
 
 use std::path::{Path, PathBuf};
@@ -140,6 +142,16 @@ pub fn reader(format: &str) -> Option<Reader> {
         "protobuf" => ("C++", protobuf::describe, protobuf::read),
         "sbe" => ("Java", sbe::describe, sbe::read),
         "json" => ("Python", json::describe, json::read),
+        "msgpack" => (
+            "Python",
+            serde_formats::describe_msgpack,
+            serde_formats::read_msgpack,
+        ),
+        "cbor" => (
+            "Python",
+            serde_formats::describe_cbor,
+            serde_formats::read_cbor,
+        ),
         _ => return None,
     };
     Some(Reader {
@@ -329,6 +341,16 @@ mod tests {
         reads_exactly("json", "Python");
     }
 
+    #[test]
+    fn msgpack_is_read_by_python() {
+        reads_exactly("msgpack", "Python");
+    }
+
+    #[test]
+    fn cbor_is_read_by_python() {
+        reads_exactly("cbor", "Python");
+    }
+
     /// One trade whose symbol's bytes appear once, as they are, in every format's encoding.
     fn marked() -> Vec<Packet> {
         vec![compare::tests::trade("MUTATEME", 1_500_000)]
@@ -345,6 +367,8 @@ mod tests {
             "protobuf",
             "sbe",
             "json",
+            "msgpack",
+            "cbor",
         ] {
             let dir = scratch(&format!("mutated-{format}"));
             let reader = reader(format).unwrap();
