@@ -23,10 +23,8 @@
 //! `Deserializer` over the slice, each message handed over as it is parsed, symbols read
 //! borrowed and their 8 bytes copied out: no allocation. The decoder's position is the bytes used.
 
-use serde::Serialize;
-
 use super::codec::{DecodeError, Documented, Format, Sink, Visitor};
-use super::serde_packet::{self, bytes_out, Complete, Handler, PacketOut, Selective, Sym8};
+use super::serde_packet::{self, Handler, Sym8};
 use crate::model::Packet;
 
 /// The CBOR runner (stateless).
@@ -40,46 +38,24 @@ fn read(bytes: &[u8], handler: &mut impl Handler<Sym8>) -> Result<usize, DecodeE
     Ok(de.decoder().position())
 }
 
-/// The schema of [`Format::DOCUMENTED`]: none, the Rust types are the schema.
-const SCHEMA: Option<&str> = None;
 /// Where [`Format::DOCUMENTED`] comes from.
 const SOURCE: &str = "https://docs.rs/minicbor-serde/0.7 (serde types are the schema; CBOR items are \
     decoded into values, byte strings borrowed; an error on what does not match the types)";
 
-impl Format for Cbor {
-    const NAME: &'static str = "cbor";
-    const DOCUMENTED: Documented = Documented::new(SCHEMA, false, true, SOURCE);
-
-    fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
-        PacketOut::new(packet, bytes_out)
-            .serialize(&mut minicbor_serde::Serializer::new(&mut *out))
-            .expect("writing CBOR to a Vec cannot fail");
-        packet.messages.len()
-    }
-
-    fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
-        read(bytes, &mut Selective(sink))
-    }
-
-    fn decode_all<V: Visitor>(&mut self, bytes: &[u8], v: &mut V) -> Result<usize, DecodeError> {
-        read(bytes, &mut Complete(v))
-    }
-}
+serde_packet::binary_format!(Cbor, "cbor", SOURCE, |out| {
+    minicbor_serde::Serializer::new(&mut *out)
+});
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Message, Symbol, SystemEvent, Trade};
+    use crate::model::{Message, SystemEvent};
 
     fn event_packet() -> Packet {
-        Packet {
-            seq: 1,
-            send_time: 2,
-            messages: vec![Message::SystemEvent(SystemEvent {
-                event: b'O',
-                timestamp: 500,
-            })],
-        }
+        serde_packet::packet_of(Message::SystemEvent(SystemEvent {
+            event: b'O',
+            timestamp: 500,
+        }))
     }
 
     /// The bytes, from RFC 8949's encoding of each item: map(3), text "seq", 1, text
@@ -117,15 +93,7 @@ mod tests {
 
     #[test]
     fn a_symbol_of_another_length_is_refused() {
-        let mut packet = event_packet();
-        packet.messages = vec![Message::TradeReport(Trade {
-            flags: 0,
-            timestamp: 5,
-            symbol: Symbol::new("AAPL").unwrap(),
-            size: 100,
-            price: 1_500_000,
-            trade_id: 9,
-        })];
+        let packet = serde_packet::packet_of(serde_packet::aapl_trade());
         let mut out = Vec::new();
         Cbor.encode(&packet, &mut out);
         // The symbol's head, a byte string of 8 (0x48), before its bytes; 0x47 makes it 7 bytes.

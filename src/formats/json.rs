@@ -27,7 +27,7 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 
 use super::codec::{DecodeError, Documented, Format, Sink, Visitor};
-use super::serde_packet::{self, Complete, Handler, PacketOut, Selective, SymbolIn};
+use super::serde_packet::{self, Handler, PacketOut, SymbolIn};
 use crate::model::{Packet, Symbol};
 
 /// The JSON runner (stateless).
@@ -95,19 +95,12 @@ impl Format for Json {
         packet.messages.len()
     }
 
-    fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
-        read(bytes, &mut Selective(sink))
-    }
-
-    fn decode_all<V: Visitor>(&mut self, bytes: &[u8], v: &mut V) -> Result<usize, DecodeError> {
-        read(bytes, &mut Complete(v))
-    }
+    serde_packet::decode_through_read!();
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Message, Trade};
 
     const TRADE: &str = r#"{"trade_report":{"flags":0,"timestamp":5,"symbol":"AAPL","size":100,"price":1500000,"trade_id":9}}"#;
 
@@ -116,14 +109,7 @@ mod tests {
     }
 
     fn packet(seq: u64, send_time: i64, trades: usize) -> Packet {
-        let trade = Message::TradeReport(Trade {
-            flags: 0,
-            timestamp: 5,
-            symbol: Symbol::new("AAPL").unwrap(),
-            size: 100,
-            price: 1_500_000,
-            trade_id: 9,
-        });
+        let trade = serde_packet::aapl_trade();
         Packet {
             seq,
             send_time,

@@ -23,10 +23,8 @@
 
 use std::io::Cursor;
 
-use serde::Serialize;
-
 use super::codec::{DecodeError, Documented, Format, Sink, Visitor};
-use super::serde_packet::{self, bytes_out, Complete, Handler, PacketOut, Selective, Sym8};
+use super::serde_packet::{self, Handler, Sym8};
 use crate::model::Packet;
 
 /// The MessagePack runner (stateless).
@@ -41,50 +39,20 @@ fn read(bytes: &[u8], handler: &mut impl Handler<Sym8>) -> Result<usize, DecodeE
     Ok(de.position() as usize)
 }
 
-/// The schema of [`Format::DOCUMENTED`]: none, the Rust types are the schema.
-const SCHEMA: Option<&str> = None;
 /// Where [`Format::DOCUMENTED`] comes from.
 const SOURCE: &str = "https://docs.rs/rmp-serde/1.3 (serde types are the schema; structs as arrays \
     by default; values are decoded, an error on what does not match the types)";
 
-impl Format for Msgpack {
-    const NAME: &'static str = "msgpack";
-    const DOCUMENTED: Documented = Documented::new(SCHEMA, false, true, SOURCE);
-
-    fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
-        PacketOut::new(packet, bytes_out)
-            .serialize(&mut rmp_serde::Serializer::new(&mut *out))
-            .expect("writing MessagePack to a Vec cannot fail");
-        packet.messages.len()
-    }
-
-    fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
-        read(bytes, &mut Selective(sink))
-    }
-
-    fn decode_all<V: Visitor>(&mut self, bytes: &[u8], v: &mut V) -> Result<usize, DecodeError> {
-        read(bytes, &mut Complete(v))
-    }
-}
+serde_packet::binary_format!(Msgpack, "msgpack", SOURCE, |out| {
+    rmp_serde::Serializer::new(&mut *out)
+});
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Message, Symbol, Trade};
 
     fn trade_packet() -> Packet {
-        Packet {
-            seq: 1,
-            send_time: 2,
-            messages: vec![Message::TradeReport(Trade {
-                flags: 0,
-                timestamp: 5,
-                symbol: Symbol::new("AAPL").unwrap(),
-                size: 100,
-                price: 1_500_000,
-                trade_id: 9,
-            })],
-        }
+        serde_packet::packet_of(serde_packet::aapl_trade())
     }
 
     /// The bytes, from the MessagePack specification's format table: fixarray 3, positive

@@ -23,6 +23,47 @@ use super::codec::{DecodeError, Sink, Visitor};
 use super::wire::Wire;
 use crate::model::{Message, Packet, Symbol};
 
+/// `Format::decode` and `Format::decode_all` of a codec whose `read(bytes, handler)` reads one
+/// packet into a [`Handler`] and returns the bytes used: the selective decode through
+/// [`Selective`], the complete one through [`Complete`].
+macro_rules! decode_through_read {
+    () => {
+        fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
+            read(bytes, &mut serde_packet::Selective(sink))
+        }
+
+        fn decode_all<V: Visitor>(
+            &mut self,
+            bytes: &[u8],
+            v: &mut V,
+        ) -> Result<usize, DecodeError> {
+            read(bytes, &mut serde_packet::Complete(v))
+        }
+    };
+}
+pub(super) use decode_through_read;
+
+/// The `Format` impl of a binary serde codec (`$codec`, named `$name`, documented by `$source`):
+/// it writes with the library's serializer made from the output buffer (`|out| …`, through
+/// [`write_binary`]) and reads with the file's `read(bytes, handler)`. No schema: the serde types
+/// are the schema; values are decoded, not read in place; the library refuses what does not
+/// match the types.
+macro_rules! binary_format {
+    ($codec:ty, $name:literal, $source:expr, |$out:ident| $serializer:expr) => {
+        impl Format for $codec {
+            const NAME: &'static str = $name;
+            const DOCUMENTED: Documented = Documented::new(None, false, true, $source);
+
+            fn encode(&mut self, packet: &Packet, $out: &mut Vec<u8>) -> usize {
+                serde_packet::write_binary(packet, &mut $serializer)
+            }
+
+            serde_packet::decode_through_read!();
+        }
+    };
+}
+pub(super) use binary_format;
+
 /// A packet as the serde formats write it: a struct of `seq`, `send_time` and `messages`, each
 /// message's symbol as `sym` makes it.
 pub(super) struct PacketOut<'a, F> {
@@ -66,6 +107,19 @@ where
     fn serialize<Z: serde::Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
         s.collect_seq(self.0.iter().map(|m| Wire::from_model(m, self.1)))
     }
+}
+
+/// Writes `packet` with the serializer `s` (a library's, over the reused output `Vec`, which cannot
+/// fail to grow), symbols as byte strings; the message count.
+#[inline(always)]
+pub(super) fn write_binary<Z: serde::Serializer>(packet: &Packet, s: Z) -> usize
+where
+    Z::Error: fmt::Debug,
+{
+    PacketOut::new(packet, bytes_out)
+        .serialize(s)
+        .expect("writing to a Vec cannot fail");
+    packet.messages.len()
 }
 
 /// A symbol as the binary formats write it: a serde byte string of its 8 bytes.
@@ -303,4 +357,27 @@ impl<'de, H: Handler<S>, S: Deserialize<'de>> de::Visitor<'de> for MessagesSeed<
         }
         Ok(())
     }
+}
+
+/// Packet 1, sent at 2, of `message`, for the codecs' tests.
+#[cfg(test)]
+pub(super) fn packet_of(message: Message) -> Packet {
+    Packet {
+        seq: 1,
+        send_time: 2,
+        messages: vec![message],
+    }
+}
+
+/// A Trade Report of AAPL, 100 at 150.0000, for the codecs' tests.
+#[cfg(test)]
+pub(super) fn aapl_trade() -> Message {
+    Message::TradeReport(crate::model::Trade {
+        flags: 0,
+        timestamp: 5,
+        symbol: Symbol::new("AAPL").unwrap(),
+        size: 100,
+        price: 1_500_000,
+        trade_id: 9,
+    })
 }

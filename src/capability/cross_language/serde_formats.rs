@@ -16,13 +16,16 @@ use super::tool::{self, Tool, ToolError};
 
 const SCRIPT: &str = include_str!("../../../xlang/serde_read.py");
 
+/// What installs the readers.
+const INSTALL: &str = "PyPI msgpack 1.2.4 and cbor2 6.3.0 into tools/serde-venv";
+
 /// The venv's Python (`$SERDE_PYTHON3` overrides it), else `python3` on PATH.
 fn python() -> Tool {
     Tool::find(
         "SERDE_PYTHON3",
         Some("tools/serde-venv/bin/python3"),
         "python3",
-        "PyPI msgpack 1.2.4 and cbor2 6.3.0 into tools/serde-venv",
+        INSTALL,
     )
 }
 
