@@ -35,7 +35,7 @@ def msgpack_items(data):
     unpacker.feed(data)
     yield from unpacker
     if unpacker.tell() != len(data):
-        sys.exit(f"{len(data) - unpacker.tell()} bytes after the last packet")
+        sys.exit(f"{len(data) - unpacker.tell()} bytes after the last whole packet")
 
 
 def cbor_items(data):
@@ -51,7 +51,12 @@ def main():
     if len(sys.argv) != 2 or sys.argv[1] not in ("msgpack", "cbor"):
         sys.exit(__doc__.rsplit("\n", 1)[-1])
     items = msgpack_items if sys.argv[1] == "msgpack" else cbor_items
-    out = [json.dumps(plain(item), sort_keys=True) for item in items(sys.stdin.buffer.read())]
+    out = []
+    try:
+        for item in items(sys.stdin.buffer.read()):
+            out.append(json.dumps(plain(item), sort_keys=True))
+    except Exception as e:  # msgpack's and cbor2's decode errors, named for the Rust side
+        sys.exit(f"packet {len(out) + 1}: {type(e).__name__}: {e}")
     sys.stdout.write("\n".join(out) + ("\n" if out else ""))
 
 

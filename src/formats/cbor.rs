@@ -11,10 +11,9 @@
 //! **Why minicbor, not ciborium.** Both are maintained and both were recommended when serde_cbor
 //! was archived. minicbor (with minicbor-serde) decodes from a byte slice, borrowing byte and
 //! text strings, and its decoder reports its position; ciborium reads through an `io::Read`
-//! with a scratch buffer and cannot borrow. The Rust serialization benchmark
-//! (djkoloski/rust_serialization_benchmark) times ciborium several times slower than minicbor on
-//! both sides, and projects that switched report the same (llogiq/serdebench#15,
-//! phnx-im/air#1188: 2 to 5x on decode).
+//! with a scratch buffer and cannot borrow. Where the two were compared, ciborium was the slower
+//! (llogiq/serdebench#15; phnx-im/air#1188 measured 2 to 5x on deserialization after switching
+//! to minicbor-serde).
 //!
 //! **As its maintainers use it.** minicbor-serde's `to_vec` is `val.serialize(&mut
 //! Serializer::new(&mut v))`: ours serializes the same way straight from the model into the

@@ -19,7 +19,7 @@
 //! being read).
 
 use super::codec::{DecodeError, Documented, Format, Sink, Visitor};
-use super::serde_packet::{bytes_out, PacketOut};
+use super::serde_packet::PacketOut;
 use super::wire::Wire;
 use crate::model::{Packet, Symbol};
 
@@ -70,7 +70,7 @@ impl Format for Postcard {
     const DOCUMENTED: Documented = Documented::new(SCHEMA, false, true, SOURCE);
 
     fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
-        let p = PacketOut::new(packet, bytes_out);
+        let p = PacketOut::new(packet, |sym: &Symbol| &sym.0[..]);
         *out = postcard::to_extend(&p, std::mem::take(out)).expect("a Vec grows to fit");
         packet.messages.len()
     }

@@ -116,16 +116,21 @@ pub(super) fn write_binary<Z: serde::Serializer>(packet: &Packet, s: Z) -> usize
 where
     Z::Error: fmt::Debug,
 {
-    PacketOut::new(packet, bytes_out)
+    PacketOut::new(packet, SymBytes)
         .serialize(s)
         .expect("writing to a Vec cannot fail");
     packet.messages.len()
 }
 
-/// A symbol as the binary formats write it: a serde byte string of its 8 bytes.
-#[inline(always)]
-pub(super) fn bytes_out(sym: &Symbol) -> &[u8] {
-    &sym.0
+/// A symbol as MessagePack and CBOR write it: a byte string of its 8 bytes (serde writes a plain
+/// `&[u8]` as a sequence of integers, which only postcard lays out as the bytes themselves).
+struct SymBytes<'a>(&'a Symbol);
+
+impl Serialize for SymBytes<'_> {
+    #[inline(always)]
+    fn serialize<Z: serde::Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
+        s.serialize_bytes(&self.0 .0)
+    }
 }
 
 /// A symbol as a codec reads it, made the model's 8 bytes (or refused).

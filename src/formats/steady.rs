@@ -9,6 +9,8 @@
 //!   capnp's `message::Builder`, which cannot be reset and so is built anew per packet.
 //! - `bitcode` decode: one allocation per packet with messages, the decoded `Vec` of messages
 //!   (`bitcode::Buffer::decode` returns an owned value; there is no decode into an existing one).
+//! - `msgpack` decode: one allocation per packet, the 128-byte scratch buffer of rmp-serde's
+//!   `Cursor` reader (its zero-copy reader cannot report the bytes a packet used).
 
 use super::aggregate::Aggregate;
 use super::checksum::Checksum;
@@ -112,6 +114,11 @@ fn expected<F: Format>(packets: &[Packet]) -> Allocations {
             encode: 0,
             decode: with,
             decode_all: with,
+        },
+        "msgpack" => Allocations {
+            encode: 0,
+            decode: all,
+            decode_all: all,
         },
         _ => Allocations {
             encode: 0,

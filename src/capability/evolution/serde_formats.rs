@@ -309,4 +309,66 @@ mod tests {
             ),
         );
     }
+
+    /// Each version 2 writer puts Trade Report's `match_id` (81985529216486895,
+    /// 0x0123456789ABCDEF) after `trade_id` as its specification encodes a 64-bit unsigned
+    /// integer: MessagePack `uint 64` (0xCF and 8 bytes big-endian) as the 7th value of the
+    /// message's array; CBOR major type 0 with a 8-byte argument (0x1B), after its name.
+    #[test]
+    fn the_v2_binary_writers_write_the_appended_field_by_the_specifications() {
+        let packet = v2::MPacket::written(&source()[0]);
+        let match_id = [0x01, 0x23, 0x45, 0x67, 0x89, 0xAB, 0xCD, 0xEF];
+        let mut msgpack = Vec::new();
+        msgpack_write(&packet, &mut msgpack);
+        // trade_id 4242001 (uint 32: 0xCE 0x0040BA51), then match_id.
+        let expected = [&[0xCE, 0x00, 0x40, 0xBA, 0x51, 0xCF][..], &match_id].concat();
+        assert!(msgpack.windows(14).any(|w| w == expected), "{msgpack:02x?}");
+        let mut cbor = Vec::new();
+        cbor_write(&packet, &mut cbor);
+        let expected = [&[0x68][..], b"match_id", &[0x1B], &match_id].concat();
+        assert!(cbor.windows(18).any(|w| w == expected), "{cbor:02x?}");
+    }
+
+    /// The v1 reader reads the system event, then meets the first Trade Report's array of 7
+    /// values where its struct has 6: rmp-serde refuses the array's length. The v2 reader takes
+    /// the 6 values of v1's arrays and defaults the 7th.
+    #[test]
+    fn msgpack_defaults_a_missing_field_but_cannot_skip_an_unknown_one() {
+        let (forward, backward) = msgpack();
+        assert_eq!(
+            forward.answer,
+            format!(
+                "no: the v1 reader on v2 bytes, packet 0 (seq 1001): read messages[0..1] right \
+                 (the last a SystemEvent), then stopped: msgpack: array had incorrect length, \
+                 expected 6{ARRAYS}"
+            )
+        );
+        assert!(backward.yes(), "{}", backward.answer);
+        assert!(
+            backward
+                .answer
+                .contains("the defaults (match_id 0, attribution 0)"),
+            "{}",
+            backward.answer
+        );
+    }
+
+    #[test]
+    fn cbor_evolves_both_ways_with_serde_defaults() {
+        let (forward, backward) = cbor();
+        assert_eq!(
+            forward.answer,
+            "yes: the v1 reader read every v1 field of 27 messages in 2 packets, 3 Trade Reports \
+             and 3 Add Orders among them exactly (structs as maps keyed by name: serde skips \
+             fields a type does not name)"
+        );
+        assert!(backward.yes(), "{}", backward.answer);
+        assert!(
+            backward
+                .answer
+                .contains("the defaults (match_id 0, attribution 0)"),
+            "{}",
+            backward.answer
+        );
+    }
 }
