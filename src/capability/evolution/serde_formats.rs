@@ -273,6 +273,13 @@ mod tests {
         );
     }
 
+    /// A v2 reader read v1's bytes and saw the appended fields' defaults.
+    fn reads_the_defaults(backward: &Finding) {
+        assert!(backward.yes(), "{}", backward.answer);
+        let defaults = "the defaults (match_id 0, attribution 0)";
+        assert!(backward.answer.contains(defaults), "{}", backward.answer);
+    }
+
     #[test]
     fn json_evolves_both_ways_with_serde_defaults() {
         let e = json();
@@ -343,14 +350,7 @@ mod tests {
                  expected 6{ARRAYS}"
             )
         );
-        assert!(backward.yes(), "{}", backward.answer);
-        assert!(
-            backward
-                .answer
-                .contains("the defaults (match_id 0, attribution 0)"),
-            "{}",
-            backward.answer
-        );
+        reads_the_defaults(&backward);
     }
 
     #[test]
@@ -362,13 +362,6 @@ mod tests {
              and 3 Add Orders among them exactly (structs as maps keyed by name: serde skips \
              fields a type does not name)"
         );
-        assert!(backward.yes(), "{}", backward.answer);
-        assert!(
-            backward
-                .answer
-                .contains("the defaults (match_id 0, attribution 0)"),
-            "{}",
-            backward.answer
-        );
+        reads_the_defaults(&backward);
     }
 }
