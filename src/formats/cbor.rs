@@ -1,26 +1,26 @@
 //! CBOR (RFC 8949) through minicbor-serde 0.7 (minicbor 2's serde glue), on the serde wire
 //! vocabulary ([`Wire`](super::wire::Wire)).
 //!
-//! A packet is one CBOR map, `{"seq": …, "send_time": …, "messages": [{"trade_report":
-//! {"flags": 0, "timestamp": …, "symbol": h'4141504c20202020', …}}, …]}`: minicbor-serde writes
-//! structs as maps keyed by field name and enum variants as a one-entry map keyed by name (it
-//! has no array mode), so the bytes name every field, as CBOR's self-describing data model
-//! intends. Integers take CBOR's smallest head for the value; symbols are byte strings of their
-//! 8 bytes. A packet is one CBOR data item, so it is self-delimiting.
+//! A packet is one CBOR map, `{"seq": …, "send_time": …, "messages": [{"trade_report": {"flags": 0,
+//! "timestamp": …, "symbol": h'4141504c20202020', …}}, …]}`: minicbor-serde writes structs as maps
+//! keyed by field name and enum variants as a one-entry map keyed by name (it has no array mode),
+//! so the bytes name every field, as CBOR's self-describing data model intends. Integers take
+//! CBOR's smallest head for the value; symbols are byte strings of their 8 bytes. A packet is one
+//! CBOR data item, so it is self-delimiting.
 //!
 //! **Why minicbor, not ciborium.** Both are maintained and both were recommended when serde_cbor
-//! was archived. minicbor (with minicbor-serde) decodes from a byte slice, borrowing byte and
-//! text strings, and its decoder reports its position; ciborium reads through an `io::Read`
-//! with a scratch buffer and cannot borrow. Where the two were compared, ciborium was the slower
-//! (llogiq/serdebench#15; phnx-im/air#1188 measured 2 to 5x on deserialization after switching
-//! to minicbor-serde).
+//! was archived. minicbor (with minicbor-serde) decodes from a byte slice, borrowing byte and text
+//! strings, and its decoder reports its position; ciborium reads through an `io::Read` with a
+//! scratch buffer and cannot borrow. Where the two were compared, ciborium was the slower
+//! (llogiq/serdebench#15; phnx-im/air#1188 measured 2 to 5x on deserialization after switching to
+//! minicbor-serde).
 //!
 //! **As its maintainers use it.** minicbor-serde's `to_vec` is `val.serialize(&mut
-//! Serializer::new(&mut v))`: ours serializes the same way straight from the model into the
-//! reused output buffer ([`PacketOut`]; minicbor's `Write` for a `Vec` cannot fail). Decoding
-//! reads the packet with serde's streaming pattern ([`serde_packet::read`]) from a
-//! `Deserializer` over the slice, each message handed over as it is parsed, symbols read
-//! borrowed and their 8 bytes copied out: no allocation. The decoder's position is the bytes used.
+//! Serializer::new(&mut v))`: ours serializes the same way straight from the model into the reused
+//! output buffer (`serde_packet::PacketOut`; minicbor's `Write` for a `Vec` cannot fail). Decoding
+//! reads the packet with serde's streaming pattern (`serde_packet::read`) from a `Deserializer`
+//! over the slice, each message handed over as it is parsed, symbols read borrowed and their 8
+//! bytes copied out: no allocation. The decoder's position is the bytes used.
 
 use super::codec::{DecodeError, Documented, Format, Sink, Visitor};
 use super::serde_packet::{self, Handler, Sym8};

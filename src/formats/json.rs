@@ -5,22 +5,23 @@
 //! "size":100,"price":1500000,"trade_id":…}},…]}`. Messages are externally tagged by type name;
 //! symbols are strings trimmed of their space padding (re-padded on decode); prices stay integers
 //! with 4 implied decimals (no floats, so no rounding); one-byte codes and flags are integers.
-//! serde_json escapes control characters and newlines inside strings, so the `\n` after each
-//! object is the packet's only raw newline: that makes a packet self-delimiting.
+//! serde_json escapes control characters and newlines inside strings, so the `\n` after each object
+//! is the packet's only raw newline: that makes a packet self-delimiting.
 //!
-//! **As its maintainers use it.** serde_json writes with `to_writer` into any `io::Write`, a
-//! reused `Vec<u8>` included (the Rust serialization benchmark writes into a reused buffer), and
-//! reads borrowed (`from_slice` with `#[serde(borrow)]` fields). Ours encodes with `to_writer`
-//! straight from the model into the output buffer ([`PacketOut`]), each message's `Wire` built on the stack: no
-//! allocation, no intermediate copy. Decoding finds the newline (`memchr`), then reads the object
-//! field by field with serde's streaming pattern ([`serde_packet::read`]: a `DeserializeSeed` over the messages array,
-//! serde's "process an array of values without buffering it into a Vec"): each message is handed
-//! to the sink or visitor as it is parsed, symbols borrowed from the buffer (`Cow<str>`: borrowed
-//! unless the string has escapes), so decoding allocates nothing where deserializing a struct
-//! with a `Vec` of messages would allocate that vector per packet. Fields may come in any order;
-//! only when `messages` precedes `seq` or `send_time` (never in what we write) are the messages
-//! collected first, since the packet's header must reach the sink before its messages. A symbol
-//! that is not UTF-8 cannot be a JSON string: it is written lossily (IEX symbols are ASCII).
+//! **As its maintainers use it.** serde_json writes with `to_writer` into any `io::Write`, a reused
+//! `Vec<u8>` included (the Rust serialization benchmark writes into a reused buffer), and reads
+//! borrowed (`from_slice` with `#[serde(borrow)]` fields). Ours encodes with `to_writer` straight
+//! from the model into the output buffer (`serde_packet::PacketOut`), each message's `Wire` built
+//! on the stack: no allocation, no intermediate copy. Decoding finds the newline (`memchr`), then
+//! reads the object field by field with serde's streaming pattern (`serde_packet::read`: a
+//! `DeserializeSeed` over the messages array, serde's "process an array of values without buffering
+//! it into a Vec"): each message is handed to the sink or visitor as it is parsed, symbols borrowed
+//! from the buffer (`Cow<str>`: borrowed unless the string has escapes), so decoding allocates
+//! nothing where deserializing a struct with a `Vec` of messages would allocate that vector per
+//! packet. Fields may come in any order; only when `messages` precedes `seq` or `send_time` (never
+//! in what we write) are the messages collected first, since the packet's header must reach the
+//! sink before its messages. A symbol that is not UTF-8 cannot be a JSON string: it is written
+//! lossily (IEX symbols are ASCII).
 
 use std::borrow::Cow;
 

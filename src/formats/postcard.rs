@@ -11,12 +11,11 @@
 //! `to_slice` into a fixed slice (what the Rust serialization benchmark times) or `to_extend` into
 //! anything that grows, such as a reused `Vec`. Ours uses `to_extend` (the output buffer grows as
 //! the packet is written: its size is not known before, and `to_slice` would need a worst-case
-//! slice zeroed first), straight from the model ([`PacketOut`], shared with the other serde
-//! formats), each message's [`Wire`] built on the stack: no
-//! allocation, no intermediate copy of the packet. Decoding reads the header, then takes the
-//! messages one by one with `take_from_bytes` and hands them to the sink: no allocation, symbols
-//! borrowed, though every field of every message is decoded (varints cannot be skipped without
-//! being read).
+//! slice zeroed first), straight from the model (`serde_packet::PacketOut`, shared with the other
+//! serde formats), each message's [`Wire`] built on the stack: no allocation, no intermediate copy
+//! of the packet. Decoding reads the header, then takes the messages one by one with
+//! `take_from_bytes` and hands them to the sink: no allocation, symbols borrowed, though every
+//! field of every message is decoded (varints cannot be skipped without being read).
 
 use super::codec::{DecodeError, Documented, Format, Sink, Visitor};
 use super::serde_packet::PacketOut;
