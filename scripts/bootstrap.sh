@@ -11,6 +11,8 @@
 #   sbe-all  1.34.0 from Maven Central, copied to tools/sbe-all-1.34.0.jar (needs java on PATH)
 #   avro     1.12.2 from PyPI `avro` (Apache Avro's Python implementation), into tools/avro-venv:
 #                   the Python reader of the cross-language check of the `avro` format
+#   msgpack  1.2.4 and cbor2 6.3.0 from PyPI, into tools/serde-venv (the Python readers of the
+#                   cross-language check of the `msgpack` and `cbor` formats, xlang/serde_read.py)
 # Writes tools/env.sh exporting CAPNP, FLATC and SBE_JAR. Idempotent: when everything is
 # present it prints nothing and exits 0. Set VERBOSE=1 to print the paths anyway.
 set -euo pipefail
@@ -57,6 +59,27 @@ if ! flatc_ok; then
         say "error: $flatc_bin does not report version $FLATC_VERSION: $("$flatc_bin" --version 2>&1 || true)"
         exit 1
     fi
+    changed=1
+fi
+
+# --- Python readers of MessagePack and CBOR ----------------------------------------------
+MSGPACK_VERSION=1.2.4
+CBOR2_VERSION=6.3.0
+serde_venv="$tools/serde-venv"
+serde_venv_ok() {
+    [ -x "$serde_venv/bin/python3" ] && "$serde_venv/bin/python3" - "$MSGPACK_VERSION" "$CBOR2_VERSION" 2>/dev/null <<'PY'
+import sys
+from importlib.metadata import version
+sys.exit(0 if [version("msgpack"), version("cbor2")] == sys.argv[1:] else 1)
+PY
+}
+if ! serde_venv_ok; then
+    say "installing msgpack $MSGPACK_VERSION and cbor2 $CBOR2_VERSION (pip, into $serde_venv)"
+    rm -rf "$serde_venv"
+    python3 -m venv "$serde_venv"
+    "$serde_venv/bin/pip" install -q --disable-pip-version-check \
+        "msgpack==$MSGPACK_VERSION" "cbor2==$CBOR2_VERSION"
+    serde_venv_ok || { say "error: $serde_venv lacks msgpack $MSGPACK_VERSION or cbor2 $CBOR2_VERSION"; exit 1; }
     changed=1
 fi
 

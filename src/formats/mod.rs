@@ -22,6 +22,7 @@ pub mod aggregate;
 pub mod checksum;
 mod codec;
 pub mod mirror;
+mod serde_packet;
 #[cfg(test)]
 mod steady;
 pub mod wire;
@@ -52,6 +53,8 @@ macro_rules! for_each_format {
             json: [json: $crate::formats::json::Json],
             raw: [raw: $crate::formats::raw::Raw],
             avro: [avro: $crate::formats::avro::Avro],
+            msgpack: [msgpack: $crate::formats::msgpack::Msgpack],
+            cbor: [cbor: $crate::formats::cbor::Cbor],
         }
     };
 }

@@ -12,6 +12,8 @@
 //! - `avro` decode: the same `Vec` per packet with messages (`read_deser` returns an owned value),
 //!   and one per `fixed` field (symbols, reason codes), which apache-avro reads into a fresh
 //!   `Vec<u8>` before serde copies it out.
+//! - `msgpack` decode: one allocation per packet, the 128-byte scratch buffer of rmp-serde's
+//!   `Cursor` reader (its zero-copy reader cannot report the bytes a packet used).
 
 use super::aggregate::Aggregate;
 use super::checksum::Checksum;
@@ -134,6 +136,11 @@ fn expected<F: Format>(packets: &[Packet]) -> Allocations {
                 decode_all: read,
             }
         }
+        "msgpack" => Allocations {
+            encode: 0,
+            decode: all,
+            decode_all: all,
+        },
         _ => Allocations {
             encode: 0,
             decode: 0,

@@ -59,7 +59,13 @@ fn formats_are_read_by_other_languages_and_evolve_as_measured_and_require_ranks_
         assert_eq!(row(name)["read_by"], serde_json::json!(["C++"]), "{name}");
     }
     assert_eq!(row("sbe")["read_by"], serde_json::json!(["Java"]));
-    assert_eq!(row("json")["read_by"], serde_json::json!(["Python"]));
+    for name in ["json", "msgpack", "cbor"] {
+        assert_eq!(
+            row(name)["read_by"],
+            serde_json::json!(["Python"]),
+            "{name}"
+        );
+    }
     for name in RUST_ONLY {
         assert_eq!(row(name)["read_by"], serde_json::json!([]), "{name}");
     }
@@ -70,7 +76,11 @@ fn formats_are_read_by_other_languages_and_evolve_as_measured_and_require_ranks_
     for cell in ["evolution_forward", "evolution_backward"] {
         starts("protobuf", cell, "yes");
         starts("raw", cell, "no");
+        starts("cbor", cell, "yes");
     }
+    // MessagePack's compact structs: a missing trailing field defaults, an unknown one is refused.
+    starts("msgpack", "evolution_forward", "no");
+    starts("msgpack", "evolution_backward", "yes");
     starts("raw", "zero_copy", "yes");
     starts("bitcode", "zero_copy", "no");
     starts("flatbuffers", "validates", "yes");

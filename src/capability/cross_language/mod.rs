@@ -10,6 +10,7 @@
 //! | `sbe` | the Java decoders the SBE generator makes, driven by `xlang/SbeDump.java` | [`sbe`] |
 //! | `json` | Python's `json` module, driven by `xlang/json_read.py` | [`json`] |
 //! | `avro` | Apache Avro's Python implementation, driven by `xlang/avro_read.py` | [`avro`] |
+//! | `msgpack`, `cbor` | PyPI's `msgpack`, `cbor2`, driven by `xlang/serde_read.py` | [`serde_formats`] |
 //!
 //! rkyv, bitcode, postcard and raw have no implementation outside Rust: recorded as documented
 //! findings with their source ([`rust_only`]).
@@ -26,6 +27,7 @@ pub mod flatbuffers;
 pub mod json;
 pub mod protobuf;
 pub mod sbe;
+pub mod serde_formats;
 pub mod tool;
 
 use std::path::{Path, PathBuf};
@@ -143,6 +145,16 @@ pub fn reader(format: &str) -> Option<Reader> {
         "sbe" => ("Java", sbe::describe, sbe::read),
         "json" => ("Python", json::describe, json::read),
         "avro" => ("Python", avro::describe, avro::read),
+        "msgpack" => (
+            "Python",
+            serde_formats::describe_msgpack,
+            serde_formats::read_msgpack,
+        ),
+        "cbor" => (
+            "Python",
+            serde_formats::describe_cbor,
+            serde_formats::read_cbor,
+        ),
         _ => return None,
     };
     Some(Reader {
@@ -335,6 +347,13 @@ mod tests {
     #[test]
     fn avro_is_read_by_python() {
         reads_exactly("avro", "Python");
+    fn msgpack_is_read_by_python() {
+        reads_exactly("msgpack", "Python");
+    }
+
+    #[test]
+    fn cbor_is_read_by_python() {
+        reads_exactly("cbor", "Python");
     }
 
     /// One trade whose symbol's bytes appear once, as they are, in every format's encoding.
@@ -354,6 +373,8 @@ mod tests {
             "sbe",
             "json",
             "avro",
+            "msgpack",
+            "cbor",
         ] {
             let dir = scratch(&format!("mutated-{format}"));
             let reader = reader(format).unwrap();

@@ -48,6 +48,8 @@ pub fn check(format: &str) -> Option<Evolution> {
         "sbe" => sbe::check(),
         "json" => serde_formats::json(),
         "postcard" => serde_formats::postcard(),
+        "msgpack" => serde_formats::msgpack(),
+        "cbor" => serde_formats::cbor(),
         "bitcode" => bitcode::check(),
         "rkyv" => rkyv::check(),
         "raw" => raw::check(),
@@ -146,6 +148,8 @@ mod tests {
     fn the_v2_writers_and_readers_round_trip() {
         assert_round_trip(serde_formats::json_write, serde_formats::json_read);
         assert_round_trip(serde_formats::postcard_write, serde_formats::postcard_read);
+        assert_round_trip(serde_formats::msgpack_write, serde_formats::msgpack_read);
+        assert_round_trip(serde_formats::cbor_write, serde_formats::cbor_read);
         assert_round_trip(bitcode::write, bitcode::read);
         assert_round_trip(rkyv::write, rkyv::read);
         assert_round_trip(raw::write, raw::read);
@@ -153,7 +157,9 @@ mod tests {
 
     #[test]
     fn every_format_of_this_check_is_dispatched_and_measured() {
-        for name in ["json", "postcard", "bitcode", "rkyv", "raw"] {
+        for name in [
+            "json", "postcard", "msgpack", "cbor", "bitcode", "rkyv", "raw",
+        ] {
             let e = check(name).expect(name);
             for f in [&e.forward, &e.backward] {
                 assert!(f.measured, "{name}");
