@@ -60,56 +60,92 @@ impl IntoModel<Side> for gpb::Side {
     }
 }
 
-/// The field-by-field copies between the model and the generated messages (`set_x` on the
-/// oneof's `x_mut()`, the views' getters), from the message table.
-macro_rules! copies {
-    ($($V:ident($S:ident) $snake:ident {
+/// The copies between the model and the code protobuf-codegen generated into the module `$gpb`,
+/// from the message table: `fill` (`x_mut()` on the oneof, `set_f` on it), `read` (the views'
+/// getters), `build` (a packet as a new message) and `parse` (a length-delimited packet, its
+/// errors named `$name`). `$extra!(Variant, x)` adds what a schema version appends: the v2
+/// writer's setters after each message's copies, the v2 reader's getters beside what `read`
+/// returns; version 1 has none (`no_extra`).
+macro_rules! google_copies {
+    ($gpb:ident, $name:expr, $extra:ident, $Extra:ty; $($V:ident($S:ident) $snake:ident {
         kinds $kinds:tt, len $len:literal, wire $wire:tt, fields [$($f:ident: $t:ident),*],
         $($codecs:tt)*
     },)*) => { paste::paste! {
-        fn fill(mut g: gpb::MessageMut<'_>, m: &Message) {
+        fn fill(mut g: $gpb::MessageMut<'_>, m: &Message) {
             match m {
                 $(Message::$V(m) => {
                     let mut x = g.[<$snake _mut>]();
                     $(x.[<set_ $f>](m.$f.to_lib());)*
+                    $extra!(write $V, x);
                 })*
             }
         }
 
-        fn from_view(m: gpb::MessageView<'_>) -> Result<Message, DecodeError> {
+        fn read(m: $gpb::MessageView<'_>) -> Result<(Message, $Extra), DecodeError> {
             Ok(match m.body() {
-                $(BodyOneof::$V(x) => Message::$V($S { $($f: x.$f().into_model()?,)* }),)*
+                $($gpb::message::BodyOneof::$V(x) => (
+                    Message::$V($S { $($f: x.$f().into_model()?,)* }),
+                    $extra!(read $V, x),
+                ),)*
                 _ => return Err(DecodeError::Malformed("protobuf-google: message with no body")),
             })
         }
+
+        fn build(packet: &Packet) -> $gpb::Packet {
+            let mut p = $gpb::Packet::new();
+            p.set_seq(packet.seq);
+            p.set_send_time(packet.send_time);
+            let mut messages = p.messages_mut();
+            for m in &packet.messages {
+                fill(messages.push_default(), m);
+            }
+            p
+        }
+
+        fn parse(bytes: &[u8]) -> Result<($gpb::Packet, usize), DecodeError> {
+            let (at, len) = $crate::formats::protobuf_google::delimited(bytes, $name)?;
+            let packet = <$gpb::Packet as protobuf::Parse>::parse(&bytes[at..at + len])
+                .map_err(|e| DecodeError::library($name, e))?;
+            Ok((packet, at + len))
+        }
     }};
+}
+pub(crate) use google_copies;
+
+/// Version 1 appends nothing.
+macro_rules! no_extra {
+    (write $V:ident, $x:ident) => {};
+    (read $V:ident, $x:ident) => {
+        ()
+    };
+}
+
+macro_rules! copies {
+    ($($table:tt)*) => {
+        google_copies!(gpb, NAME, no_extra, (); $($table)*);
+    };
 }
 for_each_message!(copies);
 
-/// `packet` as a new generated message.
-fn to_google(packet: &Packet) -> gpb::Packet {
-    let mut p = gpb::Packet::new();
-    p.set_seq(packet.seq);
-    p.set_send_time(packet.send_time);
-    let mut messages = p.messages_mut();
-    for m in &packet.messages {
-        fill(messages.push_default(), m);
-    }
-    p
-}
-
-/// Parses the length-delimited packet at the start of `bytes`; the packet and the bytes used.
-fn parse(bytes: &[u8]) -> Result<(gpb::Packet, usize), DecodeError> {
+/// Where the packet behind the varint length at the start of `bytes` starts, and its length;
+/// refused when longer than any packet or than `bytes`. Errors are named `name`.
+pub(crate) fn delimited(bytes: &[u8], name: &'static str) -> Result<(usize, usize), DecodeError> {
     let mut rest = bytes;
-    let len = prost::decode_length_delimiter(&mut rest).map_err(|e| DecodeError::library(NAME, e))?;
+    let len =
+        prost::decode_length_delimiter(&mut rest).map_err(|e| DecodeError::library(name, e))?;
     let at = bytes.len() - rest.len();
     if len > MAX_PACKET_BYTES {
         return Err(DecodeError::Malformed("protobuf-google: packet longer than 1 MiB"));
     }
     DecodeError::check_len(bytes, at + len)?;
-    let packet = <gpb::Packet as protobuf::Parse>::parse(&bytes[at..at + len])
-        .map_err(|e| DecodeError::library(NAME, e))?;
-    Ok((packet, at + len))
+    Ok((at, len))
+}
+
+/// Appends `packet` to `out` behind its varint length (as prost's `encode_length_delimited`).
+pub(crate) fn frame(packet: &impl protobuf::Serialize, out: &mut Vec<u8>) {
+    let bytes = packet.serialize().expect("upb encodes any built message");
+    prost::encode_length_delimiter(bytes.len(), out).expect("a Vec grows to fit the length");
+    out.extend_from_slice(&bytes);
 }
 
 /// The schema of [`Format::DOCUMENTED`]: the document and its generator.
@@ -124,10 +160,8 @@ impl Format for ProtobufGoogle {
     const DOCUMENTED: Documented = Documented::new(SCHEMA, false, true, SOURCE);
 
     fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
-        let p = to_google(packet);
-        let bytes = protobuf::Serialize::serialize(&p).expect("upb encodes any built message");
-        prost::encode_length_delimiter(bytes.len(), out).expect("a Vec grows to fit the length");
-        out.extend_from_slice(&bytes);
+        let p = build(packet);
+        frame(&p, out);
         p.messages().len()
     }
 
@@ -166,7 +200,7 @@ impl Format for ProtobufGoogle {
         let p = p.as_view();
         v.packet(p.seq(), p.send_time());
         for m in p.messages() {
-            v.message(from_view(m)?);
+            v.message(read(m)?.0);
         }
         Ok(used)
     }
@@ -211,10 +245,8 @@ mod tests {
             .push_default()
             .price_level_update_mut()
             .set_price(1_234_500);
-        let body = protobuf::Serialize::serialize(&p).unwrap();
         let mut bytes = Vec::new();
-        prost::encode_length_delimiter(body.len(), &mut bytes).unwrap();
-        bytes.extend_from_slice(&body);
+        frame(&p, &mut bytes);
         let refused = Err(DecodeError::Malformed("protobuf-google: price level side"));
         assert_eq!(ProtobufGoogle.decode_packet(&bytes).map(|_| ()), refused);
         let mut agg = crate::formats::Aggregate::default();

@@ -9,7 +9,7 @@
 
 use super::compiled::{self, v2, ReadV2};
 use crate::capability::finding::Finding;
-use crate::formats::protobuf_google::{gpb as v1, ProtobufGoogle};
+use crate::formats::protobuf_google::{frame, google_copies, gpb as v1, ProtobufGoogle};
 use crate::formats::wire::{IntoModel, ToLib};
 use crate::formats::DecodeError;
 use crate::model::*;
@@ -22,8 +22,6 @@ pub mod gpb {
         "/evolution-v2/protobuf-google/generated.rs"
     ));
 }
-
-use gpb::message::BodyOneof;
 
 /// The v2 enum through v1's (the same numbers).
 impl ToLib<gpb::Side> for Side {
@@ -38,72 +36,45 @@ impl IntoModel<Side> for gpb::Side {
     }
 }
 
-/// The v2 writer's and reader's field-by-field copies, from the message table (as the codec's).
-macro_rules! copies {
-    ($($V:ident($S:ident) $snake:ident {
-        kinds $kinds:tt, len $len:literal, wire $wire:tt, fields [$($f:ident: $t:ident),*],
-        $($codecs:tt)*
-    },)*) => { paste::paste! {
-        fn fill(mut g: gpb::MessageMut<'_>, m: &Message) {
-            match m {
-                $(Message::$V(m) => {
-                    let mut x = g.[<$snake _mut>]();
-                    $(x.[<set_ $f>](m.$f.to_lib());)*
-                    compiled::appended!(
-                        $V,
-                        x.set_match_id(v2::MATCH_ID.value),
-                        x.set_attribution(v2::ATTRIBUTION.value),
-                        ()
-                    );
-                })*
-            }
-        }
+/// What version 2 appends: the v2 writer sets the file's values, the v2 reader returns them.
+macro_rules! appended {
+    (write $V:ident, $x:ident) => {
+        compiled::appended!(
+            $V,
+            $x.set_match_id(v2::MATCH_ID.value),
+            $x.set_attribution(v2::ATTRIBUTION.value),
+            ()
+        )
+    };
+    (read $V:ident, $x:ident) => {
+        compiled::appended!(
+            $V,
+            Some($x.match_id()),
+            Some(i64::from($x.attribution())),
+            None
+        )
+    };
+}
 
-        fn read(m: gpb::MessageView<'_>) -> Result<(Message, Option<i64>), DecodeError> {
-            Ok(match m.body() {
-                $(BodyOneof::$V(x) => (
-                    Message::$V($S { $($f: x.$f().into_model()?,)* }),
-                    compiled::appended!(
-                        $V,
-                        Some(x.match_id()),
-                        Some(i64::from(x.attribution())),
-                        None
-                    ),
-                ),)*
-                _ => return Err(DecodeError::Malformed("protobuf-google: message with no body")),
-            })
-        }
-    }};
+macro_rules! copies {
+    ($($table:tt)*) => {
+        google_copies!(gpb, NAME, appended, Option<i64>; $($table)*);
+    };
 }
 for_each_message!(copies);
 
+const NAME: &str = "protobuf-google (v2 schema)";
+
 /// `packet` written by the v2 schema's code, length-delimited as the codec writes.
 fn write_v2(packet: &Packet) -> Vec<u8> {
-    let mut p = gpb::Packet::new();
-    p.set_seq(packet.seq);
-    p.set_send_time(packet.send_time);
-    let mut messages = p.messages_mut();
-    for m in &packet.messages {
-        fill(messages.push_default(), m);
-    }
-    let body = protobuf::Serialize::serialize(&p).expect("upb encodes any built message");
     let mut out = Vec::new();
-    prost::encode_length_delimiter(body.len(), &mut out).expect("a Vec grows");
-    out.extend_from_slice(&body);
+    frame(&build(packet), &mut out);
     out
 }
 
 /// `bytes` read by the v2 schema's code: every v1 field and the appended ones.
 fn read_v2(bytes: &[u8]) -> Result<ReadV2, DecodeError> {
-    let library =
-        |e: &dyn std::fmt::Display| DecodeError::library("protobuf-google (v2 schema)", e);
-    let mut rest = bytes;
-    let len = prost::decode_length_delimiter(&mut rest).map_err(|e| library(&e))?;
-    let body = rest.get(..len).ok_or(DecodeError::Truncated {
-        needed: len,
-        available: rest.len(),
-    })?;
-    let p = <gpb::Packet as protobuf::Parse>::parse(body).map_err(|e| library(&e))?;
+    let (p, _) = parse(bytes)?;
     let p = p.as_view();
     compiled::read_all(p.seq(), p.send_time(), p.messages(), read)
 }
@@ -121,28 +92,30 @@ pub(super) fn check() -> (Finding, Finding) {
 mod tests {
     use super::*;
 
-    /// What the findings rest on: the v1 codec reads the v2 writer's messages as the source has
-    /// them, and the v2 reader sees 0 in the new fields of v1 bytes, the file's values in v2's.
+    /// Both directions hold, and each reader sees what the other side wrote: the v1 codec the
+    /// v2 writer's Add Order as the source has it, the v2 reader the values of
+    /// `schemas/evolution-v2.txt` in v2 bytes and zeros in the codec's.
     #[test]
-    fn the_values_behind_the_findings() {
+    fn both_directions_with_the_schema_files_values() {
+        let (forward, backward) = check();
+        assert!(forward.yes() && backward.yes(), "{forward:?} {backward:?}");
         let (bytes, got) = compiled::v1_reads_v2::<ProtobufGoogle>(write_v2);
-        assert_eq!(
-            got.messages[4],
-            compiled::add_order(b'5', "SPY", 77_000_002, 5, 4_500_100)
-        );
-        let (_, appended) = read_v2(&bytes).unwrap();
-        assert_eq!(appended[6], Some(81_985_529_216_486_895));
-        assert_eq!(appended[4], Some(1_196_967_241));
-
-        let (read, appended) = read_v2(&compiled::v1_bytes::<ProtobufGoogle>()).unwrap();
-        assert_eq!(
-            read.messages[0],
-            compiled::trade_report("ZIEXT", 100, 1_234_500, 9_001)
-        );
-        assert_eq!(
-            appended,
-            [Some(0), None, Some(0), None, Some(0), None, Some(0)]
-        );
+        compiled::assert_first_carriers(&got);
+        let match_id = Some(81_985_529_216_486_895);
+        let attribution = Some(1_196_967_241);
+        let expected = [
+            match_id,
+            None,
+            attribution,
+            None,
+            attribution,
+            None,
+            match_id,
+        ];
+        assert_eq!(read_v2(&bytes).unwrap().1, expected);
+        let zeros = expected.map(|v| v.map(|_| 0));
+        let v1 = compiled::v1_bytes::<ProtobufGoogle>();
+        assert_eq!(read_v2(&v1).unwrap().1, zeros);
     }
 
     /// The check catches a v2 writer that swaps two v1 fields.
