@@ -51,6 +51,7 @@ macro_rules! for_each_format {
             postcard: [postcard: $crate::formats::postcard::Postcard],
             json: [json: $crate::formats::json::Json],
             raw: [raw: $crate::formats::raw::Raw],
+            planus: [planus: $crate::formats::planus::Planus],
         }
     };
 }

@@ -9,6 +9,8 @@
 //!   capnp's `message::Builder`, which cannot be reset and so is built anew per packet.
 //! - `bitcode` decode: one allocation per packet with messages, the decoded `Vec` of messages
 //!   (`bitcode::Buffer::decode` returns an owned value; there is no decode into an existing one).
+//! - `planus` encode: one allocation per packet with messages, the temporary `Vec` planus's
+//!   `create_vector` collects a slice's prepared offsets into.
 
 use super::aggregate::Aggregate;
 use super::checksum::Checksum;
@@ -112,6 +114,11 @@ fn expected<F: Format>(packets: &[Packet]) -> Allocations {
             encode: 0,
             decode: with,
             decode_all: with,
+        },
+        "planus" => Allocations {
+            encode: with,
+            decode: 0,
+            decode_all: 0,
         },
         _ => Allocations {
             encode: 0,
