@@ -403,8 +403,7 @@ mod tests {
         }
     }
 
-    /// Hostile bytes give an error, never a panic: every truncation of a real packet, and a
-    /// union tag no schema has.
+    /// Hostile bytes give an error, never a panic: every truncation of a packet of every kind.
     #[test]
     fn bad_bytes_are_refused() {
         let mut bytes = Vec::new();

@@ -65,7 +65,13 @@ fn formats_are_read_by_other_languages_and_evolve_as_measured_and_require_ranks_
             .unwrap_or_else(|| panic!("{name} in formats.json"))
             .clone()
     };
-    for name in ["capnp-unpacked", "capnp-packed", "flatbuffers", "protobuf"] {
+    for name in [
+        "capnp-unpacked",
+        "capnp-packed",
+        "flatbuffers",
+        "protobuf",
+        "planus",
+    ] {
         assert_eq!(row(name)["read_by"], serde_json::json!(["C++"]), "{name}");
     }
     assert_eq!(row("sbe")["read_by"], serde_json::json!(["Java"]));

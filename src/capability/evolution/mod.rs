@@ -15,6 +15,7 @@ mod capnp;
 mod compiled;
 mod flatbuffers;
 mod harness;
+mod planus;
 mod protobuf;
 mod raw;
 mod rkyv;
@@ -50,6 +51,7 @@ pub fn check(format: &str) -> Option<Evolution> {
         "bitcode" => bitcode::check(),
         "rkyv" => rkyv::check(),
         "raw" => raw::check(),
+        "planus" => planus::check(),
         _ => return None,
     };
     Some(Evolution { forward, backward })
