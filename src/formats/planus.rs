@@ -31,23 +31,22 @@ use super::codec::{
 };
 use crate::model::*;
 
-/// The code planus generated from `schemas/marketdata.fbs` (in OUT_DIR), and its union creators.
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    dead_code,
-    unused_imports,
-    non_camel_case_types,
-    missing_docs,
-    unused_parens
-)]
-pub mod generated {
-    include!(concat!(env!("OUT_DIR"), "/marketdata_planus.rs"));
+/// `pub mod generated`, planus's code from the schema whose code is `$code` in OUT_DIR, then the
+/// union creators beside it (`$body`): here for `schemas/marketdata.fbs`, in
+/// `capability::evolution::planus` for version 2.
+macro_rules! planus_code {
+    ($code:literal, $body:literal) => {
+        /// The code planus generated (in OUT_DIR).
+        #[allow(clippy::all, clippy::pedantic, dead_code, unused_imports, missing_docs)]
+        pub mod generated {
+            include!(concat!(env!("OUT_DIR"), $code));
+        }
+        use generated::md_shootout::fbs;
+        include!(concat!(env!("OUT_DIR"), $body));
+    };
 }
-
-use generated::md_shootout::fbs;
-
-include!(concat!(env!("OUT_DIR"), "/marketdata_planus_body.rs"));
+pub(crate) use planus_code;
+planus_code!("/marketdata_planus.rs", "/marketdata_planus_body.rs");
 
 /// Bytes of the size prefix, and of the root offset after it.
 const PREFIX: usize = 4;
@@ -202,20 +201,6 @@ fn visit<K: Sink>(root: fbs::PacketRef<'_>, sink: &mut K) -> Result<(), DecodeEr
     Ok(())
 }
 
-/// `ToPlanus` for the field types a table holds as they are.
-macro_rules! as_is {
-    ($($t:ty),*) => {$(
-        impl ToPlanus for $t {
-            type P = $t;
-            #[inline(always)]
-            fn to_planus(self) -> $t {
-                self
-            }
-        }
-    )*};
-}
-pub(crate) use as_is;
-
 /// The conversions between the model and one schema's planus code (`fbs` in scope): expanded here
 /// and in `capability::evolution::planus` for version 2, whose generated types are others.
 macro_rules! conversions {
@@ -227,7 +212,19 @@ macro_rules! conversions {
             fn to_planus(self) -> Self::P;
         }
 
-        $crate::formats::planus::as_is!(u8, u32, i64);
+        /// The field types a table holds as the model does.
+        trait AsIs: Copy {}
+        impl AsIs for u8 {}
+        impl AsIs for u32 {}
+        impl AsIs for i64 {}
+
+        impl<T: AsIs> ToPlanus for T {
+            type P = T;
+            #[inline(always)]
+            fn to_planus(self) -> T {
+                self
+            }
+        }
 
         impl ToPlanus for Symbol {
             type P = fbs::Symbol;

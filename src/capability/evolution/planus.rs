@@ -14,30 +14,10 @@ use crate::formats::planus::{err, frame, read_table, unframe, Planus, NO_BODY};
 use crate::formats::DecodeError;
 use crate::model::*;
 
-/// The code planus generated from the v2 schema (`OUT_DIR/evolution-v2/marketdata.fbs`).
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    dead_code,
-    unused_imports,
-    non_camel_case_types,
-    missing_docs,
-    unused_parens
-)]
-pub mod generated {
-    include!(concat!(
-        env!("OUT_DIR"),
-        "/evolution-v2/marketdata_planus.rs"
-    ));
-}
-
-use generated::md_shootout::fbs;
-
-include!(concat!(
-    env!("OUT_DIR"),
+crate::formats::planus::planus_code!(
+    "/evolution-v2/marketdata_planus.rs",
     "/evolution-v2/marketdata_planus_body.rs"
-));
-
+);
 crate::formats::planus::conversions!();
 
 /// The v2 writer's and reader's field-by-field copies, from the message table (as the codec's),
@@ -137,49 +117,23 @@ fn read_v2(bytes: &[u8]) -> Result<ReadV2, DecodeError> {
     )
 }
 
-const DECIDED_BY: &str = "capability::evolution::planus (v2 schema: Trade.match_id and \
-                          AddOrder.attribution appended, each the table's next vtable slot)";
+/// What decided both findings.
+const DECIDED_BY: &str = "capability::evolution::planus (planus's code for the v2 schema, whose \
+                          Trade and AddOrder tables each gain a last vtable slot)";
 
-/// Forward (a v1 reader, the codec, on bytes of the v2 writer) and backward (a v2 reader on
-/// bytes of the codec).
+/// Forward and backward, the codec [`Planus`] on the v1 side.
 pub(super) fn check() -> (Finding, Finding) {
     compiled::both::<Planus>(DECIDED_BY.into(), write_v2, read_v2)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
-    /// What the findings rest on: the v1 codec reads the v2 writer's messages as the source has
-    /// them, and the v2 reader sees 0 in the new fields of v1 bytes, the file's values in v2's.
+    /// The values behind both findings, the swap caught, and both measured through the dispatch.
     #[test]
-    fn the_values_behind_the_findings() {
-        let (bytes, got) = compiled::v1_reads_v2::<Planus>(write_v2);
-        compiled::assert_first_carriers(&got);
-        let (_, appended) = read_v2(&bytes).unwrap();
-        assert_eq!(appended[0], Some(81_985_529_216_486_895));
-        assert_eq!(appended[2], Some(1_196_967_241));
-
-        let (read, appended) = read_v2(&compiled::v1_bytes::<Planus>()).unwrap();
-        assert_eq!(
-            read.messages[4],
-            compiled::add_order(b'5', "SPY", 77_000_002, 5, 4_500_100)
-        );
-        assert_eq!(
-            appended,
-            [Some(0), None, Some(0), None, Some(0), None, Some(0)]
-        );
-    }
-
-    /// The check catches a v2 writer that swaps two v1 fields.
-    #[test]
-    fn a_writer_that_swaps_fields_fails_forward() {
+    fn planus_evolves_as_flatbuffers_does() {
+        use super::*;
+        compiled::assert_appended_values::<Planus>(write_v2, read_v2);
         compiled::assert_swap_fails_forward::<Planus>(DECIDED_BY.into(), write_v2);
-    }
-
-    /// Both directions measured and `yes`, through the dispatch.
-    #[test]
-    fn both_ways_are_measured() {
         let e = super::super::check("planus").expect("planus has a check");
         assert!(e.forward.yes() && e.backward.yes(), "{e:?}");
         assert!(e.forward.measured && e.backward.measured);
