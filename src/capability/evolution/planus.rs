@@ -63,14 +63,27 @@ macro_rules! v2_table {
     ($m:ident, $V:ident, $S:ident, [$($f:ident @ $at:literal),*]) => {
         fbs::$S {
             $($f: $m.$f.to_planus(),)*
-            ..compiled::appended!(
-                $V,
-                fbs::Trade { match_id: v2::MATCH_ID.value, ..Default::default() },
-                fbs::AddOrder { attribution: v2::ATTRIBUTION.value, ..Default::default() },
-                Default::default()
-            )
+            ..compiled::appended!($V, v2_trade(), v2_add_order(), Default::default())
         }
     };
+}
+
+/// What the v2 writer puts in a Trade table beyond the v1 fields.
+fn v2_trade() -> fbs::Trade {
+    let match_id = v2::MATCH_ID.value;
+    fbs::Trade {
+        match_id,
+        ..Default::default()
+    }
+}
+
+/// What the v2 writer puts in an AddOrder table beyond the v1 fields.
+fn v2_add_order() -> fbs::AddOrder {
+    let attribution = v2::ATTRIBUTION.value;
+    fbs::AddOrder {
+        attribution,
+        ..Default::default()
+    }
 }
 
 /// The appended field of the table `$x` of message type `$V`, read through its accessor.
@@ -89,14 +102,11 @@ for_each_message!(copies);
 /// `packet` written by the v2 schema's code, framed as the codec frames its packets.
 fn write_v2(packet: &Packet) -> Vec<u8> {
     let mut b = Builder::new();
-    let offsets: Vec<_> = packet
-        .messages
-        .iter()
-        .map(|m| {
-            let body = build_body(&mut b, m);
-            fbs::Message::create(&mut b, body)
-        })
-        .collect();
+    let mut offsets = Vec::with_capacity(packet.messages.len());
+    for m in &packet.messages {
+        let body = build_body(&mut b, m);
+        offsets.push(fbs::Message::create(&mut b, body));
+    }
     let messages = b.create_vector(offsets.as_slice());
     let root = fbs::Packet::create(&mut b, packet.seq, packet.send_time, messages);
     let mut out = Vec::new();
@@ -117,15 +127,6 @@ fn read_v2(bytes: &[u8]) -> Result<ReadV2, DecodeError> {
     )
 }
 
-/// What decided both findings.
-const DECIDED_BY: &str = "capability::evolution::planus (planus's code for the v2 schema, whose \
-                          Trade and AddOrder tables each gain a last vtable slot)";
-
-/// Forward and backward, the codec [`Planus`] on the v1 side.
-pub(super) fn check() -> (Finding, Finding) {
-    compiled::both::<Planus>(DECIDED_BY.into(), write_v2, read_v2)
-}
-
 #[cfg(test)]
 mod tests {
     /// The values behind both findings, the swap caught, and both measured through the dispatch.
@@ -138,4 +139,13 @@ mod tests {
         assert!(e.forward.yes() && e.backward.yes(), "{e:?}");
         assert!(e.forward.measured && e.backward.measured);
     }
+}
+
+/// What decided both findings.
+const DECIDED_BY: &str = "capability::evolution::planus (planus's code for the v2 schema, whose \
+                          Trade and AddOrder tables each gain a last vtable slot)";
+
+/// Forward and backward, the codec [`Planus`] on the v1 side.
+pub(super) fn check() -> (Finding, Finding) {
+    compiled::both::<Planus>(DECIDED_BY.into(), write_v2, read_v2)
 }
