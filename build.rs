@@ -1,4 +1,4 @@
-//! Generates the Cap'n Proto, FlatBuffers, SBE and Protocol Buffers codecs from `schemas/` into
+//! Generates the Cap'n Proto, FlatBuffers (flatc's and planus's), SBE and Protocol Buffers codecs from `schemas/` into
 //! `OUT_DIR`, and from `schemas/iex-messages.txt` (the one description of the IEX messages) the
 //! model's message types, the derive-driven formats' wire vocabulary and raw's records
 //! (`build/messages.rs`), and version 2 of the four compiled schemas for the schema-evolution
@@ -42,6 +42,7 @@ fn main() {
     messages::generate(&schemas, &out);
     capnp(&schemas, "marketdata.capnp", &["formats", "capnp"], &out);
     flatbuffers(&schemas.join("marketdata.fbs"), &out, &tools);
+    planus(&schemas.join("marketdata.fbs"), &out);
     sbe(&schemas.join("marketdata.xml"), &out, &tools);
     protobuf(&schemas, "marketdata.proto", &out);
     protobuf_google(&schemas, "marketdata.proto", &out, &tools);
@@ -81,6 +82,7 @@ fn evolution_v2(schemas: &Path, v2: &Path, tools: &Path) {
         v2,
     );
     flatbuffers(&v2.join("marketdata.fbs"), v2, tools);
+    planus(&v2.join("marketdata.fbs"), v2);
     sbe(&v2.join("marketdata.xml"), v2, tools);
     protobuf(v2, "marketdata.proto", v2);
     protobuf_google(v2, "marketdata.proto", v2, tools);
@@ -215,6 +217,68 @@ fn flatbuffers(schema: &Path, out: &Path, tools: &Path) {
             .arg(schema),
         "flatc",
     );
+}
+
+/// planus's Rust code for the same FlatBuffers schema, `out/marketdata_planus.rs`: the parser and
+/// generator planus-cli runs (`planus rust`), called as libraries, so no tool to install. Left
+/// unformatted (formatting would run rustfmt).
+///
+/// planus 1.3 refuses fixed-length arrays ("Arrays are not currently supported in planus"), so it
+/// reads the schema with `Symbol`'s `bytes:[ubyte:8]` spelled as eight `ubyte` fields: a struct
+/// of the same 8 bytes at alignment 1, laid out identically in every buffer.
+fn planus(schema: &Path, out: &Path) {
+    const ARRAY: &str = "bytes:[ubyte:8];";
+    let text =
+        fs::read_to_string(schema).unwrap_or_else(|e| fail(&format!("{}: {e}", schema.display())));
+    if text.matches(ARRAY).count() != 1 {
+        fail(&format!(
+            "{}: planus needs struct Symbol's `{ARRAY}` (once) to spell it as 8 ubyte fields",
+            schema.display()
+        ));
+    }
+    let bytes: String = (0..8).map(|i| format!("b{i}:ubyte; ")).collect();
+    let dir = out.join("planus");
+    fs::create_dir_all(&dir).unwrap_or_else(|e| fail(&format!("{}: {e}", dir.display())));
+    let spelled = dir.join("marketdata.fbs");
+    write_if_changed(&spelled, &text.replace(ARRAY, bytes.trim_end()));
+    let Some(declarations) = planus_translation::translate_files(&[&spelled]) else {
+        fail(&format!("planus could not read {}", spelled.display()))
+    };
+    let code = planus_codegen::generate_rust(&declarations, false)
+        .unwrap_or_else(|e| fail(&format!("planus code generation failed: {e}")));
+    write_if_changed(&out.join("marketdata_planus.rs"), &code);
+    write_if_changed(&out.join("marketdata_planus_body.rs"), &planus_body(&text));
+}
+
+/// `create_body!(Tag, builder, table)`: the union `Body`'s creator for a tag, which planus names
+/// `Body::create_` and the tag in snake case (a name `macro_rules!` cannot build).
+fn planus_body(schema: &str) -> String {
+    let Some(body) = schema
+        .split("union Body {")
+        .nth(1)
+        .and_then(|rest| rest.split('}').next())
+    else {
+        fail("marketdata.fbs: no `union Body { ... }` for planus's union creators")
+    };
+    let mut code = String::from("macro_rules! create_body {\n");
+    for tag in body.split(',').filter_map(|t| t.split(':').next()) {
+        let tag = tag.trim();
+        if tag.is_empty() {
+            continue;
+        }
+        let mut snake = String::new();
+        for (i, c) in tag.chars().enumerate() {
+            if c.is_ascii_uppercase() && i > 0 {
+                snake.push('_');
+            }
+            snake.push(c.to_ascii_lowercase());
+        }
+        code.push_str(&format!(
+            "    ({tag}, $builder:expr, $table:expr) => {{ fbs::Body::create_{snake}($builder, $table) }};\n"
+        ));
+    }
+    code.push_str("}\n");
+    code
 }
 
 /// The SBE generator's crate for `schema`, made a module at `out/sbe/mod.rs`.

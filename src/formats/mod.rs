@@ -56,6 +56,7 @@ macro_rules! for_each_format {
             msgpack: [msgpack: $crate::formats::msgpack::Msgpack],
             cbor: [cbor: $crate::formats::cbor::Cbor],
             protobuf_google: [protobuf_google: $crate::formats::protobuf_google::ProtobufGoogle],
+            planus: [planus: $crate::formats::planus::Planus],
         }
     };
 }

@@ -61,6 +61,7 @@ fn formats_are_read_by_other_languages_and_evolve_as_measured_and_require_ranks_
         "flatbuffers",
         "protobuf",
         "protobuf-google",
+        "planus",
     ] {
         assert_eq!(row(name)["read_by"], serde_json::json!(["C++"]), "{name}");
     }

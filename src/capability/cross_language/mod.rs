@@ -5,7 +5,7 @@
 //! | format | reader | file |
 //! |---|---|---|
 //! | `capnp-unpacked`, `capnp-packed` | `capnp convert binary:json` / `packed:json` (C++) | [`capnp`] |
-//! | `flatbuffers` | `flatc --json` (C++) | [`flatbuffers`] |
+//! | `flatbuffers`, `planus` | `flatc --json` (C++) | [`flatbuffers`] |
 //! | `protobuf`, `protobuf-google` | `protoc --decode` (C++) | [`protobuf`] |
 //! | `sbe` | the Java decoders the SBE generator makes, driven by `xlang/SbeDump.java` | [`sbe`] |
 //! | `json` | Python's `json` module, driven by `xlang/json_read.py` | [`json`] |
@@ -140,7 +140,8 @@ pub fn reader(format: &str) -> Option<Reader> {
     let (language, describe, read): (_, fn() -> _, ReadFn) = match format {
         "capnp-unpacked" => ("C++", capnp::describe, capnp::read_unpacked),
         "capnp-packed" => ("C++", capnp::describe, capnp::read_packed),
-        "flatbuffers" => ("C++", flatbuffers::describe, flatbuffers::read),
+        // planus frames its buffers as flatbuffers does (formats::planus): flatc reads them alike.
+        "flatbuffers" | "planus" => ("C++", flatbuffers::describe, flatbuffers::read),
         "protobuf" | "protobuf-google" => ("C++", protobuf::describe, protobuf::read),
         "sbe" => ("Java", sbe::describe, sbe::read),
         "json" => ("Python", json::describe, json::read),
@@ -327,6 +328,11 @@ mod tests {
     #[test]
     fn flatbuffers_is_read_by_cpp() {
         reads_exactly("flatbuffers", "C++");
+    }
+
+    #[test]
+    fn planus_is_read_by_cpp() {
+        reads_exactly("planus", "C++");
     }
 
     #[test]

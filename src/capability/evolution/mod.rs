@@ -16,6 +16,7 @@ mod capnp;
 mod compiled;
 mod flatbuffers;
 mod harness;
+mod planus;
 mod protobuf;
 mod protobuf_google;
 mod raw;
@@ -56,6 +57,7 @@ pub fn check(format: &str) -> Option<Evolution> {
         "rkyv" => rkyv::check(),
         "raw" => raw::check(),
         "avro" => avro::check(),
+        "planus" => planus::check(),
         _ => return None,
     };
     Some(Evolution { forward, backward })

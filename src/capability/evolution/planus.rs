@@ -1,0 +1,151 @@
+//! planus's evolution, measured (`planus`): the FlatBuffers mechanism, through a second
+//! implementation. Version 2 appends `match_id:long` to `Trade` and `attribution:uint` to
+//! `AddOrder`, each the table's next vtable slot; a reader of the older schema never asks for
+//! it, a reader of the newer one finds the slot beyond the bytes' vtable and reads the default.
+//!
+//! The v2 writer and reader here are planus's code for the v2 schema build.rs derives; the v1
+//! side is the codec under test ([`Planus`]).
+
+use ::planus::{Builder, ReadAsRoot, UnionOffset};
+
+use super::compiled::{self, v2, ReadV2};
+use crate::capability::finding::Finding;
+use crate::formats::planus::{err, frame, read_table, unframe, Planus, NO_BODY};
+use crate::formats::DecodeError;
+use crate::model::*;
+
+crate::formats::planus::planus_code!(
+    "/evolution-v2/marketdata_planus.rs",
+    "/evolution-v2/marketdata_planus_body.rs"
+);
+crate::formats::planus::conversions!();
+
+/// The v2 writer's and reader's field-by-field copies, from the message table (as the codec's),
+/// with version 2's appended field where a table has one.
+macro_rules! copies {
+    ($($V:ident($S:ident) $snake:ident {
+        kinds [$K0:ident $i0:tt $(, $K:ident $implied:tt)*], len $len:literal,
+        wire $wire:tt, fields $fields:tt, capnp $init:ident $capnp:tt,
+        flatbuffers $Args:ident [$Tag0:ident $as0:ident $(, $Tag:ident $as:ident)*],
+        sbe $($sbe:ident)*,
+    },)*) => {
+        #[allow(clippy::needless_update)]
+        fn build_body(b: &mut Builder, m: &Message) -> UnionOffset<fbs::Body> {
+            let kind = m.kind();
+            match m {
+                $(Message::$V(m) => {
+                    let table = v2_table!(m, $V, $S, $wire);
+                    match kind {
+                        $(kind::$K => create_body!($Tag, b, &table),)*
+                        _ => create_body!($Tag0, b, &table),
+                    }
+                })*
+            }
+        }
+
+        fn read_message(m: fbs::MessageRef<'_>) -> Result<(Message, Option<i64>), DecodeError> {
+            Ok(match m.body().map_err(err)?.ok_or(NO_BODY)? {
+                $(fbs::BodyRef::$Tag0(x) => (
+                    read_table!(x, $V($S) $i0 $wire),
+                    appended_of!($V, x),
+                ),
+                $(fbs::BodyRef::$Tag(x) => (
+                    read_table!(x, $V($S) $implied $wire),
+                    appended_of!($V, x),
+                ),)*)*
+            })
+        }
+    };
+}
+
+/// A table of the v2 code from a model message, with version 2's appended field where it has one.
+macro_rules! v2_table {
+    ($m:ident, $V:ident, $S:ident, [$($f:ident @ $at:literal),*]) => {
+        fbs::$S {
+            $($f: $m.$f.to_planus(),)*
+            ..compiled::appended!($V, v2_trade(), v2_add_order(), Default::default())
+        }
+    };
+}
+
+/// What the v2 writer puts in a Trade table beyond the v1 fields.
+fn v2_trade() -> fbs::Trade {
+    let match_id = v2::MATCH_ID.value;
+    fbs::Trade {
+        match_id,
+        ..Default::default()
+    }
+}
+
+/// What the v2 writer puts in an AddOrder table beyond the v1 fields.
+fn v2_add_order() -> fbs::AddOrder {
+    let attribution = v2::ATTRIBUTION.value;
+    fbs::AddOrder {
+        attribution,
+        ..Default::default()
+    }
+}
+
+/// The appended field of the table `$x` of message type `$V`, read through its accessor.
+macro_rules! appended_of {
+    ($V:ident, $x:ident) => {
+        compiled::appended!(
+            $V,
+            Some($x.match_id().map_err(err)?),
+            Some(i64::from($x.attribution().map_err(err)?)),
+            None
+        )
+    };
+}
+for_each_message!(copies);
+
+/// `packet` written by the v2 schema's code, framed as the codec frames its packets.
+fn write_v2(packet: &Packet) -> Vec<u8> {
+    let mut b = Builder::new();
+    let mut offsets = Vec::with_capacity(packet.messages.len());
+    for m in &packet.messages {
+        let body = build_body(&mut b, m);
+        offsets.push(fbs::Message::create(&mut b, body));
+    }
+    let messages = b.create_vector(offsets.as_slice());
+    let root = fbs::Packet::create(&mut b, packet.seq, packet.send_time, messages);
+    let mut out = Vec::new();
+    frame(b.finish(root, None), &mut out);
+    out
+}
+
+/// `bytes` read by the v2 schema's code: every v1 field and the appended ones.
+fn read_v2(bytes: &[u8]) -> Result<ReadV2, DecodeError> {
+    let (data, _) = unframe(bytes)?;
+    let root = fbs::PacketRef::read_as_root(data).map_err(err)?;
+    let messages = root.messages().map_err(err)?;
+    compiled::read_all(
+        root.seq().map_err(err)?,
+        root.send_time().map_err(err)?,
+        messages,
+        |m| read_message(m.map_err(err)?),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    /// The values behind both findings, the swap caught, and both measured through the dispatch.
+    #[test]
+    fn planus_evolves_as_flatbuffers_does() {
+        use super::*;
+        compiled::assert_appended_values::<Planus>(write_v2, read_v2);
+        compiled::assert_swap_fails_forward::<Planus>(DECIDED_BY.into(), write_v2);
+        let e = super::super::check("planus").expect("planus has a check");
+        assert!(e.forward.yes() && e.backward.yes(), "{e:?}");
+        assert!(e.forward.measured && e.backward.measured);
+    }
+}
+
+/// What decided both findings.
+const DECIDED_BY: &str = "capability::evolution::planus (planus's code for the v2 schema, whose \
+                          Trade and AddOrder tables each gain a last vtable slot)";
+
+/// Forward and backward, the codec [`Planus`] on the v1 side.
+pub(super) fn check() -> (Finding, Finding) {
+    compiled::both::<Planus>(DECIDED_BY.into(), write_v2, read_v2)
+}

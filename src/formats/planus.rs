@@ -1,0 +1,414 @@
+//! FlatBuffers through planus (planus 1.3.0), from the same `schemas/marketdata.fbs` as
+//! [`flatbuffers`](super::flatbuffers): a second implementation of one format, so the two rows
+//! tell the format's cost from the crate's.
+//!
+//! **As its maintainers use it.** planus's README and docs build with one `Builder` reused across
+//! buffers (`clear()` between them), the generated `create` functions (here from the owned table
+//! types, whose named fields the message table fills), `Body::create_*` for a union member,
+//! `create_vector` over a slice of finished offsets, and `finish(root, None)` into the builder;
+//! they read with the generated `*Ref` types (`PacketRef::read_as_root`), which check each offset,
+//! vtable and union tag as a field is read and return `planus::Result`, so hostile bytes give an
+//! error, never a panic. That is what this runner does.
+//!
+//! **Framing.** planus writes no size prefix (its issue #381), so the runner frames the finished
+//! buffer as flatbuffers' `finish_size_prefixed` does: the 4-byte size, the root offset, 4 bytes of
+//! padding that keep the 8-byte fields 8-aligned from the prefix (what both FlatBuffers verifiers
+//! check), then the rest of planus's buffer (its offsets are relative, so it moves as a whole).
+//! So each implementation reads the other's packets through its own codec, and `flatc` reads
+//! planus's. The schema planus reads spells `Symbol`'s `[ubyte:8]` as eight `ubyte` fields (planus
+//! has no fixed-length arrays; see build.rs): the same 8 bytes in the buffer.
+//!
+//! **Cost.** Encoding allocates once per packet with messages: `create_vector` over a slice
+//! collects the prepared offsets into a temporary `Vec` (planus 1.3.0, `impls/slice.rs`); nothing
+//! else allocates once warm. Symbols are read as a `SymbolRef` and copied into 8 bytes (its bytes
+//! are private to the generated type).
+
+use ::planus::{Builder, Offset, ReadAsRoot, UnionOffset};
+
+use super::codec::{
+    every_kind, full_datagram, reserve_touched, DecodeError, Documented, Format, Sink, Visitor,
+    MAX_DATAGRAM_MESSAGES, SHORTEST_KIND,
+};
+use crate::model::*;
+
+/// `pub mod generated`, planus's code from the schema whose code is `$code` in OUT_DIR, then the
+/// union creators beside it (`$body`): here for `schemas/marketdata.fbs`, in
+/// `capability::evolution::planus` for version 2.
+macro_rules! planus_code {
+    ($code:literal, $body:literal) => {
+        /// The code planus generated (in OUT_DIR).
+        #[allow(clippy::all, clippy::pedantic, dead_code, unused_imports, missing_docs)]
+        pub mod generated {
+            include!(concat!(env!("OUT_DIR"), $code));
+        }
+        use generated::md_shootout::fbs;
+        include!(concat!(env!("OUT_DIR"), $body));
+    };
+}
+pub(crate) use planus_code;
+planus_code!("/marketdata_planus.rs", "/marketdata_planus_body.rs");
+
+/// Bytes of the size prefix, and of the root offset after it.
+const PREFIX: usize = 4;
+
+/// The builder's buffer: as flatbuffers' (a datagram of 5,455 system events needs about 200 KB).
+const BUILDER_BYTES: usize = 256 * 1024;
+
+/// The planus runner.
+pub struct Planus {
+    builder: Builder,
+    offsets: Vec<Offset<fbs::Message>>,
+}
+
+impl Default for Planus {
+    fn default() -> Self {
+        let mut offsets = Vec::new();
+        reserve_touched(&mut offsets, MAX_DATAGRAM_MESSAGES);
+        let mut p = Planus {
+            builder: Builder::with_capacity(BUILDER_BYTES),
+            offsets,
+        };
+        // The builder's memory is not ours to touch: the largest datagram maps its pages, and a
+        // message of every kind grows its vtable cache, here rather than in a timed pass.
+        let mut out = Vec::new();
+        p.encode(&full_datagram(SHORTEST_KIND), &mut out);
+        p.encode(&every_kind(), &mut out);
+        p
+    }
+}
+
+/// A planus error as the codec reports it.
+pub(crate) fn err(e: ::planus::Error) -> DecodeError {
+    DecodeError::library("planus", e)
+}
+
+/// Appends planus's finished buffer `data` (root offset first) to `out`, size-prefixed as
+/// flatbuffers lays it out (see the module docs).
+pub(crate) fn frame(data: &[u8], out: &mut Vec<u8>) {
+    let (root, rest) = data.split_at(PREFIX);
+    let root = u32::from_le_bytes([root[0], root[1], root[2], root[3]]) + 4;
+    let size = (data.len() + 4) as u32;
+    out.extend_from_slice(&size.to_le_bytes());
+    out.extend_from_slice(&root.to_le_bytes());
+    out.extend_from_slice(&[0; 4]);
+    out.extend_from_slice(rest);
+}
+
+/// The packet at the start of `bytes` (after its size prefix), and the bytes it uses.
+pub(crate) fn unframe(bytes: &[u8]) -> Result<(&[u8], usize), DecodeError> {
+    let size = bytes
+        .first_chunk::<PREFIX>()
+        .map(|p| u32::from_le_bytes(*p) as usize);
+    let Some(used) = size.and_then(|s| s.checked_add(PREFIX)) else {
+        return Err(DecodeError::Truncated {
+            needed: PREFIX,
+            available: bytes.len(),
+        });
+    };
+    DecodeError::check_len(bytes, used)?;
+    Ok((&bytes[PREFIX..used], used))
+}
+
+/// The symbol a `SymbolRef` reads.
+#[inline(always)]
+fn symbol(s: ::planus::Result<fbs::SymbolRef<'_>>) -> Result<[u8; 8], DecodeError> {
+    let s = fbs::Symbol::from(s.map_err(err)?);
+    Ok([s.b0, s.b1, s.b2, s.b3, s.b4, s.b5, s.b6, s.b7])
+}
+
+/// The source of [`Format::DOCUMENTED`].
+const SOURCE: &str = "https://docs.rs/planus/1.3.0/planus/ (the generated `Ref` types read the \
+    buffer in place; every accessor checks what it reads and returns `planus::Result`)";
+
+impl Format for Planus {
+    const NAME: &'static str = "planus";
+    const DOCUMENTED: Documented = Documented::new(
+        Some("schemas/marketdata.fbs, compiled by planus 1.3.0"),
+        true,
+        true,
+        SOURCE,
+    );
+
+    fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
+        let b = &mut self.builder;
+        b.clear();
+        self.offsets.clear();
+        for m in &packet.messages {
+            let body = build_body(b, m);
+            self.offsets.push(fbs::Message::create(b, body));
+        }
+        let messages = b.create_vector(self.offsets.as_slice());
+        let root = fbs::Packet::create(b, packet.seq, packet.send_time, messages);
+        frame(b.finish(root, None), out);
+        self.offsets.len()
+    }
+
+    fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
+        let (data, used) = unframe(bytes)?;
+        visit(fbs::PacketRef::read_as_root(data).map_err(err)?, sink)?;
+        Ok(used)
+    }
+
+    fn decode_all<V: Visitor>(&mut self, bytes: &[u8], v: &mut V) -> Result<usize, DecodeError> {
+        let (data, used) = unframe(bytes)?;
+        let root = fbs::PacketRef::read_as_root(data).map_err(err)?;
+        v.packet(root.seq().map_err(err)?, root.send_time().map_err(err)?);
+        for m in root.messages().map_err(err)? {
+            v.message(read_message(m.map_err(err)?)?);
+        }
+        Ok(used)
+    }
+}
+
+/// A message whose union holds nothing.
+pub(crate) const NO_BODY: DecodeError = DecodeError::Malformed("FlatBuffers message without a body");
+
+/// Reads a packet's fields the aggregation needs into `sink`.
+fn visit<K: Sink>(root: fbs::PacketRef<'_>, sink: &mut K) -> Result<(), DecodeError> {
+    use fbs::BodyRef as B;
+    sink.packet(root.seq().map_err(err)?);
+    for m in root.messages().map_err(err)? {
+        match m.map_err(err)?.body().map_err(err)?.ok_or(NO_BODY)? {
+            B::TradeReport(t) => sink.trade(
+                &symbol(t.symbol())?,
+                t.size().map_err(err)?,
+                t.price().map_err(err)?,
+            ),
+            B::PriceLevelBuy(p) => {
+                sink.price_level(Side::Buy, &symbol(p.symbol())?, p.price().map_err(err)?)
+            }
+            B::PriceLevelSell(p) => {
+                sink.price_level(Side::Sell, &symbol(p.symbol())?, p.price().map_err(err)?)
+            }
+            B::QuoteUpdate(q) => sink.quote(
+                &symbol(q.symbol())?,
+                q.bid_price().map_err(err)?,
+                q.ask_price().map_err(err)?,
+            ),
+            B::OrderExecuted(e) => sink.trade(
+                &symbol(e.symbol())?,
+                e.size().map_err(err)?,
+                e.price().map_err(err)?,
+            ),
+            B::AddOrder(a) => sink.add_order(
+                a.side().map_err(err)?,
+                &symbol(a.symbol())?,
+                a.price().map_err(err)?,
+            ),
+            _ => sink.other(),
+        }
+    }
+    Ok(())
+}
+
+/// The conversions between the model and one schema's planus code (`fbs` in scope): expanded here
+/// and in `capability::evolution::planus` for version 2, whose generated types are others.
+macro_rules! conversions {
+    () => {
+        /// A model field as the table holds it: the reason as an integer, the symbol as the
+        /// schema's 8-byte struct.
+        trait ToPlanus {
+            type P;
+            fn to_planus(self) -> Self::P;
+        }
+
+        /// The field types a table holds as the model does.
+        trait AsIs: Copy {}
+        impl AsIs for u8 {}
+        impl AsIs for u32 {}
+        impl AsIs for i64 {}
+
+        impl<T: AsIs> ToPlanus for T {
+            type P = T;
+            #[inline(always)]
+            fn to_planus(self) -> T {
+                self
+            }
+        }
+
+        impl ToPlanus for Symbol {
+            type P = fbs::Symbol;
+            #[inline(always)]
+            fn to_planus(self) -> fbs::Symbol {
+                let [b0, b1, b2, b3, b4, b5, b6, b7] = self.0;
+                fbs::Symbol { b0, b1, b2, b3, b4, b5, b6, b7 }
+            }
+        }
+
+        impl ToPlanus for [u8; 4] {
+            type P = u32;
+            #[inline(always)]
+            fn to_planus(self) -> u32 {
+                u32::from_le_bytes(self)
+            }
+        }
+
+        /// A field read through its accessor, back in the model.
+        trait FromPlanus<T>: Sized {
+            fn into_model(self) -> Result<T, $crate::formats::DecodeError>;
+        }
+
+        impl<T> FromPlanus<T> for ::planus::Result<T> {
+            #[inline(always)]
+            fn into_model(self) -> Result<T, $crate::formats::DecodeError> {
+                self.map_err($crate::formats::planus::err)
+            }
+        }
+
+        impl FromPlanus<Symbol> for ::planus::Result<fbs::SymbolRef<'_>> {
+            #[inline(always)]
+            fn into_model(self) -> Result<Symbol, $crate::formats::DecodeError> {
+                let s = fbs::Symbol::from(self.map_err($crate::formats::planus::err)?);
+                Ok(Symbol([s.b0, s.b1, s.b2, s.b3, s.b4, s.b5, s.b6, s.b7]))
+            }
+        }
+
+        impl FromPlanus<[u8; 4]> for ::planus::Result<u32> {
+            #[inline(always)]
+            fn into_model(self) -> Result<[u8; 4], $crate::formats::DecodeError> {
+                Ok(self.map_err($crate::formats::planus::err)?.to_le_bytes())
+            }
+        }
+    };
+}
+pub(crate) use conversions;
+conversions!();
+
+/// One union member's table read back: the fields its tag implies (the price level's side), then
+/// the table's, each through its accessor.
+macro_rules! read_table {
+    ($x:ident, $V:ident($S:ident) { $($implied:ident: $value:expr),* } [$($f:ident @ $at:literal),*]) => {
+        Message::$V($S {
+            $($implied: $value,)*
+            $($f: FromPlanus::into_model($x.$f())?,)*
+        })
+    };
+}
+pub(crate) use read_table;
+
+/// The field-by-field copies between the model and the generated tables (the owned table type
+/// filled by name, one union member per type byte; a side the type byte implies is the tag),
+/// from the message table.
+macro_rules! copies {
+    ($($V:ident($S:ident) $snake:ident {
+        kinds [$K0:ident $i0:tt $(, $K:ident $implied:tt)*], len $len:literal, wire $wire:tt,
+        fields $fields:tt, capnp $init:ident $capnp:tt,
+        flatbuffers $Args:ident [$Tag0:ident $as0:ident $(, $Tag:ident $as:ident)*],
+        sbe $($sbe:ident)*,
+    },)*) => {
+        fn build_body(b: &mut Builder, m: &Message) -> UnionOffset<fbs::Body> {
+            let kind = m.kind();
+            match m {
+                $(Message::$V(m) => {
+                    let table = table!(m, $S, $wire);
+                    match kind {
+                        $(kind::$K => create_body!($Tag, b, &table),)*
+                        _ => create_body!($Tag0, b, &table),
+                    }
+                })*
+            }
+        }
+
+        fn read_message(m: fbs::MessageRef<'_>) -> Result<Message, DecodeError> {
+            Ok(match m.body().map_err(err)?.ok_or(NO_BODY)? {
+                $(fbs::BodyRef::$Tag0(x) => read_table!(x, $V($S) $i0 $wire),
+                $(fbs::BodyRef::$Tag(x) => read_table!(x, $V($S) $implied $wire),)*)*
+            })
+        }
+    };
+}
+
+/// A table, the owned type of the generated code, from a model message.
+macro_rules! table {
+    ($m:ident, $S:ident, [$($f:ident @ $at:literal),*]) => {
+        fbs::$S { $($f: $m.$f.to_planus(),)* }
+    };
+}
+for_each_message!(copies);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::flatbuffers::FlatBuffers;
+
+    /// The bundled samples' packets (the cross-language sample: a message of every kind, then the
+    /// first packets of the DEEP, TOPS and DEEP+ captures), as the IEX parser read them.
+    fn sample() -> &'static [Packet] {
+        crate::capability::cross_language::shared_sample().expect("the bundled captures")
+    }
+
+    /// Every packet encoded by `W` and read back by `R`, compared with the source packet the IEX
+    /// parser read (not with either codec's output); every byte used.
+    fn reads_every_field<W: Format, R: Format>() {
+        let (mut w, mut r) = (W::default(), R::default());
+        let packets = sample();
+        assert!(packets.len() > 600);
+        let mut kinds = std::collections::BTreeSet::new();
+        for (i, p) in packets.iter().enumerate() {
+            let mut bytes = Vec::new();
+            w.encode(p, &mut bytes);
+            let (got, used) = r.decode_packet(&bytes).unwrap_or_else(|e| {
+                panic!("{} refused {}'s packet {i}: {e}", R::NAME, W::NAME)
+            });
+            assert_eq!(used, bytes.len(), "packet {i}");
+            assert_eq!(&got, p, "{} reading {}'s packet {i}", R::NAME, W::NAME);
+            kinds.extend(p.messages.iter().map(|m| m.kind()));
+        }
+        assert_eq!(kinds.len(), kind::ALL.len());
+    }
+
+    #[test]
+    fn flatbuffers_reads_planus_bytes() {
+        reads_every_field::<Planus, FlatBuffers>();
+    }
+
+    #[test]
+    fn planus_reads_flatbuffers_bytes() {
+        reads_every_field::<FlatBuffers, Planus>();
+    }
+
+    /// The IEX DEEP+ specification's test vector for an Add Order (docs: iex-feed.md), parsed,
+    /// written by planus and read by both implementations: the spec's values come back.
+    #[test]
+    fn the_spec_add_order_reads_the_same_in_both() {
+        let hex = "6138b28fa5a0ab866d145a49455854202020968f06000000000064000000241d0f0000000000";
+        let wire: Vec<u8> = (0..hex.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+            .collect();
+        let p = Packet {
+            seq: 1,
+            send_time: 2,
+            messages: vec![crate::iex::message::decode(&wire).unwrap().to_owned()],
+        };
+        let mut bytes = Vec::new();
+        Planus::default().encode(&p, &mut bytes);
+        // The frame flatbuffers' finish_size_prefixed writes: the size of the rest first.
+        assert_eq!(
+            u32::from_le_bytes(bytes[..4].try_into().unwrap()) as usize,
+            bytes.len() - 4
+        );
+        for got in [
+            FlatBuffers::default().decode_packet(&bytes).unwrap().0,
+            Planus::default().decode_packet(&bytes).unwrap().0,
+        ] {
+            let Message::AddOrder(a) = got.messages[0] else {
+                panic!("an add order: {got:?}")
+            };
+            assert_eq!((a.side, &a.symbol.0), (b'8', b"ZIEXT   "));
+            assert_eq!((a.order_id, a.size, a.price), (429_974, 100, 990_500));
+        }
+    }
+
+    /// Hostile bytes give an error, never a panic: every truncation of a packet of every kind.
+    #[test]
+    fn bad_bytes_are_refused() {
+        let mut bytes = Vec::new();
+        Planus::default().encode(&sample()[0], &mut bytes);
+        let mut p = Planus::default();
+        for n in 0..bytes.len() {
+            assert!(p.decode_packet(&bytes[..n]).is_err(), "{n} bytes");
+        }
+        assert!(p.decode_packet(&bytes).is_ok());
+    }
+}
