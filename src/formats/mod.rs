@@ -22,6 +22,7 @@ pub mod aggregate;
 pub mod checksum;
 mod codec;
 pub mod mirror;
+pub mod sequential;
 #[cfg(test)]
 mod steady;
 pub mod wire;
@@ -51,6 +52,8 @@ macro_rules! for_each_format {
             postcard: [postcard: $crate::formats::postcard::Postcard],
             json: [json: $crate::formats::json::Json],
             raw: [raw: $crate::formats::raw::Raw],
+            wincode: [wincode: $crate::formats::wincode::Wincode],
+            borsh: [borsh: $crate::formats::borsh::Borsh],
         }
     };
 }
