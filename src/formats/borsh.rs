@@ -23,62 +23,28 @@
 
 use borsh::{BorshDeserialize, BorshSerialize};
 
-use super::codec::{DecodeError, Documented, Format, Sink, Visitor};
-use super::sequential::{self, Sequential};
-use crate::model::Packet;
+use super::codec::{DecodeError, Documented};
+use super::sequential::{sequential_format, Sequential};
 
 /// The borsh runner (stateless).
 #[derive(Debug, Default)]
 pub struct Borsh;
 
-fn err(e: borsh::io::Error) -> DecodeError {
-    DecodeError::library("borsh", e)
-}
-
-impl<M: BorshSerialize + BorshDeserialize> Sequential<M> for Borsh {
-    #[inline(always)]
-    fn write_header(seq: u64, send_time: i64, count: usize, out: &mut Vec<u8>) {
-        let count = u32::try_from(count).expect("a packet holds at most 65,535 messages");
-        borsh::to_writer(&mut *out, &(seq, send_time, count)).expect("writing to a Vec cannot fail");
+impl<T: BorshSerialize + BorshDeserialize> Sequential<T> for Borsh {
+    fn put(value: &T, out: &mut Vec<u8>) {
+        value.serialize(out).expect("writing to a Vec cannot fail");
     }
 
-    #[inline(always)]
-    fn write_message(m: &M, out: &mut Vec<u8>) {
-        borsh::to_writer(&mut *out, m).expect("writing to a Vec cannot fail");
-    }
-
-    #[inline(always)]
-    fn read_header(rest: &mut &[u8]) -> Result<(u64, i64, usize), DecodeError> {
-        let (seq, send_time, count) = <(u64, i64, u32)>::deserialize(rest).map_err(err)?;
-        Ok((seq, send_time, count as usize))
-    }
-
-    #[inline(always)]
-    fn read_message(rest: &mut &[u8]) -> Result<M, DecodeError> {
-        M::deserialize(rest).map_err(err)
+    fn take(rest: &mut &[u8]) -> Result<T, DecodeError> {
+        T::deserialize(rest).map_err(|e| DecodeError::library("borsh", e))
     }
 }
 
-/// The schema of [`Format::DOCUMENTED`]: none, the Rust types are the schema.
+/// The schema of `Format::DOCUMENTED`: none, the Rust types are the schema.
 const SCHEMA: Option<&str> = None;
-/// Where [`Format::DOCUMENTED`] comes from.
+/// Where `Format::DOCUMENTED` comes from.
 const SOURCE: &str = "https://docs.rs/borsh/1.8.1 and https://borsh.io (derive BorshSerialize/\
     BorshDeserialize: the Rust types are the schema; fields are read into values, and invalid \
     input is an error)";
 
-impl Format for Borsh {
-    const NAME: &'static str = "borsh";
-    const DOCUMENTED: Documented = Documented::new(SCHEMA, false, true, SOURCE);
-
-    fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
-        sequential::encode::<Self>(packet, out)
-    }
-
-    fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
-        sequential::decode::<Self, K>(bytes, sink)
-    }
-
-    fn decode_all<V: Visitor>(&mut self, bytes: &[u8], v: &mut V) -> Result<usize, DecodeError> {
-        sequential::decode_all::<Self, V>(bytes, v)
-    }
-}
+sequential_format!(Borsh, u32, "borsh", Documented::new(SCHEMA, false, true, SOURCE));

@@ -1,45 +1,58 @@
 //! The packet layout of the formats that write a struct's fields one after another with no names
 //! or tags (wincode, borsh): `seq`, `send_time`, the message count, then each message, exactly
 //! what the crate writes for a struct of the two integers and a sequence of [`Wire`] messages.
-//! Each crate writes and reads one header or one message from the front of the bytes
-//! ([`Sequential`]); the packet-level encode and the two decodes are here once, generic over it.
+//! Each crate writes and reads one value at the front of the bytes ([`Sequential`]) and names
+//! the type it writes a sequence's length as ([`Framed`]); the packet-level encode and the two
+//! decodes are here once, generic over them.
 //!
 //! Writing the sequence element by element from the model, rather than filling a `Vec` of
 //! messages and serializing that, gives the same bytes without the copy; reading message by
-//! message, rather than deserializing a `Vec`, allocates nothing per packet. Each codec's tests
-//! check the first against the crate's own encoding of the whole packet.
+//! message, rather than deserializing a `Vec`, allocates nothing per packet. The tests below
+//! check the first against each crate's own encoding of the whole packet.
 
-use super::codec::{DecodeError, Sink, Visitor, MAX_MESSAGES_PER_PACKET};
+use super::codec::{DecodeError, MAX_MESSAGES_PER_PACKET};
 use super::mirror::MMessage;
 use super::wire::Wire;
-use crate::model::{Packet, Symbol};
+use crate::model::Packet;
 
-/// One crate's calls for a packet's parts, messages of type `M` (the wire vocabulary, or its
-/// version 2 in the evolution check).
-pub trait Sequential<M> {
-    /// Appends the header: `seq`, `send_time` and the count as the crate writes a sequence's
-    /// length.
-    fn write_header(seq: u64, send_time: i64, count: usize, out: &mut Vec<u8>);
-    /// Appends one message.
-    fn write_message(m: &M, out: &mut Vec<u8>);
-    /// Reads the header from the front of `rest`, advancing it.
-    fn read_header(rest: &mut &[u8]) -> Result<(u64, i64, usize), DecodeError>;
-    /// Reads one message from the front of `rest`, advancing it.
-    fn read_message(rest: &mut &[u8]) -> Result<M, DecodeError>;
+/// One crate's calls for one value of type `T` (a header, or a message of the wire vocabulary
+/// or of its version 2 in the evolution check).
+pub trait Sequential<T> {
+    /// Appends `value`.
+    fn put(value: &T, out: &mut Vec<u8>);
+    /// Reads a value from the front of `rest`, advancing it.
+    fn take(rest: &mut &[u8]) -> Result<T, DecodeError>;
 }
+
+/// The type a crate writes a sequence's length as.
+pub trait Framed {
+    type Count: TryFrom<usize> + TryInto<usize>;
+}
+
+/// A packet's header as codec `F` writes it: `seq`, `send_time`, the message count.
+pub type Header<F> = (u64, i64, <F as Framed>::Count);
 
 /// Appends a packet of `messages`; returns how many it wrote.
 #[inline(always)]
-pub fn write<F: Sequential<M>, M>(
+pub fn write<F, M>(
     seq: u64,
     send_time: i64,
     messages: impl ExactSizeIterator<Item = M>,
     out: &mut Vec<u8>,
-) -> usize {
-    F::write_header(seq, send_time, messages.len(), out);
+) -> usize
+where
+    F: Framed + Sequential<M> + Sequential<Header<F>>,
+{
+    let count = F::Count::try_from(messages.len()).ok();
+    let header = (
+        seq,
+        send_time,
+        count.expect("a packet holds at most 65,535 messages"),
+    );
+    <F as Sequential<Header<F>>>::put(&header, out);
     let mut written = 0;
     for m in messages {
-        F::write_message(&m, out);
+        F::put(&m, out);
         written += 1;
     }
     written
@@ -49,14 +62,18 @@ pub fn write<F: Sequential<M>, M>(
 /// `message(ctx, m)` for each message as it is read; returns the bytes used. A count above what
 /// an IEX-TP packet holds is refused before any message is read.
 #[inline(always)]
-pub fn read<F: Sequential<M>, M, C>(
+pub fn read<F, M, C>(
     bytes: &[u8],
     ctx: &mut C,
     header: impl FnOnce(&mut C, u64, i64),
     mut message: impl FnMut(&mut C, M) -> Result<(), DecodeError>,
-) -> Result<usize, DecodeError> {
+) -> Result<usize, DecodeError>
+where
+    F: Framed + Sequential<M> + Sequential<Header<F>>,
+{
     let mut rest = bytes;
-    let (seq, send_time, count) = F::read_header(&mut rest)?;
+    let (seq, send_time, count) = <F as Sequential<Header<F>>>::take(&mut rest)?;
+    let count: usize = count.try_into().unwrap_or(usize::MAX);
     if count > MAX_MESSAGES_PER_PACKET {
         return Err(DecodeError::Malformed(
             "the message count exceeds what an IEX-TP packet holds",
@@ -64,50 +81,72 @@ pub fn read<F: Sequential<M>, M, C>(
     }
     header(ctx, seq, send_time);
     for _ in 0..count {
-        let m = F::read_message(&mut rest)?;
+        let m = F::take(&mut rest)?;
         message(ctx, m)?;
     }
     Ok(bytes.len() - rest.len())
 }
 
-/// [`Format::encode`](super::Format::encode) for a [`Sequential`] codec: each message's [`Wire`]
-/// built on the stack, symbols as their 8 bytes.
+/// Appends `packet` with codec `F`, each message's [`Wire`] built on the stack, symbols as their
+/// 8 bytes: [`Format::encode`](super::Format::encode) of a [`Sequential`] codec.
 #[inline(always)]
-pub fn encode<F: Sequential<MMessage>>(packet: &Packet, out: &mut Vec<u8>) -> usize {
+pub fn encode<F>(packet: &Packet, out: &mut Vec<u8>) -> usize
+where
+    F: Framed + Sequential<MMessage> + Sequential<Header<F>>,
+{
     let messages = packet.messages.iter().map(|m| Wire::from_model(m, |s| s.0));
     write::<F, _>(packet.seq, packet.send_time, messages, out)
 }
 
-/// [`Format::decode`](super::Format::decode) for a [`Sequential`] codec.
-#[inline(always)]
-pub fn decode<F: Sequential<MMessage>, K: Sink>(
-    bytes: &[u8],
-    sink: &mut K,
-) -> Result<usize, DecodeError> {
-    read::<F, MMessage, K>(
-        bytes,
-        sink,
-        |sink, seq, _| sink.packet(seq),
-        |sink, m| m.visit(sink, |s| Ok(*s)),
-    )
-}
+/// Implements [`Framed`] (a sequence's length a `$count`) and [`Format`](super::Format) for the
+/// [`Sequential`] codec `$F` (messages as [`MMessage`]), named `$name` and documented by
+/// `$documented`: [`encode`], and [`read`] handing each message to the sink (the fields it
+/// needs) or the visitor (all of them).
+macro_rules! sequential_format {
+    ($F:ty, $count:ty, $name:literal, $documented:expr) => {
+        const _: () = {
+            use $crate::formats::mirror::MMessage;
+            use $crate::formats::sequential::{encode, read, Framed};
+            use $crate::formats::{DecodeError, Format, Sink, Visitor};
+            use $crate::model::{Packet, Symbol};
 
-/// [`Format::decode_all`](super::Format::decode_all) for a [`Sequential`] codec.
-#[inline(always)]
-pub fn decode_all<F: Sequential<MMessage>, V: Visitor>(
-    bytes: &[u8],
-    v: &mut V,
-) -> Result<usize, DecodeError> {
-    read::<F, MMessage, V>(
-        bytes,
-        v,
-        |v, seq, send_time| v.packet(seq, send_time),
-        |v, m| {
-            v.message(m.into_model(|s| Ok(Symbol(s)))?);
-            Ok(())
-        },
-    )
+            impl Framed for $F {
+                type Count = $count;
+            }
+
+            impl Format for $F {
+                const NAME: &'static str = $name;
+                const DOCUMENTED: $crate::formats::Documented = $documented;
+
+                fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
+                    encode::<Self>(packet, out)
+                }
+
+                fn decode<K: Sink>(
+                    &mut self,
+                    bytes: &[u8],
+                    sink: &mut K,
+                ) -> Result<usize, DecodeError> {
+                    let visit = |sink: &mut K, m: MMessage| m.visit(sink, |s| Ok(*s));
+                    read::<Self, _, K>(bytes, sink, |sink, seq, _| sink.packet(seq), visit)
+                }
+
+                fn decode_all<V: Visitor>(
+                    &mut self,
+                    bytes: &[u8],
+                    v: &mut V,
+                ) -> Result<usize, DecodeError> {
+                    let header = |v: &mut V, seq, send_time| v.packet(seq, send_time);
+                    read::<Self, MMessage, V>(bytes, v, header, |v, m| {
+                        v.message(m.into_model(|s| Ok(Symbol(s)))?);
+                        Ok(())
+                    })
+                }
+            }
+        };
+    };
 }
+pub(crate) use sequential_format;
 
 #[cfg(test)]
 mod tests {
@@ -115,7 +154,7 @@ mod tests {
     use super::super::codec::{every_kind, Format};
     use super::super::wincode::Wincode;
     use super::*;
-    use crate::model::{Message, PriceLevelUpdate, Side, SystemEvent};
+    use crate::model::{Message, PriceLevelUpdate, Side, Symbol, SystemEvent};
 
     /// A system event and a sell-side price level update: two variants, a negative integer, a
     /// padded symbol and an enum field.

@@ -25,64 +25,30 @@
 use wincode::config::DefaultConfig;
 use wincode::{DeserializeOwned, SchemaReadOwned, SchemaWrite};
 
-use super::codec::{DecodeError, Documented, Format, Sink, Visitor};
-use super::sequential::{self, Sequential};
-use crate::model::Packet;
+use super::codec::{DecodeError, Documented};
+use super::sequential::{sequential_format, Sequential};
 
 /// The wincode runner (stateless).
 #[derive(Debug, Default)]
 pub struct Wincode;
 
-fn err(e: wincode::ReadError) -> DecodeError {
-    DecodeError::library("wincode", e)
-}
-
-impl<M> Sequential<M> for Wincode
+impl<T> Sequential<T> for Wincode
 where
-    M: SchemaWrite<DefaultConfig, Src = M> + SchemaReadOwned<DefaultConfig, Dst = M>,
+    T: SchemaWrite<DefaultConfig, Src = T> + SchemaReadOwned<DefaultConfig, Dst = T>,
 {
-    #[inline(always)]
-    fn write_header(seq: u64, send_time: i64, count: usize, out: &mut Vec<u8>) {
-        wincode::serialize_into(&mut *out, &(seq, send_time, count as u64))
-            .expect("writing to a Vec cannot fail");
+    fn put(value: &T, out: &mut Vec<u8>) {
+        wincode::serialize_into(out, value).expect("writing to a Vec cannot fail");
     }
 
-    #[inline(always)]
-    fn write_message(m: &M, out: &mut Vec<u8>) {
-        wincode::serialize_into(&mut *out, m).expect("writing to a Vec cannot fail");
-    }
-
-    #[inline(always)]
-    fn read_header(rest: &mut &[u8]) -> Result<(u64, i64, usize), DecodeError> {
-        let (seq, send_time, count) = <(u64, i64, u64)>::deserialize_from(rest).map_err(err)?;
-        Ok((seq, send_time, usize::try_from(count).unwrap_or(usize::MAX)))
-    }
-
-    #[inline(always)]
-    fn read_message(rest: &mut &[u8]) -> Result<M, DecodeError> {
-        M::deserialize_from(rest).map_err(err)
+    fn take(rest: &mut &[u8]) -> Result<T, DecodeError> {
+        T::deserialize_from(rest).map_err(|e| DecodeError::library("wincode", e))
     }
 }
 
-/// The schema of [`Format::DOCUMENTED`]: none, the Rust types are the schema.
+/// The schema of `Format::DOCUMENTED`: none, the Rust types are the schema.
 const SCHEMA: Option<&str> = None;
-/// Where [`Format::DOCUMENTED`] comes from.
+/// Where `Format::DOCUMENTED` comes from.
 const SOURCE: &str = "https://docs.rs/wincode/0.6.3 (derive SchemaWrite/SchemaRead: the Rust types \
     are the schema, bincode-compatible; fields are read into values, and invalid input is an error)";
 
-impl Format for Wincode {
-    const NAME: &'static str = "wincode";
-    const DOCUMENTED: Documented = Documented::new(SCHEMA, false, true, SOURCE);
-
-    fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
-        sequential::encode::<Self>(packet, out)
-    }
-
-    fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
-        sequential::decode::<Self, K>(bytes, sink)
-    }
-
-    fn decode_all<V: Visitor>(&mut self, bytes: &[u8], v: &mut V) -> Result<usize, DecodeError> {
-        sequential::decode_all::<Self, V>(bytes, v)
-    }
-}
+sequential_format!(Wincode, u64, "wincode", Documented::new(SCHEMA, false, true, SOURCE));

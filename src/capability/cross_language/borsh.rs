@@ -10,7 +10,6 @@ use serde_json::{json, Value as Json};
 
 use super::compare::{self, Bytes, TheirPacket};
 use super::tool::{self, Tool, ToolError};
-use crate::model::for_each_message;
 
 const SCRIPT: &str = include_str!("../../../xlang/borsh_read.js");
 
@@ -68,29 +67,29 @@ fn field_type(ty: &str) -> Json {
     }
 }
 
-macro_rules! packet_schema {
-    ($($V:ident($S:ident) $snake:ident {
-        kinds $kinds:tt, len $len:tt, wire $wire:tt,
-        fields [$($f:ident: $t:ident),* $(,)?],
-        $($rest:tt)*
-    },)*) => {
-        /// A packet in borsh-js's notation: borsh-js keeps a struct's fields in the order its
-        /// object lists them, so the JSON object is written in the table's order.
-        fn schema() -> String {
-            let variants: Vec<String> = vec![$(format!(
-                "{{\"struct\":{{\"{}\":{{\"struct\":{{{}}}}}}}}}",
-                stringify!($V),
-                [$(format!("\"{}\":{}", stringify!($f), field_type(stringify!($t)))),*].join(","),
-            )),*];
+/// A packet in borsh-js's notation. borsh-js reads a struct's fields in the order its object
+/// lists them, so the JSON is written here in the table's order (a `serde_json` map would sort
+/// the names).
+fn schema() -> String {
+    let variants: Vec<String> = compare::TABLE
+        .iter()
+        .map(|(variant, fields)| {
+            let fields: Vec<String> = fields
+                .iter()
+                .map(|(name, ty)| format!("\"{name}\":{}", field_type(ty)))
+                .collect();
             format!(
-                "{{\"struct\":{{\"seq\":\"u64\",\"send_time\":\"i64\",\"messages\":\
-                 {{\"array\":{{\"type\":{{\"enum\":[{}]}}}}}}}}}}",
-                variants.join(",")
+                "{{\"struct\":{{\"{variant}\":{{\"struct\":{{{}}}}}}}}}",
+                fields.join(",")
             )
-        }
-    };
+        })
+        .collect();
+    format!(
+        "{{\"struct\":{{\"seq\":\"u64\",\"send_time\":\"i64\",\"messages\":\
+         {{\"array\":{{\"type\":{{\"enum\":[{}]}}}}}}}}}}",
+        variants.join(",")
+    )
 }
-for_each_message!(packet_schema);
 
 /// Reads `borsh` packets.
 pub fn read(units: &[Vec<u8>], dir: &Path) -> Result<Vec<TheirPacket>, ToolError> {

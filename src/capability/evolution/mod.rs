@@ -11,7 +11,6 @@
 //! wrong) rather than skipping it.
 
 mod bitcode;
-mod borsh;
 mod capnp;
 mod compiled;
 mod flatbuffers;
@@ -23,9 +22,10 @@ mod sbe;
 mod sequential;
 mod serde_formats;
 pub mod v2;
-mod wincode;
 
 use super::finding::Finding;
+use crate::formats::borsh::Borsh;
+use crate::formats::wincode::Wincode;
 pub use harness::source;
 
 /// Both directions' findings for one format.
@@ -53,8 +53,8 @@ pub fn check(format: &str) -> Option<Evolution> {
         "bitcode" => bitcode::check(),
         "rkyv" => rkyv::check(),
         "raw" => raw::check(),
-        "wincode" => wincode::check(),
-        "borsh" => borsh::check(),
+        "wincode" => sequential::check::<Wincode>(sequential::WINCODE),
+        "borsh" => sequential::check::<Borsh>(sequential::BORSH),
         _ => return None,
     };
     Some(Evolution { forward, backward })
@@ -64,10 +64,8 @@ pub fn check(format: &str) -> Option<Evolution> {
 mod tests {
     use super::harness::{assert_round_trip, forward, grown};
     use super::*;
-    use crate::formats::borsh::Borsh;
     use crate::formats::json::Json;
     use crate::formats::rkyv::Rkyv;
-    use crate::formats::wincode::Wincode;
     use crate::model::Message;
 
     /// The source's first Trade Report, as every test below names it.
