@@ -13,13 +13,15 @@
 //! `BorshSerialize::serialize` into any `io::Write` (`borsh::to_writer`; a `Vec<u8>` appends), and
 //! read with `BorshDeserialize::deserialize(&mut &[u8])`, which "updates the buffer to point at
 //! the remaining bytes" (`from_slice` is the same plus a check that nothing is left). Ours writes
-//! the header, then each message's [`Wire`] built on the stack, with `to_writer` into the output
+//! the header, then each message's [`Wire`] built on the stack, with `serialize` into the output
 //! buffer: no allocation, no copy of the packet, the same bytes as writing the whole packet (a
 //! test checks). Decoding reads the header, then each message with `deserialize`: no
 //! allocation; the symbol is copied as its 8 bytes; every field is decoded.
 //!
 //! Hostile bytes give an error, not a panic: borsh refuses input that ends early and a variant
 //! index no variant has.
+//!
+//! [`Wire`]: super::wire::Wire
 
 use borsh::{BorshDeserialize, BorshSerialize};
 

@@ -21,6 +21,8 @@
 //!
 //! Hostile bytes give an error, not a panic: wincode checks the input's length before each read
 //! and refuses a variant index no variant has.
+//!
+//! [`Wire`]: super::wire::Wire
 
 use wincode::config::DefaultConfig;
 use wincode::{DeserializeOwned, SchemaReadOwned, SchemaWrite};

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::common::shootout;
 
-const RUST_ONLY: [&str; 4] = ["rkyv", "bitcode", "postcard", "raw"];
+const RUST_ONLY: [&str; 5] = ["rkyv", "bitcode", "postcard", "wincode", "raw"];
 
 fn ok(out: &std::process::Output) -> String {
     assert!(
@@ -70,6 +70,7 @@ fn formats_are_read_by_other_languages_and_evolve_as_measured_and_require_ranks_
     }
     assert_eq!(row("sbe")["read_by"], serde_json::json!(["Java"]));
     assert_eq!(row("json")["read_by"], serde_json::json!(["Python"]));
+    assert_eq!(row("borsh")["read_by"], serde_json::json!(["JavaScript"]));
     for name in RUST_ONLY {
         assert_eq!(row(name)["read_by"], serde_json::json!([]), "{name}");
     }
