@@ -105,9 +105,9 @@ where
 macro_rules! sequential_format {
     ($F:ty, $count:ty, $name:literal, $documented:expr) => {
         const _: () = {
+            use $crate::formats::codec::{DecodeError, Format, Sink, Visitor};
             use $crate::formats::mirror::MMessage;
             use $crate::formats::sequential::{encode, read, Framed};
-            use $crate::formats::{DecodeError, Format, Sink, Visitor};
             use $crate::model::{Packet, Symbol};
 
             impl Framed for $F {
@@ -116,7 +116,7 @@ macro_rules! sequential_format {
 
             impl Format for $F {
                 const NAME: &'static str = $name;
-                const DOCUMENTED: $crate::formats::Documented = $documented;
+                const DOCUMENTED: $crate::formats::codec::Documented = $documented;
 
                 fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
                     encode::<Self>(packet, out)
