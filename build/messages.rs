@@ -498,7 +498,8 @@ fn wire_enum(structs: &[Struct], doc_line: &str) -> String {
         o,
         "/// {doc_line}\n\
          #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, rkyv::Archive, \
-         rkyv::Serialize, rkyv::Deserialize, bitcode::Encode, bitcode::Decode)]\n\
+         rkyv::Serialize, rkyv::Deserialize, bitcode::Encode, bitcode::Decode, \
+         wincode::SchemaWrite, wincode::SchemaRead, borsh::BorshSerialize, borsh::BorshDeserialize)]\n\
          #[serde(rename_all = \"snake_case\")]\npub enum Wire<S> {{"
     );
     for (s, name, _) in &message_variants(structs) {

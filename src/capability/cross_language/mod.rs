@@ -11,8 +11,9 @@
 //! | `json` | Python's `json` module, driven by `xlang/json_read.py` | [`json`] |
 //! | `avro` | Apache Avro's Python implementation, driven by `xlang/avro_read.py` | [`avro`] |
 //! | `msgpack`, `cbor` | PyPI's `msgpack`, `cbor2`, driven by `xlang/serde_read.py` | [`serde_formats`] |
+//! | `borsh` | borsh-js (npm `borsh`), driven by `xlang/borsh_read.js` | [`borsh`] |
 //!
-//! rkyv, bitcode, postcard and raw have no implementation outside Rust: recorded as documented
+//! rkyv, bitcode, postcard, wincode and raw have no implementation outside Rust: recorded as documented
 //! findings with their source ([`rust_only`]).
 //!
 //! The input covers every message type of DEEP, TOPS and DEEP+: a packet of one message of every
@@ -21,6 +22,7 @@
 //! handed the units in the form it takes, in one call per format (seconds, not minutes).
 
 pub mod avro;
+pub mod borsh;
 pub mod capnp;
 pub mod compare;
 pub mod flatbuffers;
@@ -156,6 +158,7 @@ pub fn reader(format: &str) -> Option<Reader> {
             serde_formats::describe_cbor,
             serde_formats::read_cbor,
         ),
+        "borsh" => ("JavaScript", borsh::describe, borsh::read),
         _ => return None,
     };
     Some(Reader {
@@ -184,6 +187,14 @@ pub fn rust_only(format: &str) -> Option<Finding> {
              (since 1.0), but no reference implementation in another language",
             "https://postcard.jamesmunns.com (the Postcard Wire Specification); \
              https://docs.rs/crate/postcard/1.2.0 (\"Format Stability\")",
+        ),
+        "wincode" => (
+            "no implementation outside Rust: wincode writes bincode 1's format, which the Rust \
+             bincode crate defines (no specification or reference implementation in another \
+             language); the npm packages that port it (bincode-ts, ts-binary) are community \
+             ports, not the format's",
+            "https://docs.rs/wincode/0.6.3 (\"bincode-compatible\"); \
+             https://docs.rs/bincode/1.3.3 (the format is the crate's)",
         ),
         "raw" => (
             "no implementation anywhere but this crate: our packed records (the IEX wire \
@@ -360,6 +371,8 @@ mod tests {
     #[test]
     fn cbor_is_read_by_python() {
         reads_exactly("cbor", "Python");
+    fn borsh_is_read_by_javascript() {
+        reads_exactly("borsh", "JavaScript");
     }
 
     /// One trade whose symbol's bytes appear once, as they are, in every format's encoding.
@@ -381,6 +394,7 @@ mod tests {
             "avro",
             "msgpack",
             "cbor",
+            "borsh",
         ] {
             let dir = scratch(&format!("mutated-{format}"));
             let reader = reader(format).unwrap();
@@ -406,7 +420,7 @@ mod tests {
 
     #[test]
     fn rust_only_formats_are_documented_noes() {
-        for format in ["rkyv", "bitcode", "postcard", "raw"] {
+        for format in ["rkyv", "bitcode", "postcard", "wincode", "raw"] {
             let found = read_by(format, Path::new("/nonexistent")).unwrap();
             assert!(found.languages.is_empty(), "{format}");
             let (_, finding) = &found.findings[0];

@@ -22,10 +22,13 @@ mod protobuf_google;
 mod raw;
 mod rkyv;
 mod sbe;
+mod sequential;
 mod serde_formats;
 pub mod v2;
 
 use super::finding::Finding;
+use crate::formats::borsh::Borsh;
+use crate::formats::wincode::Wincode;
 pub use harness::source;
 
 /// Both directions' findings for one format.
@@ -58,6 +61,8 @@ pub fn check(format: &str) -> Option<Evolution> {
         "raw" => raw::check(),
         "avro" => avro::check(),
         "planus" => planus::check(),
+        "wincode" => sequential::check::<Wincode>(sequential::WINCODE),
+        "borsh" => sequential::check::<Borsh>(sequential::BORSH),
         _ => return None,
     };
     Some(Evolution { forward, backward })
@@ -157,12 +162,14 @@ mod tests {
         assert_round_trip(bitcode::write, bitcode::read);
         assert_round_trip(rkyv::write, rkyv::read);
         assert_round_trip(raw::write, raw::read);
+        assert_round_trip(sequential::write::<Wincode>, sequential::read::<Wincode>);
+        assert_round_trip(sequential::write::<Borsh>, sequential::read::<Borsh>);
     }
 
     #[test]
     fn every_format_of_this_check_is_dispatched_and_measured() {
         for name in [
-            "json", "postcard", "msgpack", "cbor", "bitcode", "rkyv", "raw",
+            "json", "postcard", "msgpack", "cbor", "bitcode", "rkyv", "raw", "wincode", "borsh",
         ] {
             let e = check(name).expect(name);
             for f in [&e.forward, &e.backward] {
