@@ -51,6 +51,10 @@ macro_rules! for_each_format {
             postcard: [postcard: $crate::formats::postcard::Postcard],
             json: [json: $crate::formats::json::Json],
             raw: [raw: $crate::formats::raw::Raw],
+            unchecked: [
+                flatbuffers_unverified: $crate::formats::unchecked::FlatBuffersUnverified,
+                rkyv_unchecked: $crate::formats::unchecked::RkyvUnchecked,
+            ],
         }
     };
 }
@@ -76,3 +80,25 @@ macro_rules! format_names {
 pub fn names() -> Vec<&'static str> {
     for_each_format!(format_names)
 }
+
+macro_rules! format_trust {
+    ($($module:ident: [$($name:ident: $F:ty),+ $(,)?]),* $(,)?) => {
+        vec![$($((<$F as Format>::NAME, <$F as Format>::DOCUMENTED.trusts_producer())),+),*]
+    };
+}
+
+/// Every format's [`Format::NAME`] and whether it trusts its producer
+/// ([`Documented::trusts_producer`]), in `for_each_format!`'s order.
+pub fn trust() -> Vec<(&'static str, bool)> {
+    for_each_format!(format_trust)
+}
+
+/// Whether the format named `name` trusts its producer: labelled so wherever it appears, and
+/// left out of the verdict unless asked for. `false` for a name no format has (a row from
+/// another build).
+pub fn trusts_producer(name: &str) -> bool {
+    trust().iter().any(|&(n, trusts)| trusts && n == name)
+}
+
+/// The label a format that trusts its producer carries wherever it is shown.
+pub const TRUSTS_PRODUCER: &str = "trusts its producer";

@@ -136,7 +136,10 @@ pub fn reader(format: &str) -> Option<Reader> {
     let (language, describe, read): (_, fn() -> _, ReadFn) = match format {
         "capnp-unpacked" => ("C++", capnp::describe, capnp::read_unpacked),
         "capnp-packed" => ("C++", capnp::describe, capnp::read_packed),
-        "flatbuffers" => ("C++", flatbuffers::describe, flatbuffers::read),
+        // `flatbuffers-unverified` writes flatbuffers' bytes: the same reader checks them.
+        "flatbuffers" | "flatbuffers-unverified" => {
+            ("C++", flatbuffers::describe, flatbuffers::read)
+        }
         "protobuf" => ("C++", protobuf::describe, protobuf::read),
         "sbe" => ("Java", sbe::describe, sbe::read),
         "json" => ("Python", json::describe, json::read),
@@ -152,7 +155,7 @@ pub fn reader(format: &str) -> Option<Reader> {
 /// Why a Rust-only format has no reader in another language, and the source that says so.
 pub fn rust_only(format: &str) -> Option<Finding> {
     let (detail, source) = match format {
-        "rkyv" => (
+        "rkyv" | "rkyv-unchecked" => (
             "no implementation outside Rust: the archive is the layout of Rust types as the \
              crate's derive lays them out, and the project describes itself as a framework for Rust",
             "https://docs.rs/crate/rkyv/0.8.16/source/README.md (\"a zero-copy deserialization \
