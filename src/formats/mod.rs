@@ -100,5 +100,20 @@ pub fn trusts_producer(name: &str) -> bool {
     trust().iter().any(|&(n, trusts)| trusts && n == name)
 }
 
-/// The label a format that trusts its producer carries wherever it is shown.
-pub const TRUSTS_PRODUCER: &str = "trusts its producer";
+/// The mark after the name of a format that trusts its producer wherever the name is shown
+/// (tables, legends, `shootout formats`), with [`TRUSTS_NOTE`] beside it.
+pub const TRUSTS_MARK: &str = "‡";
+
+/// What [`TRUSTS_MARK`] means, said once wherever the mark appears.
+pub const TRUSTS_NOTE: &str = "‡ trusts its producer: decoded without the format's verifier \
+    (flatbuffers' root_unchecked, rkyv's access_unchecked), sound only on bytes its own encoder \
+    wrote, as in these runs; never on bytes from a network or a file";
+
+/// `name` as shown: with [`TRUSTS_MARK`] when the format trusts its producer.
+pub fn shown(name: &str) -> String {
+    if trusts_producer(name) {
+        format!("{name} {TRUSTS_MARK}")
+    } else {
+        name.to_owned()
+    }
+}

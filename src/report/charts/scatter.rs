@@ -8,6 +8,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use super::axis::{err, Axis, DrawResult};
 use super::canvas::{marker, plane, Axes, Canvas, Chart, Plane, Swatch};
 use super::style::{Colours, FONT};
+use crate::formats::shown;
 use crate::report::stats::{trim, Basis, Group, Stat, RAW};
 
 /// The frontier's dashed line.
@@ -202,7 +203,7 @@ fn names(
         let text = if p.format == RAW {
             "raw (floor)".to_owned()
         } else {
-            p.format.clone()
+            shown(&p.format)
         };
         let size = 16;
         let w = (0.58 * size as f64 * text.chars().count() as f64) as i32;
