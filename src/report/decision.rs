@@ -30,7 +30,7 @@ pub struct Decision {
 
 /// Why a format that trusts its producer is left out of the verdict by default.
 pub const TRUSTING_LEFT_OUT: &str =
-    "trusts its producer: decodes without verifying; `report --trusted-producer` ranks it too";
+    "trusts its producer: decodes without verifying; report --trusted-producer ranks it too";
 
 impl Decision {
     /// The capabilities from `given`, or else from `formats.json` beside the first CSV that has
@@ -148,7 +148,7 @@ impl Decision {
             if !names.is_empty() {
                 notes.push(format!(
                     "Left out: {}: each trusts its producer (decodes without verifying); \
-                     `report --trusted-producer` ranks them too. What their verifiers cost: \
+                     report --trusted-producer ranks them too. What their verifiers cost: \
                      each section's table \"What verification costs\".",
                     names.join(", ")
                 ));

@@ -97,7 +97,7 @@ pub fn table(groups: &[&Group]) -> Option<Table> {
              ns per {unit}, medians across the runs that timed both. Ratio: the twin's figure \
              over the trusting one's within each run, the median of those per-run ratios \
              (min–max); p50s under {TIE_STEPS:.0} clock steps ({CLOCK_STEP_NS:.0} ns) apart, or \
-             under {RATIO_STEPS:.0} steps, are given as a difference. ser is the same code in \
+             a trusting p50 under {RATIO_STEPS:.0} steps, are given as a difference in ns. ser is the same code in \
              both: its ratio shows the noise. {TRUSTS_NOTE}."
         ),
         left: 3,

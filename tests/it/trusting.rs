@@ -109,7 +109,7 @@ fn trusting_formats_are_labelled_left_out_of_the_verdict_and_set_beside_their_tw
     assert!(
         md.contains(
             "Left out: rkyv-unchecked ‡, flatbuffers-unverified ‡: each trusts its producer \
-             (decodes without verifying); `report --trusted-producer` ranks them too."
+             (decodes without verifying); report --trusted-producer ranks them too."
         ),
         "{md}"
     );
