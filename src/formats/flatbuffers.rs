@@ -185,8 +185,7 @@ impl<const VERIFY: bool> Format for FlatBuffersCodec<VERIFY> {
 /// A message whose union says it holds a body of a type, but holds none.
 const NO_BODY: DecodeError = DecodeError::Malformed("no body");
 
-/// Reads a packet table into `sink`. Public so the benches can feed it a root obtained without
-/// the verifier, to measure what verification costs.
+/// Reads a packet table into `sink`, verified or not (`flatbuffers-unverified`).
 pub fn visit<K: Sink>(root: fbs::Packet<'_>, sink: &mut K) -> Result<(), DecodeError> {
     sink.packet(root.seq());
     for m in root.messages() {
