@@ -191,7 +191,8 @@ pub struct Documented {
     /// values of its own.
     pub reads_in_place: bool,
     /// Decoding checks untrusted bytes (a verifier, bounds and tag checks) and refuses what is
-    /// not a packet; `false` for a decoder that trusts its producer.
+    /// not a packet; `false` for a decoder that trusts its producer, which must then only ever
+    /// be given bytes its own encoder wrote (see [`Documented::trusts_producer`]).
     pub validates: bool,
     /// Where the above is documented: the format's own documentation, or this codec's module
     /// docs where the codec adds the checks.
@@ -199,6 +200,14 @@ pub struct Documented {
 }
 
 impl Documented {
+    /// The decoder trusts its producer (`validates` is false): on bytes its own encoder did not
+    /// write its behaviour is undefined, so nothing may feed it untrusted, truncated or corrupt
+    /// bytes. The one property every such check (validation, fuzzing, the hostile-input tests,
+    /// `Runner::load`) and every label ("trusts its producer") goes by.
+    pub const fn trusts_producer(&self) -> bool {
+        !self.validates
+    }
+
     /// Written on one line per codec: schema, reads in place, validates, source.
     pub const fn new(
         schema: Option<&'static str>,

@@ -11,7 +11,7 @@ use md_shootout::stream::IexReader;
 
 use crate::common::{shootout, shootout_ok, summary_csv, widen, Expected};
 
-const COLUMNS: [&str; 68] = [
+const COLUMNS: [&str; 69] = [
     "run_id",
     "started_at",
     "label",
@@ -80,6 +80,7 @@ const COLUMNS: [&str; 68] = [
     "ser_alloc_bytes",
     "de_alloc_bytes",
     "de_all_alloc_bytes",
+    "trusts_producer",
 ];
 
 /// The summary CSV the issue specifies, computed from the generator's packets.

@@ -142,8 +142,11 @@ pub fn reader(format: &str) -> Option<Reader> {
     let (language, describe, read): (_, fn() -> _, ReadFn) = match format {
         "capnp-unpacked" => ("C++", capnp::describe, capnp::read_unpacked),
         "capnp-packed" => ("C++", capnp::describe, capnp::read_packed),
-        // planus frames its buffers as flatbuffers does (formats::planus): flatc reads them alike.
-        "flatbuffers" | "planus" => ("C++", flatbuffers::describe, flatbuffers::read),
+        // planus frames its buffers as flatbuffers does (formats::planus), and
+        // `flatbuffers-unverified` writes flatbuffers' bytes: flatc reads them alike.
+        "flatbuffers" | "planus" | "flatbuffers-unverified" => {
+            ("C++", flatbuffers::describe, flatbuffers::read)
+        }
         "protobuf" | "protobuf-google" => ("C++", protobuf::describe, protobuf::read),
         "sbe" => ("Java", sbe::describe, sbe::read),
         "json" => ("Python", json::describe, json::read),
@@ -171,7 +174,7 @@ pub fn reader(format: &str) -> Option<Reader> {
 /// Why a Rust-only format has no reader in another language, and the source that says so.
 pub fn rust_only(format: &str) -> Option<Finding> {
     let (detail, source) = match format {
-        "rkyv" => (
+        "rkyv" | "rkyv-unchecked" => (
             "no implementation outside Rust: the archive is the layout of Rust types as the \
              crate's derive lays them out, and the project describes itself as a framework for Rust",
             "https://docs.rs/crate/rkyv/0.8.16/source/README.md (\"a zero-copy deserialization \
