@@ -5,8 +5,10 @@
 //! check (`build/schema_v2.rs`, into `OUT_DIR/evolution-v2/`).
 //!
 //! The generators are found through the environment (`CAPNP`, `FLATC`, `SBE_JAR`, `JAVA`,
-//! `PROTOC`) or in the places `scripts/bootstrap.sh` puts them (`tools/`, `capnp` and `java` on
-//! PATH); `protoc` defaults to the one the `protoc-bin-vendored` build-dependency ships. A missing
+//! `PROTOC`, `PROTOC_RUST`) or in the places `scripts/bootstrap.sh` puts them (`tools/`, `capnp`
+//! and `java` on PATH); `protoc` defaults to the one the `protoc-bin-vendored` build-dependency
+//! ships. Google's protobuf runtime (`protobuf-google`) needs the protoc of its own release, the
+//! one with the Rust generator (`tools/protoc-36.2`). A missing
 //! tool stops the build with one line telling how to get it. Nothing is written into `src/`.
 
 use std::env;
@@ -21,6 +23,8 @@ mod schema_v2;
 
 const FLATC_VERSION: &str = "25.12.19";
 const SBE_VERSION: &str = "1.34.0";
+/// The protoc release `protobuf-codegen` 4.36.2 requires (it refuses any other).
+const PROTOC_RUST_VERSION: &str = "36.2";
 
 fn main() {
     let root = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
@@ -31,7 +35,7 @@ fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=build");
     println!("cargo:rerun-if-changed=schemas");
-    for var in ["CAPNP", "FLATC", "SBE_JAR", "JAVA", "PROTOC"] {
+    for var in ["CAPNP", "FLATC", "SBE_JAR", "JAVA", "PROTOC", "PROTOC_RUST"] {
         println!("cargo:rerun-if-env-changed={var}");
     }
 
@@ -41,6 +45,7 @@ fn main() {
     planus(&schemas.join("marketdata.fbs"), &out);
     sbe(&schemas.join("marketdata.xml"), &out, &tools);
     protobuf(&schemas, "marketdata.proto", &out);
+    protobuf_google(&schemas, "marketdata.proto", &out, &tools);
     evolution_v2(&schemas, &out.join("evolution-v2"), &tools);
     provenance(&root);
 }
@@ -80,6 +85,7 @@ fn evolution_v2(schemas: &Path, v2: &Path, tools: &Path) {
     planus(&v2.join("marketdata.fbs"), v2);
     sbe(&v2.join("marketdata.xml"), v2, tools);
     protobuf(v2, "marketdata.proto", v2);
+    protobuf_google(v2, "marketdata.proto", v2, tools);
 }
 
 /// Writes `text` unless the file already holds it, so its modification time moves only when it
@@ -357,5 +363,37 @@ fn protobuf(dir: &Path, file: &str, out: &Path) {
         .compile_protos(&[dir.join(file)], &[dir]);
     if let Err(e) = result {
         fail(&format!("protobuf compile failed: {e}"));
+    }
+}
+
+/// Google's protobuf code generator (`protobuf-codegen`, upb kernel) on `dir/file`, into
+/// `out/protobuf-google/` (`generated.rs` includes the rest), by the protoc release it requires.
+fn protobuf_google(dir: &Path, file: &str, out: &Path, tools: &Path) {
+    let Some(protoc) = find_tool(
+        "PROTOC_RUST",
+        &[tools.join(format!("protoc-{PROTOC_RUST_VERSION}"))],
+        None,
+    ) else {
+        missing(&format!(
+            "protoc {PROTOC_RUST_VERSION} (with the Rust generator)"
+        ))
+    };
+    let version = output(Command::new(&protoc).arg("--version")).unwrap_or_default();
+    if version != format!("libprotoc {PROTOC_RUST_VERSION}") {
+        fail(&format!(
+            "{} reports {version:?}, need libprotoc {PROTOC_RUST_VERSION}; run scripts/bootstrap.sh",
+            protoc.display()
+        ));
+    }
+    // The generator names its output after the input as given, so the input is relative to
+    // its include directory.
+    let result = protobuf_codegen::CodeGen::new()
+        .protoc_path(&protoc)
+        .include(dir)
+        .input(file)
+        .output_dir(out.join("protobuf-google"))
+        .generate_and_compile();
+    if let Err(e) = result {
+        fail(&format!("protobuf-google compile failed: {e}"));
     }
 }

@@ -1,14 +1,12 @@
 //! Serialize and deserialize throughput per format over a realistic day's packets, without the
-//! shootout harness around it: a cross-check of `shootout run`'s per-packet figures, and the
-//! place to measure variants that are not in the registry (FlatBuffers without its verifier, rkyv
-//! without bytecheck) and the `memcpy` floor under the `raw` baseline.
+//! shootout harness around it: a cross-check of `shootout run`'s per-packet figures (the
+//! registry's `flatbuffers-unverified` and `rkyv-unchecked` included: what the verifiers cost),
+//! and the `memcpy` floor under the `raw` baseline.
 
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use md_shootout::formats::flatbuffers::{self as fb, generated::md_shootout::fbs, FlatBuffers};
-use md_shootout::formats::mirror::ArchivedMPacket;
-use md_shootout::formats::{raw::Raw, rkyv::Rkyv};
+use md_shootout::formats::raw::Raw;
 use md_shootout::formats::{Aggregate, Format};
 use md_shootout::gen::{self, GenOptions};
 use md_shootout::model::Packet;
@@ -54,57 +52,6 @@ fn bench_format<F: Format>(c: &mut Criterion, packets: &[Packet]) {
         b.iter(|| {
             let mut agg = Aggregate::new();
             decode_all(&mut format, black_box(&buf), &mut agg);
-            agg
-        })
-    });
-    group.finish();
-}
-
-/// FlatBuffers deserialize with the verifier skipped: what the 2019 shootout's crate (which had
-/// no verifier) measured. Only sound for bytes we encoded ourselves.
-fn bench_flatbuffers_unverified(c: &mut Criterion, packets: &[Packet]) {
-    let mut group = c.benchmark_group("flatbuffers");
-    group.throughput(Throughput::Elements(packets.len() as u64));
-    let mut buf = Vec::new();
-    encode_all(&mut FlatBuffers::default(), packets, &mut buf);
-    group.bench_function(BenchmarkId::new("deserialize-unverified", "packets"), |b| {
-        b.iter(|| {
-            let mut agg = Aggregate::new();
-            let mut bytes = black_box(&buf[..]);
-            while bytes.len() >= 4 {
-                let len = 4 + u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as usize;
-                // SAFETY: `buf` holds size-prefixed packets our own encoder just wrote, so every
-                // root is a valid Packet table; this is exactly the trust the unchecked API needs.
-                let root = unsafe { fbs::size_prefixed_root_as_packet_unchecked(&bytes[..len]) };
-                fb::visit(root, &mut agg).expect("own encoding");
-                bytes = &bytes[len..];
-            }
-            agg
-        })
-    });
-    group.finish();
-}
-
-/// rkyv deserialize without bytecheck (`access_unchecked`): what validation costs. Only sound for
-/// bytes we encoded ourselves; the registry's runner always validates.
-fn bench_rkyv_unchecked(c: &mut Criterion, packets: &[Packet]) {
-    let mut group = c.benchmark_group("rkyv");
-    group.throughput(Throughput::Elements(packets.len() as u64));
-    let mut buf = Vec::new();
-    encode_all(&mut Rkyv::default(), packets, &mut buf);
-    assert_eq!(buf.as_ptr() as usize % md_shootout::formats::rkyv::ALIGN, 0);
-    group.bench_function(BenchmarkId::new("deserialize-unchecked", "packets"), |b| {
-        b.iter(|| {
-            let mut agg = Aggregate::new();
-            let mut bytes = black_box(&buf[..]);
-            while !bytes.is_empty() {
-                let (archive, used) = md_shootout::formats::rkyv::split(bytes).expect("own");
-                // SAFETY: `buf` holds records our own encoder just wrote, 16-byte aligned (checked
-                // above; every record is a multiple of 16 bytes), each a valid archived packet.
-                let root = unsafe { rkyv::access_unchecked::<ArchivedMPacket>(archive) };
-                md_shootout::formats::rkyv::visit(root, &mut agg);
-                bytes = &bytes[used..];
-            }
             agg
         })
     });
@@ -167,9 +114,6 @@ md_shootout::for_each_format!(bench_every_format);
 fn formats(c: &mut Criterion) {
     let packets = packets();
     bench_every_format(c, &packets);
-    // Variants that are not in the registry: what the verifier and bytecheck cost.
-    bench_flatbuffers_unverified(c, &packets);
-    bench_rkyv_unchecked(c, &packets);
     bench_memcpy(c, &packets);
 }
 

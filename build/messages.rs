@@ -1,9 +1,13 @@
 //! The one description of the IEX messages (`schemas/iex-messages.txt`) turned into Rust: the
-//! model (`iex_model.rs`), the wire vocabulary of the derive-driven formats (`iex_wire.rs`) and
-//! raw's records (`iex_raw.rs`), all in `OUT_DIR`. Written as plain text so a reader can open the
+//! model (`iex_model.rs`), the wire vocabulary of the derive-driven formats (`iex_wire.rs`),
+//! raw's records (`iex_raw.rs`) and the Avro schema (`iex.avsc`, `build/avro.rs`), all in
+//! `OUT_DIR`. Written as plain text so a reader can open the
 //! generated files and see exactly what the table produced.
 
 use super::schema_v2::snake;
+
+#[path = "avro.rs"]
+mod avro;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -494,7 +498,8 @@ fn wire_enum(structs: &[Struct], doc_line: &str) -> String {
         o,
         "/// {doc_line}\n\
          #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, rkyv::Archive, \
-         rkyv::Serialize, rkyv::Deserialize, bitcode::Encode, bitcode::Decode)]\n\
+         rkyv::Serialize, rkyv::Deserialize, bitcode::Encode, bitcode::Decode, \
+         wincode::SchemaWrite, wincode::SchemaRead, borsh::BorshSerialize, borsh::BorshDeserialize)]\n\
          #[serde(rename_all = \"snake_case\")]\npub enum Wire<S> {{"
     );
     for (s, name, _) in &message_variants(structs) {
@@ -675,6 +680,8 @@ pub fn generate(schemas: &Path, out: &Path) {
         ("iex_raw.rs", raw(&structs)),
         ("iex_wire_v2.rs", wire_v2(&v2, &appends)),
         ("iex_raw_v2.rs", raw_v2(&v2)),
+        ("iex.avsc", avro::schema(&structs)),
+        ("iex_v2.avsc", avro::schema(&v2)),
     ] {
         let path = out.join(file);
         std::fs::write(&path, code).unwrap_or_else(|e| panic!("{}: {e}", path.display()));

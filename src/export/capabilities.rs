@@ -8,6 +8,7 @@ use std::path::Path;
 use crate::capability::finding::is_yes;
 use crate::capability::row::CELLS;
 use crate::capability::Row;
+use crate::formats::{shown, trusts_producer, TRUSTS_NOTE};
 use crate::output::atomic::write_atomically;
 
 /// The file name bench gives the rows in its results folder, where `report` looks for them.
@@ -36,15 +37,21 @@ fn word(answer: &str) -> &'static str {
 /// bytes, then per format every cell's whole answer and what decided it (`measured` or
 /// `documented`).
 pub fn render(rows: &[Row]) -> String {
-    let width = rows.iter().map(|r| r.name.len()).max().unwrap_or(6).max(6);
+    let names: Vec<String> = rows.iter().map(|r| shown(&r.name)).collect();
+    let width = names
+        .iter()
+        .map(|n| n.chars().count())
+        .max()
+        .unwrap_or(6)
+        .max(6);
     let mut t = String::new();
     let _ = write!(t, "{:width$}", "format");
     for h in HEADINGS {
         let _ = write!(t, "  {h}");
     }
     t.push('\n');
-    for r in rows {
-        let _ = write!(t, "{:width$}", r.name);
+    for (r, name) in rows.iter().zip(&names) {
+        let _ = write!(t, "{name:width$}");
         for (cell, h) in CELLS.iter().zip(HEADINGS) {
             let w = h.chars().count();
             let _ = write!(t, "  {:<w$}", word(r.answer(cell).unwrap_or("no")));
@@ -57,8 +64,15 @@ pub fn render(rows: &[Row]) -> String {
         let _ = writeln!(t, "  {read_by}");
     }
     let _ = writeln!(t, "\nevolves v2→v1: a v1 reader reads v2 bytes exactly; v1→v2: a v2 reader reads v1 bytes with the new fields' defaults");
-    for r in rows {
-        let _ = writeln!(t, "\n{}", r.name);
+    if rows.iter().any(|r| trusts_producer(&r.name)) {
+        let _ = writeln!(
+            t,
+            "{TRUSTS_NOTE}; its evolution and other-language cells are its checked twin's (the \
+             same bytes)"
+        );
+    }
+    for (r, name) in rows.iter().zip(&names) {
+        let _ = writeln!(t, "\n{name}");
         for cell in CELLS.iter().copied().chain(["read_by"]) {
             let answer = match r.answer(cell) {
                 Some(a) => a.to_string(),
@@ -145,6 +159,19 @@ mod tests {
             t.contains("  read_by: [\"C++\", \"Java\"]\n    documented: C++: docs (yes)\n"),
             "{t}"
         );
+    }
+
+    /// A format that trusts its producer is marked in the table and its details, and the
+    /// mark is explained once; a table without one has neither.
+    #[test]
+    fn formats_that_trust_their_producer_are_labelled() {
+        let t = render(&[row("rkyv", true), row("rkyv-unchecked", false)]);
+        let lines: Vec<&str> = t.lines().collect();
+        assert!(lines[1].starts_with("rkyv  "), "{}", lines[1]);
+        assert!(lines[2].starts_with("rkyv-unchecked ‡  no"), "{}", lines[2]);
+        assert!(t.contains("\n‡ trusts its producer: "), "{t}");
+        assert!(t.contains("\nrkyv-unchecked ‡\n  schema: "), "{t}");
+        assert!(!render(&[row("rkyv", true)]).contains('‡'));
     }
 
     #[test]

@@ -145,6 +145,11 @@ pub struct Row {
     pub de_alloc_bytes: Option<f64>,
     #[serde(default)]
     pub de_all_alloc_bytes: Option<f64>,
+    /// `true` for a format that trusts its producer (decodes without verifying, sound only on
+    /// its own bytes: `formats::unchecked`), so a reader of the file can leave it out of a
+    /// comparison among formats that check what they read.
+    #[serde(default)]
+    pub trusts_producer: Option<bool>,
 }
 
 /// The header line, as written: [`Row`]'s fields in order (a test checks it).
@@ -154,7 +159,7 @@ ser_max_ns,ser_mean_ns,ser_total_ns,de_p50_ns,de_p90_ns,de_p99_ns,de_p999_ns,de_
 de_max_ns,de_mean_ns,de_total_ns,msgs_per_sec,timer_overhead_ns,host,cpu,rustc,git_rev,zstd_bytes,zlib_bytes,zstd_ns,\
 memcpy_p50_ns,memcpy_mean_ns,de_all_p50_ns,de_all_p90_ns,de_all_p99_ns,de_all_p999_ns,de_all_p9999_ns,\
 de_all_max_ns,de_all_mean_ns,de_all_total_ns,ser_batch_ns,de_batch_ns,de_all_batch_ns,clock,memcpy_batch_ns,unit,units,stored_mode,stored_sampled_bytes,timing,batch_units,jobs,worker_cpu,timed_faults,order_seed,dropped_bytes,\
-ser_allocs,de_allocs,de_all_allocs,ser_alloc_bytes,de_alloc_bytes,de_all_alloc_bytes";
+ser_allocs,de_allocs,de_all_allocs,ser_alloc_bytes,de_alloc_bytes,de_all_alloc_bytes,trusts_producer";
 
 /// How many of [`COLUMNS`] every results CSV has: those up to `git_rev`, the first header
 /// `run` wrote. [`Row`]'s later fields are optional.
@@ -261,6 +266,7 @@ impl Row {
             ser_alloc_bytes,
             de_alloc_bytes,
             de_all_alloc_bytes,
+            trusts_producer: Some(crate::formats::trusts_producer(f.name)),
         }
     }
 }
@@ -335,6 +341,7 @@ mod tests {
             zstd_bytes: Some(7),
             clock: Some("tsc".into()),
             order_seed: Some(u64::MAX),
+            trusts_producer: Some(true),
             ..Row::default()
         };
         let mut w = ::csv::Writer::from_writer(Vec::new());
@@ -359,5 +366,6 @@ mod tests {
         assert_eq!(back.msgs_per_sec, 2_500_000);
         assert_eq!((back.zstd_bytes, back.clock, back.jobs), (None, None, None));
         assert_eq!((back.ser_allocs, back.de_all_alloc_bytes), (None, None));
+        assert_eq!(back.trusts_producer, None);
     }
 }

@@ -9,6 +9,7 @@
 use std::fmt::Write;
 
 use super::RunReport;
+use crate::formats::{shown, trusts_producer, TRUSTS_NOTE};
 use crate::measure::floor::RAW;
 use crate::measure::stats::FormatResult;
 use crate::measure::stored::{StoredMode, SAMPLE_HEAD, SAMPLE_STRIDE};
@@ -40,6 +41,9 @@ pub fn render(report: &RunReport<'_>) -> String {
     throughput_table(&mut t, o, &ranked);
     latency_table(&mut t, o, &ranked);
     allocations_table(&mut t, o, &ranked);
+    if o.formats.iter().any(|f| trusts_producer(f.name)) {
+        let _ = writeln!(t, "\n{TRUSTS_NOTE}");
+    }
     let _ = writeln!(t, "\nworkloads: {WORKLOADS}");
     if !o.workers.is_empty() {
         let _ = writeln!(t, "{}", workers_line(o));
@@ -89,7 +93,7 @@ fn throughput_table(t: &mut String, o: &Outcome, ranked: &[&FormatResult]) {
             })
         };
         let mut row = vec![
-            f.name.to_owned(),
+            shown(f.name),
             fmt_f(f.bytes_per_message(), 1),
             per_message(estimate.map(|e| e.zstd_bytes)),
             per_message(estimate.map(|e| e.zlib_bytes)),
@@ -121,7 +125,7 @@ fn latency_table(t: &mut String, o: &Outcome, ranked: &[&FormatResult]) {
         .map(String::from)
         .collect()];
     for f in ranked {
-        let mut row = vec![f.name.to_owned()];
+        let mut row = vec![shown(f.name)];
         for latency in f.latency.values() {
             let s = latency.summary();
             row.extend([
@@ -154,7 +158,7 @@ fn allocations_table(t: &mut String, o: &Outcome, ranked: &[&FormatResult]) {
         .map(String::from)
         .collect()];
     for f in ranked {
-        let mut row = vec![f.name.to_owned()];
+        let mut row = vec![shown(f.name)];
         match f.allocations.and_then(|a| a.per_unit()) {
             Some(a) => {
                 row.extend(a.values().map(|u| fmt_f(u.allocations, 3)));
@@ -324,7 +328,7 @@ fn timing_line(o: &Outcome) -> String {
 fn write_rows(t: &mut String, rows: &[Vec<String>]) {
     let columns = rows.first().map_or(0, Vec::len);
     let widths: Vec<usize> = (0..columns)
-        .map(|c| rows.iter().map(|r| r[c].len()).max().unwrap_or(0))
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
         .collect();
     for row in rows {
         let line: Vec<String> = row

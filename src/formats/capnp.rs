@@ -29,14 +29,15 @@ use ::capnp::message::{Allocator, HeapAllocator, ReaderOptions};
 use ::capnp::Word;
 
 use super::wire::{IntoModel, ToLib};
-use super::codec::{touch, DecodeError, Documented, Format, Sink, Visitor, MAX_MESSAGES_PER_PACKET, MAX_PACKET_BYTES};
+use super::codec::table_only as schema_adds;
+use super::codec::{touch, DecodeError, Documented, Format, MessageRead, Sink, Visitor, MAX_MESSAGES_PER_PACKET, MAX_PACKET_BYTES};
 use crate::model::*;
 
-/// The code `capnpc` generated from `schemas/marketdata.capnp` (in OUT_DIR).
-#[allow(clippy::all, clippy::pedantic, dead_code, unused_imports, missing_docs)]
-pub mod marketdata_capnp {
-    include!(concat!(env!("OUT_DIR"), "/marketdata_capnp.rs"));
-}
+super::codec::generated!(
+    /// The code `capnpc` generated from `schemas/marketdata.capnp` (in OUT_DIR).
+    marketdata_capnp,
+    "/marketdata_capnp.rs"
+);
 
 use marketdata_capnp::{message as msg, packet};
 
@@ -341,8 +342,12 @@ macro_rules! side_conversions {
 pub(crate) use side_conversions;
 side_conversions!();
 
-/// The field-by-field copies between the model and the schema's builders and readers
-/// (`init_variant`, `set_field`, `get_field`: capnpc's names), from the message table.
+/// The field-by-field copies between the model and one schema's builders and readers
+/// (`init_variant`, `set_field`, `get_field`: capnpc's names), from the message table, over the
+/// names in scope where it expands: the schema's `msg`, `err`, `MessageRead` and
+/// `schema_adds!`, what the schema adds to the table's fields (`write $V x` after them, `read
+/// $V x, message` what a read returns). Expanded here for this schema and in
+/// `capability::evolution::capnp` for version 2.
 macro_rules! copies {
     ($($V:ident($S:ident) $snake:ident {
         kinds $kinds:tt, len $len:literal, wire $wire:tt, fields [$($f:ident: $t:ident),*],
@@ -353,19 +358,22 @@ macro_rules! copies {
                 $(Message::$V(m) => {
                     let mut x = b.$init();
                     $(x.$set(m.$f.to_lib());)*
+                    schema_adds!(write $V x);
                 })*
             }
         }
 
-        fn read_message(m: msg::Reader<'_>) -> Result<Message, DecodeError> {
+        fn read_message(m: msg::Reader<'_>) -> Result<MessageRead, DecodeError> {
             use msg::Which;
             Ok(match m.which().map_err(err)? {
                 $(Which::$V(x) => {
                     let x = x.map_err(err)?;
-                    Message::$V($S { $($f: x.$get().into_model()?,)* })
+                    schema_adds!(read $V x, Message::$V($S { $($f: x.$get().into_model()?,)* }))
                 })*
             })
         }
     };
 }
+pub(crate) use copies;
+
 for_each_message!(copies);

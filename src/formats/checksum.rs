@@ -101,26 +101,8 @@ impl FieldVisitor for Checksum {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Symbol, SystemEvent, Trade};
-
-    fn trade(price: i64, ts: i64) -> Message {
-        Message::TradeReport(Trade {
-            flags: 0x40,
-            timestamp: ts,
-            symbol: Symbol::new("AAPL").unwrap(),
-            size: 100,
-            price,
-            trade_id: 7,
-        })
-    }
-
-    fn packet(messages: Vec<Message>) -> Packet {
-        Packet {
-            seq: 10,
-            send_time: 20,
-            messages,
-        }
-    }
+    use crate::model::fixtures::{packet, trade};
+    use crate::model::SystemEvent;
 
     #[test]
     fn every_field_and_the_order_change_the_value() {

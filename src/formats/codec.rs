@@ -191,7 +191,8 @@ pub struct Documented {
     /// values of its own.
     pub reads_in_place: bool,
     /// Decoding checks untrusted bytes (a verifier, bounds and tag checks) and refuses what is
-    /// not a packet; `false` for a decoder that trusts its producer.
+    /// not a packet; `false` for a decoder that trusts its producer, which must then only ever
+    /// be given bytes its own encoder wrote (see [`Documented::trusts_producer`]).
     pub validates: bool,
     /// Where the above is documented: the format's own documentation, or this codec's module
     /// docs where the codec adds the checks.
@@ -199,6 +200,14 @@ pub struct Documented {
 }
 
 impl Documented {
+    /// The decoder trusts its producer (`validates` is false): on bytes its own encoder did not
+    /// write its behaviour is undefined, so nothing may feed it untrusted, truncated or corrupt
+    /// bytes. The one property every such check (validation, fuzzing, the hostile-input tests,
+    /// `Runner::load`) and every label ("trusts its producer") goes by.
+    pub const fn trusts_producer(&self) -> bool {
+        !self.validates
+    }
+
     /// Written on one line per codec: schema, reads in place, validates, source.
     pub const fn new(
         schema: Option<&'static str>,
@@ -248,6 +257,46 @@ pub trait Format: Default + 'static {
         Ok((packet, used))
     }
 }
+
+/// What a codec's own schema adds to the message table's fields in the field copies of the
+/// codecs whose setters write in place (`capnp::copies`, `sbe::templates`, used as their
+/// `schema_adds!`): nothing. Version 2's in `capability::evolution` add the appended field.
+macro_rules! table_only {
+    (write $V:ident $x:ident) => {};
+    (read $V:ident $x:ident, $message:expr) => {
+        $message
+    };
+}
+pub(crate) use table_only;
+
+/// What the schema-compiled codecs' `read_message` returns: the message (version 2's readers
+/// in `capability::evolution` return the field it appends beside it).
+pub(crate) type MessageRead = Message;
+
+/// `pub mod $name`, the code a schema compiler made (`$file` in OUT_DIR), as the codecs and their
+/// version 2 twins in `capability::evolution` include it: generated code is not ours to lint.
+macro_rules! generated {
+    ($(#[$doc:meta])* $name:ident, $file:literal) => {
+        $(#[$doc])*
+        #[allow(
+            clippy::all,
+            clippy::pedantic,
+            dead_code,
+            unused_imports,
+            unused_mut,
+            non_camel_case_types,
+            ambiguous_glob_reexports,
+            deprecated,
+            missing_docs,
+            unsafe_op_in_unsafe_fn,
+            mismatched_lifetime_syntaxes
+        )]
+        pub mod $name {
+            include!(concat!(env!("OUT_DIR"), $file));
+        }
+    };
+}
+pub(crate) use generated;
 
 #[cfg(test)]
 mod tests {

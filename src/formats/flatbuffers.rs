@@ -20,38 +20,30 @@
 //!
 //! Decoding runs the FlatBuffers verifier on every packet (`size_prefixed_root_as_packet_with_opts`)
 //! and then reads fields in place: symbols are `&Symbol` structs borrowed from the buffer. The
-//! verifier is what makes reading hostile bytes safe; skipping it (`root_unchecked`) would be
-//! `unsafe` and is not what a consumer of untrusted data can do, so its cost is measured. Neither
-//! side allocates once warm.
+//! verifier is what makes reading hostile bytes safe; skipping it (`root_unchecked`) is `unsafe`
+//! and not what a consumer of untrusted data can do: `VERIFY = false` is `flatbuffers-unverified`
+//! (see `formats::unchecked`), which measures what the verifier costs. Neither side allocates
+//! once warm.
 
 use ::flatbuffers::{FlatBufferBuilder, VerifierOptions, WIPOffset};
 
-use super::codec::{every_kind, reserve_touched, touch, DecodeError, Documented, Format, Sink, Visitor, MAX_DATAGRAM_MESSAGES};
+use super::codec::{every_kind, reserve_touched, touch, DecodeError, Documented, Format, MessageRead, Sink, Visitor, MAX_DATAGRAM_MESSAGES};
 use crate::model::*;
 
-/// The code `flatc` generated from `schemas/marketdata.fbs` (in OUT_DIR).
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    dead_code,
-    unused_imports,
-    non_camel_case_types,
-    deprecated,
-    missing_docs,
-    unsafe_op_in_unsafe_fn,
-    mismatched_lifetime_syntaxes
-)]
-pub mod generated {
-    include!(concat!(env!("OUT_DIR"), "/marketdata_generated.rs"));
-}
+super::codec::generated!(
+    /// The code `flatc` generated from `schemas/marketdata.fbs` (in OUT_DIR).
+    generated,
+    "/marketdata_generated.rs"
+);
 
 use generated::md_shootout::fbs;
 
 /// Bytes of the size prefix.
 const PREFIX: usize = 4;
 
-/// The FlatBuffers runner.
-pub struct FlatBuffers {
+/// The FlatBuffers runner: `VERIFY` runs the verifier before reading (`flatbuffers`), or not
+/// (`flatbuffers-unverified`, [`super::unchecked`]); nothing else differs.
+pub struct FlatBuffersCodec<const VERIFY: bool> {
     fbb: FlatBufferBuilder<'static>,
     offsets: Vec<WIPOffset<fbs::Message<'static>>>,
     verifier: VerifierOptions,
@@ -62,13 +54,16 @@ pub struct FlatBuffers {
 /// 200 KB.
 const BUILDER_BYTES: usize = 256 * 1024;
 
-impl Default for FlatBuffers {
+/// `flatbuffers`: every packet verified before it is read.
+pub type FlatBuffers = FlatBuffersCodec<true>;
+
+impl<const VERIFY: bool> Default for FlatBuffersCodec<VERIFY> {
     fn default() -> Self {
         let mut buffer = vec![0; BUILDER_BYTES];
         touch(&mut buffer, 0);
         let mut offsets = Vec::new();
         reserve_touched(&mut offsets, MAX_DATAGRAM_MESSAGES);
-        let mut fb = FlatBuffers {
+        let mut fb = FlatBuffersCodec {
             fbb: FlatBufferBuilder::from_vec(buffer),
             offsets,
             // Defaults allow 1M tables and depth 64: a 64 KiB datagram's packet has < 11k tables.
@@ -86,8 +81,9 @@ fn err(e: impl std::fmt::Display) -> DecodeError {
     DecodeError::library("flatbuffers", e)
 }
 
-impl FlatBuffers {
-    /// The verified root of the packet at the start of `bytes`, and the bytes it uses.
+impl<const VERIFY: bool> FlatBuffersCodec<VERIFY> {
+    /// The root of the packet at the start of `bytes` (verified if `VERIFY`), and the bytes it
+    /// uses.
     fn root<'a>(&self, bytes: &'a [u8]) -> Result<(fbs::Packet<'a>, usize), DecodeError> {
         DecodeError::check_len(bytes, PREFIX)?;
         let len = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as usize;
@@ -95,8 +91,18 @@ impl FlatBuffers {
             .checked_add(len)
             .ok_or(DecodeError::Malformed("size prefix overflows"))?;
         DecodeError::check_len(bytes, total)?;
-        let root = fbs::size_prefixed_root_as_packet_with_opts(&self.verifier, &bytes[..total])
-            .map_err(err)?;
+        let root = if VERIFY {
+            fbs::size_prefixed_root_as_packet_with_opts(&self.verifier, &bytes[..total])
+                .map_err(err)?
+        } else {
+            // SAFETY: only `flatbuffers-unverified` gets here, and it is only ever given bytes
+            // its own `encode` wrote, whole (the size prefix was checked just above): a runner
+            // decodes its own buffer and refuses foreign bytes (`Runner::load`), and every
+            // check that feeds decoders untrusted bytes skips a format whose `DOCUMENTED`
+            // says it does not validate (`formats::unchecked`). Such bytes are a valid
+            // size-prefixed `Packet`, which is all `root_unchecked` requires.
+            unsafe { fbs::size_prefixed_root_as_packet_unchecked(&bytes[..total]) }
+        };
         Ok((root, total))
     }
 }
@@ -106,10 +112,21 @@ const SCHEMA: Option<&str> = Some("schemas/marketdata.fbs, compiled by flatc 25.
 /// Where [`Format::DOCUMENTED`] comes from.
 const SOURCE: &str = "https://flatbuffers.dev/tutorial/ (accessors read the buffer in place; the \
     verifier checks an untrusted buffer before it is read)";
+/// Where `flatbuffers-unverified`'s [`Format::DOCUMENTED`] comes from.
+const UNVERIFIED_SOURCE: &str = "https://docs.rs/flatbuffers/25.12.19/flatbuffers/fn.root_unchecked.html \
+    (no verifier: the caller must trust that the bytes are a valid buffer)";
 
-impl Format for FlatBuffers {
-    const NAME: &'static str = "flatbuffers";
-    const DOCUMENTED: Documented = Documented::new(SCHEMA, true, true, SOURCE);
+impl<const VERIFY: bool> Format for FlatBuffersCodec<VERIFY> {
+    const NAME: &'static str = if VERIFY {
+        "flatbuffers"
+    } else {
+        "flatbuffers-unverified"
+    };
+    const DOCUMENTED: Documented = if VERIFY {
+        Documented::new(SCHEMA, true, true, SOURCE)
+    } else {
+        Documented::new(SCHEMA, true, false, UNVERIFIED_SOURCE)
+    };
 
     fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
         let fbb = &mut self.fbb;
@@ -158,8 +175,7 @@ impl Format for FlatBuffers {
 /// A message whose union says it holds a body of a type, but holds none.
 const NO_BODY: DecodeError = DecodeError::Malformed("no body");
 
-/// Reads a packet table into `sink`. Public so the benches can feed it a root obtained without
-/// the verifier, to measure what verification costs.
+/// Reads a packet table into `sink`, verified or not (`flatbuffers-unverified`).
 pub fn visit<K: Sink>(root: fbs::Packet<'_>, sink: &mut K) -> Result<(), DecodeError> {
     sink.packet(root.seq());
     for m in root.messages() {
@@ -193,8 +209,6 @@ pub fn visit<K: Sink>(root: fbs::Packet<'_>, sink: &mut K) -> Result<(), DecodeE
     }
     Ok(())
 }
-
-type UnionOffset = WIPOffset<::flatbuffers::UnionWIPOffset>;
 
 /// `ToFb` and `FbArg` for the field types a table holds as they are.
 macro_rules! same {
@@ -305,26 +319,25 @@ macro_rules! read_table {
 }
 pub(crate) use read_table;
 
-/// A table's args from a model message.
-macro_rules! table_args {
-    ($m:ident, $Args:ident, [$($f:ident @ $at:literal),*]) => {
-        fbs::$Args { $($f: $m.$f.to_fb().arg(),)* }
-    };
-}
-
-/// The field-by-field copies between the model and the generated tables (`XArgs`, one union tag
-/// per type byte with its `body_as_tag`; the table holds the fields on the IEX wire, a side the
-/// type byte implies is the tag), from the message table.
+/// The field-by-field copies between the model and one schema's generated tables (`XArgs`, one
+/// union tag per type byte with its `body_as_tag`; the table holds the fields on the IEX wire, a
+/// side the type byte implies is the tag), from the message table, over the names in scope where
+/// it expands: the schema's `fbs`, `MessageRead` and `schema_adds!`, what the schema adds to
+/// the table's fields (`args m, $V $Args [wire]` a table's args, `read $V x, message` what a
+/// read returns). Expanded here for this schema and in `capability::evolution::flatbuffers` for
+/// version 2.
 macro_rules! copies {
     ($($V:ident($S:ident) $snake:ident {
         kinds [$($K:ident $implied:tt),+], len $len:literal, wire $wire:tt, fields $fields:tt,
         capnp $init:ident $capnp:tt, flatbuffers $Args:ident [$($Tag:ident $as:ident),+],
         sbe $($sbe:ident)*,
     },)*) => {
+        // Version 2's args end in `..Default::default()`, needless for the types it leaves alone.
+        #[allow(clippy::needless_update)]
         fn build_body(
             fbb: &mut FlatBufferBuilder<'static>,
             m: &Message,
-        ) -> (fbs::Body, UnionOffset) {
+        ) -> (fbs::Body, ::flatbuffers::WIPOffset<::flatbuffers::UnionWIPOffset>) {
             let kind = m.kind();
             match m {
                 $(Message::$V(m) => (
@@ -332,18 +345,18 @@ macro_rules! copies {
                         $(kind::$K => fbs::Body::$Tag,)+
                         _ => fbs::Body::NONE,
                     },
-                    fbs::$S::create(fbb, &table_args!(m, $Args, $wire))
+                    fbs::$S::create(fbb, &schema_adds!(args m, $V $Args $wire))
                         .as_union_value(),
                 ),)*
             }
         }
 
-        fn read_message(m: fbs::Message<'_>) -> Result<Message, DecodeError> {
+        fn read_message(m: fbs::Message<'_>) -> Result<MessageRead, DecodeError> {
             const NO_BODY: DecodeError = DecodeError::Malformed("FlatBuffers message without a body");
             Ok(match m.body_type() {
                 $($(fbs::Body::$Tag => {
                     let x = m.$as().ok_or(NO_BODY)?;
-                    read_table!(x, $V($S) $implied $wire)
+                    schema_adds!(read $V x, $crate::formats::flatbuffers::read_table!(x, $V($S) $implied $wire))
                 })+)*
                 _ => {
                     return Err(DecodeError::Malformed(
@@ -352,6 +365,17 @@ macro_rules! copies {
                 }
             })
         }
+    };
+}
+pub(crate) use copies;
+
+/// What this schema adds to the table's fields: nothing.
+macro_rules! schema_adds {
+    (args $m:ident, $V:ident $Args:ident [$($f:ident @ $at:literal),*]) => {
+        fbs::$Args { $($f: $m.$f.to_fb().arg(),)* }
+    };
+    (read $V:ident $x:ident, $message:expr) => {
+        $message
     };
 }
 for_each_message!(copies);

@@ -22,6 +22,8 @@ pub mod aggregate;
 pub mod checksum;
 mod codec;
 pub mod mirror;
+mod serde_packet;
+pub mod sequential;
 #[cfg(test)]
 mod steady;
 pub mod wire;
@@ -51,7 +53,17 @@ macro_rules! for_each_format {
             postcard: [postcard: $crate::formats::postcard::Postcard],
             json: [json: $crate::formats::json::Json],
             raw: [raw: $crate::formats::raw::Raw],
+            avro: [avro: $crate::formats::avro::Avro],
+            msgpack: [msgpack: $crate::formats::msgpack::Msgpack],
+            cbor: [cbor: $crate::formats::cbor::Cbor],
+            protobuf_google: [protobuf_google: $crate::formats::protobuf_google::ProtobufGoogle],
             planus: [planus: $crate::formats::planus::Planus],
+            wincode: [wincode: $crate::formats::wincode::Wincode],
+            borsh: [borsh: $crate::formats::borsh::Borsh],
+            unchecked: [
+                flatbuffers_unverified: $crate::formats::unchecked::FlatBuffersUnverified,
+                rkyv_unchecked: $crate::formats::unchecked::RkyvUnchecked,
+            ],
         }
     };
 }
@@ -76,4 +88,41 @@ macro_rules! format_names {
 /// Every format's [`Format::NAME`], in `for_each_format!`'s order.
 pub fn names() -> Vec<&'static str> {
     for_each_format!(format_names)
+}
+
+macro_rules! format_trust {
+    ($($module:ident: [$($name:ident: $F:ty),+ $(,)?]),* $(,)?) => {
+        vec![$($((<$F as Format>::NAME, <$F as Format>::DOCUMENTED.trusts_producer())),+),*]
+    };
+}
+
+/// Every format's [`Format::NAME`] and whether it trusts its producer
+/// ([`Documented::trusts_producer`]), in `for_each_format!`'s order.
+pub fn trust() -> Vec<(&'static str, bool)> {
+    for_each_format!(format_trust)
+}
+
+/// Whether the format named `name` trusts its producer: labelled so wherever it appears, and
+/// left out of the verdict unless asked for. `false` for a name no format has (a row from
+/// another build).
+pub fn trusts_producer(name: &str) -> bool {
+    trust().iter().any(|&(n, trusts)| trusts && n == name)
+}
+
+/// The mark after the name of a format that trusts its producer wherever the name is shown
+/// (tables, legends, `shootout formats`), with [`TRUSTS_NOTE`] beside it.
+pub const TRUSTS_MARK: &str = "‡";
+
+/// What [`TRUSTS_MARK`] means, said once wherever the mark appears.
+pub const TRUSTS_NOTE: &str = "‡ trusts its producer: decoded without the format's verifier \
+    (flatbuffers' root_unchecked, rkyv's access_unchecked), sound only on bytes its own encoder \
+    wrote, as in these runs; never on bytes from a network or a file";
+
+/// `name` as shown: with [`TRUSTS_MARK`] when the format trusts its producer.
+pub fn shown(name: &str) -> String {
+    if trusts_producer(name) {
+        format!("{name} {TRUSTS_MARK}")
+    } else {
+        name.to_owned()
+    }
 }

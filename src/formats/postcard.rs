@@ -11,38 +11,20 @@
 //! `to_slice` into a fixed slice (what the Rust serialization benchmark times) or `to_extend` into
 //! anything that grows, such as a reused `Vec`. Ours uses `to_extend` (the output buffer grows as
 //! the packet is written: its size is not known before, and `to_slice` would need a worst-case
-//! slice zeroed first), straight from the model, each message's [`Wire`] built on the stack: no
-//! allocation, no intermediate copy of the packet. Decoding reads the header, then takes the
-//! messages one by one with `take_from_bytes` and hands them to the sink: no allocation, symbols
-//! borrowed, though every field of every message is decoded (varints cannot be skipped without
-//! being read).
+//! slice zeroed first), straight from the model (`serde_packet::PacketOut`, shared with the other
+//! serde formats), each message's [`Wire`] built on the stack: no allocation, no intermediate copy
+//! of the packet. Decoding reads the header, then takes the messages one by one with
+//! `take_from_bytes` and hands them to the sink: no allocation, symbols borrowed, though every
+//! field of every message is decoded (varints cannot be skipped without being read).
 
-use serde::Serialize;
-
-use super::wire::Wire;
 use super::codec::{DecodeError, Documented, Format, Sink, Visitor};
-use crate::model::{Message, Packet, Symbol};
+use super::serde_packet::PacketOut;
+use super::wire::Wire;
+use crate::model::{Packet, Symbol};
 
 /// The postcard runner (stateless).
 #[derive(Debug, Default)]
 pub struct Postcard;
-
-/// The packet as serialized: the model's messages mapped to [`Wire`] on the fly.
-#[derive(Serialize)]
-struct PacketOut<'a> {
-    seq: u64,
-    send_time: i64,
-    #[serde(serialize_with = "messages_out")]
-    messages: &'a [Message],
-}
-
-fn messages_out<S: serde::Serializer>(messages: &&[Message], s: S) -> Result<S::Ok, S::Error> {
-    s.collect_seq(
-        messages
-            .iter()
-            .map(|m| Wire::from_model(m, |sym: &Symbol| &sym.0[..])),
-    )
-}
 
 fn err(e: postcard::Error) -> DecodeError {
     match e {
@@ -87,13 +69,9 @@ impl Format for Postcard {
     const DOCUMENTED: Documented = Documented::new(SCHEMA, false, true, SOURCE);
 
     fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
-        let p = PacketOut {
-            seq: packet.seq,
-            send_time: packet.send_time,
-            messages: &packet.messages,
-        };
+        let p = PacketOut::new(packet, |sym: &Symbol| &sym.0[..]);
         *out = postcard::to_extend(&p, std::mem::take(out)).expect("a Vec grows to fit");
-        p.messages.len()
+        packet.messages.len()
     }
 
     fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {

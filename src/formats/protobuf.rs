@@ -24,14 +24,14 @@
 use prost::Message as _;
 
 use super::wire::{IntoModel, ToLib};
-use super::codec::{reserve_touched, DecodeError, Documented, Format, Sink, Visitor, MAX_DATAGRAM_MESSAGES};
+use super::codec::{reserve_touched, DecodeError, Documented, Format, MessageRead, Sink, Visitor, MAX_DATAGRAM_MESSAGES};
 use crate::model::*;
 
-/// The code prost-build generated from `schemas/marketdata.proto` (in OUT_DIR).
-#[allow(clippy::all, clippy::pedantic, missing_docs)]
-pub mod pb {
-    include!(concat!(env!("OUT_DIR"), "/md_shootout.pb.rs"));
-}
+super::codec::generated!(
+    /// The code prost-build generated from `schemas/marketdata.proto` (in OUT_DIR).
+    pb,
+    "/md_shootout.pb.rs"
+);
 
 use pb::message::Body;
 
@@ -95,8 +95,12 @@ impl IntoModel<Side> for i32 {
     }
 }
 
-/// The field-by-field copies between the model and prost's structs (`Body::Variant(pb::Struct)`,
-/// the model's names), from the message table.
+/// The field-by-field copies between the model and one schema's prost structs
+/// (`Body::Variant(pb::Struct)`, the model's names), from the message table, over the names in
+/// scope where it expands: the schema's `pb` and `Body`, `MessageRead` and `schema_adds!`, what
+/// the schema adds to the table's fields (`body $V $S { fields }` the body built from them, `read
+/// $V x, message` what a read returns). Expanded here for this schema and in
+/// `capability::evolution::protobuf` for version 2.
 macro_rules! copies {
     ($($V:ident($S:ident) $snake:ident {
         kinds $kinds:tt, len $len:literal, wire $wire:tt, fields [$($f:ident: $t:ident),*],
@@ -104,19 +108,30 @@ macro_rules! copies {
     },)*) => {
         fn to_pb(m: &Message) -> pb::Message {
             let body = match m {
-                $(Message::$V(m) => Body::$V(pb::$S { $($f: m.$f.to_lib(),)* }),)*
+                $(Message::$V(m) => schema_adds!(body $V $S { $($f: m.$f.to_lib(),)* }),)*
             };
             pb::Message { body: Some(body) }
         }
 
-        fn from_pb(m: &pb::Message) -> Result<Message, DecodeError> {
+        fn from_pb(m: &pb::Message) -> Result<MessageRead, DecodeError> {
             let Some(body) = &m.body else {
                 return Err(DecodeError::Malformed("protobuf: message with no body"));
             };
             Ok(match body {
-                $(Body::$V(m) => Message::$V($S { $($f: m.$f.into_model()?,)* }),)*
+                $(Body::$V(m) => schema_adds!(read $V m, Message::$V($S { $($f: m.$f.into_model()?,)* })),)*
             })
         }
+    };
+}
+pub(crate) use copies;
+
+/// What this schema adds to the table's fields: nothing.
+macro_rules! schema_adds {
+    (body $V:ident $S:ident { $($fields:tt)* }) => {
+        Body::$V(pb::$S { $($fields)* })
+    };
+    (read $V:ident $x:ident, $message:expr) => {
+        $message
     };
 }
 for_each_message!(copies);

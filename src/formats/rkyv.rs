@@ -33,9 +33,8 @@
 //! `rkyv::access_unchecked` on corrupt or hostile bytes is undefined behaviour (a bad relative
 //! pointer or vector length reads out of bounds; an invalid enum tag is an invalid value), not
 //! an error. The window runner could skip validation soundly only for bytes it provably wrote
-//! itself in the same process, which the generic `Runner` does not express; the bench
-//! `rkyv/deserialize-unchecked` (benches/formats.rs) measures that unvalidated path on our own
-//! encoding, to show what bytecheck costs.
+//! itself in the same process: `CHECK = false` is `rkyv-unchecked` (see `formats::unchecked`),
+//! `access_unchecked` on the runner's own bytes only, which measures what bytecheck costs.
 
 use ::rkyv::rancor::{self, Strategy};
 use ::rkyv::ser::allocator::Arena;
@@ -53,16 +52,20 @@ pub const HEADER: usize = 16;
 pub const ALIGN: usize = 16;
 
 /// The rkyv runner: the mirror it fills, the serializer's arena, and an aligned scratch buffer
-/// for slices that arrive misaligned.
-pub struct Rkyv {
+/// for slices that arrive misaligned. `CHECK` validates with bytecheck before reading (`rkyv`),
+/// or not (`rkyv-unchecked`, [`super::unchecked`]); nothing else differs.
+pub struct RkyvCodec<const CHECK: bool> {
     mirror: MPacket,
     arena: Arena,
     scratch: AlignedVec<ALIGN>,
 }
 
-impl Default for Rkyv {
+/// `rkyv`: every archive validated before it is read.
+pub type Rkyv = RkyvCodec<true>;
+
+impl<const CHECK: bool> Default for RkyvCodec<CHECK> {
     fn default() -> Self {
-        let mut rkyv = Rkyv {
+        let mut rkyv = RkyvCodec {
             mirror: MPacket::with_datagram_room(),
             arena: Arena::new(),
             scratch: AlignedVec::new(),
@@ -158,9 +161,9 @@ pub fn visit<K: Sink>(p: &ArchivedMPacket, sink: &mut K) {
     }
 }
 
-impl Rkyv {
-    /// The validated archive of the record at the start of `bytes` (copied into the aligned
-    /// scratch buffer first if misaligned) and the record's length.
+impl<const CHECK: bool> RkyvCodec<CHECK> {
+    /// The archive of the record at the start of `bytes` (copied into the aligned scratch
+    /// buffer first if misaligned), validated if `CHECK`, and the record's length.
     fn access<'a>(
         &'a mut self,
         bytes: &'a [u8],
@@ -173,7 +176,18 @@ impl Rkyv {
             self.scratch.extend_from_slice(archive);
             &self.scratch[..]
         };
-        let packet = ::rkyv::access::<ArchivedMPacket, rancor::Error>(archive).map_err(err)?;
+        let packet = if CHECK {
+            ::rkyv::access::<ArchivedMPacket, rancor::Error>(archive).map_err(err)?
+        } else {
+            // SAFETY: only `rkyv-unchecked` gets here, and it is only ever given records its
+            // own `encode` wrote, whole (`split` checked the length): a runner decodes its own
+            // buffer and refuses foreign bytes (`Runner::load`), and every check that feeds
+            // decoders untrusted bytes skips a format whose `DOCUMENTED` says it does not
+            // validate (`formats::unchecked`). Such an archive is a valid `ArchivedMPacket`
+            // whose root sits at its end, and `archive` is 16-byte aligned (checked or copied
+            // just above): what `access_unchecked` requires.
+            unsafe { ::rkyv::access_unchecked::<ArchivedMPacket>(archive) }
+        };
         Ok((packet, used))
     }
 }
@@ -183,10 +197,17 @@ const SCHEMA: Option<&str> = None;
 /// Where [`Format::DOCUMENTED`] comes from.
 const SOURCE: &str = "https://rkyv.org/validation.html (the Rust types are the schema; `access` \
     validates with bytecheck, then reads the archive in place)";
+/// Where `rkyv-unchecked`'s [`Format::DOCUMENTED`] comes from.
+const UNCHECKED_SOURCE: &str = "https://docs.rs/rkyv/0.8/rkyv/fn.access_unchecked.html (no \
+    validation: the bytes must be a valid archive, or behaviour is undefined)";
 
-impl Format for Rkyv {
-    const NAME: &'static str = "rkyv";
-    const DOCUMENTED: Documented = Documented::new(SCHEMA, true, true, SOURCE);
+impl<const CHECK: bool> Format for RkyvCodec<CHECK> {
+    const NAME: &'static str = if CHECK { "rkyv" } else { "rkyv-unchecked" };
+    const DOCUMENTED: Documented = if CHECK {
+        Documented::new(SCHEMA, true, true, SOURCE)
+    } else {
+        Documented::new(SCHEMA, true, false, UNCHECKED_SOURCE)
+    };
 
     fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
         self.mirror.fill_from(packet);

@@ -20,23 +20,15 @@
 //! them, and schema id, template id and block length are validated.
 
 use super::wire::IntoModel;
-use super::codec::{DecodeError, Documented, Format, Sink, Visitor};
+use super::codec::table_only as schema_adds;
+use super::codec::{DecodeError, Documented, Format, MessageRead, Sink, Visitor};
 use crate::model::*;
 
-/// The code `build.rs` generated from the schema, made a module (see build.rs).
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    dead_code,
-    unused_imports,
-    unused_mut,
-    non_camel_case_types,
-    ambiguous_glob_reexports,
-    missing_docs
-)]
-pub mod generated {
-    include!(concat!(env!("OUT_DIR"), "/sbe/mod.rs"));
-}
+super::codec::generated!(
+    /// The code `build.rs` generated from the schema, made a module (see build.rs).
+    generated,
+    "/sbe/mod.rs"
+);
 
 use generated::message_header_codec::{self, MessageHeaderDecoder};
 use generated::*;
@@ -140,8 +132,11 @@ impl IntoModel<Symbol> for [u8; 8] {
 }
 
 /// Every per-template list, from the message table: block lengths, the field-by-field copies
-/// through the generated encoders and decoders (`x_codec::XEncoder`, setters and getters named
-/// as the model's fields).
+/// through one schema's generated encoders and decoders (`x_codec::XEncoder`, setters and getters
+/// named as the model's fields), over the names in scope where it expands: the schema's
+/// generated code, `MessageRead` and `schema_adds!`, what the schema adds to the table's fields
+/// (`write $V e` after them, `read $V d, message` what a read returns). Expanded here for this
+/// schema and in `capability::evolution::sbe` for version 2.
 macro_rules! templates {
     ($($V:ident($S:ident) $snake:ident {
         kinds $kinds:tt, len $len:literal, wire $wire:tt, fields [$($f:ident: $t:ident),*],
@@ -157,14 +152,15 @@ macro_rules! templates {
 
         fn put_message(buf: &mut [u8], off: usize, m: &Message) -> usize {
             match m {
-                $(Message::$V(m) => put!(buf, off, $codec::$Enc, |e| {
+                $(Message::$V(m) => $crate::formats::sbe::put!(buf, off, $codec::$Enc, |e| {
                     $(e.$f((&m.$f).to_sbe());)*
+                    schema_adds!(write $V e);
                 }),)*
             }
         }
 
-        /// The minimum block length a template needs, `None` for a template this schema does not
-        /// know.
+        /// The minimum block length a template needs (the schema's block length), `None` for a
+        /// template this schema does not know.
         fn min_block(template: u16) -> Option<u16> {
             Some(match template {
                 $($codec::SBE_TEMPLATE_ID => $codec::SBE_BLOCK_LENGTH,)*
@@ -176,11 +172,11 @@ macro_rules! templates {
             template: u16,
             header: MessageHeaderDecoder<ReadBuf<'_>>,
             pos: usize,
-        ) -> Result<Message, DecodeError> {
+        ) -> Result<MessageRead, DecodeError> {
             Ok(match template {
                 $($codec::SBE_TEMPLATE_ID => {
                     let d = $codec::$Dec::default().header(header, pos);
-                    Message::$V($S { $($f: d.$f().into_model()?,)* })
+                    schema_adds!(read $V d, Message::$V($S { $($f: d.$f().into_model()?,)* }))
                 })*
                 _ => {
                     return Err(DecodeError::Malformed(
@@ -191,6 +187,8 @@ macro_rules! templates {
         }
     };
 }
+pub(crate) use templates;
+
 for_each_message!(templates);
 
 /// A message header at `pos`, checked: whole header and block inside `bytes`, our schema, and a

@@ -24,6 +24,10 @@ use crate::model::*;
     rkyv::Deserialize,
     bitcode::Encode,
     bitcode::Decode,
+    wincode::SchemaWrite,
+    wincode::SchemaRead,
+    borsh::BorshSerialize,
+    borsh::BorshDeserialize,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum WSide {

@@ -11,58 +11,68 @@ use super::stats::FormatResult;
 use super::verify;
 use super::workload::Workload;
 
-/// A per-packet decode (`pass`) must report every packet of the window, each ending where the
-/// encoder's did: a decoder that stops early, or claims more or fewer bytes than a packet has,
-/// is caught here even where its values happen to be right.
-pub fn each_packet_whole(
-    format: &'static str,
-    pass: Workload,
-    stats: &[PacketStat],
-    ends: &[usize],
-    packets: &[Packet],
-    first_packet: u64,
-) -> Result<(), RunError> {
-    ends_agree(format, pass, stats, ends, packets, first_packet)?;
-    if stats.len() != ends.len() {
-        return Err(RunError::Disagree {
-            format,
-            what: format!(
-                "window starting at packet {first_packet}: the {} read {} packets, the \
-                 encoder wrote {}",
-                pass.name(),
-                stats.len(),
-                ends.len()
-            ),
-        });
-    }
-    Ok(())
+/// A pass timed per unit (`workload` of `format`), as its checks of the packets' lengths see it.
+#[derive(Debug, Clone, Copy)]
+pub struct PassCheck<'a> {
+    pub format: &'static str,
+    pub workload: Workload,
+    /// What the pass reported, one per packet decoded so far.
+    pub stats: &'a [PacketStat],
+    /// Where the encoder ended each packet of the window.
+    pub ends: &'a [usize],
+    /// The window's source packets.
+    pub packets: &'a [Packet],
+    /// The number of the window's first packet in the input.
+    pub first_packet: u64,
 }
 
-/// The packets decoded so far (`stats`) each ended where the encoder's did. Also asked when a
-/// decode fails: a wrong length before it is the cause to name, not the failure it led to.
-pub fn ends_agree(
-    format: &'static str,
-    pass: Workload,
-    stats: &[PacketStat],
-    ends: &[usize],
-    packets: &[Packet],
-    first_packet: u64,
-) -> Result<(), RunError> {
-    let Some(at) = stats.iter().zip(ends).position(|(s, &e)| s.end != e) else {
-        return Ok(());
-    };
-    let start = if at == 0 { 0 } else { ends[at - 1] };
-    Err(RunError::Disagree {
-        format,
-        what: format!(
-            "packet {} (seq {}): the {} used {} bytes, the encoder wrote {}",
-            first_packet + at as u64,
-            packets[at].seq,
-            pass.name(),
-            stats[at].end.saturating_sub(start),
-            ends[at] - start
-        ),
-    })
+impl PassCheck<'_> {
+    /// A per-packet decode must report every packet of the window, each ending where the
+    /// encoder's did: a decoder that stops early, or claims more or fewer bytes than a packet
+    /// has, is caught here even where its values happen to be right.
+    pub fn each_packet_whole(&self) -> Result<(), RunError> {
+        self.ends_agree()?;
+        let Self {
+            stats,
+            ends,
+            first_packet,
+            ..
+        } = *self;
+        if stats.len() != ends.len() {
+            return Err(RunError::Disagree {
+                format: self.format,
+                what: format!(
+                    "window starting at packet {first_packet}: the {} read {} packets, the \
+                     encoder wrote {}",
+                    self.workload.name(),
+                    stats.len(),
+                    ends.len()
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// The packets decoded so far each ended where the encoder's did. Also asked when a decode
+    /// fails: a wrong length before it is the cause to name, not the failure it led to.
+    pub fn ends_agree(&self) -> Result<(), RunError> {
+        let Self { stats, ends, .. } = *self;
+        let Some(at) = stats.iter().zip(ends).position(|(s, &e)| s.end != e) else {
+            return Ok(());
+        };
+        let start = if at == 0 { 0 } else { ends[at - 1] };
+        Err(RunError::Disagree {
+            format: self.format,
+            what: format!(
+                "packet {} (seq {}): the {} used {} bytes, the encoder wrote {}",
+                self.first_packet + at as u64,
+                self.packets[at].seq,
+                self.workload.name(),
+                stats[at].end.saturating_sub(start),
+                ends[at] - start
+            ),
+        })
+    }
 }
 
 /// The error for a packet whose complete decode does not give the source's checksum: decoded
@@ -454,53 +464,6 @@ mod tests {
         failure_of(Box::new(FormatRunner::<BrokenDecoder<FAULT>>::default()))
     }
 
-    #[test]
-    fn a_complete_decode_that_stops_early_fails_the_run() {
-        let e = decoder_failure::<0>();
-        assert!(
-            e.starts_with("broken: packet 50 (seq ")
-                && e.contains("): the complete decode used ")
-                && e.contains(" bytes, the encoder wrote "),
-            "{e}"
-        );
-    }
-
-    #[test]
-    fn a_complete_decode_that_skips_a_field_fails_the_run() {
-        let e = decoder_failure::<1>();
-        assert!(e.contains("].TradeReport.trade_id should be "), "{e}");
-    }
-
-    #[test]
-    fn a_wrong_price_that_is_no_extreme_fails_the_run() {
-        let e = decoder_failure::<2>();
-        assert!(
-            e.starts_with("broken: aggregate differs from the source: symbol ")
-                && e.contains("the same sums and extremes, but not the same values in order"),
-            "{e}"
-        );
-    }
-
-    #[test]
-    fn a_decoder_that_swaps_messages_fails_the_run() {
-        let e = decoder_failure::<3>();
-        assert!(
-            e.starts_with("broken: packet ") && e.contains(": messages[0]."),
-            "{e}"
-        );
-    }
-
-    #[test]
-    fn a_decoder_that_claims_more_bytes_than_it_read_fails_the_run() {
-        let e = decoder_failure::<4>();
-        assert!(
-            e.starts_with("broken: packet 1 (seq ")
-                && e.contains("): the complete decode used ")
-                && e.contains(" bytes, the encoder wrote "),
-            "{e}"
-        );
-    }
-
     /// A default run (no `--verify`) of `raw` and the broken encoder over a synthetic day's start.
     fn run_broken<const FAULT: u8>() -> Result<Outcome, RunError> {
         run_against_raw(Box::new(FormatRunner::<Broken<FAULT>>::default()))
@@ -517,40 +480,40 @@ mod tests {
         assert_eq!(o.formats[1].messages_encoded, o.messages);
     }
 
-    #[test]
-    fn a_dropped_message_fails_the_run() {
-        let e = failure::<0>();
-        assert!(
-            e.starts_with("broken: packet ") && e.contains("messages.len() should be "),
-            "{e}"
-        );
+    /// One test per broken format: the run fails with an error that starts with `$start` and
+    /// says each of `$says`.
+    macro_rules! fails_the_run {
+        ($($test:ident: $failure:expr, $start:literal, [$($says:literal),*];)*) => {$(
+            #[test]
+            fn $test() {
+                let e = $failure;
+                assert!(e.starts_with($start), "{e}");
+                $(assert!(e.contains($says), "{e}");)*
+            }
+        )*};
     }
 
-    #[test]
-    fn a_price_changed_within_the_range_fails_the_run() {
-        let e = failure::<1>();
-        assert!(e.contains("].TradeReport.price should be "), "{e}");
-    }
-
-    #[test]
-    fn swapped_messages_fail_the_run() {
-        let e = failure::<2>();
-        assert!(e.contains(": messages[0]."), "{e}");
-    }
-
-    #[test]
-    fn an_altered_timestamp_fails_the_run() {
-        let e = failure::<3>();
-        assert!(e.contains("].PriceLevelUpdate.timestamp should be "), "{e}");
-    }
-
-    #[test]
-    fn an_altered_administrative_field_fails_the_run() {
-        let e = failure::<4>();
-        assert!(
-            e.contains("].SecurityDirectory.round_lot_size should be "),
-            "{e}"
-        );
+    fails_the_run! {
+        a_complete_decode_that_stops_early_fails_the_run: decoder_failure::<0>(),
+            "broken: packet 50 (seq ", ["): the complete decode used ", " bytes, the encoder wrote "];
+        a_complete_decode_that_skips_a_field_fails_the_run: decoder_failure::<1>(),
+            "broken: ", ["].TradeReport.trade_id should be "];
+        a_wrong_price_that_is_no_extreme_fails_the_run: decoder_failure::<2>(),
+            "broken: aggregate differs from the source: symbol ",
+            ["the same sums and extremes, but not the same values in order"];
+        a_decoder_that_swaps_messages_fails_the_run: decoder_failure::<3>(),
+            "broken: packet ", [": messages[0]."];
+        a_decoder_that_claims_more_bytes_than_it_read_fails_the_run: decoder_failure::<4>(),
+            "broken: packet 1 (seq ", ["): the complete decode used ", " bytes, the encoder wrote "];
+        a_dropped_message_fails_the_run: failure::<0>(),
+            "broken: packet ", ["messages.len() should be "];
+        a_price_changed_within_the_range_fails_the_run: failure::<1>(),
+            "broken: ", ["].TradeReport.price should be "];
+        swapped_messages_fail_the_run: failure::<2>(), "broken: ", [": messages[0]."];
+        an_altered_timestamp_fails_the_run: failure::<3>(),
+            "broken: ", ["].PriceLevelUpdate.timestamp should be "];
+        an_altered_administrative_field_fails_the_run: failure::<4>(),
+            "broken: ", ["].SecurityDirectory.round_lot_size should be "];
     }
 
     /// An encoder that writes every message but one, and says so, is caught by the count even

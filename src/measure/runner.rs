@@ -95,9 +95,17 @@ pub trait Runner {
     /// The bytes of the last encode timed per unit (or [`Runner::load`]ed).
     fn buffer(&self) -> &[u8];
 
+    /// The format trusts its producer ([`Documented::trusts_producer`]): it decodes only bytes
+    /// it encoded itself, so [`Runner::load`] refuses it foreign ones.
+    ///
+    /// [`Documented::trusts_producer`]: crate::formats::Documented::trusts_producer
+    fn trusts_producer(&self) -> bool;
+
     /// Replaces the buffer with `bytes` (from a file, a fuzzer, another run) so the decodes read
-    /// them. Decoding foreign bytes must fail cleanly, never panic.
-    fn load(&mut self, bytes: &[u8]);
+    /// them. Decoding foreign bytes must fail cleanly, never panic. Refused (the buffer emptied)
+    /// for a format that trusts its producer: on foreign bytes its decoder's behaviour is
+    /// undefined.
+    fn load(&mut self, bytes: &[u8]) -> Result<(), DecodeError>;
 
     /// The bytes of the last encode timed per window.
     fn batch_buffer(&self) -> &[u8];
@@ -343,10 +351,20 @@ impl<F: Format> Runner for FormatRunner<F> {
         self.buf.as_slice()
     }
 
-    fn load(&mut self, bytes: &[u8]) {
+    fn trusts_producer(&self) -> bool {
+        F::DOCUMENTED.trusts_producer()
+    }
+
+    fn load(&mut self, bytes: &[u8]) -> Result<(), DecodeError> {
         let buf = self.buf.vec();
         buf.clear();
+        if F::DOCUMENTED.trusts_producer() {
+            return Err(DecodeError::Malformed(
+                "this format trusts its producer: it decodes only bytes it encoded itself",
+            ));
+        }
         buf.extend_from_slice(bytes);
+        Ok(())
     }
 
     fn batch_buffer(&self) -> &[u8] {

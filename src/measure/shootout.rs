@@ -10,7 +10,7 @@ use crate::output::Tick;
 use crate::stream::IexReader;
 
 use super::allocations::{AllocTally, Counter};
-use super::checks::{checksum_mismatch, cross_check, each_packet_whole, ends_agree, verify_window};
+use super::checks::{checksum_mismatch, cross_check, verify_window, PassCheck};
 use super::clock::Timer;
 /// Re-exported where `measure::args` has always found them.
 pub use super::config::{Config, RunError, DEFAULT_WINDOW, MAX_WINDOW};
@@ -390,9 +390,15 @@ impl<'c> Shootout<'c> {
             let pass = count_faults(&mut result.timed_faults, || {
                 runner.pass(workload, Timing::PerUnit, &mut io, timer, stats)
             });
-            let pass = pass.map_err(|cause| {
-                decode_error(name, workload, stats, ends, packets, first_packet, cause)
-            })?;
+            let check = PassCheck {
+                format: name,
+                workload,
+                stats,
+                ends,
+                packets,
+                first_packet,
+            };
+            let pass = pass.map_err(|cause| decode_error(check, cause))?;
             for s in &stats[skip..] {
                 result.latency[workload].record(s.ns);
             }
@@ -403,11 +409,9 @@ impl<'c> Shootout<'c> {
                     ends.clear();
                     ends.extend(stats.iter().map(|s| s.end));
                 }
-                Workload::Selective => {
-                    each_packet_whole(name, workload, stats, ends, packets, first_packet)?;
-                }
+                Workload::Selective => check.each_packet_whole()?,
                 Workload::Complete => {
-                    each_packet_whole(name, workload, stats, ends, packets, first_packet)?;
+                    check.each_packet_whole()?;
                     let expected = &self.expected.checks;
                     if let Some(at) = stats.iter().zip(expected).position(|(s, e)| s.check != *e) {
                         let start = if at == 0 { 0 } else { stats[at - 1].end };
@@ -622,25 +626,17 @@ impl<'c> Shootout<'c> {
 }
 
 /// The error for a pass timed per unit that failed: a packet before it that used other bytes
-/// than the encoder wrote is the cause to name (see [`ends_agree`]); else the packet after the
-/// last decoded.
-fn decode_error(
-    name: &'static str,
-    workload: Workload,
-    stats: &[PacketStat],
-    ends: &[usize],
-    packets: &[Packet],
-    first_packet: u64,
-    cause: crate::formats::DecodeError,
-) -> RunError {
-    if let Err(wrong_length) = ends_agree(name, workload, stats, ends, packets, first_packet) {
+/// than the encoder wrote is the cause to name (see [`PassCheck::ends_agree`]); else the packet
+/// after the last decoded.
+fn decode_error(check: PassCheck<'_>, cause: crate::formats::DecodeError) -> RunError {
+    if let Err(wrong_length) = check.ends_agree() {
         return wrong_length;
     }
-    let at = stats.len();
+    let at = check.stats.len();
     RunError::Decode {
-        format: name,
-        packet: first_packet + at as u64,
-        seq: packets.get(at).map_or(0, |p| p.seq),
+        format: check.format,
+        packet: check.first_packet + at as u64,
+        seq: check.packets.get(at).map_or(0, |p| p.seq),
         cause,
     }
 }

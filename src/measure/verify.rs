@@ -87,32 +87,14 @@ fn message_field(index: usize, expected: &Message, got: &Message) -> Mismatch {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::fixtures::{packet, trade};
     use crate::model::*;
-
-    fn trade(price: Price) -> Message {
-        Message::TradeReport(Trade {
-            flags: 0,
-            timestamp: 5,
-            symbol: Symbol::new("AAPL").unwrap(),
-            size: 100,
-            price,
-            trade_id: 9,
-        })
-    }
-
-    fn packet(messages: Vec<Message>) -> Packet {
-        Packet {
-            seq: 1,
-            send_time: 2,
-            messages,
-        }
-    }
 
     #[test]
     fn names_the_first_differing_field() {
-        let a = packet(vec![trade(1), trade(2)]);
+        let a = packet(vec![trade(1, 5), trade(2, 5)]);
         assert_eq!(compare(&a, &a.clone()), None);
-        let b = packet(vec![trade(1), trade(3)]);
+        let b = packet(vec![trade(1, 5), trade(3, 5)]);
         assert_eq!(
             compare(&a, &b),
             Some(Mismatch {
@@ -124,7 +106,7 @@ mod tests {
         let mut c = a.clone();
         c.seq = 7;
         assert_eq!(compare(&a, &c).unwrap().field, "seq");
-        let d = packet(vec![trade(1)]);
+        let d = packet(vec![trade(1, 5)]);
         assert_eq!(compare(&a, &d).unwrap().field, "messages.len()");
         let mut e = a.clone();
         e.messages[0] = Message::SystemEvent(SystemEvent {

@@ -11,6 +11,7 @@ use crate::capability::finding::is_yes;
 use crate::capability::row::CELLS;
 use crate::capability::{Requirement, Row};
 use crate::export::capabilities;
+use crate::formats::shown;
 
 /// What the report knows of the formats besides their figures, and what was required of them.
 #[derive(Debug, Clone, Default)]
@@ -21,7 +22,15 @@ pub struct Decision {
     pub source: Option<PathBuf>,
     /// What `--require` asked for (empty: the unconstrained verdict).
     pub require: Vec<Requirement>,
+    /// `--trusted-producer`: the verdict also ranks the formats that trust their producer
+    /// (`formats::unchecked`), which it otherwise leaves out: their figures hold only where
+    /// every byte decoded comes from a producer the reader trusts.
+    pub trusted_producer: bool,
 }
+
+/// Why a format that trusts its producer is left out of the verdict by default.
+pub const TRUSTING_LEFT_OUT: &str =
+    "trusts its producer: decodes without verifying; report --trusted-producer ranks it too";
 
 impl Decision {
     /// The capabilities from `given`, or else from `formats.json` beside the first CSV that has
@@ -61,6 +70,7 @@ impl Decision {
             capabilities: rows,
             source,
             require,
+            trusted_producer: false,
         })
     }
 
@@ -83,19 +93,40 @@ impl Decision {
             .collect()
     }
 
-    /// The groups the verdict ranks (every one without requirements; raw always, as the floor),
-    /// and each format left out with its reasons.
+    /// Whether the verdict leaves `format` out for trusting its producer: unless
+    /// `--trusted-producer`.
+    fn trust_left_out(&self, format: &str) -> bool {
+        !self.trusted_producer && crate::formats::trusts_producer(format)
+    }
+
+    /// The groups a verdict without requirements ranks (the verdicts of the sections below the
+    /// answer): all but those that trust their producer, unless `--trusted-producer`.
+    pub fn rankable<'a>(&self, groups: &[&'a Group]) -> Vec<&'a Group> {
+        groups
+            .iter()
+            .copied()
+            .filter(|g| !self.trust_left_out(&g.format))
+            .collect()
+    }
+
+    /// The groups the verdict ranks (every one without requirements, but those that trust
+    /// their producer unless `--trusted-producer`; raw always, as the floor), and each format
+    /// left out with its reasons.
     pub fn eligible<'a>(
         &self,
         groups: &[&'a Group],
     ) -> (Vec<&'a Group>, Vec<(String, Vec<String>)>) {
-        if self.require.is_empty() {
-            return (groups.to_vec(), Vec::new());
-        }
         let mut kept = Vec::new();
         let mut left_out = Vec::new();
         for g in groups {
-            let why = self.unmet(g);
+            let mut why = if self.require.is_empty() {
+                Vec::new()
+            } else {
+                self.unmet(g)
+            };
+            if self.trust_left_out(&g.format) {
+                why.insert(0, TRUSTING_LEFT_OUT.to_owned());
+            }
             if why.is_empty() || g.format == RAW {
                 kept.push(*g);
             }
@@ -110,9 +141,20 @@ impl Decision {
     /// capabilities.
     pub fn notes(&self, groups: &[&Group], winners: &[String]) -> Vec<String> {
         let mut notes = Vec::new();
-        if !self.require.is_empty() {
+        let (kept, left_out) = self.eligible(groups);
+        if self.require.is_empty() {
+            // Only formats that trust their producer can be left out: one line for them.
+            let names: Vec<String> = left_out.iter().map(|(f, _)| shown(f)).collect();
+            if !names.is_empty() {
+                notes.push(format!(
+                    "Left out: {}: each trusts its producer (decodes without verifying); \
+                     report --trusted-producer ranks them too. What their verifiers cost: \
+                     each section's table \"What verification costs\".",
+                    names.join(", ")
+                ));
+            }
+        } else {
             let names: Vec<&str> = self.require.iter().map(|r| r.name()).collect();
-            let (kept, left_out) = self.eligible(groups);
             let kept: Vec<&str> = kept
                 .iter()
                 .filter(|g| g.format != RAW)
@@ -131,7 +173,7 @@ impl Decision {
             ));
             for (format, why) in left_out {
                 let why: Vec<&str> = why.iter().map(|w| brief(w)).collect();
-                notes.push(format!("Left out: {format}: {}.", why.join("; ")));
+                notes.push(format!("Left out: {}: {}.", shown(&format), why.join("; ")));
             }
         }
         for w in winners {
@@ -174,7 +216,7 @@ impl Decision {
             rows: rows
                 .iter()
                 .map(|r| {
-                    let mut cells = vec![r.name.clone()];
+                    let mut cells = vec![shown(&r.name)];
                     for cell in CELLS {
                         let answer = r.answer(cell).unwrap_or("no");
                         let mark = if r.measured.get(cell).copied().unwrap_or(false) {

@@ -22,6 +22,7 @@ pub mod stats;
 pub mod summary_csv;
 pub mod tables;
 pub mod verdict;
+pub mod verification;
 pub mod warnings;
 pub mod write;
 

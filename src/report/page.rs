@@ -12,6 +12,7 @@ use super::scheduling;
 use super::stats::{section_hosts, section_name, Group, Summary, Warning};
 use super::tables::{allocations_table, merged_table, section_tables};
 use super::verdict;
+use super::verification;
 use super::warnings;
 
 /// What the page is built from: the summary, the charts drawn for it, and every warning (the
@@ -146,11 +147,12 @@ impl Contents<'_> {
         if !primary {
             let name = section_name(input, label);
             blocks.push(Block::Verdict(verdict::table(
-                &verdict::verdicts(groups),
+                &verdict::verdicts(&self.decision.rankable(groups)),
                 &name,
             )));
         }
         blocks.extend(section_tables(groups).map(Block::Table));
+        blocks.extend(verification::table(groups).map(Block::Table));
         blocks.extend(allocations_table(groups).map(Block::Table));
         let merged: Vec<_> = self
             .merged

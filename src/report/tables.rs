@@ -3,6 +3,7 @@
 use super::dist::MergedRow;
 use super::load::{RunRow, PERCENTILES};
 use super::stats::{distinct, trim, Basis, Group, SideStats, Stat, MIN_TAIL_SAMPLES};
+use crate::formats::{shown, trusts_producer, TRUSTS_NOTE};
 use crate::measure::Workload;
 
 /// A table as text cells: [`Table::left`] text columns, then numbers.
@@ -33,10 +34,11 @@ fn headline(groups: &[&Group]) -> Table {
              msgs/s: messages over ser + de_all time, from the batch timing in runs that have \
              it, from the per-packet totals in older ones. \
              zstd and zlib B/msg: the size as stored (each window compressed whole). \
-             A dash marks what was not measured.{}{}",
+             A dash marks what was not measured.{}{}{}",
             basis_text(groups),
             floor_text(groups),
             clock_text(groups),
+            trusts_text(groups),
         ),
         header: [
             "format",
@@ -70,7 +72,7 @@ fn headline(groups: &[&Group]) -> Table {
                     [SideStats::p50, SideStats::p99, SideStats::p999].map(|p| maybe_spread(&at(p)))
                 };
                 let mut row = vec![
-                    g.format.clone(),
+                    shown(&g.format),
                     g.runs.to_string(),
                     format!("{:.2}x", g.ratio_to_fastest),
                     g.ratio_to_raw
@@ -97,7 +99,7 @@ fn percentiles(groups: &[&Group]) -> Table {
     let mut header = vec!["format".to_owned(), "side".to_owned()];
     header.extend(PERCENTILES.iter().map(|p| p.to_string()));
     let side_row = |g: &Group, side: &str, s: &SideStats| {
-        let mut row = vec![g.format.clone(), side.to_owned()];
+        let mut row = vec![shown(&g.format), side.to_owned()];
         row.extend(s.0.iter().enumerate().map(|(i, st)| {
             let thin = if g.thin(i) && PERCENTILES[i] != "max" {
                 " †"
@@ -152,7 +154,7 @@ pub fn merged_table(rows: &[&MergedRow], unit: &str) -> Option<Table> {
             .iter()
             .map(|r| {
                 let mut row = vec![
-                    r.format.clone(),
+                    shown(&r.format),
                     format!("{} merged", r.side),
                     r.runs.to_string(),
                     count(r.count as f64),
@@ -203,13 +205,23 @@ pub fn allocations_table(groups: &[&Group]) -> Option<Table> {
         rows: groups
             .iter()
             .map(|g| {
-                let mut row = vec![g.format.clone()];
+                let mut row = vec![shown(&g.format)];
                 row.extend((0..3).map(|i| cell(side(g, |r| r.allocs, i), 3)));
                 row.extend((0..3).map(|i| cell(side(g, |r| r.alloc_bytes, i), 1)));
                 row
             })
             .collect(),
     })
+}
+
+/// What the mark after a format's name means, for a caption over formats that include one
+/// that trusts its producer; empty otherwise.
+pub fn trusts_text(groups: &[&Group]) -> String {
+    if groups.iter().any(|g| trusts_producer(&g.format)) {
+        format!(" {TRUSTS_NOTE}.")
+    } else {
+        String::new()
+    }
 }
 
 /// What the section is ranked by, as sentences for the caption.

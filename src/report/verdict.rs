@@ -15,6 +15,7 @@
 use super::load::RunRow;
 use super::stats::{relative, trim, Basis, Group, Stat, MIN_TAIL_SAMPLES, RAW};
 use super::tables::Table;
+use crate::formats::shown;
 use crate::measure::Workload;
 
 /// The step of the TSC clock on the machines the shootout ran on (a VM's TSC moves in 10 ns
@@ -381,7 +382,10 @@ impl Verdict {
                 trim(*ns),
                 ns / CLOCK_STEP_NS
             ),
-            Call::Tie { why, with } => format!("tie with {}: {why}", with.join(", ")),
+            Call::Tie { why, with } => {
+                let with: Vec<String> = with.iter().map(|f| shown(f)).collect();
+                format!("tie with {}: {why}", with.join(", "))
+            }
             Call::TooFew { percentile, beyond } => format!(
                 "{:.0} samples beyond {percentile} in a run; {MIN_TAIL_SAMPLES:.0} needed",
                 beyond.floor()
@@ -519,8 +523,9 @@ pub fn table(verdicts: &[Verdict], what: &str) -> Table {
             .iter()
             .map(|v| {
                 let named = |x: &Option<(String, Stat)>| {
-                    x.as_ref()
-                        .map_or("-".to_owned(), |(f, s)| format!("{f}: {}", v.need.show(s)))
+                    x.as_ref().map_or("-".to_owned(), |(f, s)| {
+                        format!("{}: {}", shown(f), v.need.show(s))
+                    })
                 };
                 let winner = match v.call {
                     Call::TooFew { .. } => TOO_FEW.to_owned(),

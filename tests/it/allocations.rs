@@ -7,7 +7,7 @@ use std::path::Path;
 
 use md_shootout::gen::{self, GenOptions};
 
-use crate::common::shootout;
+use crate::common::shootout_ok;
 
 const COLUMNS: [&str; 6] = [
     "ser_allocs",
@@ -49,13 +49,7 @@ fn run(input: &Path, csv: &Path, more: &[&str]) -> String {
         csv.to_str().unwrap(),
     ];
     args.extend(more);
-    let out = shootout(&args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    shootout_ok(&args)
 }
 
 #[test]
@@ -97,14 +91,12 @@ fn raw_allocates_nothing_and_bitcodes_decode_does_per_packet_and_per_message() {
 
     // The report shows them; a section from a CSV without the columns has no such table.
     let out = dir.path().join("report");
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_shootout"))
-        .arg("report")
-        .arg(&packets)
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    shootout_ok(&[
+        "report",
+        packets.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(
         md.contains("Allocations per packet after the warm-up"),
@@ -123,14 +115,12 @@ fn raw_allocates_nothing_and_bitcodes_decode_does_per_packet_and_per_message() {
 fn a_csv_from_before_the_columns_loads_without_the_table() {
     let (dir, old, _) = crate::report::fixtures();
     let out = dir.path().join("out");
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_shootout"))
-        .arg("report")
-        .arg(&old)
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    shootout_ok(&[
+        "report",
+        old.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(
         md.contains("| sbe |") && !md.contains("Allocations per"),

@@ -244,6 +244,19 @@ pub fn shootout(args: &[&str]) -> std::process::Output {
         .expect("run shootout")
 }
 
+/// Runs `shootout` with `args`, which must succeed (its exit code and stderr otherwise); returns
+/// what it printed.
+pub fn shootout_ok(args: &[&str]) -> String {
+    let out = shootout(args);
+    assert!(
+        out.status.success(),
+        "exit {:?}: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("shootout prints UTF-8")
+}
+
 /// One symbol's figures in the summary CSV, computed independently of the formats.
 #[derive(Default)]
 pub struct Expected {

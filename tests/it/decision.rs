@@ -4,19 +4,9 @@
 
 use std::path::Path;
 
-use super::common::shootout;
+use super::common::{shootout, shootout_ok};
 
-const RUST_ONLY: [&str; 4] = ["rkyv", "bitcode", "postcard", "raw"];
-
-fn ok(out: &std::process::Output) -> String {
-    assert!(
-        out.status.success(),
-        "exit {:?}: {}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
+const RUST_ONLY: [&str; 5] = ["rkyv", "bitcode", "postcard", "wincode", "raw"];
 
 /// The winner and runner-up columns of each verdict row of summary.md: the format before `:`.
 fn ranked(summary_md: &str) -> Vec<String> {
@@ -37,7 +27,7 @@ fn ranked(summary_md: &str) -> Vec<String> {
 fn formats_json(dir: &Path) -> serde_json::Value {
     let path = dir.join("formats.json");
     let scratch = dir.join("scratch");
-    let out = shootout(&[
+    let printed = shootout_ok(&[
         "formats",
         "--json",
         "--out",
@@ -45,7 +35,7 @@ fn formats_json(dir: &Path) -> serde_json::Value {
         "--scratch",
         scratch.to_str().unwrap(),
     ]);
-    let printed: serde_json::Value = serde_json::from_str(&ok(&out)).unwrap();
+    let printed: serde_json::Value = serde_json::from_str(&printed).unwrap();
     let written: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(printed, written, "--json prints what --out writes");
@@ -70,12 +60,20 @@ fn formats_are_read_by_other_languages_and_evolve_as_measured_and_require_ranks_
         "capnp-packed",
         "flatbuffers",
         "protobuf",
+        "protobuf-google",
         "planus",
     ] {
         assert_eq!(row(name)["read_by"], serde_json::json!(["C++"]), "{name}");
     }
     assert_eq!(row("sbe")["read_by"], serde_json::json!(["Java"]));
-    assert_eq!(row("json")["read_by"], serde_json::json!(["Python"]));
+    for name in ["json", "msgpack", "cbor"] {
+        assert_eq!(
+            row(name)["read_by"],
+            serde_json::json!(["Python"]),
+            "{name}"
+        );
+    }
+    assert_eq!(row("borsh")["read_by"], serde_json::json!(["JavaScript"]));
     for name in RUST_ONLY {
         assert_eq!(row(name)["read_by"], serde_json::json!([]), "{name}");
     }
@@ -85,8 +83,13 @@ fn formats_are_read_by_other_languages_and_evolve_as_measured_and_require_ranks_
     };
     for cell in ["evolution_forward", "evolution_backward"] {
         starts("protobuf", cell, "yes");
+        starts("protobuf-google", cell, "yes");
         starts("raw", cell, "no");
+        starts("cbor", cell, "yes");
     }
+    // MessagePack's compact structs: a missing trailing field defaults, an unknown one is refused.
+    starts("msgpack", "evolution_forward", "no");
+    starts("msgpack", "evolution_backward", "yes");
     starts("raw", "zero_copy", "yes");
     starts("bitcode", "zero_copy", "no");
     starts("flatbuffers", "validates", "yes");
@@ -107,7 +110,7 @@ fn formats_are_read_by_other_languages_and_evolve_as_measured_and_require_ranks_
 
     // A run beside formats.json, then the verdict for "cross-language, evolution".
     let capture = dir.path().join("day.pcapng");
-    ok(&shootout(&[
+    shootout_ok(&[
         "gen",
         "--out",
         capture.to_str().unwrap(),
@@ -115,9 +118,9 @@ fn formats_are_read_by_other_languages_and_evolve_as_measured_and_require_ranks_
         "3000",
         "--seed",
         "5",
-    ]));
+    ]);
     let csv = dir.path().join("runs.csv");
-    ok(&shootout(&[
+    shootout_ok(&[
         "run",
         capture.to_str().unwrap(),
         "--csv",
@@ -126,16 +129,16 @@ fn formats_are_read_by_other_languages_and_evolve_as_measured_and_require_ranks_
         "100",
         "--stored-size",
         "none",
-    ]));
+    ]);
     let report = dir.path().join("report");
-    ok(&shootout(&[
+    shootout_ok(&[
         "report",
         csv.to_str().unwrap(),
         "--out",
         report.to_str().unwrap(),
         "--require",
         "cross-language,evolution",
-    ]));
+    ]);
     let md = std::fs::read_to_string(report.join("summary.md")).unwrap();
     let named = ranked(&md);
     assert!(!named.is_empty(), "{md}");
@@ -164,17 +167,28 @@ fn formats_are_read_by_other_languages_and_evolve_as_measured_and_require_ranks_
 
     // Unconstrained, the same runs may crown a Rust-only format; the winners' capabilities follow.
     let open = dir.path().join("open");
-    ok(&shootout(&[
+    shootout_ok(&[
         "report",
         csv.to_str().unwrap(),
         "--out",
         open.to_str().unwrap(),
-    ]));
+    ]);
     let md = std::fs::read_to_string(open.join("summary.md")).unwrap();
-    assert!(
-        !md.contains("- Required:") && !md.contains("- Left out:"),
-        "{md}"
-    );
+    assert!(!md.contains("- Required:"), "{md}");
+    // Nothing is left out but the formats that trust their producer (in the section's ranking
+    // order), on one line.
+    let left_out: Vec<&str> = md
+        .lines()
+        .filter(|l| l.starts_with("- Left out:"))
+        .collect();
+    assert_eq!(left_out.len(), 1, "{md}");
+    for part in [
+        "flatbuffers-unverified ‡",
+        "rkyv-unchecked ‡",
+        ": each trusts its producer (decodes without verifying); report --trusted-producer",
+    ] {
+        assert!(left_out[0].contains(part), "{part}: {md}");
+    }
     let first = ranked(&md).into_iter().next().unwrap();
     assert!(
         md.contains(&format!("\n- {first}: ")),

@@ -10,12 +10,16 @@ use md_shootout::measure::clock::Timer;
 use md_shootout::measure::runner::PassIo;
 use md_shootout::measure::{registry, Timing, Workload};
 
-/// What the `format_decode` target does, returning both decode results.
+/// What the `format_decode` target does, returning both decode results; `None` where it does
+/// nothing (no format at that position, or one that trusts its producer).
 fn format_decode(data: &[u8]) -> Option<(&'static str, bool, bool)> {
     let (&pick, bytes) = data.split_first()?;
     let mut runners = registry();
     let runner = runners.get_mut(usize::from(pick))?;
-    runner.load(bytes);
+    if runner.trusts_producer() {
+        return None;
+    }
+    runner.load(bytes).unwrap();
     let timer = Timer::calibrate();
     let mut decode = |workload, timing| {
         let (mut aggregate, mut checksum) = (Aggregate::new(), Checksum::default());
@@ -81,7 +85,7 @@ fn capnp_list_claiming_millions_of_messages_is_refused() {
     assert_eq!(name, "capnp-unpacked");
     assert!(!packets_ok);
     let mut runners = registry();
-    runners[0].load(&data[1..]);
+    runners[0].load(&data[1..]).unwrap();
     let mut out = Vec::new();
     let err = runners[0].decode_packets(&mut out).unwrap_err();
     // Before the fix this decoded the first packet (reserving 2.8 GB) and failed only on the
@@ -93,4 +97,34 @@ fn capnp_list_claiming_millions_of_messages_is_refused() {
     };
     assert!(refused_early, "{err:?}");
     assert!(out.is_empty(), "no packet decoded before the refusal");
+}
+
+/// The fuzz target skips a format that trusts its producer, and its runner refuses foreign
+/// bytes: every other format's runner takes them.
+#[test]
+fn formats_that_trust_their_producer_are_never_fed_foreign_bytes() {
+    let trusting: Vec<_> = md_shootout::formats::trust()
+        .into_iter()
+        .filter(|&(_, trusts)| trusts)
+        .map(|(name, _)| name)
+        .collect();
+    assert_eq!(trusting, ["flatbuffers-unverified", "rkyv-unchecked"]);
+    for (i, mut runner) in registry().into_iter().enumerate() {
+        let noise = [i as u8, 0xff, 0x00, 0x10, 0x00, 0x00, 0x00, 0x7f];
+        let trusts = trusting.contains(&runner.name());
+        assert_eq!(runner.trusts_producer(), trusts, "{}", runner.name());
+        assert_eq!(
+            runner.load(&noise[1..]).is_err(),
+            trusts,
+            "{}",
+            runner.name()
+        );
+        if trusts {
+            assert!(runner.buffer().is_empty(), "{}", runner.name());
+            assert_eq!(format_decode(&noise), None, "{}", runner.name());
+        } else {
+            assert_eq!(runner.buffer(), &noise[1..]);
+            assert_eq!(format_decode(&noise).unwrap().0, runner.name());
+        }
+    }
 }

@@ -30,3 +30,4 @@ mod run;
 mod run_script;
 mod sample;
 mod schema_v2;
+mod trusting;

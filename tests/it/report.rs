@@ -148,6 +148,10 @@ fn values(f: &Fixture) -> HashMap<String, String> {
         set(&format!("{side}_allocs"), String::new());
         set(&format!("{side}_alloc_bytes"), String::new());
     }
+    set(
+        "trusts_producer",
+        md_shootout::formats::trusts_producer(f.format).to_string(),
+    );
     v
 }
 

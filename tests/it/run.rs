@@ -9,9 +9,9 @@ use md_shootout::measure::{self, stored::StoredMode, Config};
 use md_shootout::model::{Feed, Message, Side};
 use md_shootout::stream::IexReader;
 
-use crate::common::{shootout, summary_csv, widen, Expected};
+use crate::common::{shootout, shootout_ok, summary_csv, widen, Expected};
 
-const COLUMNS: [&str; 68] = [
+const COLUMNS: [&str; 69] = [
     "run_id",
     "started_at",
     "label",
@@ -80,6 +80,7 @@ const COLUMNS: [&str; 68] = [
     "ser_alloc_bytes",
     "de_alloc_bytes",
     "de_all_alloc_bytes",
+    "trusts_producer",
 ];
 
 /// The summary CSV the issue specifies, computed from the generator's packets.
@@ -156,14 +157,8 @@ fn run_matches_an_independent_summary_and_writes_sound_csv() {
             "--window",
             "1000",
         ];
-        let out = shootout(&args);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let table = shootout_ok(&args);
         let names = md_shootout::formats::names();
-        let table = String::from_utf8_lossy(&out.stdout);
         assert!(
             table.contains(&format!(
                 "checked: every field of every message of all {} formats (the complete decode's \
@@ -180,8 +175,7 @@ fn run_matches_an_independent_summary_and_writes_sound_csv() {
         );
 
         // A second run appends rows under the same single header.
-        let out = shootout(&args);
-        assert!(out.status.success());
+        shootout_ok(&args);
         let mut reader = csv::Reader::from_path(&csv).unwrap();
         assert_eq!(
             reader.headers().unwrap().iter().collect::<Vec<_>>(),
@@ -301,20 +295,18 @@ fn formats_can_be_chosen_and_unknown_ones_are_refused() {
         ..GenOptions::default()
     };
     gen::generate_file(&opts, &input).unwrap();
-    let out = shootout(&[
+    let table = shootout_ok(&[
         "run",
         input.to_str().unwrap(),
         "--formats",
         "sbe,capnp-packed",
     ]);
-    assert!(out.status.success());
-    let table = String::from_utf8_lossy(&out.stdout);
     assert!(table.contains("sbe") && table.contains("capnp-packed"));
     assert!(!table.contains("flatbuffers") && !table.contains("capnp-unpacked"));
 
     // Without the size as stored, the size columns are left empty rather than zero.
     let csv_path = dir.path().join("latency-only.csv");
-    let out = shootout(&[
+    let table = shootout_ok(&[
         "run",
         input.to_str().unwrap(),
         "--formats",
@@ -323,7 +315,6 @@ fn formats_can_be_chosen_and_unknown_ones_are_refused() {
         "--csv",
         csv_path.to_str().unwrap(),
     ]);
-    assert!(out.status.success());
     let mut reader = csv::Reader::from_path(&csv_path).unwrap();
     let headers = reader.headers().unwrap().clone();
     let row = reader.records().next().unwrap().unwrap();
@@ -331,7 +322,6 @@ fn formats_can_be_chosen_and_unknown_ones_are_refused() {
         let i = headers.iter().position(|h| h == column).unwrap();
         assert_eq!(&row[i], "", "{column}");
     }
-    let table = String::from_utf8_lossy(&out.stdout);
     assert!(!table.contains("size as stored"), "{table}");
 
     let out = shootout(&["run", input.to_str().unwrap(), "--formats", "bincode"]);
@@ -395,7 +385,7 @@ fn every_message_can_be_its_own_unit() {
             dir.path().join(format!("{name}.csv")),
             dir.path().join(format!("{name}-summary.csv")),
         );
-        let out = shootout(&[
+        let table = shootout_ok(&[
             "run",
             input.to_str().unwrap(),
             "--unit",
@@ -411,12 +401,6 @@ fn every_message_can_be_its_own_unit() {
             "--summary",
             summary.to_str().unwrap(),
         ]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let table = String::from_utf8_lossy(&out.stdout);
         assert!(
             table.contains(&format!(
                 "every window timed both ways: {} messages timed one by one and again in whole \
@@ -445,7 +429,7 @@ fn every_message_can_be_its_own_unit() {
 
     let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/data/sample-deep.pcapng.gz");
     let csv = dir.path().join("sample.csv");
-    let out = shootout(&[
+    let table = shootout_ok(&[
         "run",
         sample,
         "--unit",
@@ -454,12 +438,6 @@ fn every_message_can_be_its_own_unit() {
         "--csv",
         csv.to_str().unwrap(),
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let table = String::from_utf8_lossy(&out.stdout);
     assert!(table.contains("121655 messages each way"), "{table}");
     // Alternate timing, the default: the first window (4096 units) both ways, then each window
     // one way in turn.
@@ -477,18 +455,13 @@ fn every_message_can_be_its_own_unit() {
     }
     // The same real-shaped sample per packet, the default: one unit per IEX-TP packet.
     let csv = dir.path().join("sample-packets.csv");
-    let out = shootout(&[
+    shootout_ok(&[
         "run",
         sample,
         "--no-stored-size",
         "--csv",
         csv.to_str().unwrap(),
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     for r in &read(&csv) {
         assert_eq!(
             (col(r, "unit"), split(r), col(r, "packets")),
@@ -523,13 +496,7 @@ fn stored_size_from_a_sample_is_close_to_compressing_every_window() {
             csv_path.to_str().unwrap(),
         ];
         args.extend(mode);
-        let out = shootout(&args);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let text = shootout_ok(&args);
         let mut reader = csv::Reader::from_path(&csv_path).unwrap();
         let headers = reader.headers().unwrap().clone();
         let mut rows: Vec<BTreeMap<String, String>> = reader

@@ -16,10 +16,7 @@ fn capnp() -> Tool {
 
 /// `capnp convert (C++, Cap'n Proto version 0.9.2)`.
 pub fn describe() -> Result<String, ToolError> {
-    Ok(format!(
-        "capnp convert (C++, {})",
-        capnp().version(&["--version"])?
-    ))
+    capnp().describe("capnp convert", "C++")
 }
 
 /// Reads `capnp-unpacked` packets.

@@ -52,6 +52,11 @@ macro_rules! field_table {
         fields [$($f:ident: $t:ident),* $(,)?],
         $($rest:tt)*
     },)*) => {
+        /// Every `Message` variant in table order, each field with its type as the table names
+        /// it (`u8`, `Timestamp`, `Symbol`, ...), in table order.
+        pub const TABLE: &[(&str, &[(&str, &str)])] =
+            &[$((stringify!($V), &[$((stringify!($f), stringify!($t))),*])),*];
+
         /// The fields of the `Message` variant named `variant` (`TradeReport`), in table order.
         pub fn fields_of(variant: &str) -> Option<Vec<(&'static str, Ty)>> {
             match variant {

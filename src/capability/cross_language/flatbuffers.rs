@@ -25,10 +25,7 @@ fn flatc() -> Tool {
 
 /// `flatc --json (C++, flatc version 25.12.19)`.
 pub fn describe() -> Result<String, ToolError> {
-    Ok(format!(
-        "flatc --json (C++, {})",
-        flatc().version(&["--version"])?
-    ))
+    flatc().describe("flatc --json", "C++")
 }
 
 macro_rules! union_tags {

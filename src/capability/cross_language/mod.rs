@@ -6,11 +6,14 @@
 //! |---|---|---|
 //! | `capnp-unpacked`, `capnp-packed` | `capnp convert binary:json` / `packed:json` (C++) | [`capnp`] |
 //! | `flatbuffers`, `planus` | `flatc --json` (C++) | [`flatbuffers`] |
-//! | `protobuf` | `protoc --decode` (C++) | [`protobuf`] |
+//! | `protobuf`, `protobuf-google` | `protoc --decode` (C++) | [`protobuf`] |
 //! | `sbe` | the Java decoders the SBE generator makes, driven by `xlang/SbeDump.java` | [`sbe`] |
 //! | `json` | Python's `json` module, driven by `xlang/json_read.py` | [`json`] |
+//! | `avro` | Apache Avro's Python implementation, driven by `xlang/avro_read.py` | [`avro`] |
+//! | `msgpack`, `cbor` | PyPI's `msgpack`, `cbor2`, driven by `xlang/serde_read.py` | [`serde_formats`] |
+//! | `borsh` | borsh-js (npm `borsh`), driven by `xlang/borsh_read.js` | [`borsh`] |
 //!
-//! rkyv, bitcode, postcard and raw have no implementation outside Rust: recorded as documented
+//! rkyv, bitcode, postcard, wincode and raw have no implementation outside Rust: recorded as documented
 //! findings with their source ([`rust_only`]).
 //!
 //! The input covers every message type of DEEP, TOPS and DEEP+: a packet of one message of every
@@ -18,12 +21,15 @@
 //! one packet as a self-delimiting unit, so each packet is encoded on its own and each tool is
 //! handed the units in the form it takes, in one call per format (seconds, not minutes).
 
+pub mod avro;
+pub mod borsh;
 pub mod capnp;
 pub mod compare;
 pub mod flatbuffers;
 pub mod json;
 pub mod protobuf;
 pub mod sbe;
+pub mod serde_formats;
 pub mod tool;
 
 use std::path::{Path, PathBuf};
@@ -136,11 +142,26 @@ pub fn reader(format: &str) -> Option<Reader> {
     let (language, describe, read): (_, fn() -> _, ReadFn) = match format {
         "capnp-unpacked" => ("C++", capnp::describe, capnp::read_unpacked),
         "capnp-packed" => ("C++", capnp::describe, capnp::read_packed),
-        // planus frames its buffers as flatbuffers does (formats::planus): flatc reads them alike.
-        "flatbuffers" | "planus" => ("C++", flatbuffers::describe, flatbuffers::read),
-        "protobuf" => ("C++", protobuf::describe, protobuf::read),
+        // planus frames its buffers as flatbuffers does (formats::planus), and
+        // `flatbuffers-unverified` writes flatbuffers' bytes: flatc reads them alike.
+        "flatbuffers" | "planus" | "flatbuffers-unverified" => {
+            ("C++", flatbuffers::describe, flatbuffers::read)
+        }
+        "protobuf" | "protobuf-google" => ("C++", protobuf::describe, protobuf::read),
         "sbe" => ("Java", sbe::describe, sbe::read),
         "json" => ("Python", json::describe, json::read),
+        "avro" => ("Python", avro::describe, avro::read),
+        "msgpack" => (
+            "Python",
+            serde_formats::describe_msgpack,
+            serde_formats::read_msgpack,
+        ),
+        "cbor" => (
+            "Python",
+            serde_formats::describe_cbor,
+            serde_formats::read_cbor,
+        ),
+        "borsh" => ("JavaScript", borsh::describe, borsh::read),
         _ => return None,
     };
     Some(Reader {
@@ -153,7 +174,7 @@ pub fn reader(format: &str) -> Option<Reader> {
 /// Why a Rust-only format has no reader in another language, and the source that says so.
 pub fn rust_only(format: &str) -> Option<Finding> {
     let (detail, source) = match format {
-        "rkyv" => (
+        "rkyv" | "rkyv-unchecked" => (
             "no implementation outside Rust: the archive is the layout of Rust types as the \
              crate's derive lays them out, and the project describes itself as a framework for Rust",
             "https://docs.rs/crate/rkyv/0.8.16/source/README.md (\"a zero-copy deserialization \
@@ -169,6 +190,14 @@ pub fn rust_only(format: &str) -> Option<Finding> {
              (since 1.0), but no reference implementation in another language",
             "https://postcard.jamesmunns.com (the Postcard Wire Specification); \
              https://docs.rs/crate/postcard/1.2.0 (\"Format Stability\")",
+        ),
+        "wincode" => (
+            "no implementation outside Rust: wincode writes bincode 1's format, which the Rust \
+             bincode crate defines (no specification or reference implementation in another \
+             language); the npm packages that port it (bincode-ts, ts-binary) are community \
+             ports, not the format's",
+            "https://docs.rs/wincode/0.6.3 (\"bincode-compatible\"); \
+             https://docs.rs/bincode/1.3.3 (the format is the crate's)",
         ),
         "raw" => (
             "no implementation anywhere but this crate: our packed records (the IEX wire \
@@ -335,6 +364,20 @@ mod tests {
         reads_exactly("json", "Python");
     }
 
+    #[test]
+    fn avro_is_read_by_python() {
+        reads_exactly("avro", "Python");
+    fn msgpack_is_read_by_python() {
+        reads_exactly("msgpack", "Python");
+    }
+
+    #[test]
+    fn cbor_is_read_by_python() {
+        reads_exactly("cbor", "Python");
+    fn borsh_is_read_by_javascript() {
+        reads_exactly("borsh", "JavaScript");
+    }
+
     /// One trade whose symbol's bytes appear once, as they are, in every format's encoding.
     fn marked() -> Vec<Packet> {
         vec![compare::tests::trade("MUTATEME", 1_500_000)]
@@ -351,6 +394,10 @@ mod tests {
             "protobuf",
             "sbe",
             "json",
+            "avro",
+            "msgpack",
+            "cbor",
+            "borsh",
         ] {
             let dir = scratch(&format!("mutated-{format}"));
             let reader = reader(format).unwrap();
@@ -376,7 +423,7 @@ mod tests {
 
     #[test]
     fn rust_only_formats_are_documented_noes() {
-        for format in ["rkyv", "bitcode", "postcard", "raw"] {
+        for format in ["rkyv", "bitcode", "postcard", "wincode", "raw"] {
             let found = read_by(format, Path::new("/nonexistent")).unwrap();
             assert!(found.languages.is_empty(), "{format}");
             let (_, finding) = &found.findings[0];

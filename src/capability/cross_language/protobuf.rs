@@ -29,10 +29,7 @@ fn protoc() -> Tool {
 
 /// `protoc --decode (C++, libprotoc 3.21.12)`.
 pub fn describe() -> Result<String, ToolError> {
-    Ok(format!(
-        "protoc --decode (C++, {})",
-        protoc().version(&["--version"])?
-    ))
+    protoc().describe("protoc --decode", "C++")
 }
 
 /// Reads `protobuf` packets.

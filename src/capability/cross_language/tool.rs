@@ -101,6 +101,15 @@ impl Tool {
         Ok(out.stdout)
     }
 
+    /// `what (language, version)`, the version as `--version` prints it: how a reader in
+    /// another language names itself in a finding.
+    pub fn describe(&self, what: &str, language: &str) -> Result<String, ToolError> {
+        Ok(format!(
+            "{what} ({language}, {})",
+            self.version(&["--version"])?
+        ))
+    }
+
     /// The first line the program prints for `args` (`--version`), on stdout or stderr.
     pub fn version(&self, args: &[&str]) -> Result<String, ToolError> {
         let out = Command::new(&self.program)

@@ -10,21 +10,18 @@
 
 use ::capnp::message::{Builder, ReaderOptions};
 
-use super::compiled::{self, v2, ReadV2};
+use super::compiled::{self, MessageRead, ReadV2};
 use crate::capability::finding::Finding;
-use crate::formats::capnp::Capnp;
+use crate::formats::capnp::{copies, Capnp};
 use crate::formats::wire::{IntoModel, ToLib};
 use crate::formats::DecodeError;
 use crate::model::*;
 
-/// The code capnpc generated from the v2 schema (`OUT_DIR/evolution-v2/marketdata.capnp`).
-#[allow(clippy::all, clippy::pedantic, dead_code, unused_imports, missing_docs)]
-pub mod marketdata_capnp {
-    include!(concat!(
-        env!("OUT_DIR"),
-        "/evolution-v2/marketdata_capnp.rs"
-    ));
-}
+crate::formats::generated!(
+    /// The code capnpc generated from the v2 schema (`OUT_DIR/evolution-v2/marketdata.capnp`).
+    marketdata_capnp,
+    "/evolution-v2/marketdata_capnp.rs"
+);
 
 use marketdata_capnp::{message as msg, packet};
 
@@ -34,42 +31,14 @@ fn err(e: impl std::fmt::Display) -> DecodeError {
 
 crate::formats::capnp::side_conversions!();
 
-/// The v2 writer's and reader's field-by-field copies, from the message table (as the codec's).
-macro_rules! copies {
-    ($($V:ident($S:ident) $snake:ident {
-        kinds $kinds:tt, len $len:literal, wire $wire:tt, fields [$($f:ident: $t:ident),*],
-        capnp $init:ident [$($set:ident $get:ident),*], $($other:tt)*
-    },)*) => {
-        fn build_message(b: msg::Builder<'_>, m: &Message) {
-            match m {
-                $(Message::$V(m) => {
-                    let mut x = b.$init();
-                    $(x.$set(m.$f.to_lib());)*
-                    compiled::appended!(
-                        $V,
-                        x.set_match_id(v2::MATCH_ID.value),
-                        x.set_attribution(v2::ATTRIBUTION.value),
-                        ()
-                    );
-                })*
-            }
-        }
-
-        fn read_message(m: msg::Reader<'_>) -> Result<(Message, Option<i64>), DecodeError> {
-            use msg::Which;
-            Ok(match m.which().map_err(err)? {
-                $(Which::$V(x) => {
-                    let x = x.map_err(err)?;
-                    let appended = compiled::appended!(
-                        $V,
-                        Some(x.get_match_id()),
-                        Some(i64::from(x.get_attribution())),
-                        None
-                    );
-                    (Message::$V($S { $($f: x.$get().into_model()?,)* }), appended)
-                })*
-            })
-        }
+/// What version 2 adds to the table's fields, for the codec's copies over its code: the appended
+/// field, written with the file's value and read beside the message.
+macro_rules! schema_adds {
+    (write $V:ident $x:ident) => {
+        compiled::set_appended!($V, $x.set_match_id, set_attribution)
+    };
+    (read $V:ident $x:ident, $message:expr) => {
+        compiled::read_appended!($V, $message, $x.get_match_id(), $x.get_attribution())
     };
 }
 for_each_message!(copies);

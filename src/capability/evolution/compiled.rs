@@ -41,6 +41,41 @@ macro_rules! appended {
 }
 pub(super) use appended;
 
+/// What a v2 reader reads of one message: the message and the field version 2 appends to its
+/// type (`None` where it appends none). The codecs' copies return it over the v2 schema's code.
+pub(crate) type MessageRead = (Message, Option<i64>);
+
+/// A [`MessageRead`] of `$message`, of type `$V`, whose reader reads the appended fields as
+/// `$match_id` and `$attribution` (each format's v2 `schema_adds!(read ..)`).
+macro_rules! read_appended {
+    ($V:ident, $message:expr, $match_id:expr, $attribution:expr) => {
+        (
+            $message,
+            $crate::capability::evolution::compiled::appended!(
+                $V,
+                Some($match_id),
+                Some(i64::from($attribution)),
+                None
+            ),
+        )
+    };
+}
+pub(super) use read_appended;
+
+/// Sets the field version 2 appends to type `$V` to its value in the file with `$x`'s setters
+/// `$match_id` and `$attribution` (the v2 `schema_adds!(write ..)` of formats with setters).
+macro_rules! set_appended {
+    ($V:ident, $x:ident . $match_id:ident, $attribution:ident) => {
+        $crate::capability::evolution::compiled::appended!(
+            $V,
+            $x.$match_id($crate::capability::evolution::compiled::v2::MATCH_ID.value),
+            $x.$attribution($crate::capability::evolution::compiled::v2::ATTRIBUTION.value),
+            ()
+        )
+    };
+}
+pub(super) use set_appended;
+
 /// The appended field a message of this variant has in version 2, as `(field, default)`.
 fn appended_default(message: &str) -> Option<(&'static str, i64)> {
     [
@@ -140,13 +175,23 @@ fn carriers(source: &[Packet]) -> (usize, usize) {
 /// and every byte is used.
 pub(crate) fn forward<F: Format>(
     decided_by: String,
-    mut write: impl FnMut(&Packet) -> Vec<u8>,
+    write: impl FnMut(&Packet) -> Vec<u8>,
 ) -> Finding {
     let mut v1 = F::default();
+    forward_with(decided_by, write, |bytes| v1.decode_packet(bytes))
+}
+
+/// [`forward`] with the v1 reader `read` (what it read, and the bytes it used): for a format
+/// whose reader must be told the writer's schema (Avro), which the codec under test alone is not.
+pub(crate) fn forward_with(
+    decided_by: String,
+    mut write: impl FnMut(&Packet) -> Vec<u8>,
+    mut read: impl FnMut(&[u8]) -> Result<(Packet, usize), DecodeError>,
+) -> Finding {
     let source = source();
     for (i, packet) in source.iter().enumerate() {
         let bytes = write(packet);
-        let detail = match v1.decode_packet(&bytes) {
+        let detail = match read(&bytes) {
             Err(e) => format!("the v1 reader refused packet {i} of a v2 writer: {e}"),
             Ok((_, used)) if used != bytes.len() => format!(
                 "the v1 reader used {used} of the {} bytes of packet {i} of a v2 writer",
@@ -188,7 +233,7 @@ pub(crate) fn read_all<M>(
     seq: u64,
     send_time: i64,
     messages: impl IntoIterator<Item = M>,
-    mut read: impl FnMut(M) -> Result<(Message, Option<i64>), DecodeError>,
+    mut read: impl FnMut(M) -> Result<MessageRead, DecodeError>,
 ) -> Result<ReadV2, DecodeError> {
     let mut packet = Packet {
         seq,
@@ -351,6 +396,31 @@ pub(crate) fn assert_swap_fails_forward<F: Format>(
     assert!(f.answer.contains("TradeReport.price"), "{}", f.answer);
 }
 
+/// What the findings of a schema-compiled format rest on, value by value: the v1 codec `F` reads
+/// the v2 writer's (`write`) Trade Reports and Add Orders as the source has them, the v2 reader
+/// (`read`) finds the file's appended values in v2 bytes and the defaults in the codec's, and
+/// the check catches a v2 writer that swaps two v1 fields.
+#[cfg(test)]
+pub(crate) fn assert_values_behind_the_findings<F: Format>(
+    write: impl Fn(&Packet) -> Vec<u8>,
+    read: impl Fn(&[u8]) -> Result<ReadV2, DecodeError>,
+) {
+    let (bytes, got) = v1_reads_v2::<F>(&write);
+    assert_first_carriers(&got);
+    // source()[1]: Trade Reports at 0 and 6, Add Orders at 2 and 4; schemas/evolution-v2.txt's
+    // values (match_id m, attribution a).
+    let (m, a) = (Some(81_985_529_216_486_895), Some(1_196_967_241));
+    let (_, appended) = read(&bytes).unwrap();
+    assert_eq!(appended, [m, None, a, None, a, None, m]);
+    let (v1, appended) = read(&v1_bytes::<F>()).unwrap();
+    assert_eq!(v1.messages, source()[1].messages);
+    assert_eq!(
+        appended,
+        [Some(0), None, Some(0), None, Some(0), None, Some(0)]
+    );
+    assert_swap_fails_forward::<F>(String::new(), &write);
+}
+
 /// `read`, the v1 codec's reading of the v2 writer's bytes of `source()[1]`, has its first Trade
 /// Report and Add Order as the source has them (the values from [`source`], not from a codec).
 #[cfg(test)]
@@ -417,6 +487,15 @@ mod tests {
             Some("with messages[0].AddOrder.attribution = 7, not its default 0")
         );
         assert!(wrong_default(&p, &[None]).unwrap().contains("nothing"));
+    }
+
+    /// FlatBuffers' and protobuf's findings, value by value (capnp's and SBE's: their files).
+    #[test]
+    fn the_values_behind_the_flatbuffers_and_protobuf_findings() {
+        use super::super::{flatbuffers as fb, protobuf as pb};
+        use crate::formats::{flatbuffers::FlatBuffers, protobuf::Protobuf};
+        assert_values_behind_the_findings::<FlatBuffers>(fb::write_v2, fb::read_v2);
+        assert_values_behind_the_findings::<Protobuf>(pb::write_v2, pb::read_v2);
     }
 
     /// The dispatch reaches each schema-compiled format's check by its `Format::NAME`.

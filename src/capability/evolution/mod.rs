@@ -10,6 +10,7 @@
 //! Where a format cannot, the finding records what happened (an error, or which field came out
 //! wrong) rather than skipping it.
 
+mod avro;
 mod bitcode;
 mod capnp;
 mod compiled;
@@ -17,13 +18,17 @@ mod flatbuffers;
 mod harness;
 mod planus;
 mod protobuf;
+mod protobuf_google;
 mod raw;
 mod rkyv;
 mod sbe;
+mod sequential;
 mod serde_formats;
 pub mod v2;
 
 use super::finding::Finding;
+use crate::formats::borsh::Borsh;
+use crate::formats::wincode::Wincode;
 pub use harness::source;
 
 /// Both directions' findings for one format.
@@ -43,15 +48,23 @@ pub fn check(format: &str) -> Option<Evolution> {
     let (forward, backward) = match format {
         "capnp-unpacked" => capnp::check::<false>(),
         "capnp-packed" => capnp::check::<true>(),
-        "flatbuffers" => flatbuffers::check(),
+        // A format that trusts its producer writes its checked twin's bytes: the twin's check
+        // (verifier included, since it reads another writer's bytes) is its cell.
+        "flatbuffers" | "flatbuffers-unverified" => flatbuffers::check(),
         "protobuf" => protobuf::check(),
+        "protobuf-google" => protobuf_google::check(),
         "sbe" => sbe::check(),
         "json" => serde_formats::json(),
         "postcard" => serde_formats::postcard(),
+        "msgpack" => serde_formats::msgpack(),
+        "cbor" => serde_formats::cbor(),
         "bitcode" => bitcode::check(),
-        "rkyv" => rkyv::check(),
+        "rkyv" | "rkyv-unchecked" => rkyv::check(),
         "raw" => raw::check(),
+        "avro" => avro::check(),
         "planus" => planus::check(),
+        "wincode" => sequential::check::<Wincode>(sequential::WINCODE),
+        "borsh" => sequential::check::<Borsh>(sequential::BORSH),
         _ => return None,
     };
     Some(Evolution { forward, backward })
@@ -146,14 +159,20 @@ mod tests {
     fn the_v2_writers_and_readers_round_trip() {
         assert_round_trip(serde_formats::json_write, serde_formats::json_read);
         assert_round_trip(serde_formats::postcard_write, serde_formats::postcard_read);
+        assert_round_trip(serde_formats::msgpack_write, serde_formats::msgpack_read);
+        assert_round_trip(serde_formats::cbor_write, serde_formats::cbor_read);
         assert_round_trip(bitcode::write, bitcode::read);
         assert_round_trip(rkyv::write, rkyv::read);
         assert_round_trip(raw::write, raw::read);
+        assert_round_trip(sequential::write::<Wincode>, sequential::read::<Wincode>);
+        assert_round_trip(sequential::write::<Borsh>, sequential::read::<Borsh>);
     }
 
     #[test]
     fn every_format_of_this_check_is_dispatched_and_measured() {
-        for name in ["json", "postcard", "bitcode", "rkyv", "raw"] {
+        for name in [
+            "json", "postcard", "msgpack", "cbor", "bitcode", "rkyv", "raw", "wincode", "borsh",
+        ] {
             let e = check(name).expect(name);
             for f in [&e.forward, &e.backward] {
                 assert!(f.measured, "{name}");

@@ -9,66 +9,43 @@
 
 use prost::Message as _;
 
-use super::compiled::{self, v2, ReadV2};
+use super::compiled::{self, v2, MessageRead, ReadV2};
 use crate::capability::finding::Finding;
-use crate::formats::protobuf::Protobuf;
+use crate::formats::protobuf::{copies, Protobuf};
 use crate::formats::wire::{IntoModel, ToLib};
 use crate::formats::DecodeError;
 use crate::model::*;
 
-/// The code prost-build generated from the v2 schema (`OUT_DIR/evolution-v2/marketdata.proto`).
-#[allow(clippy::all, clippy::pedantic, missing_docs)]
-pub mod pb {
-    include!(concat!(env!("OUT_DIR"), "/evolution-v2/md_shootout.pb.rs"));
-}
+crate::formats::generated!(
+    /// The code prost-build generated from the v2 schema (`OUT_DIR/evolution-v2/marketdata.proto`).
+    pb,
+    "/evolution-v2/md_shootout.pb.rs"
+);
 
 use pb::message::Body;
 
-/// The v2 writer's and reader's field-by-field copies, from the message table (as the codec's).
-macro_rules! copies {
-    ($($V:ident($S:ident) $snake:ident {
-        kinds $kinds:tt, len $len:literal, wire $wire:tt, fields [$($f:ident: $t:ident),*],
-        $($codecs:tt)*
-    },)*) => {
-        fn to_pb(m: &Message) -> pb::Message {
-            let body = match m {
-                $(Message::$V(m) => {
-                    #[allow(unused_mut, clippy::needless_update)]
-                    let mut x = pb::$S { $($f: m.$f.to_lib(),)* ..Default::default() };
-                    compiled::appended!(
-                        $V,
-                        x.match_id = v2::MATCH_ID.value,
-                        x.attribution = v2::ATTRIBUTION.value,
-                        ()
-                    );
-                    Body::$V(x)
-                })*
-            };
-            pb::Message { body: Some(body) }
-        }
-
-        fn from_pb(m: &pb::Message) -> Result<(Message, Option<i64>), DecodeError> {
-            let Some(body) = &m.body else {
-                return Err(DecodeError::Malformed("protobuf: message with no body"));
-            };
-            Ok(match body {
-                $(Body::$V(x) => (
-                    Message::$V($S { $($f: x.$f.into_model()?,)* }),
-                    compiled::appended!(
-                        $V,
-                        Some(x.match_id),
-                        Some(i64::from(x.attribution)),
-                        None
-                    ),
-                ),)*
-            })
-        }
+/// What version 2 adds to the table's fields, for the codec's copies over its code: the appended
+/// field, written with the file's value and read beside the message.
+macro_rules! schema_adds {
+    (body $V:ident $S:ident { $($fields:tt)* }) => {{
+        #[allow(unused_mut, clippy::needless_update)]
+        let mut x = pb::$S { $($fields)* ..Default::default() };
+        compiled::appended!(
+            $V,
+            x.match_id = v2::MATCH_ID.value,
+            x.attribution = v2::ATTRIBUTION.value,
+            ()
+        );
+        Body::$V(x)
+    }};
+    (read $V:ident $x:ident, $message:expr) => {
+        compiled::read_appended!($V, $message, $x.match_id, $x.attribution)
     };
 }
 for_each_message!(copies);
 
 /// `packet` written by the v2 schema's code, length-delimited as the codec writes.
-fn write_v2(packet: &Packet) -> Vec<u8> {
+pub(super) fn write_v2(packet: &Packet) -> Vec<u8> {
     let p = pb::Packet {
         seq: packet.seq,
         send_time: packet.send_time,
@@ -78,7 +55,7 @@ fn write_v2(packet: &Packet) -> Vec<u8> {
 }
 
 /// `bytes` read by the v2 schema's code: every v1 field and the appended ones.
-fn read_v2(bytes: &[u8]) -> Result<ReadV2, DecodeError> {
+pub(super) fn read_v2(bytes: &[u8]) -> Result<ReadV2, DecodeError> {
     let p = pb::Packet::decode_length_delimited(bytes)
         .map_err(|e| DecodeError::library("protobuf (v2 schema)", e))?;
     compiled::read_all(p.seq, p.send_time, &p.messages, from_pb)
@@ -91,43 +68,4 @@ const DECIDED_BY: &str =
 /// bytes of the codec).
 pub(super) fn check() -> (Finding, Finding) {
     compiled::both::<Protobuf>(DECIDED_BY.into(), write_v2, read_v2)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// What the findings rest on: the v1 codec reads the v2 writer's messages as the source has
-    /// them, and the v2 reader sees 0 in the new fields of v1 bytes, the file's values in v2's.
-    #[test]
-    fn the_values_behind_the_findings() {
-        let (bytes, got) = compiled::v1_reads_v2::<Protobuf>(write_v2);
-        assert_eq!(
-            got.messages[4],
-            compiled::add_order(b'5', "SPY", 77_000_002, 5, 4_500_100)
-        );
-        assert_eq!(
-            got.messages[6],
-            compiled::trade_report("SPY", 1, 4_500_000, 9_002)
-        );
-        let (_, appended) = read_v2(&bytes).unwrap();
-        assert_eq!(appended[6], Some(81_985_529_216_486_895));
-        assert_eq!(appended[4], Some(1_196_967_241));
-
-        let (read, appended) = read_v2(&compiled::v1_bytes::<Protobuf>()).unwrap();
-        assert_eq!(
-            read.messages[0],
-            compiled::trade_report("ZIEXT", 100, 1_234_500, 9_001)
-        );
-        assert_eq!(
-            appended,
-            [Some(0), None, Some(0), None, Some(0), None, Some(0)]
-        );
-    }
-
-    /// The check catches a v2 writer that swaps two v1 fields.
-    #[test]
-    fn a_writer_that_swaps_fields_fails_forward() {
-        compiled::assert_swap_fails_forward::<Protobuf>(DECIDED_BY.into(), write_v2);
-    }
 }

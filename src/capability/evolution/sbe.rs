@@ -17,27 +17,18 @@
 //! generated getters as they are and records what they return; it only refuses to let them read
 //! past the end of the buffer, where the generated `ReadBuf` would panic.
 
-use super::compiled::{self, v2, ReadV2};
+use super::compiled::{self, v2, MessageRead, ReadV2};
 use crate::capability::finding::Finding;
-use crate::formats::sbe::{put, Sbe};
+use crate::formats::sbe::{put, templates, Sbe};
 use crate::formats::wire::IntoModel;
 use crate::formats::DecodeError;
 use crate::model::*;
 
-/// The code the SBE generator made of the v2 schema (`OUT_DIR/evolution-v2/marketdata.xml`).
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    dead_code,
-    unused_imports,
-    unused_mut,
-    non_camel_case_types,
-    ambiguous_glob_reexports,
-    missing_docs
-)]
-pub mod generated {
-    include!(concat!(env!("OUT_DIR"), "/evolution-v2/sbe/mod.rs"));
-}
+crate::formats::generated!(
+    /// The code the SBE generator made of the v2 schema (`OUT_DIR/evolution-v2/marketdata.xml`).
+    generated,
+    "/evolution-v2/sbe/mod.rs"
+);
 
 use generated::message_header_codec::{self, MessageHeaderDecoder};
 use generated::*;
@@ -46,60 +37,20 @@ const HEADER: usize = message_header_codec::ENCODED_LENGTH;
 
 crate::formats::sbe::conversions!();
 
-/// The v2 writer's and reader's per-template code, from the message table (as the codec's).
-macro_rules! templates {
-    ($($V:ident($S:ident) $snake:ident {
-        kinds $kinds:tt, len $len:literal, wire $wire:tt, fields [$($f:ident: $t:ident),*],
-        capnp $init:ident $capnp:tt, flatbuffers $Args:ident $tags:tt,
-        sbe $codec:ident $Enc:ident $Dec:ident,
-    },)*) => {
-        fn encoded_len(m: &Message) -> usize {
-            HEADER + usize::from(match m {
-                $(Message::$V(_) => $codec::SBE_BLOCK_LENGTH,)*
-            })
-        }
-
-        fn put_message(buf: &mut [u8], off: usize, m: &Message) -> usize {
-            match m {
-                $(Message::$V(m) => put!(buf, off, $codec::$Enc, |e| {
-                    $(e.$f((&m.$f).to_sbe());)*
-                    compiled::appended!(
-                        $V,
-                        e.match_id(v2::MATCH_ID.value),
-                        e.attribution(v2::ATTRIBUTION.value),
-                        ()
-                    );
-                }),)*
-            }
-        }
-
-        /// The v2 block length of a template, `None` for one v2 does not know.
-        fn v2_block(template: u16) -> Option<u16> {
-            Some(match template {
-                $($codec::SBE_TEMPLATE_ID => $codec::SBE_BLOCK_LENGTH,)*
-                _ => return None,
-            })
-        }
-
-        fn read_message(
-            template: u16,
-            header: MessageHeaderDecoder<ReadBuf<'_>>,
-            pos: usize,
-        ) -> Result<(Message, Option<i64>), DecodeError> {
-            Ok(match template {
-                $($codec::SBE_TEMPLATE_ID => {
-                    let d = $codec::$Dec::default().header(header, pos);
-                    let appended = compiled::appended!(
-                        $V,
-                        Some(d.match_id().unwrap_or(v2::MATCH_ID.default)),
-                        Some(i64::from(d.attribution().unwrap_or(v2::ATTRIBUTION.default))),
-                        None
-                    );
-                    (Message::$V($S { $($f: d.$f().into_model()?,)* }), appended)
-                })*
-                _ => return Err(DecodeError::Malformed("SBE template unknown to v2")),
-            })
-        }
+/// What version 2 adds to the table's fields, for the codec's templates over its code: the
+/// appended field, written with the file's value and read beside the message as the generated
+/// getter returns it (see the module doc).
+macro_rules! schema_adds {
+    (write $V:ident $e:ident) => {
+        compiled::set_appended!($V, $e.match_id, attribution)
+    };
+    (read $V:ident $d:ident, $message:expr) => {
+        compiled::read_appended!(
+            $V,
+            $message,
+            $d.match_id().unwrap_or(v2::MATCH_ID.default),
+            $d.attribution().unwrap_or(v2::ATTRIBUTION.default)
+        )
     };
 }
 for_each_message!(templates);
@@ -143,7 +94,7 @@ fn header_at(
     let block = usize::from(header.block_length());
     let v2 = match template {
         packet_header_codec::SBE_TEMPLATE_ID => packet_header_codec::SBE_BLOCK_LENGTH,
-        t => v2_block(t).ok_or(DecodeError::Malformed("SBE template unknown to v2"))?,
+        t => min_block(t).ok_or(DecodeError::Malformed("SBE template unknown to v2"))?,
     };
     DecodeError::check_len(bytes, pos + HEADER + block.max(usize::from(v2)))?;
     Ok((header, template, HEADER + block))

@@ -1,16 +1,23 @@
-//! JSON (serde_json) and postcard: both derive from the serde wire vocabulary, so version 2 is
-//! [`v2::Wire`] with serde's `#[serde(default)]` on each appended field. JSON is
-//! self-describing: a reader skips the fields it does not know and fills the missing ones from
-//! their defaults. postcard is not: a struct is its fields in order, with no names or lengths, so
-//! a reader takes the bytes of the next field for the field it expects, and the attribute never
-//! applies.
+//! JSON (serde_json), postcard, MessagePack (rmp-serde) and CBOR (minicbor-serde): all derive
+//! from the serde wire vocabulary, so version 2 is [`v2::Wire`] with serde's `#[serde(default)]`
+//! on each appended field. JSON and CBOR name every field: a reader skips the fields it does not
+//! know and fills the missing ones from their defaults. postcard is not self-describing: a struct
+//! is its fields in order, with no names or lengths, so a reader takes the bytes of the next
+//! field for the field it expects, and the attribute never applies. MessagePack, as
+//! `formats::msgpack` writes it (structs as arrays), is in between: an array carries its length,
+//! so a reader finds a missing trailing field and defaults it, but it has no name to skip an
+//! unknown one by.
+
+use std::io::Cursor;
 
 use serde::{Deserialize, Serialize};
 
 use super::harness::{both, Read2};
 use super::v2;
 use crate::capability::finding::Finding;
+use crate::formats::cbor::Cbor;
 use crate::formats::json::Json;
+use crate::formats::msgpack::Msgpack;
 use crate::formats::postcard::Postcard;
 use crate::model::Symbol;
 
@@ -99,12 +106,47 @@ pub(super) fn json() -> (Finding, Finding) {
     )
 }
 
-/// A symbol as postcard carries it: a serde byte string (a length, then the 8 bytes).
+/// A symbol as postcard, MessagePack and CBOR carry it: a serde byte string of its 8 bytes.
 struct Bytes8([u8; 8]);
 
 impl Serialize for Bytes8 {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_bytes(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Bytes8 {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Bytes8, D::Error> {
+        struct Eight;
+        impl serde::de::Visitor<'_> for Eight {
+            type Value = Bytes8;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("8 bytes")
+            }
+            fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Bytes8, E> {
+                <[u8; 8]>::try_from(v)
+                    .map(Bytes8)
+                    .map_err(|_| E::invalid_length(v.len(), &self))
+            }
+        }
+        d.deserialize_bytes(Eight)
+    }
+}
+
+/// A version 2 packet read whole (all or nothing) with the bytes it used, or why not.
+fn whole(read: Result<(Packet2<v2::Wire<Bytes8>>, usize), String>) -> Read2 {
+    let mut p = v2::MPacket::default();
+    match read {
+        Ok((read, used)) => {
+            (p.seq, p.send_time) = (read.seq, read.send_time);
+            p.messages = read
+                .messages
+                .into_iter()
+                .map(|m| m.map_symbol(|s| s.0))
+                .collect();
+            (p, Ok(used))
+        }
+        Err(e) => (p, Err(e)),
     }
 }
 
@@ -153,6 +195,64 @@ pub(super) fn postcard() -> (Finding, Finding) {
     )
 }
 
+/// MessagePack's version 2 writer, as `formats::msgpack` writes: rmp-serde's default
+/// serializer, structs as arrays.
+pub(super) fn msgpack_write(p: &v2::MPacket, out: &mut Vec<u8>) {
+    packet2(p, Bytes8)
+        .serialize(&mut rmp_serde::Serializer::new(&mut *out))
+        .expect("writing MessagePack to a Vec cannot fail");
+}
+
+/// MessagePack's version 2 reader: rmp-serde on the v2 types, through a `Cursor` for the bytes
+/// used (as `formats::msgpack` reads).
+pub(super) fn msgpack_read(bytes: &[u8]) -> Read2 {
+    let mut de = rmp_serde::Deserializer::new(Cursor::new(bytes));
+    let read = Packet2::deserialize(&mut de).map_err(|e| format!("rmp-serde: {e}"));
+    whole(read.map(|p| (p, de.position() as usize)))
+}
+
+const ARRAYS: &str = " (structs as arrays, rmp-serde's default: a reader defaults a trailing \
+     field the array lacks, #[serde(default)], but has no name to skip one it does not know by)";
+
+/// MessagePack's evolution: the v1 codec `formats::msgpack` against rmp-serde on the v2 types.
+pub(super) fn msgpack() -> (Finding, Finding) {
+    both::<Msgpack>(
+        "capability::evolution::serde_formats::msgpack",
+        ("rmp-serde", "rmp-serde"),
+        msgpack_write,
+        msgpack_read,
+        (ARRAYS, ARRAYS),
+    )
+}
+
+/// CBOR's version 2 writer, as `formats::cbor` writes: minicbor-serde, structs as maps.
+pub(super) fn cbor_write(p: &v2::MPacket, out: &mut Vec<u8>) {
+    packet2(p, Bytes8)
+        .serialize(&mut minicbor_serde::Serializer::new(&mut *out))
+        .expect("writing CBOR to a Vec cannot fail");
+}
+
+/// CBOR's version 2 reader: minicbor-serde on the v2 types, the decoder's position the bytes used.
+pub(super) fn cbor_read(bytes: &[u8]) -> Read2 {
+    let mut de = minicbor_serde::Deserializer::new(bytes);
+    let read = Packet2::deserialize(&mut de).map_err(|e| format!("minicbor-serde: {e}"));
+    whole(read.map(|p| (p, de.decoder().position())))
+}
+
+/// CBOR's evolution: the v1 codec `formats::cbor` against minicbor-serde on the v2 types.
+pub(super) fn cbor() -> (Finding, Finding) {
+    both::<Cbor>(
+        "capability::evolution::serde_formats::cbor",
+        ("minicbor-serde", "minicbor-serde"),
+        cbor_write,
+        cbor_read,
+        (
+            " (structs as maps keyed by name: serde skips fields a type does not name)",
+            " (#[serde(default)] on each appended field)",
+        ),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::harness::{assert_answers, source};
@@ -171,6 +271,13 @@ mod tests {
             text.contains(r#""price":4201000,"attribution":1196967241}"#),
             "{text}"
         );
+    }
+
+    /// A v2 reader read v1's bytes and saw the appended fields' defaults.
+    fn reads_the_defaults(backward: &Finding) {
+        assert!(backward.yes(), "{}", backward.answer);
+        let defaults = "the defaults (match_id 0, attribution 0)";
+        assert!(backward.answer.contains(defaults), "{}", backward.answer);
     }
 
     #[test]
@@ -208,5 +315,53 @@ mod tests {
                  stopped: messages[2]: postcard: Serde Deserialization Error",
             ),
         );
+    }
+
+    /// Each version 2 writer puts Trade Report's `match_id` (81985529216486895,
+    /// 0x0123456789ABCDEF) after `trade_id` as its specification encodes a 64-bit unsigned
+    /// integer: MessagePack `uint 64` (0xCF and 8 bytes big-endian) as the 7th value of the
+    /// message's array; CBOR major type 0 with a 8-byte argument (0x1B), after its name.
+    #[test]
+    fn the_v2_binary_writers_write_the_appended_field_by_the_specifications() {
+        let packet = v2::MPacket::written(&source()[0]);
+        let match_id = [0x01, 0x23, 0x45, 0x67, 0x89, 0xAB, 0xCD, 0xEF];
+        let mut msgpack = Vec::new();
+        msgpack_write(&packet, &mut msgpack);
+        // trade_id 4242001 (uint 32: 0xCE 0x0040BA51), then match_id.
+        let expected = [&[0xCE, 0x00, 0x40, 0xBA, 0x51, 0xCF][..], &match_id].concat();
+        assert!(msgpack.windows(14).any(|w| w == expected), "{msgpack:02x?}");
+        let mut cbor = Vec::new();
+        cbor_write(&packet, &mut cbor);
+        let expected = [&[0x68][..], b"match_id", &[0x1B], &match_id].concat();
+        assert!(cbor.windows(18).any(|w| w == expected), "{cbor:02x?}");
+    }
+
+    /// The v1 reader reads the system event, then meets the first Trade Report's array of 7
+    /// values where its struct has 6: rmp-serde refuses the array's length. The v2 reader takes
+    /// the 6 values of v1's arrays and defaults the 7th.
+    #[test]
+    fn msgpack_defaults_a_missing_field_but_cannot_skip_an_unknown_one() {
+        let (forward, backward) = msgpack();
+        assert_eq!(
+            forward.answer,
+            format!(
+                "no: the v1 reader on v2 bytes, packet 0 (seq 1001): read messages[0..1] right \
+                 (the last a SystemEvent), then stopped: msgpack: array had incorrect length, \
+                 expected 6{ARRAYS}"
+            )
+        );
+        reads_the_defaults(&backward);
+    }
+
+    #[test]
+    fn cbor_evolves_both_ways_with_serde_defaults() {
+        let (forward, backward) = cbor();
+        assert_eq!(
+            forward.answer,
+            "yes: the v1 reader read every v1 field of 27 messages in 2 packets, 3 Trade Reports \
+             and 3 Add Orders among them exactly (structs as maps keyed by name: serde skips \
+             fields a type does not name)"
+        );
+        reads_the_defaults(&backward);
     }
 }

@@ -6,6 +6,7 @@ use plotters::prelude::*;
 use super::axis::{err, nines_label, Axis, DrawResult};
 use super::canvas::{plane, Axes, Canvas, Chart, Swatch};
 use super::style::Colours;
+use crate::formats::shown;
 use crate::report::dist::{Distribution, FormatRuns};
 
 /// Each format's latency distribution of one side, `formats` in the report's format order (the
@@ -89,7 +90,7 @@ impl Chart for Distributions<'_> {
                     .draw_series(LineSeries::new(points(headline), colour.stroke_width(3)))
                     .map_err(err)?;
             }
-            entries.push((f.format.clone(), Swatch::Line(colour, 3, dashed)));
+            entries.push((shown(&f.format), Swatch::Line(colour, 3, dashed)));
         }
         Ok(entries)
     }

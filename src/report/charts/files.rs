@@ -67,19 +67,24 @@ pub fn write_all(
             .iter()
             .filter_map(|f| groups.iter().copied().find(|g| &g.format == f))
             .collect();
-        for chart in section_charts((input, label), &groups, &ordered, &colours) {
+        let note = trusts_note(groups.iter().map(|g| g.format.as_str()));
+        for mut chart in section_charts((input, label), &groups, &ordered, &colours) {
+            chart.what.push_str(note);
             files.write((input, label), chart)?;
         }
     }
     for ((input, label, groups), sides) in summary.sections().into_iter().zip(&hists.0) {
         for (side, side_name, runs) in sides {
-            let chart = distribution_chart(
+            let mut chart = distribution_chart(
                 (input, label),
                 (side, side_name),
                 runs,
                 &colours,
                 groups[0].unit,
             );
+            chart
+                .what
+                .push_str(trusts_note(runs.iter().map(|r| r.format.as_str())));
             files.write((input, label), chart)?;
         }
         if sides.is_empty() {
@@ -87,6 +92,16 @@ pub fn write_all(
         }
     }
     Ok(files.written)
+}
+
+/// What a chart's title adds when it shows a format that trusts its producer (its name carries
+/// [`crate::formats::TRUSTS_MARK`]): what the mark means.
+fn trusts_note<'a>(mut formats: impl Iterator<Item = &'a str>) -> &'static str {
+    if formats.any(crate::formats::trusts_producer) {
+        "; ‡ trusts its producer"
+    } else {
+        ""
+    }
 }
 
 /// A section's charts from its summary: size against speed (on the wire, and as stored where

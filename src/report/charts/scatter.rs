@@ -8,6 +8,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use super::axis::{err, Axis, DrawResult};
 use super::canvas::{marker, plane, Axes, Canvas, Chart, Plane, Swatch};
 use super::style::{Colours, FONT};
+use crate::formats::{shown, trusts_producer};
 use crate::report::stats::{trim, Basis, Group, Stat, RAW};
 
 /// The frontier's dashed line.
@@ -46,10 +47,14 @@ pub fn points(groups: &[&Group], stored: bool) -> Vec<Point> {
         .collect()
 }
 
-/// The formats nothing beats on both axes (by medians; raw, the floor, is not a contender),
+/// The formats nothing beats on both axes (by medians; raw, the floor, is not a contender, nor
+/// is a format that trusts its producer, which the verdict beside the chart leaves out too),
 /// smallest first.
 pub fn pareto(points: &[Point]) -> Vec<&Point> {
-    let contenders: Vec<&Point> = points.iter().filter(|p| p.format != RAW).collect();
+    let contenders: Vec<&Point> = points
+        .iter()
+        .filter(|p| p.format != RAW && !trusts_producer(&p.format))
+        .collect();
     let mut front: Vec<&Point> = contenders
         .iter()
         .copied()
@@ -129,7 +134,8 @@ impl Chart for Scatter<'_> {
             marker(canvas.root, px, colour, self.colours.tier(&p.format), 6)?;
         }
         names(canvas, &pts, &at, &front)?;
-        Ok(legend(front.len() > 1))
+        let trusting = pts.iter().any(|p| trusts_producer(&p.format));
+        Ok(legend(front.len() > 1, trusting))
     }
 }
 
@@ -202,7 +208,7 @@ fn names(
         let text = if p.format == RAW {
             "raw (floor)".to_owned()
         } else {
-            p.format.clone()
+            shown(&p.format)
         };
         let size = 16;
         let w = (0.58 * size as f64 * text.chars().count() as f64) as i32;
@@ -244,8 +250,8 @@ fn names(
 }
 
 /// The legend: the marker, the whisker, the frontier's line where there is one, and what bold
-/// names mean.
-fn legend(frontier: bool) -> Vec<(String, Swatch)> {
+/// names mean (and that formats trusting their producer are not contenders, where shown).
+fn legend(frontier: bool, trusting: bool) -> Vec<(String, Swatch)> {
     let mut entries = vec![
         (
             "format (median)".to_owned(),
@@ -265,6 +271,9 @@ fn legend(frontier: bool) -> Vec<(String, Swatch)> {
         "and faster",
     ] {
         entries.push((line.to_owned(), Swatch::Blank));
+    }
+    if trusting {
+        entries.push(("(‡: not a contender)".to_owned(), Swatch::Blank));
     }
     entries
 }
