@@ -245,28 +245,28 @@ macro_rules! conversions {
 
         /// A field read through its accessor, back in the model.
         trait FromPlanus<T>: Sized {
-            fn into_model(self) -> Result<T, $crate::formats::DecodeError>;
+            fn into_model(self) -> Result<T, DecodeError>;
         }
 
         impl<T> FromPlanus<T> for ::planus::Result<T> {
             #[inline(always)]
-            fn into_model(self) -> Result<T, $crate::formats::DecodeError> {
-                self.map_err($crate::formats::planus::err)
+            fn into_model(self) -> Result<T, DecodeError> {
+                self.map_err(err)
             }
         }
 
         impl FromPlanus<Symbol> for ::planus::Result<fbs::SymbolRef<'_>> {
             #[inline(always)]
-            fn into_model(self) -> Result<Symbol, $crate::formats::DecodeError> {
-                let s = fbs::Symbol::from(self.map_err($crate::formats::planus::err)?);
+            fn into_model(self) -> Result<Symbol, DecodeError> {
+                let s = fbs::Symbol::from(self.map_err(err)?);
                 Ok(Symbol([s.b0, s.b1, s.b2, s.b3, s.b4, s.b5, s.b6, s.b7]))
             }
         }
 
         impl FromPlanus<[u8; 4]> for ::planus::Result<u32> {
             #[inline(always)]
-            fn into_model(self) -> Result<[u8; 4], $crate::formats::DecodeError> {
-                Ok(self.map_err($crate::formats::planus::err)?.to_le_bytes())
+            fn into_model(self) -> Result<[u8; 4], DecodeError> {
+                Ok(self.map_err(err)?.to_le_bytes())
             }
         }
     };

@@ -14,6 +14,15 @@ use crate::formats::planus::{err, frame, read_table, unframe, Planus, NO_BODY};
 use crate::formats::DecodeError;
 use crate::model::*;
 
+/// What decided both findings.
+const DECIDED_BY: &str = "capability::evolution::planus (planus's code for the v2 schema, whose \
+                          Trade and AddOrder tables each gain a last vtable slot)";
+
+/// Forward and backward, the codec [`Planus`] on the v1 side.
+pub(super) fn check() -> (Finding, Finding) {
+    compiled::both::<Planus>(DECIDED_BY.into(), write_v2, read_v2)
+}
+
 crate::formats::planus::planus_code!(
     "/evolution-v2/marketdata_planus.rs",
     "/evolution-v2/marketdata_planus_body.rs"
@@ -139,13 +148,4 @@ mod tests {
         assert!(e.forward.yes() && e.backward.yes(), "{e:?}");
         assert!(e.forward.measured && e.backward.measured);
     }
-}
-
-/// What decided both findings.
-const DECIDED_BY: &str = "capability::evolution::planus (planus's code for the v2 schema, whose \
-                          Trade and AddOrder tables each gain a last vtable slot)";
-
-/// Forward and backward, the codec [`Planus`] on the v1 side.
-pub(super) fn check() -> (Finding, Finding) {
-    compiled::both::<Planus>(DECIDED_BY.into(), write_v2, read_v2)
 }
