@@ -367,6 +367,9 @@ mod tests {
     #[test]
     fn avro_is_read_by_python() {
         reads_exactly("avro", "Python");
+    }
+
+    #[test]
     fn msgpack_is_read_by_python() {
         reads_exactly("msgpack", "Python");
     }
@@ -374,6 +377,9 @@ mod tests {
     #[test]
     fn cbor_is_read_by_python() {
         reads_exactly("cbor", "Python");
+    }
+
+    #[test]
     fn borsh_is_read_by_javascript() {
         reads_exactly("borsh", "JavaScript");
     }
