@@ -22,8 +22,8 @@ pub mod aggregate;
 pub mod checksum;
 mod codec;
 pub mod mirror;
-mod serde_packet;
 pub mod sequential;
+mod serde_packet;
 #[cfg(test)]
 mod steady;
 pub mod wire;
