@@ -15,7 +15,7 @@ use crate::output::atomic::write_atomically;
 pub const FILE: &str = "formats.json";
 
 /// The table's column headings, for [`CELLS`] then `read_by`.
-const HEADINGS: [&str; 6] = [
+pub const HEADINGS: [&str; 6] = [
     "schema",
     "zero-copy",
     "validates",

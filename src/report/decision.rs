@@ -191,17 +191,10 @@ impl Decision {
             .source
             .as_ref()
             .map_or(String::new(), |p| p.display().to_string());
-        let header = [
-            "format",
-            "schema",
-            "zero-copy",
-            "validates",
-            "evolves v2→v1",
-            "evolves v1→v2",
-            "read by",
-        ]
-        .map(String::from)
-        .to_vec();
+        let header = std::iter::once("format")
+            .chain(capabilities::HEADINGS)
+            .map(String::from)
+            .collect();
         Some(Table {
             caption: format!(
                 "What rules a format in or out besides speed, from {source}: yes or no per cell, \

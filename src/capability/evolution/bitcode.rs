@@ -3,7 +3,7 @@
 //! the type's fields, column by column, with no names, tags or lengths per field, so a reader of
 //! another version reads columns that are not the ones it expects.
 
-use super::harness::{both, Read2};
+use super::harness::{without_mechanism, Read2};
 use super::v2;
 use crate::capability::finding::Finding;
 use crate::formats::bitcode::Bitcode;
@@ -41,38 +41,14 @@ pub(super) fn read(bytes: &[u8]) -> Read2 {
     }
 }
 
-const NO_MECHANISM: &str = " (bitcode has no evolution mechanism: a packet is its fields' \
+pub(super) const NO_MECHANISM: &str =
+    " (bitcode has no evolution mechanism: a packet is its fields' \
      columns, packed, with nothing that names a field, so a reader of the other version finds \
      columns it cannot unpack)";
 
 /// bitcode's evolution: the v1 codec `formats::bitcode` against bitcode on the v2 packet.
 pub(super) fn check() -> (Finding, Finding) {
-    both::<Bitcode>(
-        "capability::evolution::bitcode",
-        ("bitcode::encode", "bitcode::decode"),
-        write,
-        read,
-        (NO_MECHANISM, NO_MECHANISM),
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::harness::assert_answers;
-    use super::*;
-
-    /// Neither version's reader unpacks the other's columns: both refuse the first packet whole.
-    #[test]
-    fn bitcode_refuses_the_other_version_s_packet() {
-        assert_answers(
-            check(),
-            NO_MECHANISM,
-            (
-                "no: the v1 reader on v2 bytes, packet 0 (seq 1001): refused before any \
-                 message: bitcode: invalid packing",
-                "no: the v2 reader on v1 bytes, packet 0 (seq 1001): refused before any \
-                 message: bitcode: invalid packing",
-            ),
-        );
-    }
+    let calls = ("bitcode::encode", "bitcode::decode");
+    let check = "capability::evolution::bitcode";
+    without_mechanism::<Bitcode>(check, calls, write, read, NO_MECHANISM)
 }

@@ -359,31 +359,6 @@ pub(crate) fn v1_bytes<F: Format>() -> Vec<u8> {
     v1
 }
 
-/// A FlatBuffers implementation's v2 `write` and `read` around the codec `F`: `F` reads the v2
-/// writer's messages as the source has them, and the v2 reader sees 0 in the appended fields of
-/// `F`'s bytes, the values of `schemas/evolution-v2.txt` in the v2 writer's.
-#[cfg(test)]
-pub(crate) fn assert_appended_values<F: Format>(
-    write: impl Fn(&Packet) -> Vec<u8>,
-    read: impl Fn(&[u8]) -> Result<ReadV2, DecodeError>,
-) {
-    let (bytes, got) = v1_reads_v2::<F>(&write);
-    assert_first_carriers(&got);
-    let (_, appended) = read(&bytes).unwrap();
-    assert_eq!(appended[0], Some(81_985_529_216_486_895));
-    assert_eq!(appended[2], Some(1_196_967_241));
-
-    let (read, appended) = read(&v1_bytes::<F>()).unwrap();
-    assert_eq!(
-        read.messages[4],
-        add_order(b'5', "SPY", 77_000_002, 5, 4_500_100)
-    );
-    assert_eq!(
-        appended,
-        [Some(0), None, Some(0), None, Some(0), None, Some(0)]
-    );
-}
-
 /// The check catches a v2 writer that swaps two v1 fields: `forward` with `write` fed the
 /// [`swapped`] source says `no` and names the Trade Report's price.
 #[cfg(test)]

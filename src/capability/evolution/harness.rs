@@ -267,6 +267,18 @@ pub(super) fn both<F: Format>(
     )
 }
 
+/// [`both`] for a format with no evolution mechanism: `note` (why each version misreads the
+/// other) follows both findings.
+pub(super) fn without_mechanism<F: Format>(
+    check: &str,
+    calls: (&str, &str),
+    write: impl Fn(&v2::MPacket, &mut Vec<u8>),
+    read: impl Fn(&[u8]) -> Read2,
+    note: &str,
+) -> (Finding, Finding) {
+    both::<F>(check, calls, write, read, (note, note))
+}
+
 /// A format's version 2 writer and reader agree with each other on every source packet,
 /// appended fields included: a `no` is then the version mismatch, not a broken writer or reader.
 #[cfg(test)]

@@ -72,7 +72,7 @@ pub fn check(format: &str) -> Option<Evolution> {
 
 #[cfg(test)]
 mod tests {
-    use super::harness::{assert_round_trip, forward, grown};
+    use super::harness::{assert_answers, assert_round_trip, forward, grown};
     use super::*;
     use crate::formats::json::Json;
     use crate::formats::rkyv::Rkyv;
@@ -183,5 +183,20 @@ mod tests {
             }
         }
         assert_eq!(check("no-such-format"), None);
+    }
+
+    /// Neither version's reader unpacks the other's columns: both refuse the first packet whole.
+    #[test]
+    fn bitcode_refuses_the_other_version_s_packet() {
+        assert_answers(
+            bitcode::check(),
+            bitcode::NO_MECHANISM,
+            (
+                "no: the v1 reader on v2 bytes, packet 0 (seq 1001): refused before any \
+                 message: bitcode: invalid packing",
+                "no: the v2 reader on v1 bytes, packet 0 (seq 1001): refused before any \
+                 message: bitcode: invalid packing",
+            ),
+        );
     }
 }

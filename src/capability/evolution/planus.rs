@@ -142,8 +142,7 @@ mod tests {
     #[test]
     fn planus_evolves_as_flatbuffers_does() {
         use super::*;
-        compiled::assert_appended_values::<Planus>(write_v2, read_v2);
-        compiled::assert_swap_fails_forward::<Planus>(DECIDED_BY.into(), write_v2);
+        compiled::assert_values_behind_the_findings::<Planus>(write_v2, read_v2);
         let e = super::super::check("planus").expect("planus has a check");
         assert!(e.forward.yes() && e.backward.yes(), "{e:?}");
         assert!(e.forward.measured && e.backward.measured);

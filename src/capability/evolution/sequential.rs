@@ -5,7 +5,7 @@
 //! bytes after the fields it knows for whatever it expects next. One file for both, as
 //! `serde_formats` is for JSON and postcard: the two checks differ only in the codec.
 
-use super::harness::{both, Read2};
+use super::harness::{without_mechanism, Read2};
 use super::v2;
 use crate::capability::finding::Finding;
 use crate::formats::sequential::{self, Framed, Header, Sequential};
@@ -53,7 +53,7 @@ fn no_mechanism(name: &str) -> String {
 pub(super) fn check<F: Format + Codec2>(calls: (&str, &str)) -> (Finding, Finding) {
     let module = format!("capability::evolution::sequential ({})", F::NAME);
     let note = no_mechanism(F::NAME);
-    both::<F>(&module, calls, write::<F>, read::<F>, (&note, &note))
+    without_mechanism::<F>(&module, calls, write::<F>, read::<F>, &note)
 }
 
 /// wincode's calls: `serialize_into` a `Vec`, `deserialize_from` a `&mut &[u8]`.
