@@ -7,16 +7,7 @@ use std::path::Path;
 
 use md_shootout::gen::{self, GenOptions};
 
-use crate::common::shootout_ok;
-
-const COLUMNS: [&str; 6] = [
-    "ser_allocs",
-    "de_allocs",
-    "de_all_allocs",
-    "ser_alloc_bytes",
-    "de_alloc_bytes",
-    "de_all_alloc_bytes",
-];
+use crate::common::{shootout_ok, ALLOC_COLUMNS as COLUMNS};
 
 /// Each row's allocation columns by format, parsed; every cell must be filled.
 fn allocations(csv: &Path) -> HashMap<String, [f64; 6]> {

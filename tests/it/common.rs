@@ -3,6 +3,16 @@
 //! against the spec rather than against themselves.
 #![allow(dead_code)]
 
+/// The allocation columns of the results CSV (`export::csv::Row`), in its order.
+pub const ALLOC_COLUMNS: [&str; 6] = [
+    "ser_allocs",
+    "de_allocs",
+    "de_all_allocs",
+    "ser_alloc_bytes",
+    "de_alloc_bytes",
+    "de_all_alloc_bytes",
+];
+
 pub const TS: i64 = 1_471_980_632_572_715_948; // 2016-08-23 15:30:32.572715948 UTC
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

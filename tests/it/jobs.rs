@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use md_shootout::gen::{self, GenOptions};
 use md_shootout::measure::affinity::allowed_cpus;
 
-use crate::common::shootout;
+use crate::common::{shootout, ALLOC_COLUMNS};
 
 fn rows(csv: &std::path::Path) -> Vec<std::collections::HashMap<String, String>> {
     let mut r = csv::Reader::from_path(csv).unwrap();
@@ -116,14 +116,11 @@ fn two_workers_give_one_run_with_every_format_once_and_the_same_summary() {
             "zstd_bytes",
             "zlib_bytes",
             "stored_sampled_bytes",
-            // Each worker counts its formats' allocations; the merge keeps them.
-            "ser_allocs",
-            "de_allocs",
-            "de_all_allocs",
-            "ser_alloc_bytes",
-            "de_alloc_bytes",
-            "de_all_alloc_bytes",
-        ] {
+        ]
+        .into_iter()
+        // Each worker counts its formats' allocations; the merge keeps them.
+        .chain(ALLOC_COLUMNS)
+        {
             assert_eq!(a[c], b[c], "{c} of {}", a["format"]);
         }
         assert!(!b["de_all_allocs"].is_empty(), "{}", b["format"]);
