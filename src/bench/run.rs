@@ -12,7 +12,7 @@ use super::report::{write_capabilities, write_report};
 use super::resume::{self, Done, Record};
 use crate::fetch::{self, FetchOptions};
 use crate::gen::{self, GenOptions};
-use crate::measure::args::RunArgs;
+use crate::measure::args::{RunArgs, StoredArg};
 use crate::measure::Unit;
 use crate::model::Feed;
 use crate::report;
@@ -230,6 +230,13 @@ fn run_matrix(
             ..RunArgs::default()
         };
         run.shared.lenient |= matrix.lenient.iter().any(|p| p == step.input);
+        if step.run > 1 || step.prefix != &matrix.prefixes[0] {
+            // The size as stored is a property of the bytes, which are the same in every run of
+            // an input: compressing them again in each run made the default bench half as long
+            // again. The report gives every label the first run's (report::stats::SameBytes).
+            run.shared.stored_size = StoredArg::None;
+            run.shared.no_stored_size = false;
+        }
         let mut cmd = step.prefix.command_for(exe);
         cmd.arg("run")
             .arg(step.input)

@@ -118,7 +118,9 @@ pub struct Group {
     pub msgs_per_sec: Stat,
     pub timer_overhead_ns: Stat,
     /// The size as stored per message (`zstd_bytes` / `messages` of each run), over the runs
-    /// that measured it; `None` when none did (`--no-stored-size`, or CSVs from before).
+    /// that measured it: this group's, or any other label's runs of the same format on the same
+    /// input that encoded the same bytes ([`SameBytes`]; `bench` compresses in one run only).
+    /// `None` when none did (`--no-stored-size`, or CSVs from before).
     pub zstd_bytes_per_message: Option<Stat>,
     pub zlib_bytes_per_message: Option<Stat>,
     /// Total zstd time per run, ns, over the runs that measured it.
@@ -227,8 +229,12 @@ impl Group {
 /// What a warning is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum WarningKind {
-    /// Minor page faults inside a run's timed regions: the tails measure the harness.
+    /// Minor page faults inside a run's timed regions of a format that allocates nothing there:
+    /// the tails measure the harness.
     TimedFaults,
+    /// Minor page faults inside the timed regions of a format that allocates there: its
+    /// allocator growing the heap, the format's own cost.
+    OwnFaults,
     /// The input was cut short at its end and read with `--lenient`: its whole packets only.
     CutShort,
     FewRuns,
@@ -383,14 +389,42 @@ impl Summary {
     }
 }
 
+/// What makes two rows' encodings the same bytes, whatever their label: the same format on the
+/// same input and unit, with the same encoded size and message count. The size as stored is a
+/// property of those bytes, so one run's measurement serves every label.
+#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct SameBytes<'a> {
+    input: &'a str,
+    unit: &'a str,
+    format: &'a str,
+    encoded: u64,
+    messages: u64,
+}
+
+impl<'a> SameBytes<'a> {
+    fn of(r: &'a RunRow) -> SameBytes<'a> {
+        SameBytes {
+            input: &r.input_name,
+            unit: r.unit,
+            format: &r.format,
+            encoded: (r.bytes_per_message * r.messages).round() as u64,
+            messages: r.messages as u64,
+        }
+    }
+}
+
 /// Groups `runs` by (input file name, label, format) and reduces each group.
 pub fn summarize(runs: &Runs) -> Summary {
     let mut by_key: BTreeMap<(&str, &str, &str), Vec<&RunRow>> = BTreeMap::new();
+    let mut stored_by_bytes: BTreeMap<SameBytes, Vec<&RunRow>> = BTreeMap::new();
     for r in &runs.rows {
         by_key
             .entry((&r.input_name, &r.label, &r.format))
             .or_default()
             .push(r);
+        if r.zstd_bytes.is_some() {
+            stored_by_bytes.entry(SameBytes::of(r)).or_default().push(r);
+        }
     }
     let mut groups: Vec<Group> = by_key
         .into_iter()
@@ -400,6 +434,16 @@ pub fn summarize(runs: &Runs) -> Summary {
             hosts.dedup();
             let col =
                 |f: fn(&RunRow) -> f64| Stat::of(&rows.iter().map(|r| f(r)).collect::<Vec<_>>());
+            // The runs that measured the size as stored of these bytes, under any label.
+            let mut same: Vec<SameBytes> = rows.iter().map(|r| SameBytes::of(r)).collect();
+            same.sort_unstable();
+            same.dedup();
+            let stored: Vec<&RunRow> = same
+                .iter()
+                .filter_map(|k| stored_by_bytes.get(k))
+                .flatten()
+                .copied()
+                .collect();
             Group {
                 input: input.to_owned(),
                 label: label.to_owned(),
@@ -421,12 +465,12 @@ pub fn summarize(runs: &Runs) -> Summary {
                 msgs_per_sec: col(|r| r.msgs_per_sec),
                 timer_overhead_ns: col(|r| r.timer_overhead_ns),
                 zstd_bytes_per_message: Stat::of_some(
-                    rows.iter().map(|r| r.zstd_bytes_per_message()),
+                    stored.iter().map(|r| r.zstd_bytes_per_message()),
                 ),
                 zlib_bytes_per_message: Stat::of_some(
-                    rows.iter().map(|r| r.zlib_bytes_per_message()),
+                    stored.iter().map(|r| r.zlib_bytes_per_message()),
                 ),
-                zstd_ns: Stat::of_some(rows.iter().map(|r| r.zstd_ns)),
+                zstd_ns: Stat::of_some(stored.iter().map(|r| r.zstd_ns)),
                 memcpy_p50_ns: Stat::of_some(rows.iter().map(|r| r.memcpy_p50_ns)),
                 memcpy_mean_ns: Stat::of_some(rows.iter().map(|r| r.memcpy_mean_ns)),
                 memcpy_batch: Stat::of_some(rows.iter().map(|r| r.memcpy_batch_ns)),
@@ -569,19 +613,35 @@ fn warn(out: &mut Vec<Warning>, kind: WarningKind, message: String) {
 fn timed_faults(out: &mut Vec<Warning>, runs: &Runs) {
     for r in &runs.rows {
         if let Some(n) = r.timed_faults.filter(|n| *n > 0) {
-            warn(
-                out,
-                WarningKind::TimedFaults,
-                format!(
-                    "{} {}, run {}: {n} minor page fault{} inside timed regions",
-                    section_name(&r.input_name, &r.label),
-                    r.format,
-                    r.run_id,
-                    if n == 1 { "" } else { "s" }
-                ),
+            let message = format!(
+                "{} {}, run {}: {n} minor page fault{} inside timed regions",
+                section_name(&r.input_name, &r.label),
+                r.format,
+                r.run_id,
+                if n == 1 { "" } else { "s" }
             );
+            match r.allocs.filter(|a| a.iter().any(|&x| x > 0.0)) {
+                Some([ser, de, de_all]) => warn(
+                    out,
+                    WarningKind::OwnFaults,
+                    format!(
+                        "{message}, where it allocates ({} ser, {} de, {} de_all per {})",
+                        allocs(ser),
+                        allocs(de),
+                        allocs(de_all),
+                        r.unit
+                    ),
+                ),
+                None => warn(out, WarningKind::TimedFaults, message),
+            }
         }
     }
+}
+
+/// Allocations per unit as the warnings give them: three decimals at most, no trailing zeros.
+fn allocs(x: f64) -> String {
+    let text = format!("{x:.3}");
+    text.trim_end_matches('0').trim_end_matches('.').to_owned()
 }
 
 /// Captures cut short inside a packet and read with `--lenient`, once per run.

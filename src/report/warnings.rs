@@ -38,9 +38,16 @@ pub fn group(warnings: &[Warning], summary: &Summary) -> Vec<WarningGroup> {
             let n = ws.len();
             let summary = match kind {
                 WarningKind::TimedFaults => format!(
-                    "Minor page faults inside timed regions in {n} of {rows} results rows (one \
-                     format in one run each; 0 expected): a fault costs microseconds, so the \
-                     tails there measure the harness, not the format."
+                    "Minor page faults inside timed regions in {n} of {rows} results rows of \
+                     formats that allocate nothing there (one format in one run each; 0 \
+                     expected): a fault costs microseconds, so the tails there measure the \
+                     harness, not the format."
+                ),
+                WarningKind::OwnFaults => format!(
+                    "Minor page faults inside timed regions in {n} of {rows} results rows of \
+                     formats that allocate there: the allocator growing its heap, a cost of the \
+                     format's own allocations, so its tails keep them (a format that allocates \
+                     nothing does not pay it)."
                 ),
                 WarningKind::CutShort => format!(
                     "{n} run{} read a capture cut short at its end (with --lenient): the figures \

@@ -48,6 +48,9 @@ pub(crate) struct Fixture {
     pub(crate) timed_faults: Option<u64>,
     /// The `dropped_bytes` column: set for an input cut short at its end.
     pub(crate) dropped_bytes: Option<u64>,
+    /// Allocations per unit of ser, de and de_all (64 bytes each); `None` writes empty cells, as
+    /// a run without the counting allocator.
+    pub(crate) allocs: Option<[f64; 3]>,
 }
 
 fn values(f: &Fixture) -> HashMap<String, String> {
@@ -143,10 +146,14 @@ fn values(f: &Fixture) -> HashMap<String, String> {
     // Above i64::MAX: the seed is a u64.
     set("order_seed", "17293822569102704642".into());
     set("dropped_bytes", cell(f.dropped_bytes));
-    // Allocations not counted (tests/it/allocations.rs reads a real run's).
-    for side in ["ser", "de", "de_all"] {
-        set(&format!("{side}_allocs"), String::new());
-        set(&format!("{side}_alloc_bytes"), String::new());
+    // Allocations as given (tests/it/allocations.rs reads a real run's).
+    for (i, side) in ["ser", "de", "de_all"].into_iter().enumerate() {
+        let count = f.allocs.map(|a| a[i]);
+        set(&format!("{side}_allocs"), float(count));
+        set(
+            &format!("{side}_alloc_bytes"),
+            float(count.map(|n| 64.0 * n)),
+        );
     }
     set(
         "trusts_producer",
@@ -206,6 +213,7 @@ pub(crate) fn fx(
         units: 50000,
         timed_faults: None,
         dropped_bytes: None,
+        allocs: None,
     }
 }
 
@@ -1597,14 +1605,17 @@ fn page_faults_in_timed_regions_are_warned_about() {
     let dir = tempfile::tempdir().unwrap();
     let csv_path = dir.path().join("runs.csv");
     let rows: Vec<Fixture> = [
-        ("f1", "sbe", Some(0)),
-        ("f1", "raw", Some(3)),
-        ("f2", "sbe", Some(1)),
-        ("f2", "raw", None),
+        ("f1", "sbe", Some(0), None),
+        ("f1", "raw", Some(3), Some([0.0; 3])),
+        ("f1", "bitcode", Some(2), Some([0.0, 0.935, 1.0])),
+        ("f2", "sbe", Some(1), None),
+        ("f2", "raw", None, None),
+        ("f2", "bitcode", Some(0), Some([0.0, 0.935, 1.0])),
     ]
     .into_iter()
-    .map(|(run, format, faults)| Fixture {
+    .map(|(run, format, faults, allocs)| Fixture {
         timed_faults: faults,
+        allocs,
         ..fx(
             run,
             "data/day8.pcapng.gz",
@@ -1621,7 +1632,7 @@ fn page_faults_in_timed_regions_are_warned_about() {
     write_csv(&csv_path, &columns_now(), &rows);
     let runs = report::load(std::slice::from_ref(&csv_path)).unwrap();
     let faults: Vec<Option<u64>> = runs.rows.iter().map(|r| r.timed_faults).collect();
-    assert_eq!(faults, [Some(0), Some(3), Some(1), None]);
+    assert_eq!(faults, [Some(0), Some(3), Some(2), Some(1), None, Some(0)]);
     assert!(runs
         .rows
         .iter()
@@ -1640,16 +1651,45 @@ fn page_faults_in_timed_regions_are_warned_about() {
             "day8.pcapng.gz [normal] sbe, run f2: 1 minor page fault inside timed regions",
         ]
     );
-    let grouped = report::warnings::group(&s.warnings, &s);
-    let lines: Vec<&str> = grouped
+    // A format that allocates in its timed code faults on its own account.
+    let own: Vec<&str> = s
+        .warnings
         .iter()
-        .filter(|g| g.kind == WarningKind::TimedFaults)
-        .map(|g| g.summary.as_str())
+        .filter(|w| w.kind == WarningKind::OwnFaults)
+        .map(|w| w.message.as_str())
         .collect();
-    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert_eq!(
+        own,
+        [
+            "day8.pcapng.gz [normal] bitcode, run f1: 2 minor page faults inside timed regions, \
+          where it allocates (0 ser, 0.935 de, 1 de_all per packet)"
+        ]
+    );
+    let grouped = report::warnings::group(&s.warnings, &s);
+    let line = |kind: WarningKind| -> Vec<&str> {
+        grouped
+            .iter()
+            .filter(|g| g.kind == kind)
+            .map(|g| g.summary.as_str())
+            .collect()
+    };
+    let harness = line(WarningKind::TimedFaults);
+    assert_eq!(harness.len(), 1, "{harness:?}");
     assert!(
-        lines[0].starts_with("Minor page faults inside timed regions in 2 of 4 results rows"),
-        "{lines:?}"
+        harness[0].starts_with(
+            "Minor page faults inside timed regions in 2 of 6 results rows of formats that \
+             allocate nothing there"
+        ) && harness[0].ends_with("measure the harness, not the format."),
+        "{harness:?}"
+    );
+    let own = line(WarningKind::OwnFaults);
+    assert_eq!(own.len(), 1, "{own:?}");
+    assert!(
+        own[0].starts_with(
+            "Minor page faults inside timed regions in 1 of 6 results rows of \
+             formats that allocate there"
+        ),
+        "{own:?}"
     );
     let out = dir.path().join("out");
     report::write_report(&s, &[], &out).unwrap();
