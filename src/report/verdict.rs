@@ -138,7 +138,12 @@ impl Need {
     /// The group's figure across its runs (on its section's basis); `None` when no run
     /// measured it.
     pub fn figure(self, g: &Group) -> Option<Stat> {
-        Stat::of_some(g.rows.iter().map(|r| self.value(g.basis, r)))
+        match self {
+            // Measured in some run of the same bytes, not necessarily this label's (bench
+            // compresses once per input): the group has it already.
+            Need::Stored => g.zstd_bytes_per_message,
+            _ => Stat::of_some(g.rows.iter().map(|r| self.value(g.basis, r))),
+        }
     }
 
     /// How a figure of this need is written: ns, bytes, or bytes × ns.
@@ -373,6 +378,9 @@ impl Verdict {
                 runs,
             } if *runs > 1 && (hi - lo).abs() > 0.005 => {
                 format!("{ratio:.2}x ({lo:.2}–{hi:.2}x across runs)")
+            }
+            Call::Margin { ratio, runs, .. } if *runs <= 1 && self.need == Need::Stored => {
+                format!("{ratio:.2}x (the same bytes in every run)")
             }
             Call::Margin { ratio, runs, .. } if *runs > 1 => format!("{ratio:.2}x (every run)"),
             Call::Margin { ratio, runs: 1, .. } => format!("{ratio:.2}x (1 run: spread unknown)"),

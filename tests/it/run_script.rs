@@ -157,6 +157,19 @@ fn quick_runs_every_format_under_every_prefix_into_one_csv() {
         .map(|r| r[label].to_string())
         .collect();
     assert_eq!(sized, labels);
+    // ... and its verdict (one per label) ranks by it, saying it was compressed once.
+    let md = std::fs::read_to_string(out.join("report/summary.md")).unwrap();
+    let stored_rows: Vec<&str> = md
+        .lines()
+        .filter(|l| l.starts_with("| smallest as stored (zstd) |"))
+        .collect();
+    assert_eq!(stored_rows.len(), labels.len(), "{md}");
+    assert!(
+        stored_rows
+            .iter()
+            .all(|l| l.contains("x (the same bytes in every run)") || l.contains("tie with")),
+        "{stored_rows:#?}"
+    );
     let env = std::fs::read_to_string(out.join("environment.txt")).unwrap();
     for key in [
         "cpu: ",
