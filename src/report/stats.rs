@@ -119,7 +119,7 @@ pub struct Group {
     pub timer_overhead_ns: Stat,
     /// The size as stored per message (`zstd_bytes` / `messages` of each run), over the runs
     /// that measured it: this group's, or any other label's runs of the same format on the same
-    /// input that encoded the same bytes ([`SameBytes`]; `bench` compresses in one run only).
+    /// input that encoded the same bytes (`SameBytes`; `bench` compresses in one run only).
     /// `None` when none did (`--no-stored-size`, or CSVs from before).
     pub zstd_bytes_per_message: Option<Stat>,
     pub zlib_bytes_per_message: Option<Stat>,
