@@ -50,15 +50,20 @@ fn main() {
     provenance(&root);
 }
 
-/// Version 2 of the four compiled schemas (`build/schema_v2.rs`), written into `v2` with the
-/// values of the appended fields, and their code generated beside them by the same generators.
+/// Version 2 of the four compiled schemas (`build/schema_v2.rs`), written into `v2/schemas/`,
+/// the values of the appended fields into `v2`, and their code generated into `v2` by the same
+/// generators. The schemas have a folder of their own because protobuf-codegen asks cargo to
+/// watch its include folder: were it `v2`, which the generators write into after, every build
+/// would find the build script stale and compile the crate again.
 fn evolution_v2(schemas: &Path, v2: &Path, tools: &Path) {
     let read = |name: &str| {
         let path = schemas.join(name);
         fs::read_to_string(&path).unwrap_or_else(|e| fail(&format!("{}: {e}", path.display())))
     };
     let appends = schema_v2::parse(&read("evolution-v2.txt")).unwrap_or_else(|e| fail(&e));
-    fs::create_dir_all(v2).unwrap_or_else(|e| fail(&format!("{}: {e}", v2.display())));
+    let v2_schemas = v2.join("schemas");
+    fs::create_dir_all(&v2_schemas)
+        .unwrap_or_else(|e| fail(&format!("{}: {e}", v2_schemas.display())));
     let transforms: [(&str, schema_v2::Transform); 4] = [
         ("marketdata.capnp", schema_v2::capnp),
         ("marketdata.fbs", schema_v2::flatbuffers),
@@ -71,21 +76,21 @@ fn evolution_v2(schemas: &Path, v2: &Path, tools: &Path) {
                 "schemas/{name}: cannot derive version 2 from evolution-v2.txt: {e}"
             ))
         });
-        write_if_changed(&v2.join(name), &text);
+        write_if_changed(&v2_schemas.join(name), &text);
     }
     write_if_changed(&v2.join("appended.rs"), &schema_v2::values(&appends));
 
     capnp(
-        v2,
+        &v2_schemas,
         "marketdata.capnp",
         &["capability", "evolution", "capnp"],
         v2,
     );
-    flatbuffers(&v2.join("marketdata.fbs"), v2, tools);
-    planus(&v2.join("marketdata.fbs"), v2);
-    sbe(&v2.join("marketdata.xml"), v2, tools);
-    protobuf(v2, "marketdata.proto", v2);
-    protobuf_google(v2, "marketdata.proto", v2, tools);
+    flatbuffers(&v2_schemas.join("marketdata.fbs"), v2, tools);
+    planus(&v2_schemas.join("marketdata.fbs"), v2);
+    sbe(&v2_schemas.join("marketdata.xml"), v2, tools);
+    protobuf(&v2_schemas, "marketdata.proto", v2);
+    protobuf_google(&v2_schemas, "marketdata.proto", v2, tools);
 }
 
 /// Writes `text` unless the file already holds it, so its modification time moves only when it

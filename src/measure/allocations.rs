@@ -1,8 +1,11 @@
 //! Allocations per unit, measured: after a window's timed work, each format encodes the window's
 //! units after the warm-up and decodes them selectively and completely once more, untimed, with
 //! the same [`Runner`] calls its whole-window passes are timed with, while the counting global
-//! allocator ([`crate::alloc_count`]) counts what this thread allocates in each. Every window is
-//! counted, so the figures are exact means over the units after the warm-up, not a sample.
+//! allocator ([`crate::alloc_count`]) counts what this thread allocates in each. One window in
+//! [`COUNT_STRIDE`] is counted (the first with units after the warm-up, then every window whose
+//! index is a multiple of it), so the figures are means over those windows' units: a format's
+//! allocations follow its packets, which every window samples alike, and counting every window
+//! made a default run a seventh longer.
 //!
 //! Nothing else runs on this thread during a count, and the runner's buffers and the sink were
 //! sized beforehand, so what is counted is the format's own: a `Vec` the decoder returns, a
@@ -17,6 +20,16 @@ use crate::model::Packet;
 use super::clock::Timer;
 use super::runner::{PassIo, Runner};
 use super::workload::{PerWorkload, Timing, Workload};
+
+/// One window in this many is counted.
+pub const COUNT_STRIDE: u64 = 4;
+
+/// Whether window `index` (0-based) is counted, given the tally so far: the first window with
+/// units always (a short run, or one whose warm-up fills its first windows, still gets a
+/// count), then one in [`COUNT_STRIDE`].
+pub fn counts(index: u64, tally: &AllocTally) -> bool {
+    tally.units == 0 || index.is_multiple_of(COUNT_STRIDE)
+}
 
 /// One format's allocations over the windows counted, per workload, and the units they covered.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -9,7 +9,7 @@ use crate::model::Packet;
 use crate::output::Tick;
 use crate::stream::IexReader;
 
-use super::allocations::{AllocTally, Counter};
+use super::allocations::{self, AllocTally, Counter};
 use super::checks::{checksum_mismatch, cross_check, verify_window, PassCheck};
 use super::clock::Timer;
 /// Re-exported where `measure::args` has always found them.
@@ -499,7 +499,7 @@ impl<'c> Shootout<'c> {
 
     /// Format `i`'s untimed work on the window it still holds: when it was encoded both ways,
     /// the batch encode must have written the same bytes as the per-packet one; then the size as
-    /// stored, `--verify`, and its allocations counted (`measure::allocations`).
+    /// stored, `--verify`, and its allocations counted (a sample of windows, `measure::allocations`).
     fn after_window(&mut self, i: usize, span: Span<'_>) -> Result<(), RunError> {
         let Span {
             packets,
@@ -546,6 +546,9 @@ impl<'c> Shootout<'c> {
             self.verify_ns += verify_start.elapsed().as_nanos() as u64;
         }
         if let (Some(counter), Some(tally)) = (&mut self.counter, &mut result.allocations) {
+            if !allocations::counts(self.windows, tally) {
+                return Ok(());
+            }
             let symbols = self.reference.symbol_count();
             counter
                 .count(

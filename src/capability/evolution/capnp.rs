@@ -18,7 +18,7 @@ use crate::formats::DecodeError;
 use crate::model::*;
 
 crate::formats::generated!(
-    /// The code capnpc generated from the v2 schema (`OUT_DIR/evolution-v2/marketdata.capnp`).
+    /// The code capnpc generated from the v2 schema (`OUT_DIR/evolution-v2/schemas/marketdata.capnp`).
     marketdata_capnp,
     "/evolution-v2/marketdata_capnp.rs"
 );

@@ -17,7 +17,7 @@ use crate::formats::DecodeError;
 use crate::model::*;
 
 crate::formats::generated!(
-    /// The code flatc generated from the v2 schema (`OUT_DIR/evolution-v2/marketdata.fbs`).
+    /// The code flatc generated from the v2 schema (`OUT_DIR/evolution-v2/schemas/marketdata.fbs`).
     generated,
     "/evolution-v2/marketdata_generated.rs"
 );

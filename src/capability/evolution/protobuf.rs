@@ -17,7 +17,7 @@ use crate::formats::DecodeError;
 use crate::model::*;
 
 crate::formats::generated!(
-    /// The code prost-build generated from the v2 schema (`OUT_DIR/evolution-v2/marketdata.proto`).
+    /// The code prost-build generated from the v2 schema (`OUT_DIR/evolution-v2/schemas/marketdata.proto`).
     pb,
     "/evolution-v2/md_shootout.pb.rs"
 );

@@ -25,7 +25,7 @@ use crate::formats::DecodeError;
 use crate::model::*;
 
 crate::formats::generated!(
-    /// The code the SBE generator made of the v2 schema (`OUT_DIR/evolution-v2/marketdata.xml`).
+    /// The code the SBE generator made of the v2 schema (`OUT_DIR/evolution-v2/schemas/marketdata.xml`).
     generated,
     "/evolution-v2/sbe/mod.rs"
 );
