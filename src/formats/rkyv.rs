@@ -169,7 +169,7 @@ impl<const CHECK: bool> RkyvCodec<CHECK> {
         bytes: &'a [u8],
     ) -> Result<(&'a ArchivedMPacket, usize), DecodeError> {
         let (archive, used) = split(bytes)?;
-        let archive = if (archive.as_ptr() as usize) % ALIGN == 0 {
+        let archive = if (archive.as_ptr() as usize).is_multiple_of(ALIGN) {
             archive
         } else {
             self.scratch.clear();

@@ -415,7 +415,7 @@ mod tests {
             self.packets += 1;
             let p = &mut self.scratch;
             match Self::FAULT {
-                DecodeFault::StopEarly if self.packets % 50 == 0 => used = bytes.len(),
+                DecodeFault::StopEarly if self.packets.is_multiple_of(50) => used = bytes.len(),
                 DecodeFault::SkipField => {
                     for m in &mut p.messages {
                         if let Message::TradeReport(t) = m {

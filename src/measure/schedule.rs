@@ -71,7 +71,7 @@ impl Plan {
             Schedule::Alternate if skip < n && first_recorded => Plan::BOTH,
             // A window with warm-up in it is timed per packet: the warm-up units must still be
             // encoded (and checked) for the byte and message counts to cover the whole input.
-            Schedule::Alternate if skip > 0 || index % 2 == 0 => per_unit_only,
+            Schedule::Alternate if skip > 0 || index.is_multiple_of(2) => per_unit_only,
             Schedule::Alternate => Plan {
                 per_unit: false,
                 window: true,

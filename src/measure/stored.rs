@@ -64,7 +64,7 @@ impl StoredMode {
 }
 
 fn in_sample(index: u64) -> bool {
-    index < SAMPLE_HEAD || (index - SAMPLE_HEAD) % SAMPLE_STRIDE == 0
+    index < SAMPLE_HEAD || (index - SAMPLE_HEAD).is_multiple_of(SAMPLE_STRIDE)
 }
 
 /// Encoded and compressed bytes of a set of windows.

@@ -150,7 +150,7 @@ pub fn pcap(order: Order, nanos: bool, frames: &[Vec<u8>]) -> Vec<u8> {
 
 pub fn block(order: Order, kind: u32, body: &[u8]) -> Vec<u8> {
     let mut body = body.to_vec();
-    while body.len() % 4 != 0 {
+    while !body.len().is_multiple_of(4) {
         body.push(0);
     }
     let len = (body.len() + 12) as u32;

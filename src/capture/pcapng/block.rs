@@ -51,7 +51,7 @@ pub(crate) fn next<R: Read>(
             at,
         )?;
         let len = total_len as usize;
-        if len < 12 || len % 4 != 0 {
+        if len < 12 || !len.is_multiple_of(4) {
             return Err(malformed(
                 at,
                 &format!("block length {total_len} is not a multiple of 4 of at least 12"),

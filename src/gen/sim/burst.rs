@@ -76,7 +76,7 @@ impl Simulation {
                 symbol,
                 round_lot_size: 100,
                 adjusted_poc_price: s.bid,
-                luld_tier: if r % 2 == 0 { 1 } else { 2 },
+                luld_tier: if r.is_multiple_of(2) { 1 } else { 2 },
             }),
             (Burst::Admin, 1) => Message::TradingStatus(TradingStatus {
                 status: b'T',

@@ -72,7 +72,7 @@ impl Colours {
                 // Golden-angle hues at two lightnesses: neighbours in the order differ most.
                 let k = i - PALETTE.len();
                 let hue = (k as f64 * 0.381_966).fract();
-                let light = if k % 2 == 0 { 0.38 } else { 0.55 };
+                let light = if k.is_multiple_of(2) { 0.38 } else { 0.55 };
                 let (r, g, b) = HSLColor(hue, 0.65, light).rgb();
                 RGBColor(r, g, b)
             }
