@@ -424,17 +424,20 @@ fn medians_spreads_cv_and_ratios() {
     );
 }
 
+/// The messages of `s`'s warnings of one kind, in order.
+fn warnings_of(s: &report::Summary, kind: WarningKind) -> Vec<&str> {
+    s.warnings
+        .iter()
+        .filter(|w| w.kind == kind)
+        .map(|w| w.message.as_str())
+        .collect()
+}
+
 #[test]
 fn warnings_name_what_is_doubtful() {
     let (_dir, a, b) = fixtures();
     let s = report::summarize(&report::load(&[a, b.clone()]).unwrap());
-    let of = |kind| -> Vec<&str> {
-        s.warnings
-            .iter()
-            .filter(|w| w.kind == kind)
-            .map(|w| w.message.as_str())
-            .collect()
-    };
+    let of = |kind| warnings_of(&s, kind);
     // Two runs under `pinned`, for each format.
     let few = of(WarningKind::FewRuns);
     assert_eq!(few.len(), 2, "{few:?}");
@@ -473,12 +476,7 @@ fn governor_unknown_or_missing_is_said() {
     .unwrap();
     std::fs::remove_file(b.parent().unwrap().join("environment.txt")).unwrap();
     let s = report::summarize(&report::load(&[a, b]).unwrap());
-    let gov: Vec<&str> = s
-        .warnings
-        .iter()
-        .filter(|w| w.kind == WarningKind::Governor)
-        .map(|w| w.message.as_str())
-        .collect();
+    let gov = warnings_of(&s, WarningKind::Governor);
     assert_eq!(gov.len(), 2);
     assert!(gov.iter().all(|m| m.contains("could not be checked")));
     assert!(gov[0].contains("unreadable") && gov[1].contains("no environment.txt"));
@@ -1638,12 +1636,7 @@ fn page_faults_in_timed_regions_are_warned_about() {
         .iter()
         .all(|r| r.order_seed == Some(17_293_822_569_102_704_642)));
     let s = report::summarize(&runs);
-    let faulted: Vec<&str> = s
-        .warnings
-        .iter()
-        .filter(|w| w.kind == WarningKind::TimedFaults)
-        .map(|w| w.message.as_str())
-        .collect();
+    let faulted = warnings_of(&s, WarningKind::TimedFaults);
     assert_eq!(
         faulted,
         [
@@ -1652,12 +1645,7 @@ fn page_faults_in_timed_regions_are_warned_about() {
         ]
     );
     // A format that allocates in its timed code faults on its own account.
-    let own: Vec<&str> = s
-        .warnings
-        .iter()
-        .filter(|w| w.kind == WarningKind::OwnFaults)
-        .map(|w| w.message.as_str())
-        .collect();
+    let own = warnings_of(&s, WarningKind::OwnFaults);
     assert_eq!(
         own,
         [
@@ -1737,12 +1725,7 @@ fn a_capture_cut_short_is_warned_about_once_per_run() {
     write_csv(&csv_path, &columns_now(), &rows);
     let runs = report::load(std::slice::from_ref(&csv_path)).unwrap();
     let s = report::summarize(&runs);
-    let cut: Vec<&str> = s
-        .warnings
-        .iter()
-        .filter(|w| w.kind == WarningKind::CutShort)
-        .map(|w| w.message.as_str())
-        .collect();
+    let cut = warnings_of(&s, WarningKind::CutShort);
     assert_eq!(
         cut,
         [
