@@ -150,6 +150,27 @@ pub struct Row {
     /// comparison among formats that check what they read.
     #[serde(default)]
     pub trusts_producer: Option<bool>,
+    /// Set on an A/A twin's row (issue 39): the format whose codec this row measured a second
+    /// time under another name (`format` is `<twin_of>.twin`). Twins are never ranked; the
+    /// report reads the method's resolution from them.
+    #[serde(default)]
+    pub twin_of: Option<String>,
+    /// The clock's step as this run measured it (the smallest nonzero difference of two
+    /// reads), ns: what a per-unit figure moves in.
+    #[serde(default)]
+    pub clock_step_ns: Option<f64>,
+    /// Involuntary context switches inside this format's timed passes (the kernel took the
+    /// CPU away mid-measurement), counted like `timed_faults`.
+    #[serde(default)]
+    pub preempted: Option<u64>,
+    /// Batch passes timed again because a context switch landed inside them.
+    #[serde(default)]
+    pub retimed: Option<u64>,
+    /// The aggregation's own cost (the selective decode's per-symbol hash map fed from the
+    /// parsed packets, no format involved), timed per window like the batch figures, ns per
+    /// unit: the same on every row of a run, a floor under every format's `de_batch_ns`.
+    #[serde(default)]
+    pub aggregate_batch_ns: Option<f64>,
 }
 
 /// The header line, as written: [`Row`]'s fields in order (a test checks it).
@@ -159,7 +180,8 @@ ser_max_ns,ser_mean_ns,ser_total_ns,de_p50_ns,de_p90_ns,de_p99_ns,de_p999_ns,de_
 de_max_ns,de_mean_ns,de_total_ns,msgs_per_sec,timer_overhead_ns,host,cpu,rustc,git_rev,zstd_bytes,zlib_bytes,zstd_ns,\
 memcpy_p50_ns,memcpy_mean_ns,de_all_p50_ns,de_all_p90_ns,de_all_p99_ns,de_all_p999_ns,de_all_p9999_ns,\
 de_all_max_ns,de_all_mean_ns,de_all_total_ns,ser_batch_ns,de_batch_ns,de_all_batch_ns,clock,memcpy_batch_ns,unit,units,stored_mode,stored_sampled_bytes,timing,batch_units,jobs,worker_cpu,timed_faults,order_seed,dropped_bytes,\
-ser_allocs,de_allocs,de_all_allocs,ser_alloc_bytes,de_alloc_bytes,de_all_alloc_bytes,trusts_producer";
+ser_allocs,de_allocs,de_all_allocs,ser_alloc_bytes,de_alloc_bytes,de_all_alloc_bytes,trusts_producer,\
+twin_of,clock_step_ns,preempted,retimed,aggregate_batch_ns";
 
 /// How many of [`COLUMNS`] every results CSV has: those up to `git_rev`, the first header
 /// `run` wrote. [`Row`]'s later fields are optional.
@@ -267,6 +289,12 @@ impl Row {
             de_alloc_bytes,
             de_all_alloc_bytes,
             trusts_producer: Some(crate::formats::trusts_producer(f.name)),
+            // Filled by the harness (issue 39): twins, the run's clock step, preemptions.
+            twin_of: None,
+            clock_step_ns: None,
+            preempted: None,
+            retimed: None,
+            aggregate_batch_ns: None,
         }
     }
 }

@@ -96,6 +96,17 @@ pub struct RunRow {
     /// counting allocator).
     pub allocs: Option<[f64; 3]>,
     pub alloc_bytes: Option<[f64; 3]>,
+    /// `twin_of`: on an A/A twin's row, the format it measured a second time; `None` on every
+    /// other row (and in CSVs from before twins).
+    pub twin_of: Option<String>,
+    /// `clock_step_ns`: the clock's step as the run measured it; `None` in CSVs from before.
+    pub clock_step_ns: Option<f64>,
+    /// `preempted`: involuntary context switches inside this format's timed passes.
+    pub preempted: Option<u64>,
+    /// `retimed`: batch passes timed again because a context switch landed inside them.
+    pub retimed: Option<u64>,
+    /// `aggregate_batch_ns`: the aggregation's own cost per unit, the floor under `de` batch.
+    pub aggregate_batch_ns: Option<f64>,
 }
 
 impl RunRow {
@@ -296,6 +307,11 @@ fn run_row(r: Row, source: usize) -> Result<RunRow, String> {
         clock: r.clock.filter(|c| !c.is_empty()),
         allocs,
         alloc_bytes,
+        twin_of: r.twin_of.filter(|t| !t.is_empty()),
+        clock_step_ns: r.clock_step_ns,
+        preempted: r.preempted,
+        retimed: r.retimed,
+        aggregate_batch_ns: r.aggregate_batch_ns,
     })
 }
 

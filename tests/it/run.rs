@@ -11,7 +11,7 @@ use md_shootout::stream::IexReader;
 
 use crate::common::{shootout, shootout_ok, summary_csv, widen, Expected};
 
-const COLUMNS: [&str; 69] = [
+const COLUMNS: [&str; 74] = [
     "run_id",
     "started_at",
     "label",
@@ -81,6 +81,11 @@ const COLUMNS: [&str; 69] = [
     "de_alloc_bytes",
     "de_all_alloc_bytes",
     "trusts_producer",
+    "twin_of",
+    "clock_step_ns",
+    "preempted",
+    "retimed",
+    "aggregate_batch_ns",
 ];
 
 /// The summary CSV the issue specifies, computed from the generator's packets.
