@@ -55,6 +55,9 @@ pub struct IexReader<R> {
     lenient: bool,
     /// How warnings name the file, when this reader prints them ([`open`]'s readers do).
     warn_as: Option<String>,
+    /// The gate of the thread inflating a gzip'd file, which the measuring loop closes while it
+    /// times (see [`source::Gate`]).
+    gate: Option<std::sync::Arc<source::Gate>>,
 }
 
 impl<R: Read> IexReader<R> {
@@ -66,6 +69,7 @@ impl<R: Read> IexReader<R> {
             segments: 0,
             lenient,
             warn_as: None,
+            gate: None,
         })
     }
 
@@ -74,6 +78,11 @@ impl<R: Read> IexReader<R> {
     /// not ended that way. A strict reader returns the same as [`Error::CutShort`].
     pub fn truncated_tail(&self) -> Option<TruncatedTail> {
         self.capture.truncated_tail()
+    }
+
+    /// The gate of the thread that inflates the input, if it is gzip'd and opened by [`open`].
+    pub fn gate(&self) -> Option<std::sync::Arc<source::Gate>> {
+        self.gate.clone()
     }
 
     pub fn capture_kind(&self) -> CaptureKind {
@@ -217,6 +226,7 @@ pub fn open(path: &Path, lenient: bool) -> Result<Opened, FileError> {
     let mut reader =
         IexReader::new(src.reader, lenient).map_err(|e| FileError::new(path, gz, e))?;
     reader.warn_as = Some(file_label(&path.display().to_string(), gz));
+    reader.gate = src.gate;
     Ok(Opened {
         reader,
         compression: src.compression,

@@ -97,21 +97,42 @@ pub fn set_direct(file: &std::fs::File, on: bool) -> bool {
     }
 }
 
-/// Minor page faults the calling thread has taken so far (`getrusage(RUSAGE_THREAD)`), or `None`
-/// where the OS cannot say. The measuring loop reads it around each timed pass (outside the
-/// clock reads) to show that no pass paid for a first touch of memory: a fault costs
-/// microseconds, as much as hundreds of packets' work, and lands exactly in the tails.
-pub fn thread_minor_faults() -> Option<u64> {
+/// What the kernel has done to the calling thread so far, as `getrusage(RUSAGE_THREAD)` says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ThreadUsage {
+    /// Minor page faults: first touches of memory.
+    pub minor_faults: u64,
+    /// Involuntary context switches: the CPU taken away for another thread or an interrupt's
+    /// work (`ru_nivcsw`), not given up by waiting.
+    pub involuntary_switches: u64,
+}
+
+/// The calling thread's [`ThreadUsage`], or `None` where the OS cannot say. The measuring loop
+/// reads it around each timed pass (outside the clock reads) to show that no pass paid for a
+/// first touch of memory (a fault costs microseconds, as much as hundreds of packets' work, and
+/// lands exactly in the tails) and to see the passes the kernel interrupted.
+pub fn thread_usage() -> Option<ThreadUsage> {
     #[cfg(all(target_os = "linux", not(miri)))]
     {
         let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
         // SAFETY: getrusage writes one `rusage` into the memory we hand it and nothing else.
         let ok = unsafe { libc::getrusage(libc::RUSAGE_THREAD, usage.as_mut_ptr()) } == 0;
         // SAFETY: zero-initialised, then filled by the call: every field is a plain integer.
-        ok.then(|| unsafe { usage.assume_init() }.ru_minflt as u64)
+        ok.then(|| {
+            let u = unsafe { usage.assume_init() };
+            ThreadUsage {
+                minor_faults: u.ru_minflt as u64,
+                involuntary_switches: u.ru_nivcsw as u64,
+            }
+        })
     }
     #[cfg(not(all(target_os = "linux", not(miri))))]
     None
+}
+
+/// Minor page faults the calling thread has taken so far (see [`thread_usage`]).
+pub fn thread_minor_faults() -> Option<u64> {
+    thread_usage().map(|u| u.minor_faults)
 }
 
 #[cfg(test)]
@@ -157,5 +178,43 @@ mod tests {
         );
         // SAFETY: the mapping made above, no longer used.
         unsafe { libc::munmap(map, LEN) };
+    }
+
+    #[test]
+    fn counts_a_switch_forced_by_a_busy_sibling_on_one_cpu() {
+        // Two threads spinning on one CPU: the scheduler must take it from one to run the
+        // other, which the spinning thread sees as involuntary switches. Skipped where the OS
+        // cannot say or this thread cannot be pinned.
+        let Some(before) = super::thread_usage() else {
+            return;
+        };
+        let cpu = match crate::measure::affinity::allowed_cpus().first() {
+            Some(&c) => c,
+            None => return,
+        };
+        if crate::measure::affinity::pin(cpu).is_err() {
+            return;
+        }
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let spin = {
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    std::hint::spin_loop();
+                }
+            })
+        };
+        let started = std::time::Instant::now();
+        let mut after = before;
+        while after.involuntary_switches == before.involuntary_switches
+            && started.elapsed() < std::time::Duration::from_secs(5)
+        {
+            std::hint::spin_loop();
+            after = super::thread_usage().unwrap();
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        spin.join().unwrap();
+        assert!(after.involuntary_switches > before.involuntary_switches);
+        assert!(after.minor_faults >= before.minor_faults);
     }
 }

@@ -51,7 +51,8 @@ pub struct Row {
     pub rustc: String,
     pub git_rev: String,
     /// The size as stored, exact (`--stored-size all`) or estimated from a sample of windows
-    /// (`sample`, see `stored_mode`); empty with `--stored-size none`.
+    /// (`sample`, see `stored_mode`); empty with `--stored-size none`, and on an A/A twin's
+    /// row (its bytes are its original's: its windows are not compressed again).
     #[serde(default)]
     pub zstd_bytes: Option<u64>,
     #[serde(default)]
@@ -129,9 +130,10 @@ pub struct Row {
     /// bytes of the incomplete last record that were dropped.
     #[serde(default)]
     pub dropped_bytes: Option<u64>,
-    /// Allocations per unit after the warm-up, counted in an untimed pass over every window
-    /// (`measure::allocations`): encode, selective decode, complete decode. Empty where the
-    /// counting allocator was not installed.
+    /// Allocations per unit after the warm-up, counted in an untimed pass over one window in
+    /// four (the first with units after the warm-up, then every fourth: `measure::allocations`):
+    /// encode, selective decode, complete decode. Empty where the counting allocator was not
+    /// installed.
     #[serde(default)]
     pub ser_allocs: Option<f64>,
     #[serde(default)]
@@ -288,13 +290,15 @@ impl Row {
             ser_alloc_bytes,
             de_alloc_bytes,
             de_all_alloc_bytes,
-            trusts_producer: Some(crate::formats::trusts_producer(f.name)),
-            // Filled by the harness (issue 39): twins, the run's clock step, preemptions.
-            twin_of: None,
-            clock_step_ns: None,
-            preempted: None,
-            retimed: None,
-            aggregate_batch_ns: None,
+            // A twin trusts its producer when its original does.
+            trusts_producer: Some(crate::formats::trusts_producer(
+                f.twin_of().unwrap_or(f.name),
+            )),
+            twin_of: f.twin_of().map(str::to_owned),
+            clock_step_ns: Some(round3(o.clock_step_ns)),
+            preempted: Some(f.preempted),
+            retimed: Some(f.retimed),
+            aggregate_batch_ns: Some(round3(o.aggregate_batch.ns_per_packet())),
         }
     }
 }

@@ -4,7 +4,8 @@
 //! with one clock pair: `ser`, `de`, `de_all` in ns per packet); `x raw` is ser + de over raw's
 //! (`-` when raw did not run). The second is the per-packet latency distribution of the same
 //! three, with each mean less the timer's own cost. The third is what each of the three allocates
-//! per unit (`measure::allocations`).
+//! per unit (`measure::allocations`). A/A twins (`measure::twins`) follow the ranked formats,
+//! marked, never ranked among them.
 
 use std::fmt::Write;
 
@@ -36,13 +37,17 @@ pub fn render(report: &RunReport<'_>) -> String {
         fmt_f(o.messages as f64 / o.packets.max(1) as f64, 2),
         timing_line(o),
     );
-    let mut ranked: Vec<&FormatResult> = o.formats.iter().collect();
+    let mut ranked: Vec<&FormatResult> = o.formats.iter().filter(|f| !is_twin(f)).collect();
     ranked.sort_by(|a, b| a.batch_ns().total_cmp(&b.batch_ns()));
+    ranked.extend(o.formats.iter().filter(|f| is_twin(f)));
     throughput_table(&mut t, o, &ranked);
     latency_table(&mut t, o, &ranked);
     allocations_table(&mut t, o, &ranked);
     if o.formats.iter().any(|f| trusts_producer(f.name)) {
         let _ = writeln!(t, "\n{TRUSTS_NOTE}");
+    }
+    if o.formats.iter().any(|f| is_twin(&f)) {
+        let _ = writeln!(t, "\n{TWIN_NOTE}");
     }
     let _ = writeln!(t, "\nworkloads: {WORKLOADS}");
     if !o.workers.is_empty() {
@@ -57,6 +62,27 @@ pub fn render(report: &RunReport<'_>) -> String {
     }
     checked_line(&mut t, o);
     t
+}
+
+/// The mark after an A/A twin's name in the tables, with [`TWIN_NOTE`] beside it.
+pub const TWIN_MARK: &str = "(A/A)";
+
+/// What [`TWIN_MARK`] means, said once under the tables.
+pub const TWIN_NOTE: &str = "(A/A) twin: the codec of the format named before .twin, measured \
+    again under another name as a copy of its own (its own timed loop, its own turn in the \
+    order, every check); listed after the ranked formats, never ranked: how far a twin is from \
+    its original is a difference this run cannot tell from none";
+
+fn is_twin(f: &&FormatResult) -> bool {
+    f.twin_of().is_some()
+}
+
+/// A format's name as the tables show it: marked when it trusts its producer or is a twin.
+fn label(f: &FormatResult) -> String {
+    match f.twin_of() {
+        Some(_) => format!("{} {TWIN_MARK}", f.name),
+        None => shown(f.name),
+    }
 }
 
 /// The first table: throughput from whole windows and sizes, `ranked` fastest first.
@@ -93,7 +119,7 @@ fn throughput_table(t: &mut String, o: &Outcome, ranked: &[&FormatResult]) {
             })
         };
         let mut row = vec![
-            shown(f.name),
+            label(f),
             fmt_f(f.bytes_per_message(), 1),
             per_message(estimate.map(|e| e.zstd_bytes)),
             per_message(estimate.map(|e| e.zlib_bytes)),
@@ -125,7 +151,7 @@ fn latency_table(t: &mut String, o: &Outcome, ranked: &[&FormatResult]) {
         .map(String::from)
         .collect()];
     for f in ranked {
-        let mut row = vec![shown(f.name)];
+        let mut row = vec![label(f)];
         for latency in f.latency.values() {
             let s = latency.summary();
             row.extend([
@@ -148,8 +174,8 @@ fn allocations_table(t: &mut String, o: &Outcome, ranked: &[&FormatResult]) {
     }
     let _ = writeln!(
         t,
-        "\nallocations per {} after the warm-up (counted in an untimed pass over every window, \
-         the same calls as the timed ones; bytes as asked for):",
+        "\nallocations per {} after the warm-up (counted in an untimed pass over one window in \
+         four, the same calls as the timed ones; bytes as asked for):",
         o.unit.name()
     );
     let mut rows: Vec<Vec<String>> = vec![["format", "ser", "de", "de_all"]
@@ -158,7 +184,7 @@ fn allocations_table(t: &mut String, o: &Outcome, ranked: &[&FormatResult]) {
         .map(String::from)
         .collect()];
     for f in ranked {
-        let mut row = vec![shown(f.name)];
+        let mut row = vec![label(f)];
         match f.allocations.and_then(|a| a.per_unit()) {
             Some(a) => {
                 row.extend(a.values().map(|u| fmt_f(u.allocations, 3)));
@@ -176,10 +202,11 @@ fn time_spent(t: &mut String, o: &Outcome) {
     let measuring = o.measuring_ns().max(1) as f64;
     let _ = writeln!(
         t,
-        "clock: {}, {} ns per read pair (mean of back-to-back reads); {:.1}% of {:.2} s spent \
-         measuring was parsing ({:.1}%) or timed work ({:.1}%)",
+        "clock: {}, {} ns per read pair (mean of back-to-back reads), step {} ns; {:.1}% of \
+         {:.2} s spent measuring was parsing ({:.1}%) or timed work ({:.1}%)",
         o.clock,
         fmt_f(o.timer_overhead_ns, 1),
+        fmt_f(o.clock_step_ns, 1),
         o.timed_share() * 100.0,
         measuring / 1e9,
         o.parse_ns as f64 * 100.0 / measuring,
@@ -195,10 +222,20 @@ fn time_spent(t: &mut String, o: &Outcome) {
     };
     let _ = writeln!(
         t,
-        "timed work by pass (s, all formats): per packet {}; per window {}; memcpy floor {}",
+        "timed work by pass (s, all formats): per packet {}; per window {}; memcpy floor {}; \
+         aggregation floor {}",
         by_workload(&p.per_unit),
         by_workload(&p.window),
         secs(p.floor),
+        secs(p.aggregate),
+    );
+    let preempted: u64 = o.formats.iter().map(|f| f.preempted).sum();
+    let retimed: u64 = o.formats.iter().map(|f| f.retimed).sum();
+    let _ = writeln!(
+        t,
+        "preempted: {preempted} involuntary context switches inside the formats' timed passes; \
+         {retimed} whole-window passes timed again for one (at most {} runs each, the last kept)",
+        crate::measure::interference::TRIES
     );
 }
 
@@ -217,6 +254,15 @@ fn memcpy_floor_line(t: &mut String, o: &Outcome) {
             floor.p50,
         );
     }
+    if o.aggregate_batch.packets > 0 {
+        let _ = writeln!(
+            t,
+            "aggregation floor (the parsed packets fed to the selective decode's per-symbol hash \
+             map, no format): {} ns per {} timed by window, a part of every format's de",
+            fmt_f(o.aggregate_batch.ns_per_packet(), 1),
+            o.unit.name()
+        );
+    }
 }
 
 /// What `--verify` cost, when it ran.
@@ -233,9 +279,11 @@ fn verify_line(t: &mut String, o: &Outcome) {
 /// Which windows were compressed for the size as stored, and what that cost.
 fn stored_size_lines(t: &mut String, o: &Outcome) {
     if o.stored != StoredMode::None {
-        let zstd_ns: u64 = o.formats.iter().map(|f| f.stored.zstd_ns).sum();
-        let encoded: u64 = o.formats.iter().map(|f| f.encoded_bytes).sum();
-        let compressed: u64 = o.formats.iter().map(|f| f.stored.compressed_bytes()).sum();
+        // A twin's windows are not compressed (its bytes are its original's).
+        let formats = || o.formats.iter().filter(|f| !is_twin(f));
+        let zstd_ns: u64 = formats().map(|f| f.stored.zstd_ns).sum();
+        let encoded: u64 = formats().map(|f| f.encoded_bytes).sum();
+        let compressed: u64 = formats().map(|f| f.stored.compressed_bytes()).sum();
         let which = match o.stored {
             StoredMode::Sample => format!(
                 "a sample of windows ({:.1}% of the encoded bytes: the first {SAMPLE_HEAD}, then \
@@ -271,10 +319,14 @@ fn checked_line(t: &mut String, o: &Outcome) {
         t,
         "checked: every field of every message of all {} formats (the complete decode's checksum \
          equals the source's for every packet and every window), {} messages each way, and the \
-         selective decode's aggregation matches the source ({} symbols)",
-        o.formats.len(),
+         selective decode's aggregation matches the source ({} symbols){}",
+        o.formats.iter().filter(|f| !is_twin(f)).count(),
         o.messages,
-        o.reference.symbol_count()
+        o.reference.symbol_count(),
+        match o.formats.iter().filter(|f| is_twin(f)).count() {
+            0 => String::new(),
+            twins => format!("; the same for their {twins} A/A twins"),
+        }
     );
 }
 
@@ -298,7 +350,7 @@ fn workers_line(o: &Outcome) -> String {
         .collect();
     format!(
         "jobs: {} worker processes side by side, {:.2} s elapsed; {}. The times spent below are \
-         summed over the workers; the memcpy floor is that of raw's worker",
+         summed over the workers; the memcpy and aggregation floors are those of raw's worker",
         o.workers.len(),
         o.elapsed_ns as f64 / 1e9,
         each.join("; ")
@@ -414,7 +466,10 @@ fn warnings(o: &Outcome, governor: &Governor) -> Vec<String> {
         .formats
         .iter()
         .map(|f| (f.name, f.timed_faults))
-        .chain([("the memcpy floor", o.memcpy_faults)])
+        .chain([
+            ("the memcpy floor", o.memcpy_faults),
+            ("the aggregation floor", o.aggregate_faults),
+        ])
         .collect();
     out.extend(trust::timed_faults(&faulted));
     out.extend(governor.warning());

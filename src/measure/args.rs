@@ -80,6 +80,12 @@ pub struct RunArgs {
     /// format follows every other equally often); the CSV's order_seed. Default: a fresh one.
     #[arg(long, value_name = "SEED")]
     pub order_seed: Option<u64>,
+    /// Formats measured twice, the second time as an A/A twin `<format>.twin` (the same codec
+    /// under another name, placed in the order like any format; its CSV row says `twin_of`):
+    /// how far a format and its twin differ is the resolution of the method. A comma-separated
+    /// list of formats the run measures, or `none`. Default: raw,sbe (those the run measures).
+    #[arg(long, value_name = "LIST|none")]
+    pub twins: Option<String>,
 }
 
 /// `run`'s options alone, to read `RunArgs` back from arguments.
@@ -121,6 +127,10 @@ impl RunArgs {
             window: config.window,
             unit: config.unit.into(),
             order_seed: Some(config.order_seed),
+            twins: config.twins.as_ref().map(|t| match t.is_empty() {
+                true => "none".to_owned(),
+                false => t.join(","),
+            }),
         }
     }
 
@@ -135,6 +145,7 @@ impl RunArgs {
             unit: self.unit.into(),
             timing: self.shared.timing.into(),
             order_seed: self.order_seed.unwrap_or_else(|| fastrand::u64(..)),
+            twins: self.twins.as_deref().map(twins_list),
         }
     }
 
@@ -166,6 +177,18 @@ impl RunArgs {
         }
         args
     }
+}
+
+/// `--twins`' value as the formats it names: none for `none`.
+fn twins_list(text: &str) -> Vec<String> {
+    if text.trim() == "none" {
+        return Vec::new();
+    }
+    text.split(',')
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(str::to_owned)
+        .collect()
 }
 
 /// The options by clap id (the field name), as JSON values.
@@ -268,6 +291,7 @@ mod tests {
             window: 512,
             unit: UnitArg::Message,
             order_seed: Some(7),
+            twins: Some("sbe".into()),
         };
         assert_eq!(round_trip(&changed), changed);
         // Spelled as a person would type them.
@@ -279,7 +303,7 @@ mod tests {
         assert_eq!(
             text.join(" "),
             "--formats sbe,json --verify --lenient --stored-size all --timing both --jobs 3 \
-             --warmup 1000 --window 512 --unit message --order-seed 7"
+             --warmup 1000 --window 512 --unit message --order-seed 7 --twins sbe"
         );
     }
 
@@ -323,6 +347,7 @@ mod tests {
     fn a_configuration_comes_back_from_its_arguments() {
         let config = Config {
             formats: Some(vec!["capnp".into(), "postcard".into()]),
+            twins: Some(vec![]),
             verify: true,
             warmup: 12,
             window: 99,
@@ -335,6 +360,14 @@ mod tests {
         let back = round_trip(&args);
         assert!(back.shared.lenient);
         assert_eq!(format!("{:?}", back.config()), format!("{config:?}"));
+        for twins in [None, Some(vec!["capnp".to_owned(), "postcard".into()])] {
+            let config = Config {
+                twins,
+                ..config.clone()
+            };
+            let back = round_trip(&RunArgs::of(&config, false)).config();
+            assert_eq!(back.twins, config.twins);
+        }
     }
 
     #[test]

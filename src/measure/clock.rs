@@ -13,6 +13,10 @@
 //! delta is 0 or one step, so the median is one of the two and biased, while the mean converges
 //! on the true cost. Pairs the machine interrupted (over [`INTERRUPTED_NS`]) are left out: one
 //! preemption of a few milliseconds among 200,001 pairs would add tens of ns to the mean.
+//!
+//! The same pairs give the clock's step ([`Timer::step_ns`]): the smallest nonzero difference
+//! between two consecutive reads, what a per-unit figure moves in (10 ns on some VMs; on an
+//! invariant TSC, the cost of one fenced read, since two reads cannot be closer than that).
 
 /// Back-to-back reads taken to estimate the cost of one timing.
 const CALIBRATION_SAMPLES: usize = 200_001;
@@ -27,6 +31,8 @@ pub struct Timer {
     fenced: bool,
     /// Mean cost of an empty timed region (two reads), in nanoseconds.
     pub overhead_ns: f64,
+    /// The smallest nonzero difference between two consecutive reads, in nanoseconds.
+    pub step_ns: f64,
     /// Which clock quanta chose: `tsc` (x86's invariant TSC), `cntvct` (the Arm system counter)
     /// or `monotonic` (the OS clock, a fallback with a system call or vDSO read per timing).
     pub source: &'static str,
@@ -42,19 +48,41 @@ impl Timer {
             clock,
             fenced,
             overhead_ns: 0.0,
+            step_ns: 0.0,
             source,
         };
-        let (mut total, mut kept) = (0u64, 0u64);
+        let (mut total, mut kept, mut step) = (0u64, 0u64, u64::MAX);
         for _ in 0..CALIBRATION_SAMPLES {
             let start = timer.start();
             let ns = timer.elapsed_ns(start);
             if ns <= INTERRUPTED_NS {
                 total += ns;
                 kept += 1;
+                if ns > 0 {
+                    step = step.min(ns);
+                }
             }
         }
         timer.overhead_ns = total as f64 / kept.max(1) as f64;
+        if step == u64::MAX {
+            step = timer.first_move();
+        }
+        timer.step_ns = step as f64;
         timer
+    }
+
+    /// A clock coarser than two reads never moved between them: the step is then how far it
+    /// moves when it first does (read until it changes, at most a few million reads).
+    fn first_move(&self) -> u64 {
+        let start = self.start();
+        for _ in 0..(1 << 22) {
+            let ns = self.elapsed_ns(start);
+            if ns > 0 {
+                return ns;
+            }
+        }
+        // A clock that never moves times nothing: say its step is as coarse as anything kept.
+        INTERRUPTED_NS
     }
 
     #[inline(always)]
@@ -115,6 +143,22 @@ mod tests {
         // Even the OS clock fallback costs well under a microsecond.
         assert!(t.overhead_ns < 1_000.0, "{}", t.overhead_ns);
         assert!(["tsc", "cntvct", "monotonic"].contains(&t.source));
+        // The step is a kept read pair's nonzero difference, so at most what a pair may take.
+        assert!(
+            t.step_ns > 0.0 && t.step_ns <= INTERRUPTED_NS as f64,
+            "{}",
+            t.step_ns
+        );
+        // Two fenced TSC reads are tens of cycles apart, so every pair moved: the smallest
+        // difference is then no more than their mean, the overhead.
+        if t.source == "tsc" {
+            assert!(
+                t.step_ns <= t.overhead_ns.ceil(),
+                "{} {}",
+                t.step_ns,
+                t.overhead_ns
+            );
+        }
         // This CPU's choice, as quanta's own detection makes it.
         if cfg!(target_arch = "x86_64")
             && std::fs::read_to_string("/proc/cpuinfo").is_ok_and(|c| {

@@ -21,6 +21,9 @@ pub const MAX_WINDOW: usize = 1 << 20;
 pub struct Config {
     /// Format names to run, in registry order; `None` for all.
     pub formats: Option<Vec<String>>,
+    /// Formats whose A/A twin the run measures too (`--twins`, see [`super::twins`]): `None` for
+    /// the default ([`super::twins::DEFAULT`], those of it the run measures), empty for none.
+    pub twins: Option<Vec<String>>,
     /// Decode every packet back into the model and compare field by field.
     pub verify: bool,
     /// Packets run through every format before times are recorded.
@@ -44,6 +47,7 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             formats: None,
+            twins: None,
             verify: false,
             warmup: 0,
             window: DEFAULT_WINDOW,

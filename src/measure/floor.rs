@@ -7,13 +7,19 @@
 //! every run measures the copy too, reports it next to the formats (`memcpy_p50_ns`,
 //! `memcpy_mean_ns`, and `memcpy_batch_ns` timed per window like the formats' batch figures) and
 //! warns when `raw`'s batch figures are more than `trust::MAX_RAW_OVER_FLOOR` times it.
+//!
+//! The aggregation floor ([`AggregateFloor`]) is the same idea for the selective decode: every
+//! format's `de` hands the fields it reads to the same per-symbol hash map (`Aggregate`), a cost
+//! that is the same in all of them and pulls their ratios towards 1. So every run also times the
+//! map alone, fed straight from the parsed packets (`visit_packet`), per window like the batch
+//! figures (`aggregate_batch_ns`).
 
 use super::clock::Timer;
 use super::memory::{count_faults, Written};
 use super::runner::PacketStat;
 use super::schedule::Plan;
 use super::stats::{Latency, Throughput};
-use crate::formats::{raw::Raw, Format};
+use crate::formats::{aggregate::visit_packet, raw::Raw, Aggregate, Format};
 use crate::model::Packet;
 
 /// The format the floor copies the bytes of, and every other is compared with.
@@ -135,6 +141,64 @@ impl MemcpyFloor {
     }
 }
 
+/// The aggregation alone: each window's packets after the warm-up fed to an [`Aggregate`] with
+/// one clock pair around the window, as the formats' batch selective decodes feed theirs. Like
+/// theirs, the map holds every window so far (the same sizes, the same lookups), reserved
+/// beforehand so that it never grows in a timed pass.
+#[derive(Default)]
+pub struct AggregateFloor {
+    aggregate: Aggregate,
+    /// The packets after the warm-up of the windows timed whole.
+    pub batch: Throughput,
+    /// Minor page faults inside the timed passes (0 when all is well).
+    pub faults: u64,
+    warm: bool,
+}
+
+impl AggregateFloor {
+    /// Times the aggregation of `window[skip..]` if `timed.window`, with room for `symbols`
+    /// reserved first. Returns the nanoseconds inside the timed region.
+    pub fn measure(
+        &mut self,
+        window: &[Packet],
+        skip: usize,
+        timed: Plan,
+        timer: &Timer,
+        symbols: usize,
+    ) -> u64 {
+        if !timed.window {
+            return 0;
+        }
+        self.aggregate.reserve(symbols);
+        if !self.warm {
+            // Once, untimed, into a map of its own: maps the loop's code and stack pages.
+            let mut scratch = Aggregate::new();
+            scratch.reserve(symbols);
+            for p in &window[skip..] {
+                visit_packet(p, &mut scratch);
+            }
+            self.warm = true;
+        }
+        let recorded = &window[skip..];
+        let aggregate = &mut self.aggregate;
+        let ns = count_faults(&mut self.faults, || {
+            let t = timer.start();
+            for p in recorded {
+                visit_packet(p, aggregate);
+            }
+            timer.elapsed_ns(t)
+        });
+        self.batch.add(ns, recorded.len());
+        ns
+    }
+
+    /// What the timed passes aggregated: the packets after the warm-up of every window timed
+    /// whole, as every format's batch selective decode must have.
+    pub fn aggregate(&self) -> &Aggregate {
+        &self.aggregate
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -171,5 +235,31 @@ mod tests {
         assert_eq!(floor.copied(), &expected[..ends[9]]);
         assert_eq!(floor.stats.hist.len(), 410);
         assert_eq!(floor.batch.packets, 410);
+    }
+
+    #[test]
+    fn the_aggregation_floor_times_the_windows_timed_whole_and_aggregates_them() {
+        let opts = GenOptions {
+            packets: 500,
+            ..GenOptions::default()
+        };
+        let packets: Vec<Packet> = gen::packets(&opts).unwrap().collect();
+        let timer = Timer::calibrate();
+        let mut floor = AggregateFloor::default();
+        let per_unit_only = Plan {
+            per_unit: true,
+            window: false,
+        };
+        assert_eq!(floor.measure(&packets, 0, per_unit_only, &timer, 100), 0);
+        assert_eq!(floor.batch.packets, 0);
+        let ns = floor.measure(&packets, 100, Plan::BOTH, &timer, 100);
+        assert_eq!(ns, floor.batch.ns);
+        assert_eq!(floor.batch.packets, 400);
+        let mut expected = Aggregate::new();
+        for p in &packets[100..] {
+            visit_packet(p, &mut expected);
+        }
+        assert_eq!(floor.aggregate(), &expected);
+        assert_eq!(floor.faults, 0);
     }
 }

@@ -10,7 +10,8 @@
 //!
 //! The split: the parent times each format once over a window early in the input (untimed for
 //! the results) and deals the formats out largest first to the least loaded worker, so the
-//! workers finish at about the same time.
+//! workers finish at about the same time. An A/A twin goes with its original, its weight added
+//! to the original's: the two are compared within one process.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
@@ -29,6 +30,7 @@ use super::file::{self, RunFileError};
 use super::outcome::{Outcome, Worker};
 use super::runner::{PassIo, Runner};
 use super::shootout;
+use super::twins;
 use super::window::Window;
 use super::workload::{Timing, Workload};
 use crate::formats::{Aggregate, Checksum};
@@ -116,10 +118,21 @@ pub fn run(
     };
     let started = Instant::now();
     let runners = shootout::select(config).map_err(fail)?;
-    let names: Vec<&'static str> = runners.iter().map(|r| r.name()).collect();
+    let all: Vec<&'static str> = runners.iter().map(|r| r.name()).collect();
+    let names: Vec<&'static str> = all
+        .iter()
+        .copied()
+        .filter(|n| twins::original(n).is_none())
+        .collect();
     let cpus = affinity::allowed_cpus();
     check(jobs, names.len(), &cpus).map_err(fail)?;
-    let weights = calibrate(path, config, lenient, runners)?;
+    let mut weights = vec![0.0; names.len()];
+    for (name, w) in all.iter().zip(calibrate(path, config, lenient, runners)?) {
+        let format = twins::original(name).unwrap_or(name);
+        if let Some(at) = names.iter().position(|n| *n == format) {
+            weights[at] += w;
+        }
+    }
     let groups = split(&weights, jobs);
     let exe = std::env::current_exe()
         .map_err(|e| fail(RunError::Worker(format!("cannot find this program: {e}"))))?;
@@ -128,7 +141,12 @@ pub fn run(
     let mut running = Vec::new();
     for (group, &cpu) in groups.iter().zip(&cpus) {
         let formats: Vec<&str> = group.iter().map(|&i| names[i]).collect();
-        match spawn(&exe, path, config, lenient, cpu, &formats) {
+        let twinned: Vec<&str> = all
+            .iter()
+            .filter_map(|n| twins::original(n))
+            .filter(|o| formats.contains(o))
+            .collect();
+        match spawn(&exe, path, config, lenient, cpu, &formats, &twinned) {
             Ok(worker) => running.push(worker),
             Err(e) => {
                 for w in &mut running {
@@ -261,10 +279,16 @@ fn spawn(
     lenient: bool,
     cpu: usize,
     formats: &[&str],
+    twinned: &[&str],
 ) -> std::io::Result<Running> {
-    // The parent's options, this worker's formats, in one process (a worker runs no workers).
+    // The parent's options, this worker's formats and their twins, in one process (a worker
+    // runs no workers).
     let mut args = RunArgs::of(config, lenient);
     args.shared.formats = Some(formats.iter().map(|&f| f.to_owned()).collect());
+    args.twins = Some(match twinned.is_empty() {
+        true => "none".to_owned(),
+        false => twinned.join(","),
+    });
     let mut cmd = Command::new(exe);
     cmd.arg("run")
         .arg(path)
@@ -414,7 +438,7 @@ fn known(name: &str, known: &[&'static str], what: &str) -> Result<&'static str,
 /// spent summed over the workers; the memcpy floor of the worker that ran `raw` (the floor is
 /// compared with raw's figures), else of the first. Every worker must have read the same input.
 fn merge(reports: Vec<Report>, elapsed_ns: u64) -> Result<Outcome, RunError> {
-    let names = crate::formats::names();
+    let names = twins::runner_names();
     let feeds = ["deep", "tops", "deep-plus", "mixed"];
     let clocks = ["tsc", "cntvct", "monotonic"];
     let mut parts = Vec::with_capacity(reports.len());
@@ -449,9 +473,14 @@ fn merge(reports: Vec<Report>, elapsed_ns: u64) -> Result<Outcome, RunError> {
         .iter()
         .position(|o| o.formats.iter().any(|f| f.name == super::floor::RAW))
         .unwrap_or(0);
-    let floor = parts
-        .get(floor_from)
-        .map(|o| (o.memcpy.clone(), o.memcpy_batch));
+    let floor = parts.get(floor_from).map(|o| {
+        (
+            o.memcpy.clone(),
+            o.memcpy_batch,
+            o.aggregate_batch,
+            o.aggregate_faults,
+        )
+    });
     let mut parts = parts.into_iter();
     let mut merged = parts
         .next()
@@ -460,6 +489,7 @@ fn merge(reports: Vec<Report>, elapsed_ns: u64) -> Result<Outcome, RunError> {
         same_input(&merged, &o)?;
         merged.formats.extend(o.formats);
         merged.timer_overhead_ns = merged.timer_overhead_ns.max(o.timer_overhead_ns);
+        merged.clock_step_ns = merged.clock_step_ns.max(o.clock_step_ns);
         merged.wall_ns += o.wall_ns;
         merged.parse_ns += o.parse_ns;
         merged.timed_ns += o.timed_ns;
@@ -468,7 +498,12 @@ fn merge(reports: Vec<Report>, elapsed_ns: u64) -> Result<Outcome, RunError> {
         merged.passes += o.passes;
     }
     if let Some(floor) = floor {
-        (merged.memcpy, merged.memcpy_batch) = floor;
+        (
+            merged.memcpy,
+            merged.memcpy_batch,
+            merged.aggregate_batch,
+            merged.aggregate_faults,
+        ) = floor;
     }
     merged
         .formats

@@ -1,4 +1,5 @@
-//! The order in which the formats (and the memcpy floor) take their turn in each window.
+//! The order in which the formats (and the memcpy and aggregation floors) take their turn in
+//! each window, and the order of each format's passes within its turn.
 //!
 //! A format's timed passes inherit the caches, branch predictors and frequency its predecessor
 //! left behind: running right after JSON is not the same as running right after `raw`. A fixed
@@ -10,6 +11,46 @@
 //! harness's untimed work) equally often. Which format stands for which slot, and which row a
 //! run starts at, come from a seeded generator: the seed is in the CSV (`order_seed`) and
 //! `--order-seed` repeats a run's orders exactly.
+//!
+//! Within a format's turn the passes are balanced too ([`pass_order`]): a pass that always runs
+//! second reads bytes the one before it left warm. Which timing goes first in a window timed
+//! both ways, and which decode goes first (`de` or `de_all`), alternate over windows and formats,
+//! so that over every four windows each format runs each of the four orders once. The encode
+//! stays first within each timing: the decodes read what it wrote.
+
+use super::workload::Workload;
+
+/// The order of one format's passes in one window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PassOrder {
+    /// In a window timed both ways, the passes timed per window run before those timed per
+    /// unit.
+    pub batch_first: bool,
+    /// The complete decode runs before the selective one.
+    pub complete_first: bool,
+}
+
+impl PassOrder {
+    /// The workloads in the order they run within one timing.
+    pub fn workloads(self) -> [Workload; 3] {
+        let (de, all) = (Workload::Selective, Workload::Complete);
+        if self.complete_first {
+            [Workload::Encode, all, de]
+        } else {
+            [Workload::Encode, de, all]
+        }
+    }
+}
+
+/// The order of format `format`'s passes in window `window` (0-based): the two choices are the
+/// two low bits of their sum, so any four consecutive windows give each format all four orders.
+pub fn pass_order(window: u64, format: usize) -> PassOrder {
+    let k = window.wrapping_add(format as u64);
+    PassOrder {
+        complete_first: k % 2 == 1,
+        batch_first: (k / 2) % 2 == 1,
+    }
+}
 
 /// The cycle of orders for one run.
 #[derive(Debug, Clone)]
@@ -125,6 +166,26 @@ mod tests {
             let count = neighbours(&mut order, 11, 12);
             assert!(count.iter().flatten().all(|&c| c <= 2), "{count:?}");
         }
+    }
+
+    #[test]
+    fn each_pass_order_occurs_equally_often_for_every_format() {
+        for format in 0..21 {
+            let mut seen = std::collections::BTreeMap::new();
+            for window in 0..400 {
+                let p = pass_order(window, format);
+                *seen.entry((p.batch_first, p.complete_first)).or_insert(0) += 1;
+                let w = p.workloads();
+                assert_eq!(w[0], Workload::Encode, "the encode feeds the decodes");
+                assert_ne!(w[1], w[2]);
+                assert_eq!(w[1] == Workload::Complete, p.complete_first);
+            }
+            assert_eq!(seen.len(), 4, "{format}: {seen:?}");
+            assert!(seen.values().all(|&n| n == 100), "{format}: {seen:?}");
+        }
+        // In one window, half the formats run each way.
+        let first = (0..20).filter(|&f| pass_order(7, f).batch_first).count();
+        assert_eq!(first, 10);
     }
 
     #[test]

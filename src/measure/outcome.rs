@@ -17,6 +17,9 @@ pub struct Passes {
     pub window: PerWorkload<u64>,
     /// The memcpy floor, both ways.
     pub floor: u64,
+    /// The aggregation floor (`measure::floor::AggregateFloor`), timed by whole windows.
+    #[serde(default)]
+    pub aggregate: u64,
 }
 
 /// Summing the passes of several `--jobs` workers.
@@ -25,12 +28,16 @@ impl std::ops::AddAssign for Passes {
         self.per_unit += q.per_unit;
         self.window += q.window;
         self.floor += q.floor;
+        self.aggregate += q.aggregate;
     }
 }
 
 impl Passes {
     pub fn total(&self) -> u64 {
-        self.per_unit.values().sum::<u64>() + self.window.values().sum::<u64>() + self.floor
+        self.per_unit.values().sum::<u64>()
+            + self.window.values().sum::<u64>()
+            + self.floor
+            + self.aggregate
     }
 }
 
@@ -88,6 +95,17 @@ pub struct Outcome {
     pub memcpy_batch: Throughput,
     /// Minor page faults inside the floor's timed copies (0 when all is well).
     pub memcpy_faults: u64,
+    /// The aggregation alone (the parsed packets fed to the selective decode's hash map, no
+    /// format), timed per window like the batch figures: the part of every format's `de` that
+    /// is the same in all of them (see `measure::floor`).
+    #[serde(default)]
+    pub aggregate_batch: Throughput,
+    /// Minor page faults inside the aggregation floor's timed passes (0 when all is well).
+    #[serde(default)]
+    pub aggregate_faults: u64,
+    /// The clock's step as the run measured it ([`super::clock::Timer::step_ns`]).
+    #[serde(default)]
+    pub clock_step_ns: f64,
     /// With `--jobs N` (N > 1): the worker processes; empty for a run in one process. The times
     /// above (`wall_ns`, `parse_ns`, ...) are then summed over the workers.
     #[serde(skip)]

@@ -7,6 +7,7 @@ use std::time::Instant;
 use crate::formats::{aggregate::visit_packet, Aggregate, Checksum};
 use crate::model::Packet;
 use crate::output::Tick;
+use crate::source::Gate;
 use crate::stream::IexReader;
 
 use super::allocations::{self, AllocTally, Counter};
@@ -14,35 +15,47 @@ use super::checks::{checksum_mismatch, cross_check, verify_window, PassCheck};
 use super::clock::Timer;
 /// Re-exported where `measure::args` has always found them.
 pub use super::config::{Config, RunError, DEFAULT_WINDOW, MAX_WINDOW};
-use super::floor::MemcpyFloor;
-use super::memory::{count_faults, Written};
-use super::order::Order;
+use super::floor::{AggregateFloor, MemcpyFloor};
+use super::interference::{observe, retime};
+use super::memory::Written;
+use super::order::{pass_order, Order, PassOrder};
 use super::outcome::{Outcome, Passes};
 use super::runner::{self, PacketStat, PassIo, Runner};
 use super::schedule::Plan;
 use super::stats::FormatResult;
 use super::stored::Compressors;
+use super::twins;
 use super::window::Window;
 use super::workload::{Timing, Workload};
 
-/// Picks the runners named in `config`, in registry order.
+/// Picks the runners named in `config`, in registry order, then the A/A twins it asks for
+/// (`measure::twins`), in registry order too.
 pub fn select(config: &Config) -> Result<Vec<Box<dyn Runner>>, RunError> {
     config.check()?;
     let all = runner::registry();
-    let Some(wanted) = &config.formats else {
-        return Ok(all);
-    };
     let known: Vec<&str> = all.iter().map(|r| r.name()).collect();
-    if let Some(bad) = wanted.iter().find(|w| !known.contains(&w.as_str())) {
-        return Err(RunError::UnknownFormat {
-            name: bad.clone(),
-            known: known.join(", "),
-        });
+    if let Some(wanted) = &config.formats {
+        if let Some(bad) = wanted.iter().find(|w| !known.contains(&w.as_str())) {
+            return Err(RunError::UnknownFormat {
+                name: bad.clone(),
+                known: known.join(", "),
+            });
+        }
     }
-    Ok(all
+    let mut runners: Vec<Box<dyn Runner>> = all
         .into_iter()
-        .filter(|r| wanted.iter().any(|w| w == r.name()))
-        .collect())
+        .filter(|r| {
+            config
+                .formats
+                .as_ref()
+                .is_none_or(|wanted| wanted.iter().any(|w| w == r.name()))
+        })
+        .collect();
+    let selected: Vec<&'static str> = runners.iter().map(|r| r.name()).collect();
+    for original in twins::chosen(config.twins.as_deref(), &selected)? {
+        runners.extend(twins::twin_of(original));
+    }
+    Ok(runners)
 }
 
 /// Runs the shootout over every packet `reader` yields with the formats `config` names.
@@ -67,6 +80,7 @@ pub fn run_with<R: Read>(
     config.check()?;
     super::memory::touch_stack();
     let mut shootout = Shootout::new(runners, config)?;
+    shootout.gate = reader.gate();
     let started = Instant::now();
     let mut window = Window::default();
     loop {
@@ -146,6 +160,15 @@ struct Shootout<'c> {
     reference: Aggregate,
     reference_per_packet: Aggregate,
     reference_batch: Aggregate,
+    /// `reference_batch` as it was before this window: where a whole-window selective decode
+    /// timed again starts from (see [`Shootout::batch_pass`]).
+    reference_batch_before: Aggregate,
+    /// What a selective decode timed again reads into.
+    retry_aggregate: Aggregate,
+    /// Per format, the first window whose selective decode, timed again, aggregated otherwise
+    /// than the source: reported after `cross_check`, so that a format wrong in every pass is
+    /// named by the same words whether or not a pass of it was timed again.
+    retry_disagreed: Vec<Option<u64>>,
     expected: Expected,
     checksum: Checksum,
     stats: Written<PacketStat>,
@@ -157,9 +180,13 @@ struct Shootout<'c> {
     /// allocator is not installed (`alloc_count::counting`).
     counter: Option<Counter>,
     floor: MemcpyFloor,
+    aggregate_floor: AggregateFloor,
     order: Order,
-    /// This window's order: format indices, `runners.len()` for the floor.
+    /// This window's order: format indices, `runners.len()` for the memcpy floor and one more
+    /// for the aggregation floor.
     turns: Vec<usize>,
+    /// The gate of the thread inflating a gzip'd input: closed while a window is timed.
+    gate: Option<std::sync::Arc<Gate>>,
     /// Windows done: the next window's index (which `Config::stored` samples by).
     windows: u64,
     /// Units so far (packets or messages, see `Config::unit`).
@@ -189,14 +216,17 @@ impl<'c> Shootout<'c> {
         Ok(Shootout {
             config,
             footprints: vec![Footprint::default(); runners.len()],
-            order: Order::new(runners.len() + 1, config.order_seed),
-            turns: Vec::with_capacity(runners.len() + 1),
+            order: Order::new(runners.len() + FLOORS, config.order_seed),
+            turns: Vec::with_capacity(runners.len() + FLOORS),
+            retry_disagreed: vec![None; runners.len()],
             runners,
             results,
             timer: Timer::calibrate(),
             reference: Aggregate::new(),
             reference_per_packet: Aggregate::new(),
             reference_batch: Aggregate::new(),
+            reference_batch_before: Aggregate::new(),
+            retry_aggregate: Aggregate::new(),
             expected: Expected::default(),
             checksum: Checksum::default(),
             stats: Written::default(),
@@ -205,6 +235,8 @@ impl<'c> Shootout<'c> {
             compressors: Compressors::new().map_err(RunError::Compress)?,
             counter: counting.then(Counter::default),
             floor: MemcpyFloor::default(),
+            aggregate_floor: AggregateFloor::default(),
+            gate: None,
             windows: 0,
             packets: 0,
             units_per_packet: 0,
@@ -235,7 +267,7 @@ impl<'c> Shootout<'c> {
         self.prepare(window, skip, timed);
 
         // Every format meets every neighbour equally often (see `measure::order`); the memcpy
-        // floor takes its turn as slot `count`.
+        // floor takes its turn as slot `count`, the aggregation floor as `count + 1`.
         let count = self.runners.len();
         self.turns.clear();
         self.turns.extend_from_slice(self.order.next_window());
@@ -245,14 +277,30 @@ impl<'c> Shootout<'c> {
             first_packet,
             timed,
         };
-        for k in 0..=count {
-            let i = self.turns[k];
-            if i == count {
-                self.passes.floor +=
-                    self.floor
-                        .measure(packets, skip, timed, &self.timer, self.stats.vec());
-            } else {
-                self.measure_format(i, span)?;
+        let symbols = self.reference.symbol_count();
+        // No decompression while the window is timed: the gunzip thread waits (see
+        // `source::Gate`) until the last timed pass is over, on an error too.
+        let gate = self.gate.clone();
+        let closed = gate.as_deref().map(Closed::new);
+        for k in 0..count + FLOORS {
+            match self.turns[k] {
+                i if i == count => {
+                    self.passes.floor +=
+                        self.floor
+                            .measure(packets, skip, timed, &self.timer, self.stats.vec());
+                }
+                i if i == count + 1 => {
+                    self.passes.aggregate +=
+                        self.aggregate_floor
+                            .measure(packets, skip, timed, &self.timer, symbols);
+                }
+                i => self.measure_format(i, span)?,
+            }
+        }
+        drop(closed);
+        if timed.window {
+            for p in &packets[skip..] {
+                visit_packet(p, &mut self.reference_batch_before);
             }
         }
 
@@ -353,14 +401,22 @@ impl<'c> Shootout<'c> {
 
     /// Format `i`'s timed passes over the window: encode, selective decode and complete decode,
     /// per packet (latency) and/or per window (throughput) as `timed` says, each checked.
+    /// In a window timed both ways, which timing goes first, and which decode goes first
+    /// within each, alternate (`measure::order::pass_order`).
     fn measure_format(&mut self, i: usize, span: Span<'_>) -> Result<(), RunError> {
+        let order = pass_order(self.windows, i);
+        if span.timed == Plan::BOTH && order.batch_first {
+            self.batch(i, span, 0, order, true)?;
+            self.per_packet(i, span, order)?;
+            return Ok(());
+        }
         // Where the packets after the warm-up start in the buffer the decodes read.
         let mut from = 0;
         if span.timed.per_unit {
-            from = self.per_packet(i, span)?;
+            from = self.per_packet(i, span, order)?;
         }
         if span.timed.window {
-            self.batch(i, span, from)?;
+            self.batch(i, span, from, order, false)?;
         }
         Ok(())
     }
@@ -368,7 +424,12 @@ impl<'c> Shootout<'c> {
     /// Format `i`'s passes timed packet by packet, each checked packet by packet: every packet
     /// decoded, each using exactly the bytes its encode wrote, the complete decode's checksum
     /// the source's after every packet. Returns where the packets after the warm-up start.
-    fn per_packet(&mut self, i: usize, span: Span<'_>) -> Result<usize, RunError> {
+    fn per_packet(
+        &mut self,
+        i: usize,
+        span: Span<'_>,
+        order: PassOrder,
+    ) -> Result<usize, RunError> {
         let Span {
             packets,
             skip,
@@ -385,11 +446,14 @@ impl<'c> Shootout<'c> {
             aggregate: &mut result.aggregate,
             checksum: &mut self.checksum,
         };
-        for workload in Workload::ALL {
+        for workload in order.workloads() {
             stats.clear();
-            let pass = count_faults(&mut result.timed_faults, || {
-                runner.pass(workload, Timing::PerUnit, &mut io, timer, stats)
-            });
+            let (pass, taken) =
+                observe(|| runner.pass(workload, Timing::PerUnit, &mut io, timer, stats));
+            (result.timed_faults, result.preempted) = (
+                result.timed_faults + taken.faults,
+                result.preempted + taken.switches,
+            );
             let check = PassCheck {
                 format: name,
                 workload,
@@ -433,29 +497,26 @@ impl<'c> Shootout<'c> {
 
     /// Format `i`'s passes timed whole over the window's packets after the warm-up, checked as
     /// a whole: every packet and message read, the complete decode's checksum the source's. The
-    /// decodes read the buffer from byte `from`.
-    fn batch(&mut self, i: usize, span: Span<'_>, from: usize) -> Result<(), RunError> {
+    /// decodes read the buffer from byte `from`; when the batch goes `first` in a window timed
+    /// both ways, they read its own encode, made the buffer for them and put back after.
+    fn batch(
+        &mut self,
+        i: usize,
+        span: Span<'_>,
+        from: usize,
+        order: PassOrder,
+        first: bool,
+    ) -> Result<(), RunError> {
         let (recorded, first_packet) = (&span.packets[span.skip..], span.first_packet);
-        let (runner, result) = (&mut self.runners[i], &mut self.results[i]);
-        let (timer, stats) = (&self.timer, self.stats.vec());
-        let name = result.name;
+        let name = self.results[i].name;
         let window_error = |what: String| RunError::Disagree {
             format: name,
             what: format!("window starting at packet {first_packet}: {what}"),
         };
         let (check, messages) = (self.expected.batch_check, self.expected.batch_messages);
-        self.checksum.reset();
-        let mut io = PassIo {
-            packets: recorded,
-            from,
-            aggregate: &mut result.batch_aggregate,
-            checksum: &mut self.checksum,
-        };
-        for workload in Workload::ALL {
-            let pass = count_faults(&mut result.timed_faults, || {
-                runner.pass(workload, Timing::Window, &mut io, timer, stats)
-            })
-            .map_err(|e| window_error(format!("the batch {} failed: {e}", workload.name())))?;
+        for workload in order.workloads() {
+            let pass = self.batch_pass(i, workload, recorded, from, first_packet)?;
+            let (runner, result) = (&mut self.runners[i], &mut self.results[i]);
             result.throughput[workload].add(pass.ns, pass.packets);
             self.passes.window[workload] += pass.ns;
             match workload {
@@ -466,6 +527,8 @@ impl<'c> Shootout<'c> {
                     runner.adopt_batch();
                     result.encoded_bytes += runner.buffer().len() as u64;
                 }
+                // Before the per-unit encode: the decodes read this one, from its start.
+                Workload::Encode if first => runner.adopt_batch(),
                 Workload::Encode => {}
                 Workload::Selective if pass.packets != recorded.len() => {
                     return Err(window_error(format!(
@@ -476,7 +539,7 @@ impl<'c> Shootout<'c> {
                 }
                 Workload::Selective => {}
                 Workload::Complete => {
-                    let sum = io.checksum.value();
+                    let sum = self.checksum.value();
                     if pass.packets != recorded.len() || sum != check || pass.messages != messages {
                         return Err(window_error(format!(
                             "the batch complete decode read {} packets and {} messages with \
@@ -493,8 +556,71 @@ impl<'c> Shootout<'c> {
                 }
             }
         }
-        result.messages_batch += messages;
+        if first {
+            // The batch encode back in its own buffer, where `after_window` compares it with
+            // the per-unit one.
+            self.runners[i].adopt_batch();
+        }
+        self.results[i].messages_batch += messages;
         Ok(())
+    }
+
+    /// One pass of format `i` timed whole, run again while a context switch lands in it (see
+    /// `measure::interference`); the last run is kept. The complete decode's checksum starts
+    /// afresh on each run. A selective decode run again reads into a copy of the reference as it
+    /// was before this window (the first run's aggregation is in the format's own, checked at the
+    /// end of the run), and must come out equal to the reference after it.
+    fn batch_pass(
+        &mut self,
+        i: usize,
+        workload: Workload,
+        recorded: &[Packet],
+        from: usize,
+        first_packet: u64,
+    ) -> Result<super::runner::PassStat, RunError> {
+        let (runner, result) = (&mut self.runners[i], &mut self.results[i]);
+        let (timer, stats) = (&self.timer, self.stats.vec());
+        let name = result.name;
+        let failed = |what: String| RunError::Disagree {
+            format: name,
+            what: format!("window starting at packet {first_packet}: {what}"),
+        };
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            let again = tries > 1 && workload == Workload::Selective;
+            if again {
+                self.retry_aggregate = self.reference_batch_before.clone();
+                self.retry_aggregate
+                    .reserve(self.reference_batch.symbol_count());
+            }
+            self.checksum.reset();
+            let mut io = PassIo {
+                packets: recorded,
+                from,
+                aggregate: if again {
+                    &mut self.retry_aggregate
+                } else {
+                    &mut result.batch_aggregate
+                },
+                checksum: &mut self.checksum,
+            };
+            let (pass, taken) =
+                observe(|| runner.pass(workload, Timing::Window, &mut io, timer, stats));
+            (result.timed_faults, result.preempted) = (
+                result.timed_faults + taken.faults,
+                result.preempted + taken.switches,
+            );
+            let pass =
+                pass.map_err(|e| failed(format!("the batch {} failed: {e}", workload.name())))?;
+            if again && self.retry_aggregate != self.reference_batch {
+                self.retry_disagreed[i].get_or_insert(first_packet);
+            }
+            if !retime(taken, tries) {
+                return Ok(pass);
+            }
+            result.retimed += 1;
+        }
     }
 
     /// Format `i`'s untimed work on the window it still holds: when it was encoded both ways,
@@ -528,7 +654,8 @@ impl<'c> Shootout<'c> {
         self.footprints[i].learn(whole.len(), packets.len(), self.expected.messages);
         // Size as stored: the whole window compressed, if the mode picks it (measure::stored).
         let encoded = runner.buffer().len() as u64;
-        let stored = if self.config.stored.compresses(self.windows) {
+        // An A/A twin's bytes are its original's: not compressed again (no size as stored).
+        let stored = if self.config.stored.compresses(self.windows) && result.twin_of().is_none() {
             let compress_start = Instant::now();
             let stored = self
                 .compressors
@@ -596,6 +723,23 @@ impl<'c> Shootout<'c> {
             &self.reference_batch,
             self.messages,
         )?;
+        let retried =
+            (self.retry_disagreed.iter().enumerate()).find_map(|(i, at)| at.map(|at| (i, at)));
+        if let Some((i, at)) = retried {
+            return Err(RunError::Disagree {
+                format: self.results[i].name,
+                what: format!(
+                    "window starting at packet {at}: the batch selective decode, timed again \
+                     after a context switch, aggregated otherwise than the source"
+                ),
+            });
+        }
+        if self.aggregate_floor.aggregate() != &self.reference_batch {
+            return Err(RunError::Disagree {
+                format: "the aggregation floor",
+                what: "it aggregated otherwise than the reference".into(),
+            });
+        }
         Ok(Outcome {
             formats: self.results,
             reference: self.reference,
@@ -622,9 +766,31 @@ impl<'c> Shootout<'c> {
             memcpy: self.floor.stats,
             memcpy_batch: self.floor.batch,
             memcpy_faults: self.floor.faults,
+            aggregate_batch: self.aggregate_floor.batch,
+            aggregate_faults: self.aggregate_floor.faults,
+            clock_step_ns: self.timer.step_ns,
             workers: Vec::new(),
             elapsed_ns: wall_ns,
         })
+    }
+}
+
+/// The slots of each window's order that are not formats: the memcpy and aggregation floors.
+const FLOORS: usize = 2;
+
+/// The gate of the gunzip thread, closed while this lives.
+struct Closed<'g>(&'g Gate);
+
+impl<'g> Closed<'g> {
+    fn new(gate: &'g Gate) -> Closed<'g> {
+        gate.close();
+        Closed(gate)
+    }
+}
+
+impl Drop for Closed<'_> {
+    fn drop(&mut self) {
+        self.0.open();
     }
 }
 
@@ -696,6 +862,83 @@ mod tests {
         // Half the timed work, give or take the windows' sizes.
         let encode = Workload::Encode;
         assert!(alt.passes.window[encode] > 0 && alt.passes.per_unit[encode] > 0);
+    }
+
+    /// A run of `formats` (and the twins `twins` asks for) over 3,000 synthetic packets in
+    /// windows of 512, timed `timing`.
+    fn run_of(formats: &[&str], twins: Option<Vec<String>>, timing: Schedule) -> Outcome {
+        let bytes = super::super::synthetic_capture(3_000);
+        let config = Config {
+            formats: Some(formats.iter().map(|f| f.to_string()).collect()),
+            twins,
+            stored: StoredMode::Sample,
+            window: 512,
+            timing,
+            ..Config::default()
+        };
+        run(IexReader::new(&bytes[..], false).unwrap(), &config, |_| {}).unwrap()
+    }
+
+    #[test]
+    fn twins_are_measured_and_checked_like_their_originals() {
+        let o = run_of(&["json", "sbe", "raw"], None, Schedule::Both);
+        let names: Vec<&str> = o.formats.iter().map(|f| f.name).collect();
+        assert_eq!(names, ["sbe", "json", "raw", "sbe.twin", "raw.twin"]);
+        for twin in &o.formats[3..] {
+            let original = twin.twin_of().unwrap();
+            assert_eq!(format!("{original}.twin"), twin.name);
+            let f = o.formats.iter().find(|f| f.name == original).unwrap();
+            assert_eq!(f.twin_of(), None);
+            // The same work, checked the same way (the run passed every check for both).
+            assert_eq!(twin.encoded_bytes, f.encoded_bytes);
+            assert_eq!(twin.messages_encoded, o.messages);
+            assert_eq!(twin.messages_batch, f.messages_batch);
+            assert_eq!(twin.batch_aggregate, f.batch_aggregate);
+            for w in Workload::ALL {
+                assert_eq!(twin.latency[w].hist.len(), f.latency[w].hist.len());
+                assert_eq!(twin.throughput[w].packets, f.throughput[w].packets);
+                assert!(twin.throughput[w].ns > 0);
+            }
+            // Its windows are not compressed again: no size as stored of its own.
+            assert!(f.stored(o.stored).is_some());
+            assert_eq!(twin.stored(o.stored), None);
+            assert_eq!(twin.stored.zstd_ns, 0);
+        }
+        let none = run_of(&["json", "sbe", "raw"], Some(vec![]), Schedule::Alternate);
+        assert_eq!(none.formats.len(), 3);
+        let asked = run_of(
+            &["json", "raw"],
+            Some(vec!["json".into()]),
+            Schedule::Alternate,
+        );
+        let names: Vec<&str> = asked.formats.iter().map(|f| f.name).collect();
+        assert_eq!(names, ["json", "raw", "json.twin"]);
+    }
+
+    #[test]
+    fn a_run_counts_preemptions_and_reads_its_clock_step_and_aggregation_floor() {
+        let o = run_of(&["raw", "json"], None, Schedule::Both);
+        // Six windows of 512 packets, each timed whole: three passes per format.
+        let batch_passes = 6 * 3;
+        for f in &o.formats {
+            assert!(
+                f.retimed <= u64::from(super::super::interference::TRIES - 1) * batch_passes,
+                "{}: {}",
+                f.name,
+                f.retimed
+            );
+            // Every pass timed again was switched out at least once.
+            assert!(f.preempted >= f.retimed, "{} {}", f.preempted, f.retimed);
+        }
+        assert!(o.clock_step_ns > 0.0);
+        assert!(o.clock_step_ns <= super::super::clock::INTERRUPTED_NS as f64);
+        assert_eq!(o.aggregate_batch.packets, o.units_batch);
+        assert!(o.aggregate_batch.ns > 0);
+        assert!(o.passes.aggregate >= o.aggregate_batch.ns);
+        // Under --timing alternate, the floor rests on the windows timed whole only.
+        let alt = run_of(&["raw"], None, Schedule::Alternate);
+        assert_eq!(alt.aggregate_batch.packets, alt.units_batch);
+        assert!(alt.units_batch < 3_000);
     }
 
     #[test]

@@ -131,6 +131,14 @@ pub struct FormatResult {
     /// installed.
     #[serde(default)]
     pub allocations: Option<AllocTally>,
+    /// Involuntary context switches inside this format's timed passes (the kernel gave the CPU
+    /// to another thread mid-pass), counted around each pass like `timed_faults`.
+    #[serde(default)]
+    pub preempted: u64,
+    /// Whole-window passes timed again because a switch landed inside them (see
+    /// `measure::interference`).
+    #[serde(default)]
+    pub retimed: u64,
 }
 
 impl FormatResult {
@@ -148,12 +156,23 @@ impl FormatResult {
             worker_cpu: None,
             timed_faults: 0,
             allocations: None,
+            preempted: 0,
+            retimed: 0,
         }
     }
 
-    /// The size as stored under `mode` (exact, estimated from a sample, or not measured).
+    /// The size as stored under `mode` (exact, estimated from a sample, or not measured). An
+    /// A/A twin's windows are not compressed (its bytes are its original's): `None`.
     pub fn stored(&self, mode: StoredMode) -> Option<Estimate> {
-        self.stored.estimate(mode)
+        match self.twin_of() {
+            Some(_) => None,
+            None => self.stored.estimate(mode),
+        }
+    }
+
+    /// For an A/A twin, the format it measures again (see `measure::twins`).
+    pub fn twin_of(&self) -> Option<&'static str> {
+        super::twins::original(self.name)
     }
 
     pub fn bytes_per_message(&self) -> f64 {

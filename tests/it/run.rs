@@ -88,6 +88,16 @@ const COLUMNS: [&str; 74] = [
     "aggregate_batch_ns",
 ];
 
+/// The rows a run of every format writes, in order: the formats, then the default A/A twins.
+fn rows_of_every_format() -> Vec<String> {
+    let names = md_shootout::formats::names();
+    let twins = md_shootout::measure::twins::chosen(None, &names).unwrap();
+    assert_eq!(twins, ["sbe", "raw"], "the default twins, in the registry's order");
+    (names.iter().map(|n| n.to_string()))
+        .chain(twins.iter().map(|t| format!("{t}.twin")))
+        .collect()
+}
+
 /// The summary CSV the issue specifies, computed from the generator's packets.
 fn expected_summary(opts: &GenOptions) -> (String, u64) {
     let mut by_symbol: BTreeMap<String, Expected> = BTreeMap::new();
@@ -187,18 +197,19 @@ fn run_matches_an_independent_summary_and_writes_sound_csv() {
             COLUMNS
         );
         let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
-        assert_eq!(rows.len(), 2 * names.len(), "every format x 2 runs");
+        let every = rows_of_every_format();
+        assert_eq!(rows.len(), 2 * every.len(), "every format and twin x 2 runs");
         let col = |r: &csv::StringRecord, c: &str| -> String {
             r[COLUMNS.iter().position(|x| *x == c).unwrap()].to_owned()
         };
         let num = |r: &csv::StringRecord, c: &str| col(r, c).parse::<f64>().unwrap();
-        let formats: Vec<String> = rows[..names.len()]
+        let formats: Vec<String> = rows[..every.len()]
             .iter()
             .map(|r| col(r, "format"))
             .collect();
         assert_eq!(
-            formats, names,
-            "one row per format, in the registry's order"
+            formats, every,
+            "one row per format, in the registry's order, then the twins"
         );
         for r in &rows {
             assert_eq!(col(r, "feed"), name);
@@ -245,14 +256,35 @@ fn run_matches_an_independent_summary_and_writes_sound_csv() {
                 num(r, "msgs_per_sec")
             );
             assert!(["tsc", "cntvct", "monotonic"].contains(&col(r, "clock").as_str()));
-            // Size as stored: compressed, smaller than encoded, timed.
-            for c in ["zstd_bytes", "zlib_bytes"] {
-                assert!(
-                    num(r, c) > 0.0 && num(r, c) < num(r, "encoded_bytes"),
-                    "{c}"
-                );
+            // An A/A twin's row says whose twin it is; its bytes are its original's.
+            let twin_of = col(r, "twin_of");
+            if col(r, "format").ends_with(".twin") {
+                assert_eq!(format!("{twin_of}.twin"), col(r, "format"));
+                let original = rows
+                    .iter()
+                    .find(|x| col(x, "run_id") == col(r, "run_id") && col(x, "format") == twin_of)
+                    .unwrap();
+                assert_eq!(col(r, "encoded_bytes"), col(original, "encoded_bytes"));
+                for c in ["zstd_bytes", "zlib_bytes", "zstd_ns"] {
+                    assert_eq!(col(r, c), "", "{c}: a twin's windows are not compressed");
+                }
+            } else {
+                assert_eq!(twin_of, "");
+                // Size as stored: compressed, smaller than encoded, timed.
+                for c in ["zstd_bytes", "zlib_bytes"] {
+                    assert!(
+                        num(r, c) > 0.0 && num(r, c) < num(r, "encoded_bytes"),
+                        "{c}"
+                    );
+                }
+                assert!(num(r, "zstd_ns") > 0.0);
             }
-            assert!(num(r, "zstd_ns") > 0.0);
+            // Issue 39's columns: the clock's step and the aggregation floor (one figure per
+            // run), and the preemptions counted and retimed for each format.
+            assert!(num(r, "clock_step_ns") > 0.0);
+            assert!(num(r, "clock_step_ns") <= 1_000.0);
+            assert!(num(r, "aggregate_batch_ns") > 0.0);
+            assert!(num(r, "preempted") >= num(r, "retimed"));
             assert!(num(r, "timer_overhead_ns") >= 0.0);
             // The memcpy floor: measured (the clock reads at least one step), one figure per run.
             assert!(num(r, "memcpy_p50_ns") > 0.0 && num(r, "memcpy_mean_ns") > 0.0);
@@ -265,13 +297,15 @@ fn run_matches_an_independent_summary_and_writes_sound_csv() {
                 "memcpy_mean_ns",
                 "memcpy_batch_ns",
                 "clock",
+                "clock_step_ns",
+                "aggregate_batch_ns",
             ] {
                 assert_eq!(col(r, c), col(first_of_run, c), "{c} differs within a run");
             }
             assert!(!col(r, "git_rev").is_empty() && col(r, "rustc").starts_with("rustc "));
         }
         // The second run's first row.
-        assert_ne!(col(&rows[0], "run_id"), col(&rows[names.len()], "run_id"));
+        assert_ne!(col(&rows[0], "run_id"), col(&rows[every.len()], "run_id"));
 
         for f in &formats {
             for side in ["ser", "de", "de_all"] {
@@ -334,6 +368,82 @@ fn formats_can_be_chosen_and_unknown_ones_are_refused() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("unknown format \"bincode\""), "{err}");
+}
+
+/// `--twins`: the default twins the run's formats among raw and sbe; a list twins those it
+/// names, `none` none; a twin of a format the run does not measure, or of no format, is refused
+/// in one line. The table lists twins after the ranked formats, marked.
+#[test]
+fn twins_can_be_chosen_and_a_twin_of_nothing_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("day.pcapng");
+    let opts = GenOptions {
+        packets: 2_000,
+        ..GenOptions::default()
+    };
+    gen::generate_file(&opts, &input).unwrap();
+    let formats = |args: &[&str]| -> Vec<(String, String)> {
+        let csv_path = dir.path().join(format!("twins-{}.csv", args.join("-")));
+        let mut all = vec![
+            "run",
+            input.to_str().unwrap(),
+            "--no-stored-size",
+            "--csv",
+            csv_path.to_str().unwrap(),
+        ];
+        all.extend_from_slice(args);
+        let table = shootout_ok(&all);
+        let mut reader = csv::Reader::from_path(&csv_path).unwrap();
+        let headers = reader.headers().unwrap().clone();
+        let at = |c: &str| headers.iter().position(|h| h == c).unwrap();
+        let rows: Vec<(String, String)> = reader
+            .records()
+            .map(|r| r.unwrap())
+            .map(|r| (r[at("format")].to_owned(), r[at("twin_of")].to_owned()))
+            .collect();
+        for (format, twin_of) in &rows {
+            if !twin_of.is_empty() {
+                assert!(table.contains(&format!("{format} (A/A)")), "{table}");
+            }
+        }
+        rows
+    };
+    let pair = |f: &str, t: &str| (f.to_owned(), t.to_owned());
+    assert_eq!(
+        formats(&["--formats", "json,raw"]),
+        [pair("json", ""), pair("raw", ""), pair("raw.twin", "raw")]
+    );
+    assert_eq!(
+        formats(&["--formats", "json,raw", "--twins", "json,raw"]),
+        [
+            pair("json", ""),
+            pair("raw", ""),
+            pair("json.twin", "json"),
+            pair("raw.twin", "raw")
+        ]
+    );
+    assert_eq!(
+        formats(&["--formats", "sbe", "--twins", "none"]),
+        [pair("sbe", "")]
+    );
+    for (args, says) in [
+        (
+            ["--formats", "json", "--twins", "sbe"],
+            "--twins sbe: the run does not measure sbe",
+        ),
+        (
+            ["--formats", "json", "--twins", "sb"],
+            "--twins sb: no format has that name",
+        ),
+    ] {
+        let mut all = vec!["run", input.to_str().unwrap()];
+        all.extend_from_slice(&args);
+        let out = shootout(&all);
+        assert!(!out.status.success(), "{args:?} was accepted");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    }
 }
 
 #[test]
@@ -422,7 +532,7 @@ fn every_message_can_be_its_own_unit() {
             "{name}"
         );
         let rows = read(&csv);
-        assert_eq!(rows.len(), names.len());
+        assert_eq!(rows.len(), rows_of_every_format().len());
         for r in &rows {
             assert_eq!(col(r, "unit"), "message");
             assert_eq!(col(r, "timing"), "both");
@@ -627,5 +737,6 @@ fn no_timed_pass_takes_a_page_fault() {
             .collect();
         assert!(faulted.is_empty(), "{feed:?}: {faulted:?}");
         assert_eq!(o.memcpy_faults, 0, "{feed:?}");
+        assert_eq!(o.aggregate_faults, 0, "{feed:?}");
     }
 }
