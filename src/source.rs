@@ -9,7 +9,9 @@
 //! The gunzip thread passes a [`Gate`] between pieces of [`PIECE`] bytes: the measuring loop
 //! closes it while a window's passes are timed, so no decompression runs then (under `taskset
 //! -c 1` the thread would share the measuring CPU and land inside timed passes), and opens it
-//! for the parse and the untimed work.
+//! for the parse and the untimed work. With `SHOOTOUT_UNGATED_GUNZIP` set in the environment the
+//! file gets no gate (the thread inflates whenever it has room), which is how what the gate
+//! costs in wall time was measured (docs/BENCHMARKS.md).
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
@@ -138,13 +140,17 @@ pub fn open(path: &Path) -> Result<Source> {
     let mut file = BufReader::with_capacity(256 << 10, file);
     let head = file.fill_buf().map_err(Error::Io)?;
     let gzip = head.starts_with(&[0x1f, 0x8b]);
-    let gate = gzip.then(|| Arc::new(Gate::default()));
-    let (reader, compression): (Box<dyn Read + Send>, _) = match &gate {
-        Some(gate) => (
-            Box::new(GunzipThread::spawn(file, Arc::clone(gate))),
+    let ungated = std::env::var_os("SHOOTOUT_UNGATED_GUNZIP").is_some();
+    let gate = (gzip && !ungated).then(|| Arc::new(Gate::default()));
+    let (reader, compression): (Box<dyn Read + Send>, _) = if gzip {
+        // Without a gate of the measuring loop's, one nobody closes.
+        let thread_gate = gate.clone().unwrap_or_default();
+        (
+            Box::new(GunzipThread::spawn(file, thread_gate)),
             Compression::Gzip,
-        ),
-        None => (Box::new(file), Compression::None),
+        )
+    } else {
+        (Box::new(file), Compression::None)
     };
     Ok(Source {
         reader,

@@ -331,3 +331,18 @@ pub fn pcapng_blocks(file: &[u8]) -> Vec<usize> {
     }
     starts
 }
+
+/// The rows a run of every format writes, in order: the formats, then the default A/A twins
+/// (`measure::twins`) in the registry's order.
+pub fn rows_of_every_format() -> Vec<String> {
+    let names = md_shootout::formats::names();
+    let twins = md_shootout::measure::twins::chosen(None, &names).unwrap();
+    assert_eq!(
+        twins,
+        ["sbe", "raw"],
+        "the default twins, in the registry's order"
+    );
+    (names.iter().map(|n| n.to_string()))
+        .chain(twins.iter().map(|t| format!("{t}.twin")))
+        .collect()
+}

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use md_shootout::gen::{self, GenOptions};
 use md_shootout::measure::affinity::allowed_cpus;
 
-use crate::common::{shootout, ALLOC_COLUMNS};
+use crate::common::{rows_of_every_format, shootout, ALLOC_COLUMNS};
 
 fn rows(csv: &std::path::Path) -> Vec<std::collections::HashMap<String, String>> {
     let mut r = csv::Reader::from_path(csv).unwrap();
@@ -89,12 +89,20 @@ fn two_workers_give_one_run_with_every_format_once_and_the_same_summary() {
         summary, one_summary,
         "the aggregation every format agreed on"
     );
-    let names = md_shootout::formats::names();
     assert_eq!(
-        two.iter().map(|r| r["format"].as_str()).collect::<Vec<_>>(),
-        names,
-        "every format once, in the registry's order"
+        two.iter().map(|r| r["format"].clone()).collect::<Vec<_>>(),
+        rows_of_every_format(),
+        "every format once, in the registry's order, then the twins"
     );
+    // A twin runs in its original's worker: the two are compared within one process.
+    for twin in two.iter().filter(|r| !r["twin_of"].is_empty()) {
+        let original = two.iter().find(|r| r["format"] == twin["twin_of"]).unwrap();
+        assert_eq!(
+            twin["worker_cpu"], original["worker_cpu"],
+            "{}",
+            twin["format"]
+        );
+    }
     let ids: BTreeSet<&str> = two.iter().map(|r| r["run_id"].as_str()).collect();
     assert_eq!(ids.len(), 1, "one run_id for the merged run");
     let cpus: BTreeSet<String> = two.iter().map(|r| r["worker_cpu"].clone()).collect();
@@ -230,7 +238,8 @@ fn bench_passes_jobs_to_every_run_and_labels_them_apart() {
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let rows = rows(&out.join("runs.csv"));
-    assert_eq!(rows.len(), 3);
+    // raw, sbe, json, and the twins of sbe and raw.
+    assert_eq!(rows.len(), 5);
     for r in &rows {
         assert_eq!(r["jobs"], "2");
         assert_eq!(r["label"], "normal (2 jobs)");

@@ -9,7 +9,7 @@ use md_shootout::measure::{self, stored::StoredMode, Config};
 use md_shootout::model::{Feed, Message, Side};
 use md_shootout::stream::IexReader;
 
-use crate::common::{shootout, shootout_ok, summary_csv, widen, Expected};
+use crate::common::{rows_of_every_format, shootout, shootout_ok, summary_csv, widen, Expected};
 
 const COLUMNS: [&str; 74] = [
     "run_id",
@@ -87,16 +87,6 @@ const COLUMNS: [&str; 74] = [
     "retimed",
     "aggregate_batch_ns",
 ];
-
-/// The rows a run of every format writes, in order: the formats, then the default A/A twins.
-fn rows_of_every_format() -> Vec<String> {
-    let names = md_shootout::formats::names();
-    let twins = md_shootout::measure::twins::chosen(None, &names).unwrap();
-    assert_eq!(twins, ["sbe", "raw"], "the default twins, in the registry's order");
-    (names.iter().map(|n| n.to_string()))
-        .chain(twins.iter().map(|t| format!("{t}.twin")))
-        .collect()
-}
 
 /// The summary CSV the issue specifies, computed from the generator's packets.
 fn expected_summary(opts: &GenOptions) -> (String, u64) {
@@ -198,7 +188,11 @@ fn run_matches_an_independent_summary_and_writes_sound_csv() {
         );
         let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
         let every = rows_of_every_format();
-        assert_eq!(rows.len(), 2 * every.len(), "every format and twin x 2 runs");
+        assert_eq!(
+            rows.len(),
+            2 * every.len(),
+            "every format and twin x 2 runs"
+        );
         let col = |r: &csv::StringRecord, c: &str| -> String {
             r[COLUMNS.iter().position(|x| *x == c).unwrap()].to_owned()
         };
@@ -485,7 +479,6 @@ fn every_message_can_be_its_own_unit() {
     let col = |r: &csv::StringRecord, c: &str| {
         r[COLUMNS.iter().position(|x| *x == c).unwrap()].to_owned()
     };
-    let names = md_shootout::formats::names();
     for (name, feed) in [("deep", Feed::Deep), ("tops", Feed::Tops)] {
         let opts = GenOptions {
             feed,

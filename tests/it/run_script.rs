@@ -13,9 +13,14 @@ use std::time::{Duration, Instant};
 
 use md_shootout::export::csv::COLUMNS;
 
-/// Every format in the registry runs in every run.
+/// The rows of every run: every format in the registry runs in every run, and the default A/A
+/// twins (`measure::twins`) beside them.
 fn formats() -> usize {
-    md_shootout::formats::names().len()
+    let names = md_shootout::formats::names();
+    names.len()
+        + md_shootout::measure::twins::chosen(None, &names)
+            .unwrap()
+            .len()
 }
 
 fn script() -> Command {
@@ -124,7 +129,7 @@ fn quick_runs_every_format_under_every_prefix_into_one_csv() {
                 .unwrap_or_else(|e| panic!("{}: {e}", hist.display()))
                 .filter(|e| e.as_ref().unwrap().path().extension() == Some("hgrm".as_ref()))
                 .count();
-            // ser, de and de_all for every format.
+            // ser, de and de_all for every format and twin.
             assert_eq!(hgrm, 3 * formats(), "{}", hist.display());
             assert!(done
                 .iter()
@@ -139,7 +144,12 @@ fn quick_runs_every_format_under_every_prefix_into_one_csv() {
         assert_eq!(of_run.len(), formats());
         let measured = of_run.iter().filter(|r| !r[zstd].is_empty()).count();
         let first = d[1] == prefixes[0].0 && d[2] == "run1";
-        let expected = if first { formats() } else { 0 };
+        // Not the twins': their bytes are their originals'.
+        let expected = if first {
+            md_shootout::formats::names().len()
+        } else {
+            0
+        };
         assert_eq!(measured, expected, "{d:?}");
     }
     let summary = std::fs::read_to_string(out.join("report/summary.csv")).unwrap();
