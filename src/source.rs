@@ -11,7 +11,7 @@
 //! -c 1` the thread would share the measuring CPU and land inside timed passes), and opens it
 //! for the parse and the untimed work. With `SHOOTOUT_UNGATED_GUNZIP` set in the environment the
 //! file gets no gate (the thread inflates whenever it has room), which is how what the gate
-//! costs in wall time was measured (docs/BENCHMARKS.md).
+//! costs in wall time is measured.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
