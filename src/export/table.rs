@@ -39,7 +39,7 @@ pub fn render(report: &RunReport<'_>) -> String {
     );
     let mut ranked: Vec<&FormatResult> = o.formats.iter().filter(|f| !is_twin(f)).collect();
     ranked.sort_by(|a, b| a.batch_ns().total_cmp(&b.batch_ns()));
-    ranked.extend(o.formats.iter().filter(|f| is_twin(f)));
+    ranked.extend(o.formats.iter().filter(is_twin));
     throughput_table(&mut t, o, &ranked);
     latency_table(&mut t, o, &ranked);
     allocations_table(&mut t, o, &ranked);
@@ -323,7 +323,7 @@ fn checked_line(t: &mut String, o: &Outcome) {
         o.formats.iter().filter(|f| !is_twin(f)).count(),
         o.messages,
         o.reference.symbol_count(),
-        match o.formats.iter().filter(|f| is_twin(f)).count() {
+        match o.formats.iter().filter(is_twin).count() {
             0 => String::new(),
             twins => format!("; the same for their {twins} A/A twins"),
         }

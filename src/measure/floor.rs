@@ -11,16 +11,16 @@
 //! The aggregation floor ([`AggregateFloor`]) is the same idea for the selective decode: every
 //! format's `de` hands the fields it reads to the same per-symbol hash map (`Aggregate`), a cost
 //! that is the same in all of them and pulls their ratios towards 1. So every run also times the
-//! map alone, fed straight from the parsed packets (`visit_packet`), per window like the batch
-//! figures (`aggregate_batch_ns`).
+//! map alone, fed the parsed packets' sink calls (`visit_packet`'s, recorded beforehand), per
+//! window like the batch figures (`aggregate_batch_ns`).
 
 use super::clock::Timer;
 use super::memory::{count_faults, Written};
 use super::runner::PacketStat;
 use super::schedule::Plan;
 use super::stats::{Latency, Throughput};
-use crate::formats::{aggregate::visit_packet, raw::Raw, Aggregate, Format};
-use crate::model::Packet;
+use crate::formats::{aggregate::visit_packet, raw::Raw, Aggregate, Format, Sink};
+use crate::model::{Packet, Side};
 
 /// The format the floor copies the bytes of, and every other is compared with.
 pub const RAW: &str = Raw::NAME;
@@ -141,18 +141,73 @@ impl MemcpyFloor {
     }
 }
 
-/// The aggregation alone: each window's packets after the warm-up fed to an [`Aggregate`] with
-/// one clock pair around the window, as the formats' batch selective decodes feed theirs. Like
-/// theirs, the map holds every window so far (the same sizes, the same lookups), reserved
-/// beforehand so that it never grows in a timed pass.
+/// The aggregation alone: each window's packets after the warm-up as the calls a decoder makes
+/// on its sink ([`Sink`]), recorded untimed into a flat list (what `visit_packet` hands over),
+/// then replayed into an [`Aggregate`] with one clock pair around the window, as the formats'
+/// batch selective decodes feed theirs. Replayed from a flat list rather than walked from the
+/// parsed packets: walking the model (a `Vec` of messages per packet, cold after the formats'
+/// turns) cost more than some formats' whole selective decode on DEEP10, and is no part of
+/// theirs. Like theirs, the map holds every window so far, reserved beforehand so that it never
+/// grows in a timed pass.
 #[derive(Default)]
 pub struct AggregateFloor {
     aggregate: Aggregate,
+    calls: Written<SinkCall>,
     /// The packets after the warm-up of the windows timed whole.
     pub batch: Throughput,
     /// Minor page faults inside the timed passes (0 when all is well).
     pub faults: u64,
     warm: bool,
+}
+
+/// One call a decoder makes on its [`Sink`], recorded.
+#[derive(Debug, Clone, Copy, Default)]
+enum SinkCall {
+    Packet(u64),
+    Trade([u8; 8], u32, i64),
+    PriceLevel(Side, [u8; 8], i64),
+    AddOrder(u8, [u8; 8], i64),
+    Quote([u8; 8], i64, i64),
+    #[default]
+    Other,
+}
+
+impl SinkCall {
+    #[inline(always)]
+    fn replay<K: Sink>(self, sink: &mut K) {
+        match self {
+            SinkCall::Packet(seq) => sink.packet(seq),
+            SinkCall::Trade(symbol, size, price) => sink.trade(&symbol, size, price),
+            SinkCall::PriceLevel(side, symbol, price) => sink.price_level(side, &symbol, price),
+            SinkCall::AddOrder(side, symbol, price) => sink.add_order(side, &symbol, price),
+            SinkCall::Quote(symbol, bid, ask) => sink.quote(&symbol, bid, ask),
+            SinkCall::Other => sink.other(),
+        }
+    }
+}
+
+/// A [`Sink`] that records the calls.
+struct Recorder<'a>(&'a mut Vec<SinkCall>);
+
+impl Sink for Recorder<'_> {
+    fn packet(&mut self, seq: u64) {
+        self.0.push(SinkCall::Packet(seq));
+    }
+    fn trade(&mut self, symbol: &[u8; 8], size: u32, price: i64) {
+        self.0.push(SinkCall::Trade(*symbol, size, price));
+    }
+    fn price_level(&mut self, side: Side, symbol: &[u8; 8], price: i64) {
+        self.0.push(SinkCall::PriceLevel(side, *symbol, price));
+    }
+    fn add_order(&mut self, side: u8, symbol: &[u8; 8], price: i64) {
+        self.0.push(SinkCall::AddOrder(side, *symbol, price));
+    }
+    fn quote(&mut self, symbol: &[u8; 8], bid_price: i64, ask_price: i64) {
+        self.0.push(SinkCall::Quote(*symbol, bid_price, ask_price));
+    }
+    fn other(&mut self) {
+        self.0.push(SinkCall::Other);
+    }
 }
 
 impl AggregateFloor {
@@ -169,22 +224,29 @@ impl AggregateFloor {
         if !timed.window {
             return 0;
         }
+        let recorded = &window[skip..];
+        let need = recorded.iter().map(|p| 1 + p.messages.len()).sum();
+        self.calls.vec().clear();
+        self.calls.reserve(need);
+        let calls = self.calls.vec();
+        for p in recorded {
+            visit_packet(p, &mut Recorder(calls));
+        }
         self.aggregate.reserve(symbols);
         if !self.warm {
             // Once, untimed, into a map of its own: maps the loop's code and stack pages.
             let mut scratch = Aggregate::new();
             scratch.reserve(symbols);
-            for p in &window[skip..] {
-                visit_packet(p, &mut scratch);
+            for &call in calls.iter() {
+                call.replay(&mut scratch);
             }
             self.warm = true;
         }
-        let recorded = &window[skip..];
         let aggregate = &mut self.aggregate;
         let ns = count_faults(&mut self.faults, || {
             let t = timer.start();
-            for p in recorded {
-                visit_packet(p, aggregate);
+            for &call in calls.iter() {
+                call.replay(aggregate);
             }
             timer.elapsed_ns(t)
         });
