@@ -257,8 +257,9 @@ fn memcpy_floor_line(t: &mut String, o: &Outcome) {
     if o.aggregate_batch.packets > 0 {
         let _ = writeln!(
             t,
-            "aggregation floor (the parsed packets fed to the selective decode's per-symbol hash \
-             map, no format): {} ns per {} timed by window, a part of every format's de",
+            "aggregation floor (the selective decode's per-symbol hash map fed the window's \
+             calls, recorded from the parsed packets, no format): {} ns per {} timed by window, \
+             a part of every format's de",
             fmt_f(o.aggregate_batch.ns_per_packet(), 1),
             o.unit.name()
         );
@@ -325,6 +326,7 @@ fn checked_line(t: &mut String, o: &Outcome) {
         o.reference.symbol_count(),
         match o.formats.iter().filter(is_twin).count() {
             0 => String::new(),
+            1 => "; the same for its A/A twin".to_owned(),
             twins => format!("; the same for their {twins} A/A twins"),
         }
     );

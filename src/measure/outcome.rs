@@ -95,8 +95,8 @@ pub struct Outcome {
     pub memcpy_batch: Throughput,
     /// Minor page faults inside the floor's timed copies (0 when all is well).
     pub memcpy_faults: u64,
-    /// The aggregation alone (the parsed packets fed to the selective decode's hash map, no
-    /// format), timed per window like the batch figures: the part of every format's `de` that
+    /// The aggregation alone (the selective decode's hash map fed the window's sink calls,
+    /// recorded from the parsed packets, no format), timed per window like the batch figures: the part of every format's `de` that
     /// is the same in all of them (see `measure::floor`).
     #[serde(default)]
     pub aggregate_batch: Throughput,
