@@ -16,8 +16,11 @@ pub mod html;
 pub mod load;
 pub mod markdown;
 pub mod page;
+pub mod resolution;
 pub mod scheduling;
 pub mod significance;
+#[cfg(test)]
+mod simulation;
 pub mod stats;
 pub mod summary_csv;
 pub mod tables;
