@@ -42,9 +42,9 @@ pub const MIN_PAIRED_RUNS: usize = 3;
 /// tabled to 30, the Cornish–Fisher expansion beyond (within 1e-3 there); `INFINITY` for 0.
 pub fn t_975(df: usize) -> f64 {
     const TABLE: [f64; 30] = [
-        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
-        2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
-        2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042,
     ];
     match df {
         0 => f64::INFINITY,
@@ -167,15 +167,15 @@ impl Resolution {
             twin: None,
         };
         twins.into_iter().fold(start, |best, (twin, iv)| {
-                if of(&iv) > best.delta {
-                    Resolution {
-                        delta: of(&iv),
-                        twin: Some(twin.to_owned()),
-                    }
-                } else {
-                    best
+            if of(&iv) > best.delta {
+                Resolution {
+                    delta: of(&iv),
+                    twin: Some(twin.to_owned()),
                 }
-            })
+            } else {
+                best
+            }
+        })
     }
 
     /// `5.0% (the floor)`, `7.3% (sbe.twin's A/A gap)`.

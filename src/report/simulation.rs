@@ -108,8 +108,8 @@ fn section(rng: &mut Rng, c: Config, slower: f64) -> (Option<bool>, bool) {
     } else {
         (&b, &a, false)
     };
-    let named = Interval::of_ratios(&ratios(winner, other))
-        .is_some_and(|iv| iv.slower_beyond(delta));
+    let named =
+        Interval::of_ratios(&ratios(winner, other)).is_some_and(|iv| iv.slower_beyond(delta));
     (named.then_some(a_wins), twin_apart)
 }
 
