@@ -80,13 +80,10 @@ fn block_parts(block: &Block, parts: &mut Vec<String>) {
             groups
                 .iter()
                 .map(|g| {
-                    let details = match g.details.len() {
-                        1 => String::new(),
-                        _ => format!(
-                            "\n  <sub>{}</sub>",
-                            html::escape(&cell(&g.details.join("; ")))
-                        ),
-                    };
+                    let details = format!(
+                        "\n  <sub>{}</sub>",
+                        html::escape(&cell(&g.details.join("; ")))
+                    );
                     format!("- {}{details}\n", cell(&g.summary))
                 })
                 .collect(),

@@ -223,7 +223,7 @@ mod tests {
         assert!((iv.lo - (mean - half).exp()).abs() < 1e-12);
         assert!((iv.hi - (mean + half).exp()).abs() < 1e-12);
         assert_eq!(iv.runs, 3);
-        assert_eq!(iv.text(), "1.20x (95% CI 0.98–1.47x, 3 runs)");
+        assert_eq!(iv.text(), "1.20x (95% CI 0.97–1.47x, 3 runs)");
         // Every run the same ratio: no spread, the interval is the point.
         let iv = Interval::of_ratios(&[1.5; 4]).unwrap();
         assert!((iv.lo - 1.5).abs() < 1e-12 && (iv.hi - 1.5).abs() < 1e-12);

@@ -450,12 +450,12 @@ fn unresolved(iv: Option<Interval>, res: &Resolution) -> String {
     match iv {
         Some(iv) if iv.runs >= MIN_PAIRED_RUNS => {
             let within = if iv.ratio <= 1.0 + res.delta {
-                "within"
+                format!("within the {pct} resolution")
             } else {
-                "its lower bound within"
+                format!("not resolved: its lower bound is under 1 + the {pct} resolution")
             };
             format!(
-                "{:.2}x (95% CI {:.2}–{:.2}x, {} runs) {within} the {pct} resolution",
+                "{:.2}x (95% CI {:.2}–{:.2}x, {} runs) {within}",
                 iv.ratio, iv.lo, iv.hi, iv.runs
             )
         }

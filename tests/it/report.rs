@@ -1718,7 +1718,7 @@ fn page_faults_in_timed_regions_are_warned_about() {
 /// A run over a capture cut short at its end (read with --lenient) is said once per run, not
 /// once per format.
 #[test]
-fn a_capture_cut_short_is_warned_about_once_per_run() {
+fn a_capture_cut_short_is_warned_about_once_per_input() {
     let dir = tempfile::tempdir().unwrap();
     let csv_path = dir.path().join("runs.csv");
     let rows: Vec<Fixture> = [("c1", "sbe"), ("c1", "raw"), ("c2", "sbe"), ("c2", "raw")]
@@ -1745,8 +1745,8 @@ fn a_capture_cut_short_is_warned_about_once_per_run() {
     assert_eq!(
         cut,
         [
-            "DEEP10.pcap.gz, run c1: the capture ends inside a packet; its whole packets were \
-          measured and the last 476 bytes dropped (--lenient)"
+            "DEEP10.pcap.gz: the capture ends inside a packet; its whole packets were measured \
+             and the last 476 bytes dropped (--lenient), in 1 run"
         ]
     );
 }
