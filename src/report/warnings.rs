@@ -42,21 +42,9 @@ pub fn group(warnings: &[Warning], summary: &Summary) -> Vec<WarningGroup> {
         .map(|(kind, ws)| {
             let n = ws.len();
             let summary = match kind {
-                WarningKind::TwinApart => format!(
-                    "THE METHOD IS BROKEN: {n} A/A twin figure{} called apart from {} own copy \
-                     (the same code measured twice). A winner at this resolution is not to be \
-                     trusted: raise RESOLUTION_FLOOR or the runs.",
-                    if n == 1 { "" } else { "s" },
-                    if n == 1 { "its" } else { "their" }
-                ),
-                WarningKind::Preempted => format!(
-                    "Involuntary context switches inside timed passes in {n} of {rows} results \
-                     rows: another task took the CPU while a format was timed."
-                ),
-                WarningKind::Retimed => format!(
-                    "Batch passes timed again after a context switch in {n} of {rows} results \
-                     rows: the figures are the retimed passes'."
-                ),
+                WarningKind::TwinApart | WarningKind::Preempted | WarningKind::Retimed => {
+                    issue39_summary(kind, n, rows)
+                }
                 WarningKind::TimedFaults => format!(
                     "Minor page faults inside timed regions in {n} of {rows} results rows of \
                      formats that allocate nothing there (one format in one run each; 0 \
@@ -117,6 +105,29 @@ pub fn group(warnings: &[Warning], summary: &Summary) -> Vec<WarningGroup> {
             }
         })
         .collect()
+}
+
+/// The summary lines of the kinds issue 39 added: a twin called apart, preemptions, retimed
+/// passes.
+fn issue39_summary(kind: WarningKind, n: usize, rows: usize) -> String {
+    match kind {
+        WarningKind::TwinApart => format!(
+            "THE METHOD IS BROKEN: {n} A/A twin figure{} called apart from {} own copy \
+             (the same code measured twice). A winner at this resolution is not to be \
+             trusted: raise RESOLUTION_FLOOR or the runs.",
+            if n == 1 { "" } else { "s" },
+            if n == 1 { "its" } else { "their" }
+        ),
+        WarningKind::Preempted => format!(
+            "Involuntary context switches inside timed passes in {n} of {rows} results \
+             rows: another task took the CPU while a format was timed."
+        ),
+        WarningKind::Retimed => format!(
+            "Batch passes timed again after a context switch in {n} of {rows} results \
+             rows: the figures are the retimed passes'."
+        ),
+        _ => String::new(),
+    }
 }
 
 /// `in ser p99 (12), de p99.9 (9) and de batch (3)`: the columns flagged most often, by count.

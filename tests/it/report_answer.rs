@@ -898,3 +898,93 @@ fn the_report_shows_the_twins_and_the_resolution() {
     let csv_out = std::fs::read_to_string(out.join("summary.csv")).unwrap();
     assert!(!csv_out.contains("sbe.twin"), "{csv_out}");
 }
+
+/// The harness columns of issue 39 in the report: the aggregation's own cost beside the
+/// selective decode's margin and as a floor in the caption, preemptions and retimed passes one
+/// warning line per kind, and the clock's step as the runs measured it.
+#[test]
+fn the_aggregation_floor_preemptions_and_the_clocks_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rows = Vec::new();
+    for (i, run) in ["r1", "r2", "r3", "r4", "r5"].into_iter().enumerate() {
+        let d = i as f64 * 0.5;
+        for (format, de) in [("sbe", 40.0 + d), ("capnp", 70.0 + d)] {
+            rows.push(Fixture {
+                batch: Some((20.0 + d, de, 60.0 + d)),
+                de_all_p50: Some(60),
+                floor: Some((10, 11.0)),
+                memcpy_batch: Some(3.0),
+                aggregate: Some(31.0),
+                clock_step: Some(if i == 0 { 12.0 } else { 8.0 }),
+                preempted: Some(if format == "sbe" { 2 } else { 0 }),
+                retimed: Some(u64::from(i == 3)),
+                ..fx(
+                    run,
+                    "data/day8.pcapng.gz",
+                    "normal",
+                    format,
+                    "h",
+                    100,
+                    100,
+                    1_000_000,
+                    0.1,
+                )
+            });
+        }
+    }
+    let csv = dir.path().join("runs.csv");
+    write_csv(&csv, &columns_now(), &rows);
+    let s = report::summarize(&report::load(std::slice::from_ref(&csv)).unwrap());
+    let (_, _, groups) = s.primary("day8.pcapng.gz").unwrap();
+    assert_eq!(verdict::clock_step(&groups), 8.0);
+    let v = verdict::verdicts(&groups);
+    let de = row(&v, Need::SelectiveDecode);
+    assert_eq!(de.winner.as_ref().unwrap().0, "sbe");
+    // (71 − 31) / (41 − 31) = 4.0 above the aggregation, against 71 / 41 = 1.73 in all.
+    let text = de.margin_text();
+    assert!(text.starts_with("1.73x (95% CI "), "{text}");
+    assert!(
+        text.ends_with("; 4.00x above the aggregation's 31 ns"),
+        "{text}"
+    );
+    let t = verdict::table(&v, "day8");
+    let cells = t
+        .rows
+        .iter()
+        .find(|r| r[0] == "fastest selective decode")
+        .unwrap();
+    assert_eq!(cells[5], "aggregation alone 31");
+    let out = dir.path().join("out");
+    let o = shootout()
+        .args([
+            "report",
+            csv.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    // One line per kind, with its count; none per row.
+    let lines: Vec<&str> = stderr.lines().collect();
+    let preempted: Vec<&&str> = lines
+        .iter()
+        .filter(|l| l.contains("context switch"))
+        .collect();
+    assert_eq!(preempted.len(), 2, "{stderr}");
+    assert!(
+        stderr.contains("Involuntary context switches inside timed passes in 5 of 10 results rows"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("Batch passes timed again after a context switch in 2 of 10 results rows"),
+        "{stderr}"
+    );
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(
+        md.contains("The aggregation floor (the selective decode's per-symbol hash map"),
+        "{md}"
+    );
+    assert!(md.contains("(8 ns, as the runs measured it)"), "{md}");
+}
