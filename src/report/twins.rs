@@ -104,7 +104,7 @@ pub fn table(pairs: &[TwinPair<'_>]) -> Option<Table> {
         return None;
     }
     Some(Table {
-        left: 2,
+        left: 3,
         caption: "A/A twins: a format measured a second time under another name in the same \
                   runs (the same code), twin over original run by run, paired by run. The ratio \
                   should be 1; the interval is the verdict's (geometric mean, 95% Student-t \
@@ -113,7 +113,7 @@ pub fn table(pairs: &[TwinPair<'_>]) -> Option<Table> {
                   The twins are left out of every other table, chart, ranking and baseline \
                   comparison."
             .to_owned(),
-        header: ["twin", "figure", "per run", "geometric mean", "called"]
+        header: ["twin", "figure", "called", "per run", "geometric mean"]
             .map(String::from)
             .to_vec(),
         rows: figures
@@ -122,13 +122,13 @@ pub fn table(pairs: &[TwinPair<'_>]) -> Option<Table> {
                 vec![
                     f.twin.clone(),
                     f.figure.to_owned(),
+                    f.call(),
                     f.ratios
                         .iter()
                         .map(|r| format!("{r:.3}"))
                         .collect::<Vec<_>>()
                         .join(" "),
                     f.interval_text(),
-                    f.call(),
                 ]
             })
             .collect(),

@@ -420,6 +420,9 @@ fn call(need: Need, basis: Basis, ranked: &[(&Group, Stat)], res: &Resolution, s
                 trim(fs.median - ws.median),
                 trim(step)
             )
+        } else if tied.len() > 1 || first.format != ranked[1].0.format {
+            // Say whose interval it is when the column beside names another format.
+            format!("{} {}", shown(&first.format), unresolved(of(first), res))
         } else {
             unresolved(of(first), res)
         };

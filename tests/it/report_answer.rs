@@ -886,7 +886,10 @@ fn the_report_shows_the_twins_and_the_resolution() {
         md.contains("A/A twins: a format measured a second time"),
         "{md}"
     );
-    assert!(md.contains("| sbe.twin | ser + de_all batch |"), "{md}");
+    assert!(
+        md.contains("| sbe.twin | ser + de_all batch | tie (within the 5.0% resolution) |"),
+        "{md}"
+    );
     assert!(md.contains("Resolution used: 5.0% (the floor)"), "{md}");
     assert!(
         md.contains("A/A twin sbe.twin against sbe, ser + de_all batch"),
