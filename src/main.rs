@@ -419,6 +419,10 @@ fn main() -> ExitCode {
     };
     match done {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.is::<report::baseline::GateRefused>() => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
         Err(e) if e.is::<report::baseline::Regressed>() => {
             eprintln!("error: {e}");
             ExitCode::from(report::baseline::REGRESSION_EXIT)
@@ -542,6 +546,12 @@ impl ReportArgs {
             let old = report::summarize(&report::load(&self.baseline)?);
             Some(report::baseline::compare(&summary, &old))
         };
+        // A gate that cannot fail is refused before anything is written or printed.
+        if let (Some(c), Some(gate)) = (&against, self.gate.gate()) {
+            if let Some(refused) = report::baseline::refusal(c, gate) {
+                return Err(refused.into());
+            }
+        }
         let mut decision = report::decision::Decision::load(
             &self.csvs,
             self.capabilities.as_deref(),

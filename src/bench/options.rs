@@ -126,12 +126,29 @@ pub(crate) fn check(opts: &Options) -> Result<Checked, Failure> {
     let runs = opts
         .runs
         .unwrap_or(if opts.quick { 1 } else { DEFAULT_RUNS });
+    check_gate_runs(opts, runs)?;
     Ok(Checked {
         inputs,
         runs,
         prefixes,
         date,
     })
+}
+
+/// `--fail-if-slower` with fewer runs than the gate's test can fail with: refused before the
+/// first run, not after them.
+fn check_gate_runs(opts: &Options, runs: u32) -> Result<(), Failure> {
+    let least = report::significance::min_runs_a_side();
+    if opts.gate.is_none() || opts.baseline.is_none() || runs as usize >= least {
+        return Ok(());
+    }
+    let smallest = report::significance::smallest_p(runs as usize, runs as usize);
+    Err(Failure::Usage(format!(
+        "--fail-if-slower: {runs} run{} a side cannot reach p < {} (Mann–Whitney's smallest p \
+         is {smallest:.3}); run at least {least} runs a side (--runs {least})",
+        if runs == 1 { "" } else { "s" },
+        report::significance::ALPHA
+    )))
 }
 
 /// `--jobs` against the formats and CPUs: refused here, before the first run, not by each run.

@@ -55,6 +55,14 @@ pub(crate) fn write_report(
         }
         None => None,
     };
+    if let (Some(c), Some(gate)) = (&against, gate) {
+        if let Some(refused) = report::baseline::refusal(c, gate) {
+            return Err(Failure::Usage(format!(
+                "{refused}; the results are in {}",
+                csv.display()
+            )));
+        }
+    }
     let decision = report::decision::Decision::load(std::slice::from_ref(&csv), None, Vec::new())
         .map_err(|e| fail(&e))?;
     let files = report::write_report_with(
@@ -65,8 +73,9 @@ pub(crate) fn write_report(
         &decision,
     )
     .map_err(|e| fail(&e))?;
-    for w in &files.warnings {
-        eprintln!("warning: {w}");
+    // One line per kind of warning; each single warning is in summary.md and index.html.
+    for g in report::warnings::group(&files.warnings, &summary) {
+        eprintln!("warning: {}", g.summary);
     }
     if let Ok(md) = std::fs::read_to_string(report_dir.join("summary.md")) {
         println!("== summary across runs");

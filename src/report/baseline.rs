@@ -314,6 +314,45 @@ pub fn regressions(c: &Comparison, gate: Gate) -> Vec<Regression> {
     found
 }
 
+/// A gate whose test cannot fail at the run counts given: refused (exit code 2) before
+/// anything is printed as a pass.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct GateRefused(pub String);
+
+/// Why `gate` cannot fail on `c`: the fewest runs of a figure it gates on, new and baseline,
+/// cannot give a Mann–Whitney p below [`ALPHA`]; `None` when every figure can.
+pub fn refusal(c: &Comparison, gate: Gate) -> Option<GateRefused> {
+    let (n, m) = c
+        .changes
+        .iter()
+        .flat_map(|ch| match gate.on {
+            FailOn::Ranking => &ch.figures[..1],
+            FailOn::All => &ch.figures[..],
+        })
+        .map(|f| (f.new.len(), f.old.len()))
+        .max_by(|a, b| {
+            significance::smallest_p(a.0, a.1).total_cmp(&significance::smallest_p(b.0, b.1))
+        })?;
+    let p = significance::smallest_p(n, m);
+    if p < ALPHA {
+        return None;
+    }
+    let runs = if n == m {
+        format!("{n} run{} a side", if n == 1 { "" } else { "s" })
+    } else {
+        format!(
+            "{n} new run{} against {m} baseline",
+            if n == 1 { "" } else { "s" }
+        )
+    };
+    Some(GateRefused(format!(
+        "--fail-if-slower: {runs} cannot reach p < {ALPHA} (Mann–Whitney's smallest p is \
+         {p:.3}); run at least {} runs a side",
+        significance::min_runs_a_side()
+    )))
+}
+
 /// `--fail-if-slower` found regressions: what `report` and `bench` exit with
 /// [`REGRESSION_EXIT`] on.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -42,7 +42,7 @@ details.warnings summary{cursor:pointer}details.warnings li{font-size:.9em}
 .answer .verdict{flex:1 1 560px;max-width:720px}.answer figure{flex:1 1 600px;max-width:680px;margin:0}
 .answer figure img{width:100%}table.verdict{font-size:.84em}
 table.verdict td{white-space:normal;text-align:left}table.verdict td small{white-space:nowrap}
-table.verdict td:nth-child(2) small{white-space:normal}
+table.verdict td:nth-child(2) small,table.verdict td:nth-child(5) small{white-space:normal}
 p.lead{font-size:.92em;color:#333;margin:.2em 0}h1{margin:.2em 0 .4em}
 ul.findings{margin:.3em 0}
 .ok{background:#eaf6ea;border:1px solid #8c8;padding:.6em 1.2em;border-radius:4px}

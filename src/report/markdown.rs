@@ -74,14 +74,20 @@ fn block_parts(block: &Block, parts: &mut Vec<String>) {
         Block::Paragraph(text) | Block::Note(text) => parts.push(format!("{}\n", cell(text))),
         Block::Table(t) | Block::Verdict(t) => parts.push(table(t)),
         Block::Findings(items) => parts.push(lines(&mut items.iter().map(|f| cell(f)))),
-        // Folded as in the HTML: GitHub and most viewers render <details> in Markdown.
-        Block::Warnings(groups) => parts.extend(groups.iter().map(|g| {
-            format!(
-                "<details><summary>{}</summary>\n\n{}\n</details>\n",
-                html::escape(&g.summary),
-                lines(&mut g.details.iter().map(|d| cell(d)))
-            )
-        })),
+        // One line per kind, its single warnings after it as one compact paragraph (the
+        // HTML folds them): the terminal shows summary.md too.
+        Block::Warnings(groups) => parts.push(
+            groups
+                .iter()
+                .map(|g| {
+                    let details = format!(
+                        "\n  <sub>{}</sub>",
+                        html::escape(&cell(&g.details.join("; ")))
+                    );
+                    format!("- {}{details}\n", cell(&g.summary))
+                })
+                .collect(),
+        ),
         Block::Figures(figures) => parts.extend(figures.iter().map(figure)),
         Block::List(items) => parts.push(lines(
             &mut items

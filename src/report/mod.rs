@@ -16,11 +16,15 @@ pub mod html;
 pub mod load;
 pub mod markdown;
 pub mod page;
+pub mod resolution;
 pub mod scheduling;
 pub mod significance;
+#[cfg(test)]
+mod simulation;
 pub mod stats;
 pub mod summary_csv;
 pub mod tables;
+pub mod twins;
 pub mod verdict;
 pub mod verification;
 pub mod warnings;

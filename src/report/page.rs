@@ -13,7 +13,7 @@ use super::stats::{section_hosts, section_name, Group, Summary, Warning};
 use super::tables::{allocations_table, merged_table, section_tables};
 use super::verdict;
 use super::verification;
-use super::warnings;
+use super::{twins, warnings};
 
 /// What the page is built from: the summary, the charts drawn for it, and every warning (the
 /// summary's and those found while drawing).
@@ -43,7 +43,8 @@ pub fn build(c: &Contents<'_>) -> Document {
         .iter()
         .map(|(input, label, groups)| {
             let (eligible, _) = c.decision.eligible(groups);
-            let verdicts = verdict::verdicts(&eligible);
+            let pairs = s.twin_pairs(input, label);
+            let verdicts = verdict::verdicts_with(&eligible, &pairs);
             let mut winners: Vec<String> = Vec::new();
             for (w, _) in verdicts.iter().filter_map(|v| v.winner.as_ref()) {
                 if !winners.contains(w) {
@@ -55,7 +56,11 @@ pub fn build(c: &Contents<'_>) -> Document {
                 blocks: vec![Block::Answer(Answer {
                     verdict: verdict::table(&verdicts, &section_name(input, label)),
                     input: verdict::input_line(input, groups, label),
-                    notes: c.decision.notes(groups, &winners),
+                    notes: [
+                        c.decision.notes(groups, &winners),
+                        twins::answer_lines(&pairs),
+                    ]
+                    .concat(),
                     figures: c.figures(input, label, &[ChartKind::Scatter]),
                 })],
             }
@@ -144,14 +149,25 @@ impl Contents<'_> {
             "Hosts: {}",
             section_hosts(groups)
         ))];
+        let pairs = self.summary.twin_pairs(input, label);
         if !primary {
             let name = section_name(input, label);
             blocks.push(Block::Verdict(verdict::table(
-                &verdict::verdicts(&self.decision.rankable(groups)),
+                &verdict::verdicts_with(&self.decision.rankable(groups), &pairs),
                 &name,
             )));
         }
         blocks.extend(section_tables(groups).map(Block::Table));
+        if let Some(t) = twins::table(&pairs) {
+            if twins::figures(&pairs).iter().any(|f| f.apart) {
+                blocks.push(Block::Paragraph(
+                    "⚠ THE METHOD IS BROKEN HERE: an A/A twin below is called apart from its own \
+                     copy. No winner in this section is to be trusted at this resolution."
+                        .to_owned(),
+                ));
+            }
+            blocks.push(Block::Table(t));
+        }
         blocks.extend(verification::table(groups).map(Block::Table));
         blocks.extend(allocations_table(groups).map(Block::Table));
         let merged: Vec<_> = self

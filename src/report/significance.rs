@@ -19,6 +19,21 @@ pub const MIN_RUNS: usize = 3;
 /// sum, ties included); beyond it, the normal approximation with tie and continuity corrections.
 pub const EXACT_MAX: usize = 20;
 
+/// The smallest two-sided p the exact test can give with `n` runs against `m`: both sides fully
+/// apart, 2 / C(n + m, n) (at most 1). A gate at α needs it below α, or it can never fail.
+pub fn smallest_p(n: usize, m: usize) -> f64 {
+    // C(n + m, n) as a running product; f64 is exact far beyond the run counts used.
+    let c = (1..=n).fold(1.0, |c, i| c * (m + i) as f64 / i as f64);
+    (2.0 / c).min(1.0)
+}
+
+/// The fewest runs a side for which the test can reach p < [`ALPHA`] (4: 2 / C(8, 4) = 0.029).
+pub fn min_runs_a_side() -> usize {
+    (1..)
+        .find(|&n| smallest_p(n, n) < ALPHA)
+        .expect("p falls with n")
+}
+
 /// The two-sided p-value of the Mann–Whitney U test of `a` against `b`; `None` when either side
 /// has fewer than [`MIN_RUNS`] values. NaNs are ranked by [`f64::total_cmp`], never panicked on.
 pub fn mann_whitney(a: &[f64], b: &[f64]) -> Option<f64> {
@@ -237,6 +252,27 @@ mod tests {
         assert!(close(p, 0.1, 1e-12), "{p}");
         let big = vec![3.0; 30];
         assert_eq!(mann_whitney(&big, &big), Some(1.0));
+    }
+
+    #[test]
+    fn the_smallest_p_at_each_run_count() {
+        // 2 / C(n + m, n): 3 vs 3 is 2 / 20, 3 vs 4 2 / 35, 4 vs 4 2 / 70, 5 vs 5 2 / 252.
+        assert!(close(smallest_p(3, 3), 0.1, 1e-12));
+        assert!(close(smallest_p(3, 4), 2.0 / 35.0, 1e-12));
+        assert!(close(smallest_p(4, 3), 2.0 / 35.0, 1e-12));
+        assert!(close(smallest_p(4, 4), 2.0 / 70.0, 1e-12));
+        assert!(close(smallest_p(5, 5), 2.0 / 252.0, 1e-12));
+        assert!(close(smallest_p(3, 5), 2.0 / 56.0, 1e-12));
+        assert_eq!(smallest_p(1, 1), 1.0);
+        assert_eq!(smallest_p(0, 5), 1.0);
+        assert_eq!(min_runs_a_side(), 4);
+        // What the exact test gives on fully separated sides is that smallest p.
+        for (n, m) in [(3, 3), (3, 4), (4, 4), (5, 6), (8, 8)] {
+            let a: Vec<f64> = (0..n).map(|i| i as f64).collect();
+            let b: Vec<f64> = (0..m).map(|i| 100.0 + i as f64).collect();
+            let p = mann_whitney(&a, &b).unwrap();
+            assert!(close(p, smallest_p(n, m), 1e-12), "{n} vs {m}: {p}");
+        }
     }
 
     #[test]

@@ -131,6 +131,10 @@ pub struct Group {
     pub memcpy_mean_ns: Option<Stat>,
     /// The memcpy floor timed the same batch way, ns per packet.
     pub memcpy_batch: Option<Stat>,
+    /// The aggregation's own cost (`aggregate_batch_ns`: the selective decode's per-symbol
+    /// hash map fed without a format), batch-timed, ns per unit: the floor under every format's
+    /// `de`; `None` for CSVs from before it was measured.
+    pub aggregate_batch: Option<Stat>,
     /// How many runs have both ser batch and de batch (at most [`Group::runs`]).
     pub batch_runs: usize,
     /// Distinct `clock` values of the runs, sorted; empty for CSVs from before.
@@ -229,6 +233,8 @@ impl Group {
 /// What a warning is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum WarningKind {
+    /// An A/A twin called apart from its own copy by the verdict's rule: the method is broken.
+    TwinApart,
     /// Minor page faults inside a run's timed regions of a format that allocates nothing there:
     /// the tails measure the harness.
     TimedFaults,
@@ -244,6 +250,10 @@ pub enum WarningKind {
     Governor,
     Duplicates,
     NoHistograms,
+    /// Involuntary context switches inside a format's timed passes (`preempted`).
+    Preempted,
+    /// Batch passes timed again because a context switch landed inside them (`retimed`).
+    Retimed,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -317,8 +327,12 @@ impl std::fmt::Display for Warning {
 /// Everything the outputs show.
 #[derive(Debug, Clone)]
 pub struct Summary {
-    /// Sorted by input, label, then fastest first.
+    /// Sorted by input, label, then fastest first. A/A twins are not among them: they are never
+    /// ranked, charted or compared with a baseline.
     pub groups: Vec<Group>,
+    /// The A/A twins' groups (rows with `twin_of`: a format measured a second time under the
+    /// name `<format>.twin` in the same runs), sorted by input, label and name.
+    pub twins: Vec<Group>,
     pub warnings: Vec<Warning>,
     /// The CSVs read, for the report's header and the default histogram folders.
     pub sources: Vec<super::load::Source>,
@@ -413,6 +427,41 @@ impl<'a> SameBytes<'a> {
     }
 }
 
+/// The format an A/A twin's row measured a second time: its `twin_of`, else the name before a
+/// `.twin` suffix; `None` on every other row.
+pub fn twin_of(r: &RunRow) -> Option<&str> {
+    r.twin_of
+        .as_deref()
+        .filter(|t| !t.is_empty())
+        .or_else(|| r.format.strip_suffix(".twin"))
+}
+
+/// An A/A twin and the group it is a second copy of, in one section.
+#[derive(Debug, Clone, Copy)]
+pub struct TwinPair<'a> {
+    pub twin: &'a Group,
+    pub original: &'a Group,
+}
+
+impl Summary {
+    /// The twins of one section with their originals (a twin whose original is not in the
+    /// section is left out).
+    pub fn twin_pairs(&self, input: &str, label: &str) -> Vec<TwinPair<'_>> {
+        self.twins
+            .iter()
+            .filter(|t| t.input == input && t.label == label)
+            .filter_map(|twin| {
+                let of = twin_of(&twin.rows[0])?;
+                let original = self
+                    .groups
+                    .iter()
+                    .find(|g| g.input == input && g.label == label && g.format == of)?;
+                Some(TwinPair { twin, original })
+            })
+            .collect()
+    }
+}
+
 /// Groups `runs` by (input file name, label, format) and reduces each group.
 pub fn summarize(runs: &Runs) -> Summary {
     let mut by_key: BTreeMap<(&str, &str, &str), Vec<&RunRow>> = BTreeMap::new();
@@ -426,7 +475,7 @@ pub fn summarize(runs: &Runs) -> Summary {
             stored_by_bytes.entry(SameBytes::of(r)).or_default().push(r);
         }
     }
-    let mut groups: Vec<Group> = by_key
+    let groups: Vec<Group> = by_key
         .into_iter()
         .map(|((input, label, format), rows)| {
             let mut hosts: Vec<String> = rows.iter().map(|r| r.host.clone()).collect();
@@ -474,6 +523,7 @@ pub fn summarize(runs: &Runs) -> Summary {
                 memcpy_p50_ns: Stat::of_some(rows.iter().map(|r| r.memcpy_p50_ns)),
                 memcpy_mean_ns: Stat::of_some(rows.iter().map(|r| r.memcpy_mean_ns)),
                 memcpy_batch: Stat::of_some(rows.iter().map(|r| r.memcpy_batch_ns)),
+                aggregate_batch: Stat::of_some(rows.iter().map(|r| r.aggregate_batch_ns)),
                 batch_runs: rows
                     .iter()
                     .filter(|r| {
@@ -495,9 +545,14 @@ pub fn summarize(runs: &Runs) -> Summary {
             }
         })
         .collect();
+    let (mut twins, mut groups): (Vec<Group>, Vec<Group>) = groups
+        .into_iter()
+        .partition(|g| twin_of(&g.rows[0]).is_some());
     rank(&mut groups);
+    rank(&mut twins);
     let mut summary = Summary {
         groups,
+        twins,
         warnings: Vec::new(),
         sources: runs.sources.clone(),
     };
@@ -594,6 +649,7 @@ fn warnings(summary: &Summary, runs: &Runs) -> Vec<Warning> {
     let mut out = Vec::new();
     timed_faults(&mut out, runs);
     cut_short(&mut out, runs);
+    preemptions(&mut out, runs);
     for g in &summary.groups {
         few_runs(&mut out, g);
         high_variation(&mut out, g);
@@ -644,23 +700,57 @@ fn allocs(x: f64) -> String {
     text.trim_end_matches('0').trim_end_matches('.').to_owned()
 }
 
-/// Captures cut short inside a packet and read with `--lenient`, once per run.
+/// Captures cut short inside a packet and read with `--lenient`: once per input, however many
+/// runs read it.
 fn cut_short(out: &mut Vec<Warning>, runs: &Runs) {
-    let mut cut: Vec<(&str, &str, u64)> = runs
-        .rows
-        .iter()
-        .filter_map(|r| Some((r.input_name.as_str(), r.run_id.as_str(), r.dropped_bytes?)))
-        .collect();
-    cut.dedup();
-    for (input, run, bytes) in cut {
+    let mut cut: BTreeMap<&str, (Vec<&str>, u64)> = BTreeMap::new();
+    for r in &runs.rows {
+        if let Some(bytes) = r.dropped_bytes {
+            let (ids, most) = cut.entry(&r.input_name).or_default();
+            if !ids.contains(&r.run_id.as_str()) {
+                ids.push(&r.run_id);
+            }
+            *most = (*most).max(bytes);
+        }
+    }
+    for (input, (ids, bytes)) in cut {
         warn(
             out,
             WarningKind::CutShort,
             format!(
-                "{input}, run {run}: the capture ends inside a packet; its whole packets were \
-                 measured and the last {bytes} bytes dropped (--lenient)"
+                "{input}: the capture ends inside a packet; its whole packets were measured and \
+                 the last {bytes} bytes dropped (--lenient), in {} run{}",
+                ids.len(),
+                if ids.len() == 1 { "" } else { "s" }
             ),
         );
+    }
+}
+
+/// Rows whose timed passes were preempted (`preempted`), or had batch passes timed again
+/// (`retimed`): one warning per row and kind, summed up by kind.
+fn preemptions(out: &mut Vec<Warning>, runs: &Runs) {
+    for r in &runs.rows {
+        let name = format!(
+            "{} {}, run {}",
+            section_name(&r.input_name, &r.label),
+            r.format,
+            r.run_id
+        );
+        if let Some(n) = r.preempted.filter(|n| *n > 0) {
+            warn(
+                out,
+                WarningKind::Preempted,
+                format!("{name}: {n} involuntary context switches inside timed passes"),
+            );
+        }
+        if let Some(n) = r.retimed.filter(|n| *n > 0) {
+            warn(
+                out,
+                WarningKind::Retimed,
+                format!("{name}: {n} batch passes timed again after a context switch"),
+            );
+        }
     }
 }
 

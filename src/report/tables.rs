@@ -270,17 +270,33 @@ fn clock_text(groups: &[&Group]) -> String {
 /// before it was measured.
 fn floor_text(groups: &[&Group]) -> String {
     let Some(g) = groups.iter().find(|g| g.memcpy_p50_ns.is_some()) else {
-        return String::new();
+        return aggregate_text(groups);
     };
     let (p50, mean) = (g.memcpy_p50_ns.unwrap_or_default(), g.memcpy_mean_ns);
     let batch = groups.iter().find_map(|g| g.memcpy_batch);
     format!(
         " The memcpy floor (raw's bytes copied packet by packet in the same timed loop): \
-         p50 {}{}{} ns.",
+         p50 {}{}{} ns.{}",
         spread(&p50),
         mean.map_or(String::new(), |m| format!(", mean {}", spread(&m))),
-        batch.map_or(String::new(), |b| format!(", batch {}", spread(&b)))
+        batch.map_or(String::new(), |b| format!(", batch {}", spread(&b))),
+        aggregate_text(groups)
     )
+}
+
+/// The aggregation's own cost, the floor under every format's `de`, as a sentence; empty
+/// where the runs did not measure it.
+fn aggregate_text(groups: &[&Group]) -> String {
+    groups
+        .iter()
+        .find_map(|g| g.aggregate_batch)
+        .map_or(String::new(), |a| {
+            format!(
+                " The aggregation floor (the selective decode's per-symbol hash map fed \
+                 without a format, the same work inside every format's de): batch {} ns.",
+                spread(&a)
+            )
+        })
 }
 
 /// What a cell shows for a figure no run measured.

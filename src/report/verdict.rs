@@ -13,7 +13,8 @@
 //! samples beyond it in a run names no winner.
 
 use super::load::RunRow;
-use super::stats::{relative, trim, Basis, Group, Stat, MIN_TAIL_SAMPLES, RAW};
+use super::resolution::{Interval, Resolution, MIN_PAIRED_RUNS, RESOLUTION_FLOOR};
+use super::stats::{relative, trim, Basis, Group, Stat, TwinPair, MIN_TAIL_SAMPLES, RAW};
 use super::tables::Table;
 use crate::formats::shown;
 use crate::measure::Workload;
@@ -146,6 +147,11 @@ impl Need {
         }
     }
 
+    /// Whether the need is a size: the same bytes in every run, never timed, so exact.
+    pub fn exact(self) -> bool {
+        matches!(self, Need::Wire | Need::Stored)
+    }
+
     /// How a figure of this need is written: ns, bytes, or bytes × ns.
     pub fn show(self, s: &Stat) -> String {
         let v = |x: f64| match self {
@@ -178,19 +184,22 @@ fn compact(x: f64) -> String {
 /// How far apart the winner and the runner-up are.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Call {
-    /// The median over the runs both formats have of the runner-up's figure over the winner's
-    /// (each run's own), and the min–max of those ratios; `runs` is how many runs paired. With
-    /// none (the formats ran apart), the ratio of the medians, `lo` and `hi` equal to it.
+    /// A winner: the runner-up's figure over the winner's, run by run (matched by run id), as
+    /// the geometric mean of those ratios (`ratio`) and its 95% interval (`lo`, `hi`, see
+    /// [`Interval`]) over `runs` paired runs; for a size (exact, never timed) the ratio of the
+    /// medians, `lo` and `hi` equal to it and `runs` 0.
     Margin {
         ratio: f64,
         lo: f64,
         hi: f64,
         runs: usize,
     },
-    /// The winner is only a few clock steps wide: the margin in ns, not a ratio.
-    Steps { ns: f64 },
-    /// The runner-up as fast in some run, or within [`TIE_STEPS`] clock steps; `with` names
-    /// every format tied with the winner.
+    /// The winner is only a few clock steps wide: the margin in ns, not a ratio; `step` is the
+    /// clock's step.
+    Steps { ns: f64, step: f64 },
+    /// Not resolved: some format's interval against the winner reaches within the resolution,
+    /// too few paired runs, the medians within [`TIE_STEPS`] clock steps, or the same size;
+    /// `with` names every format tied with the winner, `why` says it for the first.
     Tie { why: String, with: Vec<String> },
     /// A percentile with fewer than [`MIN_TAIL_SAMPLES`] samples beyond it in a run: never
     /// ranked. `beyond` is the fewest samples beyond it in a run of any format.
@@ -217,6 +226,13 @@ pub struct Verdict {
     pub runs: usize,
     /// What the section is ranked by.
     pub basis: Basis,
+    /// The smallest difference a winner must clear, for a timed need (`None` for sizes).
+    pub resolution: Option<Resolution>,
+    /// The aggregation's own cost (median, ns per unit), in the selective decode's row on
+    /// batch figures where the runs measured it: the same work inside every format's `de`.
+    pub aggregate: Option<f64>,
+    /// The clock's step the section's runs measured (see [`clock_step`]).
+    pub step: f64,
 }
 
 /// `p50`, `p99.9`: a quantile as the tables name it.
@@ -228,11 +244,30 @@ fn percentile_name(q: f64) -> &'static str {
     }
 }
 
-/// Ranks the formats of one section (input and label) for every need. `raw` is left out of the
-/// ranking: it is the floor (fixed-size records copied in place), shown beside the winner.
+/// The clock's step in a section: the median of the runs' `clock_step_ns` where they measured
+/// it, else [`CLOCK_STEP_NS`].
+pub fn clock_step(groups: &[&Group]) -> f64 {
+    Stat::of_some(
+        groups
+            .iter()
+            .flat_map(|g| g.rows.iter().map(|r| r.clock_step_ns))
+            .map(|s| s.filter(|s| s.is_finite() && *s > 0.0)),
+    )
+    .map_or(CLOCK_STEP_NS, |s| s.median)
+}
+
+/// [`verdicts_with`] without twins: the resolution is the floor.
 pub fn verdicts(groups: &[&Group]) -> Vec<Verdict> {
+    verdicts_with(groups, &[])
+}
+
+/// Ranks the formats of one section (input and label) for every need; `twins` (the section's
+/// A/A twins, never ranked) set the resolution. `raw` is left out of the ranking: it is the
+/// floor (fixed-size records copied in place), shown beside the winner.
+pub fn verdicts_with(groups: &[&Group], twins: &[TwinPair<'_>]) -> Vec<Verdict> {
     let basis = groups.first().map_or(Basis::Selective, |g| g.basis);
     let unit = groups.first().map_or("packet", |g| g.unit);
+    let step = clock_step(groups);
     Need::ALL
         .into_iter()
         .filter_map(|need| {
@@ -245,6 +280,7 @@ pub fn verdicts(groups: &[&Group]) -> Vec<Verdict> {
                 return None;
             }
             let measure = need.measure(basis, unit);
+            let runs = ranked.iter().map(|(g, _)| g.runs).max().unwrap_or(0);
             if let Some(q) = need.quantile(basis) {
                 let beyond = ranked
                     .iter()
@@ -261,8 +297,11 @@ pub fn verdicts(groups: &[&Group]) -> Vec<Verdict> {
                             beyond,
                         },
                         raw: None,
-                        runs: ranked.iter().map(|(g, _)| g.runs).max().unwrap_or(0),
+                        runs,
                         basis,
+                        resolution: None,
+                        aggregate: None,
+                        step,
                     });
                 }
             }
@@ -272,10 +311,15 @@ pub fn verdicts(groups: &[&Group]) -> Vec<Verdict> {
                     .then(a.0.format.cmp(&b.0.format))
             });
             let (w, ws) = ranked[0];
-            let call = match ranked.get(1) {
-                None => Call::Alone,
-                Some(_) => call(need, basis, &ranked),
+            let resolution = (!need.exact()).then(|| resolution(need, basis, twins));
+            let call = match (ranked.get(1), &resolution) {
+                (None, _) => Call::Alone,
+                (Some(_), None) => exact_call(&ranked),
+                (Some(_), Some(res)) => call(need, basis, &ranked, res, step),
             };
+            let aggregate = (need == Need::SelectiveDecode && basis == Basis::Batch)
+                .then(|| aggregate(groups))
+                .flatten();
             Some(Verdict {
                 need,
                 measure,
@@ -288,9 +332,22 @@ pub fn verdicts(groups: &[&Group]) -> Vec<Verdict> {
                     .and_then(|g| need.figure(g)),
                 runs: w.runs,
                 basis,
+                resolution,
+                aggregate,
+                step,
             })
         })
         .collect()
+}
+
+/// The aggregation's own cost in a section: the median over its runs.
+pub fn aggregate(groups: &[&Group]) -> Option<f64> {
+    Stat::of_some(
+        groups
+            .iter()
+            .flat_map(|g| g.rows.iter().map(|r| r.aggregate_batch_ns)),
+    )
+    .map(|s| s.median)
 }
 
 /// `other`'s figure over `winner`'s in each run both have it in, matched by run id.
@@ -305,36 +362,69 @@ pub fn paired_ratios(need: Need, basis: Basis, winner: &Group, other: &Group) ->
         .collect()
 }
 
-fn call(need: Need, basis: Basis, ranked: &[(&Group, Stat)]) -> Call {
+/// The interval of `other` over `winner` on `need`, run by run; `None` with fewer than two
+/// paired runs.
+pub fn interval(need: Need, basis: Basis, winner: &Group, other: &Group) -> Option<Interval> {
+    Interval::of_ratios(&paired_ratios(need, basis, winner, other))
+}
+
+/// The section's resolution for `need`: the floor, or what its twins show in the same figure.
+pub fn resolution(need: Need, basis: Basis, twins: &[TwinPair<'_>]) -> Resolution {
+    Resolution::of(twins.iter().filter_map(|p| {
+        Some((
+            p.twin.format.as_str(),
+            interval(need, basis, p.original, p.twin)?,
+        ))
+    }))
+}
+
+/// Sizes are exact (the same bytes in every run): the smaller wins, equal sizes tie.
+fn exact_call(ranked: &[(&Group, Stat)]) -> Call {
+    let (_, ws) = ranked[0];
+    let tied: Vec<String> = ranked[1..]
+        .iter()
+        .filter(|(_, s)| s.median <= ws.median)
+        .map(|(g, _)| g.format.clone())
+        .collect();
+    if !tied.is_empty() {
+        return Call::Tie {
+            why: "the same size".to_owned(),
+            with: tied,
+        };
+    }
+    let ratio = relative(ranked[1].1.median, ws.median);
+    Call::Margin {
+        ratio,
+        lo: ratio,
+        hi: ratio,
+        runs: 0,
+    }
+}
+
+/// A timed need: tied with the winner is every format a few clock steps away (figures timed
+/// per unit) or whose interval against the winner does not clear the resolution.
+fn call(need: Need, basis: Basis, ranked: &[(&Group, Stat)], res: &Resolution, step: f64) -> Call {
     let (w, ws) = ranked[0];
     let quantized = need.quantized(basis);
-    let ratios = |g: &Group| paired_ratios(need, basis, w, g);
-    let near = |s: &Stat| quantized && s.median - ws.median < TIE_STEPS * CLOCK_STEP_NS;
-    // As fast in some run: a per-run ratio of 1 or under. Formats that never ran together
-    // (`run --formats` apart) have no per-run ratio: their spreads overlapping says the same,
-    // when both sides have one.
-    let as_fast = |g: &Group, s: &Stat| match Stat::of_some(ratios(g).into_iter().map(Some)) {
-        Some(r) => r.min <= 1.0,
-        None => w.runs > 1 && g.runs > 1 && s.min <= ws.max,
-    };
+    let near = |s: &Stat| quantized && s.median - ws.median < TIE_STEPS * step;
+    let of = |g: &Group| interval(need, basis, w, g);
+    let resolved = |g: &Group| of(g).is_some_and(|iv| iv.slower_beyond(res.delta));
     let tied: Vec<&(&Group, Stat)> = ranked[1..]
         .iter()
-        .filter(|(g, s)| near(s) || as_fast(g, s))
+        .filter(|(g, s)| near(s) || !resolved(g))
         .collect();
     if let Some((first, fs)) = tied.first() {
         let why = if near(fs) {
             format!(
-                "{} ns apart, under {TIE_STEPS:.0} steps of the {CLOCK_STEP_NS:.0} ns clock",
-                trim(fs.median - ws.median)
+                "{} ns apart, under {TIE_STEPS:.0} steps of the {} ns clock",
+                trim(fs.median - ws.median),
+                trim(step)
             )
+        } else if tied.len() > 1 || first.format != ranked[1].0.format {
+            // Say whose interval it is when the column beside names another format.
+            format!("{} {}", shown(&first.format), unresolved(of(first), res))
         } else {
-            match Stat::of_some(ratios(first).into_iter().map(Some)) {
-                Some(r) => format!(
-                    "{} as fast in some run (per-run ratio {:.2}–{:.2}x)",
-                    first.format, r.min, r.max
-                ),
-                None => "run-to-run spreads overlap".to_owned(),
-            }
+            unresolved(of(first), res)
         };
         return Call::Tie {
             why,
@@ -342,53 +432,65 @@ fn call(need: Need, basis: Basis, ranked: &[(&Group, Stat)]) -> Call {
         };
     }
     let (r, rs) = ranked[1];
-    if quantized && ws.median < RATIO_STEPS * CLOCK_STEP_NS {
+    if quantized && ws.median < RATIO_STEPS * step {
         return Call::Steps {
             ns: rs.median - ws.median,
+            step,
         };
     }
-    let paired = ratios(r);
-    match Stat::of_some(paired.iter().copied().map(Some)) {
-        Some(p) => Call::Margin {
-            ratio: p.median,
-            lo: p.min,
-            hi: p.max,
-            runs: paired.len(),
-        },
-        None => {
-            let ratio = relative(rs.median, ws.median);
-            Call::Margin {
-                ratio,
-                lo: ratio,
-                hi: ratio,
-                runs: 0,
-            }
+    let iv = of(r).expect("resolved, so paired");
+    Call::Margin {
+        ratio: iv.ratio,
+        lo: iv.lo,
+        hi: iv.hi,
+        runs: iv.runs,
+    }
+}
+
+/// Why an interval names no winner: `1.03x (95% CI 0.98–1.08x) within the 5.0% resolution`.
+fn unresolved(iv: Option<Interval>, res: &Resolution) -> String {
+    let pct = format!("{:.1}%", res.delta * 100.0);
+    match iv {
+        Some(iv) if iv.runs >= MIN_PAIRED_RUNS => {
+            let within = if iv.ratio <= 1.0 + res.delta {
+                format!("within the {pct} resolution")
+            } else {
+                format!("not resolved: its lower bound is under 1 + the {pct} resolution")
+            };
+            format!(
+                "{:.2}x (95% CI {:.2}–{:.2}x, {} runs) {within}",
+                iv.ratio, iv.lo, iv.hi, iv.runs
+            )
         }
+        Some(iv) => format!(
+            "{:.2}x over {} paired runs: fewer than {MIN_PAIRED_RUNS} runs cannot resolve it",
+            iv.ratio, iv.runs
+        ),
+        None => format!("fewer than {MIN_PAIRED_RUNS} runs timed both: the runs cannot resolve it"),
     }
 }
 
 impl Verdict {
-    /// The margin column: `1.32x (1.20–1.45x across runs)`, `tie: ...`.
+    /// The margin column: `1.32x (95% CI 1.24–1.41x, 8 runs)`, `tie with X: ...`.
     pub fn margin_text(&self) -> String {
-        match &self.call {
+        let text = match &self.call {
+            Call::Margin { ratio, runs: 0, .. } => format!("{ratio:.2}x (exact: a size)"),
             Call::Margin {
                 ratio,
                 lo,
                 hi,
                 runs,
-            } if *runs > 1 && (hi - lo).abs() > 0.005 => {
-                format!("{ratio:.2}x ({lo:.2}–{hi:.2}x across runs)")
+            } => Interval {
+                ratio: *ratio,
+                lo: *lo,
+                hi: *hi,
+                runs: *runs,
             }
-            Call::Margin { ratio, runs, .. } if *runs <= 1 && self.need == Need::Stored => {
-                format!("{ratio:.2}x (the same bytes in every run)")
-            }
-            Call::Margin { ratio, runs, .. } if *runs > 1 => format!("{ratio:.2}x (every run)"),
-            Call::Margin { ratio, runs: 1, .. } => format!("{ratio:.2}x (1 run: spread unknown)"),
-            Call::Margin { ratio, .. } => format!("{ratio:.2}x (medians: no run timed both)"),
-            Call::Steps { ns } => format!(
+            .text(),
+            Call::Steps { ns, step } => format!(
                 "+{} ns ({:.0} clock steps; too few to divide)",
                 trim(*ns),
-                ns / CLOCK_STEP_NS
+                ns / step
             ),
             Call::Tie { why, with } => {
                 let with: Vec<String> = with.iter().map(|f| shown(f)).collect();
@@ -399,6 +501,25 @@ impl Verdict {
                 beyond.floor()
             ),
             Call::Alone => "no other format measured".to_owned(),
+        };
+        format!("{text}{}", self.aggregate_text())
+    }
+
+    /// The selective decode's margin above the aggregation's own cost, which every format's
+    /// `de` contains: `; 1.35x above the aggregation's 31 ns`.
+    fn aggregate_text(&self) -> String {
+        let (Some(agg), Some((_, w)), Some((_, r))) =
+            (self.aggregate, &self.winner, &self.runner_up)
+        else {
+            return String::new();
+        };
+        match self.call {
+            Call::Margin { .. } if w.median > agg => format!(
+                "; {:.2}x above the aggregation's {} ns",
+                (r.median - agg) / (w.median - agg),
+                trim(agg)
+            ),
+            _ => format!("; both include the aggregation's {} ns", trim(agg)),
         }
     }
 
@@ -490,9 +611,49 @@ pub fn real_day(input: &str) -> Option<String> {
         .map(|d| format!("{}-{}-{}", &d[..4], &d[4..6], &d[6..]))
 }
 
+/// The resolution each timed need used, those with the same one together: `5.0% (the floor)
+/// for encode, selective decode; 6.1% (sbe.twin's A/A gap) for complete decode`.
+fn resolutions_text(verdicts: &[Verdict]) -> String {
+    let mut by: Vec<(String, Vec<&str>)> = Vec::new();
+    for v in verdicts {
+        let (Some(r), Some(_)) = (&v.resolution, &v.winner) else {
+            continue;
+        };
+        let name = v.need.name().trim_start_matches("fastest ");
+        let name = name.trim_start_matches("best ");
+        match by.iter_mut().find(|(t, _)| *t == r.text()) {
+            Some((_, needs)) => needs.push(name),
+            None => by.push((r.text(), vec![name])),
+        }
+    }
+    if by.is_empty() {
+        return "none (nothing timed was ranked)".to_owned();
+    }
+    by.iter()
+        .map(|(t, needs)| format!("{t} for {}", needs.join(", ")))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The floor column: raw's figure, and beside the selective decode the aggregation's own cost.
+fn raw_cell(v: &Verdict) -> String {
+    let raw = v.raw.as_ref().map(|s| v.need.show(s));
+    match (raw, v.aggregate) {
+        (Some(raw), Some(agg)) => format!("{raw}; aggregation alone {}", trim(agg)),
+        (None, Some(agg)) => format!("aggregation alone {}", trim(agg)),
+        (Some(raw), None) => raw,
+        (None, None) => "-".to_owned(),
+    }
+}
+
 /// The verdict as a table for the outputs.
 pub fn table(verdicts: &[Verdict], what: &str) -> Table {
     let runs = verdicts.iter().map(|v| v.runs).max().unwrap_or(0);
+    let step = verdicts.iter().find_map(|v| match v.call {
+        Call::Steps { step, .. } => Some(step),
+        _ => None,
+    });
+    let step = step.unwrap_or(verdicts.first().map_or(CLOCK_STEP_NS, |v| v.step));
     let ranked = match verdicts.first().map_or(Basis::Batch, |v| v.basis) {
         Basis::Selective => {
             "Ranked by ser + de p50 (the selective decode: these runs timed no complete decode)"
@@ -506,16 +667,29 @@ pub fn table(verdicts: &[Verdict], what: &str) -> Table {
     Table {
         left: 6,
         caption: format!(
-            "{what}: median of {} (min–max). {ranked}. Margin: runner-up over winner within each run, the median of those \
-             per-run ratios (min–max); a tie when some run's ratio is 1 or under, or the \
-             medians are under {TIE_STEPS:.0} clock steps ({CLOCK_STEP_NS:.0} ns) apart. A \
-             percentile with fewer than {MIN_TAIL_SAMPLES:.0} samples beyond it in a run names no \
-             winner. raw is the floor, not a contender.",
+            "{what}: median of {} (min–max). {ranked}. Margin: runner-up over winner run by run \
+             (paired by run), the geometric mean of those ratios with its 95% Student-t \
+             interval across runs. A winner is named only when the interval's lower bound \
+             exceeds 1 + the resolution: the larger of a {:.0}% floor and the largest gap the \
+             A/A twins (one format measured twice in the same runs) show in the same figure; \
+             fewer than {MIN_PAIRED_RUNS} paired runs resolve nothing. Resolution used: {}. \
+             Sizes are exact. Figures timed per unit also tie when the medians are under \
+             {TIE_STEPS:.0} clock steps ({} ns, {}) apart, and a percentile with fewer than \
+             {MIN_TAIL_SAMPLES:.0} samples beyond it in a run names no winner. raw is the \
+             floor, not a contender.",
             if runs == 1 {
                 "1 run".to_owned()
             } else {
                 format!("{runs} runs")
-            }
+            },
+            RESOLUTION_FLOOR * 100.0,
+            resolutions_text(verdicts),
+            trim(step),
+            if step == CLOCK_STEP_NS {
+                "assumed"
+            } else {
+                "as the runs measured it"
+            },
         ),
         header: [
             "need",
@@ -545,7 +719,7 @@ pub fn table(verdicts: &[Verdict], what: &str) -> Table {
                     winner,
                     named(&v.runner_up),
                     v.margin_text(),
-                    v.raw.as_ref().map_or("-".to_owned(), |s| v.need.show(s)),
+                    raw_cell(v),
                 ]
             })
             .collect(),

@@ -22,7 +22,12 @@ pub fn group(warnings: &[Warning], summary: &Summary) -> Vec<WarningGroup> {
         by_kind.entry(w.kind).or_default().push(w);
     }
     let groups = summary.groups.len();
-    let rows: usize = summary.groups.iter().map(|g| g.runs).sum();
+    let rows: usize = summary
+        .groups
+        .iter()
+        .chain(&summary.twins)
+        .map(|g| g.runs)
+        .sum();
     let sections = summary.sections().len();
     let files = summary.sources.len();
     let plural = |n: usize, one: &str, many: &str| {
@@ -37,6 +42,9 @@ pub fn group(warnings: &[Warning], summary: &Summary) -> Vec<WarningGroup> {
         .map(|(kind, ws)| {
             let n = ws.len();
             let summary = match kind {
+                WarningKind::TwinApart | WarningKind::Preempted | WarningKind::Retimed => {
+                    issue39_summary(kind, n, rows)
+                }
                 WarningKind::TimedFaults => format!(
                     "Minor page faults inside timed regions in {n} of {rows} results rows of \
                      formats that allocate nothing there (one format in one run each; 0 \
@@ -50,17 +58,17 @@ pub fn group(warnings: &[Warning], summary: &Summary) -> Vec<WarningGroup> {
                      nothing does not pay it)."
                 ),
                 WarningKind::CutShort => format!(
-                    "{n} run{} read a capture cut short at its end (with --lenient): the figures \
-                     are those of its whole packets.",
-                    if n == 1 { "" } else { "s" }
+                    "{} cut short at its end read with --lenient: the figures are those of its \
+                     whole packets.",
+                    plural(n, "capture", "captures")
                 ),
                 WarningKind::FewRuns => format!(
                     "Fewer than {MIN_RUNS} runs behind {n} of {groups} format rows: a median of \
                      fewer says little about the spread, so margins and ties there are rough."
                 ),
                 WarningKind::HighVariation => format!(
-                    "Run-to-run variation (CV) above {MAX_CV_PCT}% in {n} of {groups} format rows, \
-                     mostly {}. Percentiles with fewer than {MIN_TAIL_SAMPLES:.0} samples beyond \
+                    "CV above {MAX_CV_PCT}% in {n} of {groups} format rows (run-to-run \
+                     variation), mostly {}. Percentiles with fewer than {MIN_TAIL_SAMPLES:.0} samples beyond \
                      them in a run (and max, one sample) vary as expected and are not counted: \
                      the tables mark them †.",
                     most_common(&ws)
@@ -97,6 +105,29 @@ pub fn group(warnings: &[Warning], summary: &Summary) -> Vec<WarningGroup> {
             }
         })
         .collect()
+}
+
+/// The summary lines of the kinds issue 39 added: a twin called apart, preemptions, retimed
+/// passes.
+fn issue39_summary(kind: WarningKind, n: usize, rows: usize) -> String {
+    match kind {
+        WarningKind::TwinApart => format!(
+            "THE METHOD IS BROKEN: {n} A/A twin figure{} called apart from {} own copy \
+             (the same code measured twice). A winner at this resolution is not to be \
+             trusted: raise RESOLUTION_FLOOR or the runs.",
+            if n == 1 { "" } else { "s" },
+            if n == 1 { "its" } else { "their" }
+        ),
+        WarningKind::Preempted => format!(
+            "Involuntary context switches inside timed passes in {n} of {rows} results \
+             rows: another task took the CPU while a format was timed."
+        ),
+        WarningKind::Retimed => format!(
+            "Batch passes timed again after a context switch in {n} of {rows} results \
+             rows: the figures are the retimed passes'."
+        ),
+        _ => String::new(),
+    }
 }
 
 /// `in ser p99 (12), de p99.9 (9) and de batch (3)`: the columns flagged most often, by count.

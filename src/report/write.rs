@@ -51,6 +51,7 @@ pub fn write_report_with(
     std::fs::create_dir_all(out_dir)
         .map_err(|e| ReportError::new(out_dir, format!("cannot create the report folder: {e}")))?;
     let mut warnings = summary.warnings.clone();
+    warnings.extend(super::twins::warnings(summary));
     let charts = charts::write_all(summary, &hists, &hist_dirs, out_dir, &mut warnings)?;
     let mut files: Vec<PathBuf> = charts.iter().map(|c| out_dir.join(&c.file)).collect();
     let document = page::build(&Contents {

@@ -128,26 +128,74 @@ fn a_format_made_30_percent_slower_fails_with_its_line_and_exit_3() {
     assert!(regressions(&stdout).is_empty(), "{stdout}");
 }
 
+/// A gate whose test cannot reach p < 0.05 at the run counts given is refused in one line,
+/// before anything is printed as a pass: 3 runs a side (smallest p 0.100), or 2 against 5.
 #[test]
-fn fewer_than_three_runs_never_fail() {
+fn a_gate_that_cannot_fail_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let old = runs_csv(dir.path(), "old.csv", 2, 10.0, 14.0);
-    let new = runs_csv(dir.path(), "new.csv", 5, 28.0, 14.0);
+    let old = runs_csv(dir.path(), "old.csv", 3, 10.0, 14.0);
+    let new = runs_csv(dir.path(), "new.csv", 3, 28.0, 14.0);
     let (code, stdout, stderr) = gate(dir.path(), &new, &old, &["--fail-if-slower", "10"]);
-    assert_eq!(code, Some(0), "{stdout}{stderr}");
-    assert!(regressions(&stdout).is_empty(), "{stdout}");
-    assert!(
-        stdout.contains("p: n/a, fewer than 3 runs a side cannot be significant"),
-        "{stdout}"
+    assert_eq!(code, Some(2), "{stdout}{stderr}");
+    assert_eq!(
+        stderr.trim_end(),
+        "error: --fail-if-slower: 3 runs a side cannot reach p < 0.05 (Mann–Whitney's \
+         smallest p is 0.100); run at least 4 runs a side"
     );
-    // The gate says what it could not test rather than passing silently.
+    assert!(!stdout.contains("gate:"), "{stdout}");
+    assert!(!dir.path().join("out").exists());
+    let old = runs_csv(dir.path(), "old2.csv", 2, 10.0, 14.0);
+    let new = runs_csv(dir.path(), "new5.csv", 5, 28.0, 14.0);
+    let (code, _, stderr) = gate(dir.path(), &new, &old, &["--fail-if-slower", "10"]);
+    assert_eq!(code, Some(2), "{stderr}");
     assert!(
-        stdout.contains(
-            "gate: not tested (fewer than 3 runs a side): raw day5.pcapng.gz [normal], \
-             sbe day5.pcapng.gz [normal], capnp day5.pcapng.gz [normal]"
-        ),
-        "{stdout}"
+        stderr.contains("5 new runs against 2 baseline cannot reach p < 0.05"),
+        "{stderr}"
     );
+    // 4 a side can: the planted slowdown fails with exit 3 (p = 2 / C(8, 4) = 0.029).
+    let old = runs_csv(dir.path(), "old4.csv", 4, 10.0, 14.0);
+    let new = runs_csv(dir.path(), "new4.csv", 4, 28.0, 14.0);
+    let (code, stdout, _) = gate(dir.path(), &new, &old, &["--fail-if-slower", "10"]);
+    assert_eq!(code, Some(3), "{stdout}");
+    assert!(stdout.contains("p = 0.029"), "{stdout}");
+    // Without the gate, the comparison of 3 runs a side is printed as before.
+    let old = runs_csv(dir.path(), "old.csv", 3, 10.0, 14.0);
+    let new = runs_csv(dir.path(), "new.csv", 3, 28.0, 14.0);
+    let (code, stdout, _) = gate(dir.path(), &new, &old, &[]);
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(stdout.contains("p = 0.100"), "{stdout}");
+}
+
+/// `bench --baseline --fail-if-slower` refuses fewer runs than the test can fail with, before
+/// anything runs.
+#[test]
+fn bench_refuses_a_gate_on_too_few_runs_up_front() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().join("base");
+    std::fs::create_dir_all(&base).unwrap();
+    runs_csv(&base, "runs.csv", 5, 10.0, 14.0);
+    let out = dir.path().join("never");
+    let o = shootout(&[
+        "bench",
+        "--quick",
+        "--runs",
+        "3",
+        "--out",
+        out.to_str().unwrap(),
+        "--baseline",
+        base.to_str().unwrap(),
+        "--fail-if-slower",
+        "10",
+    ]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("--fail-if-slower: 3 runs a side cannot reach p < 0.05")
+            && stderr.contains("(--runs 4)"),
+        "{stderr}"
+    );
+    assert!(!out.exists());
 }
 
 #[test]
@@ -220,7 +268,7 @@ fn a_gate_without_a_baseline_is_refused_with_one_line() {
 
 /// `bench --baseline`: compared in the same process after the runs. The baseline is a
 /// hand-written folder whose raw takes 0.001 ns per packet, which no real run comes near: every
-/// one of the 3 new runs is slower than all 5 of the baseline's (exact p = 2 / C(8, 3) = 0.036).
+/// one of the 4 new runs is slower than all 5 of the baseline's (exact p = 2 / C(9, 4) = 0.016).
 #[test]
 fn bench_compares_with_a_baseline_folder_and_gates() {
     let dir = tempfile::tempdir().unwrap();
@@ -251,7 +299,7 @@ fn bench_compares_with_a_baseline_folder_and_gates() {
         "bench",
         "--quick",
         "--runs",
-        "3",
+        "4",
         "--prefix",
         "normal=",
         "--formats",
@@ -271,7 +319,7 @@ fn bench_compares_with_a_baseline_folder_and_gates() {
     assert_eq!(found.len(), 1, "{stdout}");
     assert!(
         found[0].starts_with("regression: raw quick.pcapng [normal] ser + de_all batch: ")
-            && found[0].contains("p = 0.036"),
+            && found[0].contains("p = 0.016"),
         "{stdout}"
     );
     // The results and the report are there, with the comparison in it.

@@ -51,6 +51,12 @@ pub(crate) struct Fixture {
     /// Allocations per unit of ser, de and de_all (64 bytes each); `None` writes empty cells, as
     /// a run without the counting allocator.
     pub(crate) allocs: Option<[f64; 3]>,
+    /// The harness columns of issue 39 (`preempted`, `retimed`, `aggregate_batch_ns`,
+    /// `clock_step_ns`); `None` writes empty cells, as a run from before them.
+    pub(crate) preempted: Option<u64>,
+    pub(crate) retimed: Option<u64>,
+    pub(crate) aggregate: Option<f64>,
+    pub(crate) clock_step: Option<f64>,
 }
 
 fn values(f: &Fixture) -> HashMap<String, String> {
@@ -160,21 +166,17 @@ fn values(f: &Fixture) -> HashMap<String, String> {
         md_shootout::formats::trusts_producer(f.format).to_string(),
     );
     // An A/A twin names its original (`sbe.twin` is sbe's); the harness columns of issue 39
-    // are left empty, as a run from before them.
+    // as given.
     set(
         "twin_of",
         f.format
             .strip_suffix(".twin")
             .map_or(String::new(), str::to_owned),
     );
-    for col in [
-        "clock_step_ns",
-        "preempted",
-        "retimed",
-        "aggregate_batch_ns",
-    ] {
-        set(col, String::new());
-    }
+    set("clock_step_ns", float(f.clock_step));
+    set("preempted", cell(f.preempted));
+    set("retimed", cell(f.retimed));
+    set("aggregate_batch_ns", float(f.aggregate));
     v
 }
 
@@ -230,6 +232,10 @@ pub(crate) fn fx(
         timed_faults: None,
         dropped_bytes: None,
         allocs: None,
+        preempted: None,
+        retimed: None,
+        aggregate: None,
+        clock_step: None,
     }
 }
 
@@ -1718,7 +1724,7 @@ fn page_faults_in_timed_regions_are_warned_about() {
 /// A run over a capture cut short at its end (read with --lenient) is said once per run, not
 /// once per format.
 #[test]
-fn a_capture_cut_short_is_warned_about_once_per_run() {
+fn a_capture_cut_short_is_warned_about_once_per_input() {
     let dir = tempfile::tempdir().unwrap();
     let csv_path = dir.path().join("runs.csv");
     let rows: Vec<Fixture> = [("c1", "sbe"), ("c1", "raw"), ("c2", "sbe"), ("c2", "raw")]
@@ -1745,8 +1751,8 @@ fn a_capture_cut_short_is_warned_about_once_per_run() {
     assert_eq!(
         cut,
         [
-            "DEEP10.pcap.gz, run c1: the capture ends inside a packet; its whole packets were \
-          measured and the last 476 bytes dropped (--lenient)"
+            "DEEP10.pcap.gz: the capture ends inside a packet; its whole packets were measured \
+             and the last 476 bytes dropped (--lenient), in 1 run"
         ]
     );
 }

@@ -62,18 +62,24 @@ fn the_verdict_names_winners_margins_and_ties() {
     let enc = row(&v, Need::Encode);
     assert_eq!(enc.winner.as_ref().unwrap().0, "capnp");
     assert_eq!(enc.runner_up.as_ref().unwrap().0, "sbe");
-    // Run by run: 17.5 / 10, 18 / 10, 18.5 / 10.
-    assert_eq!(enc.margin_text(), "1.80x (1.75–1.85x across runs)");
+    // Run by run: 17.5 / 10, 18 / 10, 18.5 / 10: geometric mean 1.80, and the 95% interval of
+    // three runs (t = 4.303).
+    assert_eq!(enc.margin_text(), "1.80x (95% CI 1.68–1.93x, 3 runs)");
     // raw is the floor, shown beside the winner, never the winner.
     assert_eq!(enc.raw.unwrap().median, 4.0);
     let de = row(&v, Need::SelectiveDecode);
     assert_eq!(de.winner.as_ref().unwrap().0, "capnp");
-    // 16 / 13.5 = 1.185, 16 / 14 = 1.143, 16 / 14.5 = 1.103.
-    assert_eq!(de.margin_text(), "1.14x (1.10–1.19x across runs)");
+    // 16 / 13.5 = 1.185, 16 / 14 = 1.143, 16 / 14.5 = 1.103: three runs do not put the interval's
+    // lower bound above 1.05, so capnp leads but is not named a winner.
+    assert_eq!(
+        de.margin_text(),
+        "tie with sbe: 1.14x (95% CI 1.05–1.25x, 3 runs) not resolved: its lower bound is \
+         under 1 + the 5.0% resolution"
+    );
     // The complete decode: de_all batch, sbe 30 against capnp 50 in every run.
     let all = row(&v, Need::CompleteDecode);
     assert_eq!(all.winner.as_ref().unwrap().0, "sbe");
-    assert_eq!(all.margin_text(), "1.67x (every run)");
+    assert_eq!(all.margin_text(), "1.67x (95% CI 1.67–1.67x, 3 runs)");
     // Encode tail: ser p99.9 alone, 8 × 20 for sbe, 8 × 30 for capnp; no sum of two p99.9s.
     let tail = row(&v, Need::EncodeTail);
     assert_eq!(tail.measure, "ser p99.9, ns/packet");
@@ -81,7 +87,7 @@ fn the_verdict_names_winners_margins_and_ties() {
         tail.winner.as_ref().unwrap(),
         &("sbe".to_owned(), st(160.0, 160.0, 160.0))
     );
-    assert_eq!(tail.margin_text(), "1.50x (every run)");
+    assert_eq!(tail.margin_text(), "1.50x (95% CI 1.50–1.50x, 3 runs)");
     // Decode tail: the complete decode's p99.9, sbe 8 × (40, 44, 42) against capnp's 8 × 70:
     // 560 / 320 = 1.75, 560 / 352 = 1.591, 560 / 336 = 1.667.
     let tail = row(&v, Need::DecodeTail);
@@ -95,11 +101,11 @@ fn the_verdict_names_winners_margins_and_ties() {
         (format.as_str(), fig.median, fig.min, fig.max),
         ("sbe", 336.0, 320.0, 352.0)
     );
-    assert_eq!(tail.margin_text(), "1.67x (1.59–1.75x across runs)");
+    assert_eq!(tail.margin_text(), "1.67x (95% CI 1.48–1.88x, 3 runs)");
     assert_eq!(row(&v, Need::Wire).winner.as_ref().unwrap().0, "capnp");
 
     // In one run (t2) capnp encodes slower than sbe: 19 against 18. capnp still has the lower
-    // median (10), but sbe was as fast in a run: a tie, naming who it is with.
+    // median (10), but the runs disagree: a tie, naming who it is with.
     let mut g: Vec<_> = groups.iter().map(|g| (*g).clone()).collect();
     let capnp = g.iter().position(|g| g.format == "capnp").unwrap();
     assert_eq!(g[capnp].rows[1].run_id, "t2");
@@ -109,7 +115,8 @@ fn the_verdict_names_winners_margins_and_ties() {
     assert!(enc.is_tie(), "{enc:?}");
     assert_eq!(
         enc.margin_text(),
-        "tie with sbe: sbe as fast in some run (per-run ratio 0.95–1.85x)"
+        "tie with sbe: 1.45x (95% CI 0.58–3.66x, 3 runs) not resolved: its lower bound is \
+         under 1 + the 5.0% resolution"
     );
 
     // Figures timed per packet move in 10 ns clock steps: 10 ns apart is a tie whatever the
@@ -186,10 +193,18 @@ fn margins_are_the_median_of_per_run_ratios() {
     let refs: Vec<&Group> = groups.iter().collect();
     let enc = row(&verdict::verdicts(&refs), Need::Encode).clone();
     assert_eq!(enc.winner.as_ref().unwrap().0, "sbe");
-    // Per run: 110 / 100 = 1.1, 240 / 150 = 1.6, 260 / 200 = 1.3: median 1.3, 1.1–1.6. The
-    // ratio of the medians would be 240 / 150 = 1.6, and the spreads (100–200 against
-    // 110–260) overlap, which the old rule called a tie.
-    assert_eq!(enc.margin_text(), "1.30x (1.10–1.60x across runs)");
+    // Per run: 110 / 100 = 1.1, 240 / 150 = 1.6, 260 / 200 = 1.3: geometric mean 1.32. The
+    // ratio of the medians would be 240 / 150 = 1.6. Three runs this far apart cannot resolve
+    // it: the 95% interval reaches down to 0.83.
+    assert_eq!(
+        enc.margin_text(),
+        "tie with capnp: 1.32x (95% CI 0.83–2.10x, 3 runs) not resolved: its lower bound is \
+         under 1 + the 5.0% resolution"
+    );
+    // Runs that agree (1.3, 1.32, 1.28 in every run) do.
+    let (_dir, groups) = paired_runs([130.0, 198.0, 256.0], ["r1", "r2", "r3"]);
+    let refs: Vec<&Group> = groups.iter().collect();
+    let enc = row(&verdict::verdicts(&refs), Need::Encode).clone();
     let Call::Margin {
         ratio,
         lo,
@@ -199,31 +214,21 @@ fn margins_are_the_median_of_per_run_ratios() {
     else {
         panic!("{enc:?}")
     };
-    assert!((ratio - 1.3).abs() < 1e-9 && (lo - 1.1).abs() < 1e-9 && (hi - 1.6).abs() < 1e-9);
+    assert!(
+        (ratio - (1.3f64 * 1.32 * 1.28).cbrt()).abs() < 1e-9,
+        "{ratio}"
+    );
+    assert!(lo > 1.2 && hi < 1.4, "{lo} {hi}");
     assert_eq!(runs, 3);
 
-    // capnp faster than sbe in r1 (90 against 100): the ratios' range takes in 1, a tie.
-    let (_dir, groups) = paired_runs([90.0, 240.0, 260.0], ["r1", "r2", "r3"]);
-    let refs: Vec<&Group> = groups.iter().collect();
-    let enc = row(&verdict::verdicts(&refs), Need::Encode).clone();
-    assert_eq!(
-        enc.margin_text(),
-        "tie with capnp: capnp as fast in some run (per-run ratio 0.90–1.60x)"
-    );
-
-    // Formats that never ran in the same run: no per-run ratio, so the spreads decide, and a
-    // margin would be the ratio of the medians, said as such.
-    let (_dir, groups) = paired_runs([110.0, 240.0, 260.0], ["q1", "q2", "q3"]);
-    let refs: Vec<&Group> = groups.iter().collect();
-    let enc = row(&verdict::verdicts(&refs), Need::Encode).clone();
-    assert_eq!(
-        enc.margin_text(),
-        "tie with capnp: run-to-run spreads overlap"
-    );
+    // Formats that never ran in the same run: no per-run ratio, so nothing is resolved.
     let (_dir, groups) = paired_runs([210.0, 240.0, 260.0], ["q1", "q2", "q3"]);
     let refs: Vec<&Group> = groups.iter().collect();
     let enc = row(&verdict::verdicts(&refs), Need::Encode).clone();
-    assert_eq!(enc.margin_text(), "1.60x (medians: no run timed both)");
+    assert_eq!(
+        enc.margin_text(),
+        "tie with capnp: fewer than 3 runs timed both: the runs cannot resolve it"
+    );
 }
 
 /// bytes × time is bytes per message × ns per message: the per-packet times are divided by
@@ -255,8 +260,11 @@ fn bytes_times_time_is_per_message() {
     assert_eq!(runner, "capnp");
     assert!((figure.median - 41.4 * 60.0 * per_msg).abs() < 1e-6);
     // Run by run: (41.4 × 60) / (50.3 × 48.5) = 1.018 .. (41.4 × 60) / (50.3 × 47.5) = 1.040;
-    // the messages per packet cancel out.
-    assert_eq!(bt.margin_text(), "1.03x (1.02–1.04x across runs)");
+    // the messages per packet cancel out. Within the 5% resolution: a tie.
+    assert_eq!(
+        bt.margin_text(),
+        "tie with capnp: 1.03x (95% CI 1.00–1.06x, 3 runs) within the 5.0% resolution"
+    );
     // What the table shows: 992 (982–1003), not the 2414 of bytes × ns per packet.
     let t = verdict::table(&v, "day4");
     let cells = &t.rows.iter().find(|r| r[0] == "best bytes × time").unwrap();
@@ -753,4 +761,233 @@ fn scheduling_labels_side_by_side_say_what_changed() {
     // Thin percentiles are marked where they are shown.
     let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(md.contains(" †"), "{md}");
+}
+
+/// `runs` runs of wincode, borsh (its ser batch wincode's × `borsh` of the run), sbe and its
+/// A/A twin `sbe.twin` (sbe × `twin` of the run); every run's machine moves all four together.
+fn twin_runs(borsh: &[f64], twin: &[f64]) -> (tempfile::TempDir, PathBuf) {
+    const RUNS: [&str; 8] = ["r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8"];
+    let dir = tempfile::tempdir().unwrap();
+    let mut rows = Vec::new();
+    for (i, run) in RUNS.into_iter().take(borsh.len()).enumerate() {
+        let machine = [1.0, 1.12, 0.95, 1.3, 1.04, 0.9, 1.2, 1.07][i];
+        let wincode = 50.0 * machine;
+        for (format, ser) in [
+            ("wincode", wincode),
+            ("borsh", wincode * borsh[i]),
+            ("sbe", 30.0 * machine),
+            ("sbe.twin", 30.0 * machine * twin[i]),
+        ] {
+            rows.push(Fixture {
+                batch: Some((ser, 40.0 * machine, 60.0 * machine)),
+                de_all_p50: Some(60),
+                ..fx(
+                    run,
+                    "data/day9.pcapng.gz",
+                    "normal",
+                    format,
+                    "h",
+                    100,
+                    100,
+                    1_000_000,
+                    0.1,
+                )
+            });
+        }
+    }
+    let csv = dir.path().join("runs.csv");
+    write_csv(&csv, &columns_now(), &rows);
+    (dir, csv)
+}
+
+/// Issue 39's done-when: borsh's ser batch is wincode's × 1.02–1.04 in every run, which the old
+/// rule (no run at 1 or under) called a win; now a tie, with the interval and the resolution.
+#[test]
+fn a_two_to_four_percent_lead_in_every_run_is_a_tie() {
+    let borsh = [1.02, 1.035, 1.04, 1.025, 1.03, 1.02, 1.04, 1.03];
+    let twin = [1.01, 0.98, 1.03, 0.99, 1.02, 1.0, 0.97, 1.01];
+    let (_dir, csv) = twin_runs(&borsh, &twin);
+    let s = report::summarize(&report::load(&[csv]).unwrap());
+    // The twin is never ranked: not among the groups, but among the twins.
+    assert!(s.groups.iter().all(|g| g.format != "sbe.twin"));
+    assert_eq!(s.twins.len(), 1);
+    let pairs = s.twin_pairs("day9.pcapng.gz", "normal");
+    assert_eq!(pairs.len(), 1);
+    assert_eq!(pairs[0].original.format, "sbe");
+    let (_, _, groups) = s.primary("day9.pcapng.gz").unwrap();
+    let v = verdict::verdicts_with(&groups, &pairs);
+    let enc = row(&v, Need::Encode);
+    // sbe encodes fastest, well clear of the others: a winner over wincode.
+    assert_eq!(enc.winner.as_ref().unwrap().0, "sbe");
+    // Ranked without sbe: wincode and borsh alone.
+    let two: Vec<&Group> = groups
+        .iter()
+        .copied()
+        .filter(|g| g.format != "sbe")
+        .collect();
+    let v = verdict::verdicts_with(&two, &pairs);
+    let enc = row(&v, Need::Encode);
+    assert_eq!(enc.winner.as_ref().unwrap().0, "wincode");
+    assert!(enc.is_tie(), "{enc:?}");
+    let text = enc.margin_text();
+    assert!(
+        text.starts_with(
+            "tie with borsh: 1.03x (95% CI 1.02–1.04x, 8 runs) within the 5.0% resolution"
+        ),
+        "{text}"
+    );
+    // The twin's own A/A result: a tie, as it must be.
+    let figures = report::twins::figures(&pairs);
+    assert_eq!(figures.len(), 4);
+    for f in &figures {
+        assert!(!f.apart, "{f:?}");
+        assert!(f.call().starts_with("tie"), "{}", f.call());
+    }
+    // A 30% lead in every run is named, with its interval.
+    let (_dir, csv) = twin_runs(&[1.3, 1.28, 1.33, 1.31, 1.29], &twin[..5]);
+    let s = report::summarize(&report::load(&[csv]).unwrap());
+    let pairs = s.twin_pairs("day9.pcapng.gz", "normal");
+    let (_, _, groups) = s.primary("day9.pcapng.gz").unwrap();
+    let two: Vec<&Group> = groups
+        .iter()
+        .copied()
+        .filter(|g| g.format != "sbe")
+        .collect();
+    let enc = row(&verdict::verdicts_with(&two, &pairs), Need::Encode).clone();
+    assert!(!enc.is_tie(), "{enc:?}");
+    assert!(
+        enc.margin_text()
+            .starts_with("1.30x (95% CI 1.28–1.33x, 5 runs)"),
+        "{}",
+        enc.margin_text()
+    );
+}
+
+/// The report shows the twins' A/A block, says the resolution it used, and leaves the twin out
+/// of the tables and charts.
+#[test]
+fn the_report_shows_the_twins_and_the_resolution() {
+    let borsh = [1.02, 1.035, 1.04, 1.025, 1.03];
+    let twin = [1.01, 0.98, 1.03, 0.99, 1.02];
+    let (dir, csv) = twin_runs(&borsh, &twin);
+    let out = dir.path().join("out");
+    let o = shootout()
+        .args([
+            "report",
+            csv.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(
+        md.contains("A/A twins: a format measured a second time"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| sbe.twin | ser + de_all batch | tie (within the 5.0% resolution) |"),
+        "{md}"
+    );
+    assert!(md.contains("Resolution used: 5.0% (the floor)"), "{md}");
+    assert!(
+        md.contains("A/A twin sbe.twin against sbe, ser + de_all batch"),
+        "{md}"
+    );
+    assert!(!md.contains("THE METHOD IS BROKEN"), "{md}");
+    // Never ranked: the twin has no row in the headline table ("| sbe.twin | 5 |").
+    assert!(!md.contains("| sbe.twin | 5 |"), "{md}");
+    let csv_out = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    assert!(!csv_out.contains("sbe.twin"), "{csv_out}");
+}
+
+/// The harness columns of issue 39 in the report: the aggregation's own cost beside the
+/// selective decode's margin and as a floor in the caption, preemptions and retimed passes one
+/// warning line per kind, and the clock's step as the runs measured it.
+#[test]
+fn the_aggregation_floor_preemptions_and_the_clocks_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rows = Vec::new();
+    for (i, run) in ["r1", "r2", "r3", "r4", "r5"].into_iter().enumerate() {
+        let d = i as f64 * 0.5;
+        for (format, de) in [("sbe", 40.0 + d), ("capnp", 70.0 + d)] {
+            rows.push(Fixture {
+                batch: Some((20.0 + d, de, 60.0 + d)),
+                de_all_p50: Some(60),
+                floor: Some((10, 11.0)),
+                memcpy_batch: Some(3.0),
+                aggregate: Some(31.0),
+                clock_step: Some(if i == 0 { 12.0 } else { 8.0 }),
+                preempted: Some(if format == "sbe" { 2 } else { 0 }),
+                retimed: Some(u64::from(i == 3)),
+                ..fx(
+                    run,
+                    "data/day8.pcapng.gz",
+                    "normal",
+                    format,
+                    "h",
+                    100,
+                    100,
+                    1_000_000,
+                    0.1,
+                )
+            });
+        }
+    }
+    let csv = dir.path().join("runs.csv");
+    write_csv(&csv, &columns_now(), &rows);
+    let s = report::summarize(&report::load(std::slice::from_ref(&csv)).unwrap());
+    let (_, _, groups) = s.primary("day8.pcapng.gz").unwrap();
+    assert_eq!(verdict::clock_step(&groups), 8.0);
+    let v = verdict::verdicts(&groups);
+    let de = row(&v, Need::SelectiveDecode);
+    assert_eq!(de.winner.as_ref().unwrap().0, "sbe");
+    // (71 − 31) / (41 − 31) = 4.0 above the aggregation, against 71 / 41 = 1.73 in all.
+    let text = de.margin_text();
+    assert!(text.starts_with("1.73x (95% CI "), "{text}");
+    assert!(
+        text.ends_with("; 4.00x above the aggregation's 31 ns"),
+        "{text}"
+    );
+    let t = verdict::table(&v, "day8");
+    let cells = t
+        .rows
+        .iter()
+        .find(|r| r[0] == "fastest selective decode")
+        .unwrap();
+    assert_eq!(cells[5], "aggregation alone 31");
+    let out = dir.path().join("out");
+    let o = shootout()
+        .args([
+            "report",
+            csv.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    // One line per kind, with its count; none per row.
+    let lines: Vec<&str> = stderr.lines().collect();
+    let preempted: Vec<&&str> = lines
+        .iter()
+        .filter(|l| l.contains("context switch"))
+        .collect();
+    assert_eq!(preempted.len(), 2, "{stderr}");
+    assert!(
+        stderr.contains("Involuntary context switches inside timed passes in 5 of 10 results rows"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("Batch passes timed again after a context switch in 2 of 10 results rows"),
+        "{stderr}"
+    );
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(
+        md.contains("The aggregation floor (the selective decode's per-symbol hash map"),
+        "{md}"
+    );
+    assert!(md.contains("(8 ns, as the runs measured it)"), "{md}");
 }
