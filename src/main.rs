@@ -253,7 +253,7 @@ struct BenchArgs {
     /// --lenient, and data/sample-deep-plus.pcapng.gz, a synthetic DEEP+ day].
     #[arg(value_name = "INPUT")]
     inputs: Vec<PathBuf>,
-    /// Runs per input and prefix [default: 3; 1 with --quick].
+    /// Runs per input and prefix [default: 6; 1 with --quick].
     #[arg(long, value_name = "N", value_parser = positive::<u32>, allow_hyphen_values = true)]
     runs: Option<u32>,
     /// Run `CMD shootout run ...` and store L in the CSV `label` column; repeatable. Default:

@@ -11,8 +11,10 @@ use crate::measure::Unit;
 use crate::model::Feed;
 use crate::report;
 
-/// Runs per input and prefix unless `--runs` says otherwise.
-pub const DEFAULT_RUNS: u32 = 3;
+/// Runs per input and prefix unless `--runs` says otherwise: the run is the verdict's unit of
+/// replication (`report::resolution`), and a gate needs at least 4 a side to reach p < 0.05.
+/// Six fit the default run's budget on the 2-core VM (docs/BENCHMARKS.md, issue 39).
+pub const DEFAULT_RUNS: u32 = 6;
 /// Packets in the `--quick` input.
 pub const QUICK_PACKETS: u64 = 20_000;
 
