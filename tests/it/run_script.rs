@@ -478,7 +478,9 @@ fn globbed_inputs_and_the_report_when_the_binary_has_one() {
         String::from_utf8_lossy(&output.stderr)
     );
     let records = rows(&out);
-    let inputs: Vec<&str> = records.iter().map(|r| &r[3]).collect();
+    let mut inputs: Vec<&str> = records.iter().map(|r| &r[3]).collect();
+    // sbe's row and its A/A twin's, per input.
+    inputs.dedup();
     assert_eq!(
         inputs,
         [caps.join("a.pcapng"), caps.join("b.pcapng")].map(|p| p.display().to_string())
@@ -806,6 +808,8 @@ fn the_default_inputs_are_the_real_deep_sample_and_the_synthetic_deep_plus_one()
         })
         .collect();
     seen.sort();
+    // sbe's row and its A/A twin's say the same of the input.
+    seen.dedup();
     assert_eq!(
         seen,
         [
