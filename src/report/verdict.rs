@@ -474,7 +474,9 @@ impl Verdict {
     /// The margin column: `1.32x (95% CI 1.24–1.41x, 8 runs)`, `tie with X: ...`.
     pub fn margin_text(&self) -> String {
         let text = match &self.call {
-            Call::Margin { ratio, runs: 0, .. } => format!("{ratio:.2}x (exact: a size)"),
+            Call::Margin { ratio, runs: 0, .. } => {
+                format!("{ratio:.2}x (the same bytes in every run)")
+            }
             Call::Margin {
                 ratio,
                 lo,
