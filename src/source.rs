@@ -6,7 +6,7 @@
 //! thread (zlib-rs) and handed over in 1 MiB chunks through a bounded channel, so decompression
 //! and parsing overlap on two cores while at most a handful of chunks are ever in flight.
 //!
-//! The gunzip thread passes a [`Gate`] between pieces of [`PIECE`] bytes: the measuring loop
+//! The gunzip thread passes a [`Gate`] between pieces of 64 KiB (`PIECE`): the measuring loop
 //! closes it while a window's passes are timed, so no decompression runs then (under `taskset
 //! -c 1` the thread would share the measuring CPU and land inside timed passes), and opens it
 //! for the parse and the untimed work. With `SHOOTOUT_UNGATED_GUNZIP` set in the environment the
