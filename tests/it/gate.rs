@@ -371,7 +371,13 @@ fn slowed(csv: &Path, format: &str, factor: f64, out: &Path) -> PathBuf {
             .iter()
             .enumerate()
             .map(|(i, cell)| match cell.parse::<f64>() {
-                Ok(x) if rec[fmt] == *format && timed.contains(&i) => format!("{}", x * factor),
+                // Whole nanoseconds stay whole (the percentile columns are integers).
+                Ok(x) if rec[fmt] == *format && timed.contains(&i) && cell.contains('.') => {
+                    format!("{}", x * factor)
+                }
+                Ok(x) if rec[fmt] == *format && timed.contains(&i) => {
+                    format!("{}", (x * factor).round())
+                }
                 _ => cell.to_owned(),
             })
             .collect();
