@@ -502,7 +502,8 @@ fn globbed_inputs_and_the_report_when_the_binary_has_one() {
     );
     assert!(stdout.contains(&format!("report: {o}/report/")), "{stdout}");
     assert!(
-        stdout.contains(&format!("results: {o}/runs.csv (2 rows)")),
+        // Two inputs, each sbe and its A/A twin.
+        stdout.contains(&format!("results: {o}/runs.csv (4 rows)")),
         "{stdout}"
     );
 }
