@@ -49,6 +49,10 @@ enum Command {
     Inspect(InspectArgs),
     /// Feed every packet of FILE to every format; time each packet's serialize and deserialize.
     Run(RunCommand),
+    /// Join the parts `run --shard I/N --part FILE` wrote (on any hosts) into one run's result:
+    /// checked to cover the input once, with one binary and one set of options.
+    #[command(long_about = MERGE_ABOUT)]
+    Merge(MergeArgs),
     /// Summarize results CSVs (any number, any days or machines) into tables, charts and warnings.
     Report(ReportArgs),
     /// Write a deterministic synthetic IEX day (gzip'd when FILE ends in .gz).
@@ -118,10 +122,39 @@ struct RunCommand {
     label: String,
     #[command(flatten)]
     measure: RunArgs,
+    /// Write this run's result as a part for `shootout merge` (JSON, histograms included), whole
+    /// or not at all. Needed with --shard.
+    #[arg(long, value_name = "FILE")]
+    part: Option<PathBuf>,
     /// Internal: run as a `--jobs` worker pinned to this CPU (JSON results on stdout).
     #[arg(long, hide = true, conflicts_with = "jobs")]
     worker_cpu: Option<usize>,
 }
+
+const MERGE_ABOUT: &str = "Join the parts `run --shard I/N --part FILE` wrote into one run's \
+result, the same in form as one `run` of the whole input: DIR/results.csv (the rows `run --csv` \
+writes), DIR/summary.csv (as --summary), DIR/hist/ (as --hist-dir), and the results table.
+
+The parts must be of one run: the same input (size and digest), the same binary, the same \
+options (order seed and --chunk included), shards 1/N to N/N each once, and chunks that chain \
+from the capture's first record to its last. A set that is not is refused in one line naming \
+what differs or is missing, and nothing is written.";
+
+#[derive(Args)]
+struct MergeArgs {
+    /// The part files (`run --shard I/N --part FILE`), in any order.
+    #[arg(required = true, value_name = "PART")]
+    parts: Vec<PathBuf>,
+    /// Folder for results.csv, summary.csv and hist/ (created if missing; an existing
+    /// results.csv there is refused rather than appended to).
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+}
+
+/// A set of parts that is not one run: refused with exit 2, nothing written.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct MergeRefused(String);
 
 #[derive(Args)]
 struct ReportArgs {
@@ -413,6 +446,7 @@ fn main() -> ExitCode {
     let done = match cli.command {
         Command::Inspect(args) => args.run(),
         Command::Run(args) => args.run(),
+        Command::Merge(args) => args.run(),
         Command::Report(args) => args.run(),
         Command::Gen(args) => args.run(),
         Command::Fetch(args) => args.run(),
@@ -421,6 +455,10 @@ fn main() -> ExitCode {
     };
     match done {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.is::<MergeRefused>() => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
         Err(e) if e.is::<report::baseline::GateRefused>() => {
             eprintln!("error: {e}");
             ExitCode::from(2)
@@ -511,7 +549,17 @@ impl InspectArgs {
 impl RunCommand {
     fn run(self) -> anyhow::Result<()> {
         let (file, lenient) = (&self.file, self.measure.shared.lenient);
-        let config = self.measure.config();
+        let mut config = self.measure.config();
+        let share = config.chunking.share;
+        if !share.is_whole() && self.worker_cpu.is_none() {
+            if self.part.is_none() {
+                anyhow::bail!("--shard {share} needs --part FILE: where the share's result goes for `shootout merge`");
+            }
+            if self.measure.order_seed.is_none() {
+                // Every share must take the same turns: a seed from the input, not a fresh one.
+                config.order_seed = seed_of(file)?;
+            }
+        }
         // Settings that would measure nothing are refused before the file is opened.
         config.check()?;
         if let Some(cpu) = self.worker_cpu {
@@ -522,10 +570,33 @@ impl RunCommand {
             1 => measure::run_file(file, &config, lenient)?,
             jobs => measure::jobs::run(file, &config, lenient, jobs)?,
         };
-        let report = RunReport {
-            outcome: &outcome,
-            info: &info,
-        };
+        if let Some(path) = &self.part {
+            let part = measure::part::Part {
+                version: measure::part::PART_VERSION,
+                input: measure::part::InputId::of(file).map_err(at(file))?,
+                binary: measure::part::binary_digest()?,
+                options: {
+                    let mut args = measure::args::RunArgs::of(&config, lenient);
+                    args.shard = None;
+                    args.to_args()
+                        .iter()
+                        .map(|a| a.to_string_lossy().into_owned())
+                        .collect()
+                },
+                info: info.clone(),
+                report: measure::merge::Report::new(outcome, None),
+            };
+            measure::part::write(path, &part).map_err(at(path))?;
+            // The table below reads the outcome back from the part (its only owner now).
+            let outcome = part.report.restore()?;
+            return self.write_outputs(&outcome, &info);
+        }
+        self.write_outputs(&outcome, &info)
+    }
+
+    /// The results files asked for, and the table.
+    fn write_outputs(&self, outcome: &measure::Outcome, info: &RunInfo) -> anyhow::Result<()> {
+        let report = RunReport { outcome, info };
         if let Some(path) = &self.csv {
             export::csv::append(path, &report).map_err(at(path))?;
         }
@@ -535,6 +606,62 @@ impl RunCommand {
         if let Some(dir) = &self.hist_dir {
             export::hgrm::write_all(dir, &report).map_err(at(dir))?;
         }
+        print(export::table::render(&report).trim_end())
+    }
+}
+
+/// The order seed of a sharded run without `--order-seed`: from the input's digest, so that
+/// every shard of one input takes the same turns.
+fn seed_of(file: &std::path::Path) -> anyhow::Result<u64> {
+    let digest = measure::part::sampled_digest(file).map_err(at(file))?;
+    let hex = digest.rsplit(':').next().unwrap_or_default();
+    Ok(u64::from_str_radix(&hex[..16.min(hex.len())], 16).unwrap_or(0))
+}
+
+impl MergeArgs {
+    fn run(self) -> anyhow::Result<()> {
+        let mut parts = Vec::with_capacity(self.parts.len());
+        for path in &self.parts {
+            let part = measure::part::read(path).map_err(MergeRefused)?;
+            parts.push((path.clone(), part));
+        }
+        let workers: Vec<measure::Worker> = parts
+            .iter()
+            .map(|(_, p)| {
+                let o = &p.report.outcome;
+                measure::Worker {
+                    cpu: p.report.cpu,
+                    share: o.chunking.share,
+                    wall_ns: o.wall_ns,
+                    timed_ns: o.timed_ns,
+                    timer_overhead_ns: o.timer_overhead_ns,
+                    peak_rss: p.report.peak_rss,
+                    chunks: o.cover.spans.len() as u64,
+                }
+            })
+            .collect();
+        let (mut outcome, info) = measure::part::join(parts).map_err(MergeRefused)?;
+        let mut workers = workers;
+        workers.sort_by_key(|w| w.share.index);
+        outcome.workers = workers;
+        let csv = self.out.join("results.csv");
+        if csv.exists() {
+            return Err(MergeRefused(format!(
+                "{} exists: merge into a new folder (a merged run is written whole, never appended)",
+                csv.display()
+            ))
+            .into());
+        }
+        std::fs::create_dir_all(&self.out).map_err(at(&self.out))?;
+        let report = RunReport {
+            outcome: &outcome,
+            info: &info,
+        };
+        export::csv::append(&csv, &report).map_err(at(&csv))?;
+        let summary = self.out.join("summary.csv");
+        export::aggregation::write(&summary, &report).map_err(at(&summary))?;
+        let hist = self.out.join("hist");
+        export::hgrm::write_all(&hist, &report).map_err(at(&hist))?;
         print(export::table::render(&report).trim_end())
     }
 }

@@ -153,15 +153,11 @@ fn check_gate_runs(opts: &Options, runs: u32) -> Result<(), Failure> {
     )))
 }
 
-/// `--jobs` against the formats and CPUs: refused here, before the first run, not by each run.
+/// `--jobs` against the CPUs: refused here, before the first run, not by each run.
 fn check_jobs(run: &SharedArgs) -> Result<(), Failure> {
     let cpus = crate::measure::affinity::allowed_cpus();
-    let formats = run
-        .formats
-        .as_ref()
-        .map_or(crate::formats::names().len(), Vec::len);
     if run.jobs > 1 {
-        crate::measure::jobs::check(run.jobs, formats, &cpus)
+        crate::measure::jobs::check(run.jobs, crate::stream::Share::WHOLE, &cpus)
             .map_err(|e| Failure::Usage(e.to_string()))?;
     }
     Ok(())

@@ -173,6 +173,10 @@ pub struct Row {
     /// unit: the same on every row of a run, a floor under every format's `de_batch_ns`.
     #[serde(default)]
     pub aggregate_batch_ns: Option<f64>,
+    /// `I/N` on the rows of one share of a run (`run --shard I/N`): that share's figures alone,
+    /// to be merged (`shootout merge`), never read as a run. Empty for a whole run, merged or not.
+    #[serde(default)]
+    pub shard: Option<String>,
 }
 
 /// The header line, as written: [`Row`]'s fields in order (a test checks it).
@@ -183,7 +187,7 @@ de_max_ns,de_mean_ns,de_total_ns,msgs_per_sec,timer_overhead_ns,host,cpu,rustc,g
 memcpy_p50_ns,memcpy_mean_ns,de_all_p50_ns,de_all_p90_ns,de_all_p99_ns,de_all_p999_ns,de_all_p9999_ns,\
 de_all_max_ns,de_all_mean_ns,de_all_total_ns,ser_batch_ns,de_batch_ns,de_all_batch_ns,clock,memcpy_batch_ns,unit,units,stored_mode,stored_sampled_bytes,timing,batch_units,jobs,worker_cpu,timed_faults,order_seed,dropped_bytes,\
 ser_allocs,de_allocs,de_all_allocs,ser_alloc_bytes,de_alloc_bytes,de_all_alloc_bytes,trusts_producer,\
-twin_of,clock_step_ns,preempted,retimed,aggregate_batch_ns";
+twin_of,clock_step_ns,preempted,retimed,aggregate_batch_ns,shard";
 
 /// How many of [`COLUMNS`] every results CSV has: those up to `git_rev`, the first header
 /// `run` wrote. [`Row`]'s later fields are optional.
@@ -299,6 +303,7 @@ impl Row {
             preempted: Some(f.preempted),
             retimed: Some(f.retimed),
             aggregate_batch_ns: Some(round3(o.aggregate_batch.ns_per_packet())),
+            shard: (!o.chunking.share.is_whole()).then(|| o.chunking.share.to_string()),
         }
     }
 }

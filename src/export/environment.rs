@@ -4,7 +4,7 @@
 use std::path::Path;
 
 /// Facts about the run that are not measurements.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RunInfo {
     pub run_id: String,
     /// RFC 3339, UTC.

@@ -332,7 +332,8 @@ fn checked_line(t: &mut String, o: &Outcome) {
     );
 }
 
-/// A `--jobs` run: each worker's CPU, formats and wall time, and what the times below mean.
+/// A `--jobs` run: each worker's CPU, share, wall, timed and idle time, and what the times
+/// below mean.
 fn workers_line(o: &Outcome) -> String {
     let each: Vec<String> = o
         .workers
@@ -343,16 +344,21 @@ fn workers_line(o: &Outcome) -> String {
                 format!(", peak RSS {:.1} MB", b as f64 / 1e6)
             });
             format!(
-                "{cpu}: {} ({:.2} s, timer {} ns{rss})",
-                w.formats.join(", "),
+                "share {} on {cpu}: {} chunks, wall {:.2} s, timed {:.2} s, idle {:.2} s (timer {} \
+                 ns{rss})",
+                w.share,
+                w.chunks,
                 w.wall_ns as f64 / 1e9,
+                w.timed_ns as f64 / 1e9,
+                w.idle_ns(o.elapsed_ns) as f64 / 1e9,
                 fmt_f(w.timer_overhead_ns, 1)
             )
         })
         .collect();
     format!(
-        "jobs: {} worker processes side by side, {:.2} s elapsed; {}. The times spent below are \
-         summed over the workers; the memcpy and aggregation floors are those of raw's worker",
+        "jobs: {} worker processes side by side, each every format over its share of the chunks, \
+         {:.2} s elapsed; {}. The times spent below are summed over the workers; idle is the \
+         wait for the slowest",
         o.workers.len(),
         o.elapsed_ns as f64 / 1e9,
         each.join("; ")

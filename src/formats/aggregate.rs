@@ -170,6 +170,29 @@ impl Aggregate {
         Ok(())
     }
 
+    /// Adds the aggregation of other packets (another share of the input, see
+    /// `measure::merge`): counts and sums add, extremes widen. The folds, whose order across
+    /// the two is lost, add too: a merged fold is not one pass's, and is compared with nothing.
+    pub fn absorb(&mut self, other: &Aggregate) {
+        self.packets += other.packets;
+        self.messages += other.messages;
+        self.seq_sum = self.seq_sum.wrapping_add(other.seq_sum);
+        for (symbol, o) in &other.symbols {
+            let e = self.entry(symbol);
+            e.trade_volume += o.trade_volume;
+            e.trade_notional += o.trade_notional;
+            let widen = |a: Option<i64>, b: Option<i64>, f: fn(i64, i64) -> i64| match (a, b) {
+                (Some(a), Some(b)) => Some(f(a, b)),
+                (a, b) => a.or(b),
+            };
+            e.bid_high = widen(e.bid_high, o.bid_high, i64::max);
+            e.bid_low = widen(e.bid_low, o.bid_low, i64::min);
+            e.ask_high = widen(e.ask_high, o.ask_high, i64::max);
+            e.ask_low = widen(e.ask_low, o.ask_low, i64::min);
+            e.fold = e.fold.wrapping_add(o.fold);
+        }
+    }
+
     fn entry(&mut self, symbol: &[u8; 8]) -> &mut SymbolStats {
         self.symbols.entry(*symbol).or_default()
     }

@@ -19,16 +19,17 @@ use crate::model::Packet;
 
 use super::clock::Timer;
 use super::runner::{PassIo, Runner};
+use super::window::WindowId;
 use super::workload::{PerWorkload, Timing, Workload};
 
 /// One window in this many is counted.
 pub const COUNT_STRIDE: u64 = 4;
 
-/// Whether window `index` (0-based) is counted, given the tally so far: the first window with
-/// units always (a short run, or one whose warm-up fills its first windows, still gets a
-/// count), then one in [`COUNT_STRIDE`].
-pub fn counts(index: u64, tally: &AllocTally) -> bool {
-    tally.units == 0 || index.is_multiple_of(COUNT_STRIDE)
+/// Whether window `id` is counted, given the tally so far: the input's first window with units
+/// always (a short run, or one whose warm-up fills its first windows, still gets a count), then
+/// one in [`COUNT_STRIDE`], the same windows however the input is split.
+pub fn counts(id: WindowId, tally: &AllocTally) -> bool {
+    (tally.units == 0 && id.chunk == 0) || id.one_in(COUNT_STRIDE)
 }
 
 /// One format's allocations over the windows counted, per workload, and the units they covered.
@@ -46,6 +47,15 @@ pub struct PerUnit {
 }
 
 impl AllocTally {
+    /// Adds another share's counts (see `measure::merge`).
+    pub fn absorb(&mut self, other: &AllocTally) {
+        for (w, b) in other.allocated.iter() {
+            self.allocated[w].count += b.count;
+            self.allocated[w].bytes += b.bytes;
+        }
+        self.units += other.units;
+    }
+
     /// Each workload's allocations and bytes per unit; `None` when no unit was counted.
     pub fn per_unit(&self) -> Option<PerWorkload<PerUnit>> {
         let units = self.units as f64;

@@ -14,6 +14,7 @@ use super::schedule::Schedule;
 use super::shootout::{Config, DEFAULT_WINDOW};
 use super::stored::StoredMode;
 use super::window::Unit;
+use crate::stream::share::{parse_chunk, Chunking, Share, DEFAULT_CHUNK};
 
 /// The options `run` and `bench` share: what a run measures and how it reads its input.
 #[derive(Args, serde::Serialize, Debug, Clone, PartialEq)]
@@ -86,6 +87,20 @@ pub struct RunArgs {
     /// list of formats the run measures, or `none`. Default: raw,sbe (those the run measures).
     #[arg(long, value_name = "LIST|none")]
     pub twins: Option<String>,
+    /// Bytes of capture stream per chunk (suffixes K, M, G): what `--jobs` and `--shard` deal
+    /// out. A window never spans two chunks, so a run and its shares measure the same windows;
+    /// runs to be compared or merged must use the same chunk.
+    #[arg(long, value_name = "SIZE", default_value_t = DEFAULT_CHUNK, value_parser = parse_chunk)]
+    pub chunk: u64,
+    /// Measure share I of N of the input (every N-th chunk, starting at the I-th) and write a
+    /// partial result with --part; `shootout merge` joins the N parts into one run's result.
+    #[arg(long, value_name = "I/N", value_parser = shard_arg)]
+    pub shard: Option<String>,
+}
+
+/// `--shard`'s value, checked, as given.
+fn shard_arg(s: &str) -> Result<String, String> {
+    s.parse::<Share>().map(|_| s.to_owned())
 }
 
 /// `run`'s options alone, to read `RunArgs` back from arguments.
@@ -131,6 +146,8 @@ impl RunArgs {
                 true => "none".to_owned(),
                 false => t.join(","),
             }),
+            chunk: config.chunking.bytes,
+            shard: (!config.chunking.share.is_whole()).then(|| config.chunking.share.to_string()),
         }
     }
 
@@ -146,7 +163,19 @@ impl RunArgs {
             timing: self.shared.timing.into(),
             order_seed: self.order_seed.unwrap_or_else(|| fastrand::u64(..)),
             twins: self.twins.as_deref().map(twins_list),
+            chunking: Chunking {
+                bytes: self.chunk,
+                share: self.share(),
+            },
         }
+    }
+
+    /// `--shard`, or the whole input.
+    pub fn share(&self) -> Share {
+        self.shard
+            .as_deref()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(Share::WHOLE)
     }
 
     /// The arguments that give a child `shootout run` these options: every option whose value
@@ -292,6 +321,8 @@ mod tests {
             unit: UnitArg::Message,
             order_seed: Some(7),
             twins: Some("sbe".into()),
+            chunk: 1 << 20,
+            shard: Some("2/4".into()),
         };
         assert_eq!(round_trip(&changed), changed);
         // Spelled as a person would type them.
@@ -303,7 +334,8 @@ mod tests {
         assert_eq!(
             text.join(" "),
             "--formats sbe,json --verify --lenient --stored-size all --timing both --jobs 3 \
-             --warmup 1000 --window 512 --unit message --order-seed 7 --twins sbe"
+             --warmup 1000 --window 512 --unit message --order-seed 7 --twins sbe \
+             --chunk 1048576 --shard 2/4"
         );
     }
 
@@ -355,6 +387,10 @@ mod tests {
             unit: Unit::Message,
             timing: Schedule::Both,
             order_seed: u64::MAX,
+            chunking: Chunking {
+                bytes: 3 << 20,
+                share: Share { index: 2, count: 3 },
+            },
         };
         let args = RunArgs::of(&config, true);
         let back = round_trip(&args);

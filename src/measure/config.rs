@@ -7,6 +7,7 @@ use crate::formats::DecodeError;
 use super::schedule::Schedule;
 use super::stored::StoredMode;
 use super::window::Unit;
+use crate::stream::share::Chunking;
 
 /// Packets per window: large enough that switching formats is rare, small enough that every
 /// format's buffers stay in a few hundred KB whatever the file size (see docs/BENCHMARKS.md,
@@ -41,6 +42,9 @@ pub struct Config {
     /// Seeds the order the formats take their turns in (see [`super::order`]); the same seed
     /// gives the same orders.
     pub order_seed: u64,
+    /// How the input is cut into chunks, and the share of them this process measures (see
+    /// `stream::share`).
+    pub chunking: Chunking,
 }
 
 impl Default for Config {
@@ -55,6 +59,7 @@ impl Default for Config {
             unit: Unit::Packet,
             timing: Schedule::Alternate,
             order_seed: 0,
+            chunking: Chunking::default(),
         }
     }
 }

@@ -7,6 +7,7 @@ use super::stored::StoredMode;
 use super::window::Unit;
 use super::workload::PerWorkload;
 use crate::formats::Aggregate;
+use crate::stream::{Chunking, Cover, Share};
 
 /// Time inside the timed regions of each pass, summed over the formats: where a run's minutes go.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -106,6 +107,12 @@ pub struct Outcome {
     /// The clock's step as the run measured it ([`super::clock::Timer::step_ns`]).
     #[serde(default)]
     pub clock_step_ns: f64,
+    /// How the stream was cut into chunks and which share of them this run measured.
+    pub chunking: Chunking,
+    /// What this run read of the stream, chunk by chunk: what `merge` checks the parts cover the
+    /// input with, once.
+    #[serde(default)]
+    pub cover: Cover,
     /// With `--jobs N` (N > 1): the worker processes; empty for a run in one process. The times
     /// above (`wall_ns`, `parse_ns`, ...) are then summed over the workers.
     #[serde(skip)]
@@ -140,9 +147,22 @@ impl Outcome {
 pub struct Worker {
     /// The CPU it was pinned to; `None` if pinning failed (the run says so).
     pub cpu: Option<usize>,
-    pub formats: Vec<&'static str>,
+    /// The share of the input's chunks it measured.
+    pub share: Share,
+    /// From its start to its exit, as the parent saw it.
     pub wall_ns: u64,
+    /// Inside its timed regions.
+    pub timed_ns: u64,
     pub timer_overhead_ns: f64,
     /// The worker's peak resident memory, in bytes, where the system says (`VmHWM`).
     pub peak_rss: Option<u64>,
+    /// Chunks it measured (with at least one record).
+    pub chunks: u64,
+}
+
+impl Worker {
+    /// Time it waited for the slowest worker: `elapsed_ns` is the whole run's.
+    pub fn idle_ns(&self, elapsed_ns: u64) -> u64 {
+        elapsed_ns.saturating_sub(self.wall_ns)
+    }
 }

@@ -8,7 +8,7 @@ use crate::formats::{aggregate::visit_packet, Aggregate, Checksum};
 use crate::model::Packet;
 use crate::output::Tick;
 use crate::source::Gate;
-use crate::stream::IexReader;
+use crate::stream::{Cover, IexReader};
 
 use super::allocations::{self, AllocTally, Counter};
 use super::checks::{checksum_mismatch, cross_check, verify_window, PassCheck};
@@ -25,7 +25,7 @@ use super::schedule::Plan;
 use super::stats::FormatResult;
 use super::stored::Compressors;
 use super::twins;
-use super::window::Window;
+use super::window::{Window, WindowId};
 use super::workload::{Timing, Workload};
 
 /// Picks the runners named in `config`, in registry order, then the A/A twins it asks for
@@ -79,6 +79,7 @@ pub fn run_with<R: Read>(
 ) -> Result<Outcome, RunError> {
     config.check()?;
     super::memory::touch_stack();
+    reader.set_chunking(config.chunking);
     let mut shootout = Shootout::new(runners, config)?;
     shootout.gate = reader.gate();
     let started = Instant::now();
@@ -100,6 +101,7 @@ pub fn run_with<R: Read>(
     let wall_ns = started.elapsed().as_nanos() as u64;
     let mut outcome = shootout.finish(&window, reader.position(), wall_ns)?;
     outcome.dropped_bytes = reader.truncated_tail().map(|t| t.present);
+    outcome.cover = reader.cover().cloned().unwrap_or_default();
     Ok(outcome)
 }
 
@@ -187,7 +189,10 @@ struct Shootout<'c> {
     turns: Vec<usize>,
     /// The gate of the thread inflating a gzip'd input: closed while a window is timed.
     gate: Option<std::sync::Arc<Gate>>,
-    /// Windows done: the next window's index (which `Config::stored` samples by).
+    /// The window being measured: where it lies in the input, which decides its timing, the
+    /// formats' order and whether it is compressed, the same in every share.
+    id: WindowId,
+    /// Windows done in this process.
     windows: u64,
     /// Units so far (packets or messages, see `Config::unit`).
     packets: u64,
@@ -237,6 +242,7 @@ impl<'c> Shootout<'c> {
             floor: MemcpyFloor::default(),
             aggregate_floor: AggregateFloor::default(),
             gate: None,
+            id: WindowId::default(),
             windows: 0,
             packets: 0,
             units_per_packet: 0,
@@ -256,14 +262,21 @@ impl<'c> Shootout<'c> {
         let packets = window.packets();
         let n = packets.len();
         let first_packet = self.packets + 1;
-        // Packets of this window whose times count (the rest are warm-up).
-        let skip = self
-            .config
-            .warmup
-            .saturating_sub(self.packets)
-            .min(n as u64) as usize;
-        let first_recorded = self.units_per_packet + self.units_batch == 0;
-        let timed = Plan::new(self.config.timing, self.windows, skip, n, first_recorded);
+        self.next_window(window.chunk);
+        // Packets of this window whose times count (the rest are warm-up). The warm-up is the
+        // input's first units, within its first chunk: a share that does not start there has
+        // none to skip (and its formats are warmed untimed all the same, see `prepare`).
+        let skip = match self.id.chunk {
+            0 => self
+                .config
+                .warmup
+                .saturating_sub(self.packets)
+                .min(n as u64) as usize,
+            _ => 0,
+        };
+        // The first window of the input with a recorded unit is timed both ways.
+        let first_recorded = self.id.chunk == 0 && self.units_per_packet + self.units_batch == 0;
+        let timed = Plan::new(self.config.timing, self.id.turn(), skip, n, first_recorded);
         self.prepare(window, skip, timed);
 
         // Every format meets every neighbour equally often (see `measure::order`); the memcpy
@@ -322,6 +335,19 @@ impl<'c> Shootout<'c> {
         self.packets += n as u64;
         self.messages += window.messages;
         Ok(())
+    }
+
+    /// Moves on to the next window, of chunk `chunk`: a new chunk starts its own cycle of the
+    /// formats' orders, seeded by the run's seed and the chunk (so a share that starts at that
+    /// chunk takes the same turns).
+    fn next_window(&mut self, chunk: u64) {
+        if self.windows == 0 || chunk != self.id.chunk {
+            self.id = WindowId { chunk, local: 0 };
+            let seed = self.config.order_seed ^ chunk.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            self.order = Order::new(self.runners.len() + FLOORS, seed);
+        } else {
+            self.id.local += 1;
+        }
     }
 
     /// The references for this window, and every buffer and map sized so that no timed pass
@@ -404,7 +430,7 @@ impl<'c> Shootout<'c> {
     /// In a window timed both ways, which timing goes first, and which decode goes first
     /// within each, alternate (`measure::order::pass_order`).
     fn measure_format(&mut self, i: usize, span: Span<'_>) -> Result<(), RunError> {
-        let order = pass_order(self.windows, i);
+        let order = pass_order(self.id.turn(), i);
         if span.timed == Plan::BOTH && order.batch_first {
             self.batch(i, span, 0, order, true)?;
             self.per_packet(i, span, order)?;
@@ -655,7 +681,7 @@ impl<'c> Shootout<'c> {
         // Size as stored: the whole window compressed, if the mode picks it (measure::stored).
         let encoded = runner.buffer().len() as u64;
         // An A/A twin's bytes are its original's: not compressed again (no size as stored).
-        let stored = if self.config.stored.compresses(self.windows) && result.twin_of().is_none() {
+        let stored = if self.config.stored.compresses(self.id) && result.twin_of().is_none() {
             let compress_start = Instant::now();
             let stored = self
                 .compressors
@@ -666,14 +692,14 @@ impl<'c> Shootout<'c> {
         } else {
             None
         };
-        result.stored.add(self.windows, encoded, stored.as_ref());
+        result.stored.add(self.id, encoded, stored.as_ref());
         if self.config.verify {
             let verify_start = Instant::now();
             verify_window(runner.as_mut(), packets, first_packet, &mut self.decoded)?;
             self.verify_ns += verify_start.elapsed().as_nanos() as u64;
         }
         if let (Some(counter), Some(tally)) = (&mut self.counter, &mut result.allocations) {
-            if !allocations::counts(self.windows, tally) {
+            if !allocations::counts(self.id, tally) {
                 return Ok(());
             }
             let symbols = self.reference.symbol_count();
@@ -706,12 +732,15 @@ impl<'c> Shootout<'c> {
         wall_ns: u64,
     ) -> Result<Outcome, RunError> {
         let unit = self.config.unit.name();
-        if self.packets == 0 {
+        // A share may hold nothing (more shares than the input has chunks): the merge decides
+        // whether the whole measured anything.
+        let whole = self.config.chunking.share.is_whole();
+        if self.packets == 0 && whole {
             return Err(RunError::Config(format!(
                 "the input holds no IEX {unit} to time: there is nothing to measure",
             )));
         }
-        if self.units_per_packet + self.units_batch == 0 {
+        if self.units_per_packet + self.units_batch == 0 && whole {
             return Err(RunError::Config(format!(
                 "--warmup {} leaves nothing to record: the input has {} {unit}s",
                 self.config.warmup, self.packets
@@ -769,6 +798,8 @@ impl<'c> Shootout<'c> {
             aggregate_batch: self.aggregate_floor.batch,
             aggregate_faults: self.aggregate_floor.faults,
             clock_step_ns: self.timer.step_ns,
+            chunking: self.config.chunking,
+            cover: Cover::default(),
             workers: Vec::new(),
             elapsed_ns: wall_ns,
         })

@@ -3,8 +3,9 @@
 //!
 //! Compressing is the slowest part of a long run (zlib -6 above all), so by default only a
 //! deterministic sample of windows is compressed ([`StoredMode::Sample`]): the first
-//! [`SAMPLE_HEAD`] windows (a small input is then compressed whole), then one window in
-//! [`SAMPLE_STRIDE`], spread over the whole day. The estimate keeps the two apart: the head
+//! [`SAMPLE_HEAD`] windows of the input's first chunk, then about one window in
+//! [`SAMPLE_STRIDE`] (a hash of the window's place, `WindowId::one_in`), spread over the whole
+//! day; the same windows however the input is split into shares. The estimate keeps the two apart: the head
 //! counts as itself, and the strided windows' compression ratio is applied to the encoded bytes
 //! of every window after the head (a ratio estimator: the start-of-day burst, which compresses
 //! unlike the rest of the day, is not weighted as if it were one window in sixteen).
@@ -20,6 +21,8 @@ use std::io;
 use std::time::Instant;
 
 use flate2::{Compress, Compression, FlushCompress, Status};
+
+use super::window::WindowId;
 
 /// zstd level: 3 is zstd's default, the usual choice for storage.
 pub const ZSTD_LEVEL: i32 = 3;
@@ -53,18 +56,23 @@ impl StoredMode {
         }
     }
 
-    /// Whether window `index` (0-based) is compressed.
-    pub fn compresses(self, index: u64) -> bool {
+    /// Whether window `id` is compressed.
+    pub fn compresses(self, id: WindowId) -> bool {
         match self {
-            StoredMode::Sample => in_sample(index),
+            StoredMode::Sample => in_sample(id),
             StoredMode::All => true,
             StoredMode::None => false,
         }
     }
 }
 
-fn in_sample(index: u64) -> bool {
-    index < SAMPLE_HEAD || (index - SAMPLE_HEAD).is_multiple_of(SAMPLE_STRIDE)
+fn in_sample(id: WindowId) -> bool {
+    in_head(id) || id.one_in(SAMPLE_STRIDE)
+}
+
+/// The head: the first [`SAMPLE_HEAD`] windows of the input's first chunk.
+fn in_head(id: WindowId) -> bool {
+    id.chunk == 0 && id.local < SAMPLE_HEAD
 }
 
 /// Encoded and compressed bytes of a set of windows.
@@ -107,15 +115,30 @@ pub struct Estimate {
 
 impl StoredTally {
     /// Window `index` encoded to `encoded` bytes, and what compressing it gave if it was.
-    pub fn add(&mut self, index: u64, encoded: u64, stored: Option<&StoredSize>) {
-        if index >= SAMPLE_HEAD {
+    /// Adds another share's windows (see `measure::merge`).
+    pub fn absorb(&mut self, other: &StoredTally) {
+        for (a, b) in [
+            (&mut self.head, &other.head),
+            (&mut self.strided, &other.strided),
+            (&mut self.others, &other.others),
+        ] {
+            a.encoded += b.encoded;
+            a.zstd += b.zstd;
+            a.zlib += b.zlib;
+        }
+        self.rest_encoded += other.rest_encoded;
+        self.zstd_ns += other.zstd_ns;
+    }
+
+    pub fn add(&mut self, id: WindowId, encoded: u64, stored: Option<&StoredSize>) {
+        if !in_head(id) {
             self.rest_encoded += encoded;
         }
         let Some(s) = stored else { return };
         self.zstd_ns += s.zstd_ns;
-        if index < SAMPLE_HEAD {
+        if in_head(id) {
             self.head.add(encoded, s);
-        } else if in_sample(index) {
+        } else if in_sample(id) {
             self.strided.add(encoded, s);
         } else {
             self.others.add(encoded, s);
@@ -236,16 +259,28 @@ mod tests {
         }
     }
 
+    /// Window `i` of chunk 0, then of chunk 1, ...: 10 windows a chunk.
+    fn id(i: u64) -> WindowId {
+        WindowId {
+            chunk: i / 10,
+            local: i % 10,
+        }
+    }
+
+    fn head(i: u64) -> WindowId {
+        WindowId { chunk: 0, local: i }
+    }
+
     #[test]
-    fn the_sample_is_the_head_then_one_window_in_sixteen() {
-        let picked: Vec<u64> = (0..60)
-            .filter(|&i| StoredMode::Sample.compresses(i))
-            .collect();
-        let mut expected: Vec<u64> = (0..16).collect();
-        expected.extend([16, 32, 48]);
-        assert_eq!(picked, expected);
-        assert!((0..60).all(|i| StoredMode::All.compresses(i)));
-        assert!(!(0..60).any(|i| StoredMode::None.compresses(i)));
+    fn the_sample_is_the_first_chunks_head_then_about_one_window_in_sixteen() {
+        assert!((0..SAMPLE_HEAD).all(|i| StoredMode::Sample.compresses(head(i))));
+        // After the head, the hash picks about one in sixteen: 10,000 windows in 1,000 chunks.
+        let picked = (10..10_010)
+            .filter(|&i| StoredMode::Sample.compresses(id(i)))
+            .count();
+        assert!((500..760).contains(&picked), "{picked}");
+        assert!((0..60).all(|i| StoredMode::All.compresses(id(i))));
+        assert!(!(0..60).any(|i| StoredMode::None.compresses(id(i))));
     }
 
     #[test]
@@ -253,39 +288,48 @@ mod tests {
         let mut t = StoredTally::default();
         // Head: windows of 1000 bytes that compress 10:1 (the start-of-day burst).
         for i in 0..SAMPLE_HEAD {
-            t.add(i, 1000, Some(&size(100, 120)));
+            t.add(head(i), 1000, Some(&size(100, 120)));
         }
-        // The rest: 32 windows of 2000 bytes at 4:1, of which two are in the sample.
-        for i in SAMPLE_HEAD..SAMPLE_HEAD + 32 {
+        // The rest: 320 windows of 2000 bytes at 4:1, of which some are in the sample.
+        let rest: Vec<WindowId> = (20..340).map(id).collect();
+        let sampled = rest
+            .iter()
+            .filter(|&&w| StoredMode::Sample.compresses(w))
+            .count() as u64;
+        assert!(sampled > 0);
+        for &w in &rest {
             let s = size(500, 600);
-            t.add(i, 2000, StoredMode::Sample.compresses(i).then_some(&s));
+            t.add(w, 2000, StoredMode::Sample.compresses(w).then_some(&s));
         }
-        assert_eq!(t.compressed_bytes(), SAMPLE_HEAD * 1000 + 2 * 2000);
+        assert_eq!(t.compressed_bytes(), SAMPLE_HEAD * 1000 + sampled * 2000);
         let e = t.estimate(StoredMode::Sample).unwrap();
-        assert_eq!(e.zstd_bytes, SAMPLE_HEAD * 100 + 32 * 500);
-        assert_eq!(e.zlib_bytes, SAMPLE_HEAD * 120 + 32 * 600);
+        assert_eq!(e.zstd_bytes, SAMPLE_HEAD * 100 + 320 * 500);
+        assert_eq!(e.zlib_bytes, SAMPLE_HEAD * 120 + 320 * 600);
         assert_eq!(t.estimate(StoredMode::None), None);
     }
 
     #[test]
     fn compressing_everything_is_exact_and_still_gives_the_sample_estimate() {
         let mut t = StoredTally::default();
-        for i in 0..40 {
+        let windows: Vec<WindowId> = (0..SAMPLE_HEAD).map(head).chain((20..60).map(id)).collect();
+        let in_sample = windows
+            .iter()
+            .filter(|&&w| StoredMode::Sample.compresses(w))
+            .count() as u64;
+        for &w in &windows {
             // Windows outside the sample compress worse: the sample cannot know.
-            let s = if StoredMode::Sample.compresses(i) {
+            let s = if StoredMode::Sample.compresses(w) {
                 size(250, 300)
             } else {
                 size(500, 600)
             };
-            t.add(i, 1000, Some(&s));
+            t.add(w, 1000, Some(&s));
         }
+        let n = windows.len() as u64;
         let exact = t.estimate(StoredMode::All).unwrap();
-        assert_eq!(
-            exact.zstd_bytes,
-            (SAMPLE_HEAD + 2) * 250 + (38 - SAMPLE_HEAD) * 500
-        );
-        assert_eq!(t.sampled().zstd_bytes, 40 * 250);
-        assert_eq!(t.compressed_bytes(), 40 * 1000);
+        assert_eq!(exact.zstd_bytes, in_sample * 250 + (n - in_sample) * 500);
+        assert_eq!(t.sampled().zstd_bytes, n * 250);
+        assert_eq!(t.compressed_bytes(), n * 1000);
     }
 
     #[test]

@@ -34,6 +34,35 @@ impl Unit {
     }
 }
 
+/// Where a window lies in the input, the same however the input is split (see
+/// `stream::share`): its chunk, and its place among that chunk's windows. Everything a run decides
+/// per window is decided from this, so that shares measure what one process would.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WindowId {
+    pub chunk: u64,
+    pub local: u64,
+}
+
+impl WindowId {
+    /// The window's turn in designs that alternate (which timing, which pass goes first):
+    /// consecutive windows of a chunk alternate, and so do the first windows of consecutive
+    /// chunks.
+    pub fn turn(self) -> u64 {
+        self.chunk.wrapping_add(self.local)
+    }
+
+    /// Whether the window is one of a deterministic sample of about one window in `stride`,
+    /// spread over the input (a hash of its place, not its index in a process's run).
+    pub fn one_in(self, stride: u64) -> bool {
+        let mut h = self.chunk.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ self.local;
+        // splitmix64's finaliser.
+        h = (h ^ (h >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        h = (h ^ (h >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        h ^= h >> 31;
+        h.is_multiple_of(stride.max(1))
+    }
+}
+
 #[derive(Default)]
 pub struct Window {
     packets: Vec<Packet>,
@@ -45,11 +74,14 @@ pub struct Window {
     /// Messages of unknown type skipped while filling (no format carries them).
     pub unknown: u64,
     pub feeds: FeedsSeen,
+    /// The chunk every packet of the window lies in (a window never spans two).
+    pub chunk: u64,
 }
 
 impl Window {
     /// Replaces the window's content with the next units until it holds at least `max` (a
-    /// packet's messages are never split across windows); returns how many.
+    /// packet's messages are never split across windows) or the next packet lies in another
+    /// chunk; returns how many (0 only at the end of the stream).
     pub fn fill<R: Read>(
         &mut self,
         reader: &mut IexReader<R>,
@@ -63,6 +95,14 @@ impl Window {
             let Some(item) = reader.next_segment()? else {
                 break;
             };
+            if item.chunk != self.chunk || self.segments == 0 {
+                if self.len > 0 {
+                    // The next chunk's first segment opens the next window.
+                    reader.hold();
+                    break;
+                }
+                self.chunk = item.chunk;
+            }
             self.segments += 1;
             self.feeds.add(item.segment.feed);
             let (seq, send_time) = (item.segment.header.first_seq, item.segment.header.send_time);

@@ -55,7 +55,8 @@ pub struct Tick {
 /// Set by `bench` for each run it starts ("run 4 of 18"): shown first on the run's line.
 pub const PREFIX_ENV: &str = "SHOOTOUT_PROGRESS_PREFIX";
 
-/// The one progress line of a run (for `--jobs`, of its slowest worker): the file's bytes done,
+/// The one progress line of a run (for `--jobs`, the slowest worker's bar and every worker's
+/// share and progress): the file's bytes done,
 /// messages per second and the ETA, after the run's place in a bench matrix when there is one.
 /// Nothing at all when stderr is not a terminal.
 pub struct RunProgress {
@@ -88,6 +89,15 @@ impl RunProgress {
         if let Some(bar) = &self.bar {
             bar.set_position(tick.file_bytes);
             bar.set_message(rate(tick.messages, self.started.elapsed().as_secs_f64()));
+        }
+    }
+
+    /// [`Self::set`] with `shares` (each `--jobs` worker's share and progress) before the rate.
+    pub fn set_with(&self, tick: Tick, shares: &str) {
+        if let Some(bar) = &self.bar {
+            bar.set_position(tick.file_bytes);
+            let rate = rate(tick.messages, self.started.elapsed().as_secs_f64());
+            bar.set_message(format!("{shares} · {rate}"));
         }
     }
 

@@ -216,6 +216,12 @@ fn read_csv(path: &Path, source: usize) -> Result<Vec<RunRow>, ReportError> {
     for (i, record) in reader.deserialize::<Row>().enumerate() {
         let line = |msg: String| err(format!("line {}: {msg}", i + 2));
         let r = record.map_err(|e| line(csv_message(&e)))?;
+        if let Some(shard) = r.shard.as_deref().filter(|s| !s.is_empty()) {
+            return Err(line(format!(
+                "a row of shard {shard} of a run, one share's figures alone: join the parts with \
+                 `shootout merge` and report its results.csv"
+            )));
+        }
         rows.push(run_row(r, source).map_err(line)?);
     }
     if rows.is_empty() {

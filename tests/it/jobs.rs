@@ -1,15 +1,19 @@
-//! `run --jobs N`: the formats split across worker processes, merged into one run that says the
-//! same as a run in one process (the same rows, checks, summary and counts), and refusals and
+//! A run split by chunks: `run --jobs N` (worker processes on one machine) and `run --shard I/N
+//! --part` + `shootout merge` (shares run anywhere) give what one process gives: the same
+//! messages, checks, sizes, allocation counts and histogram counts per format; and refusals and
 //! failures that name what is wrong.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
 
 use md_shootout::gen::{self, GenOptions};
 use md_shootout::measure::affinity::allowed_cpus;
 
-use crate::common::{rows_of_every_format, shootout, ALLOC_COLUMNS};
+use crate::common::{rows_of_every_format, shootout, shootout_ok, ALLOC_COLUMNS};
 
-fn rows(csv: &std::path::Path) -> Vec<std::collections::HashMap<String, String>> {
+type Row = HashMap<String, String>;
+
+fn rows(csv: &Path) -> Vec<Row> {
     let mut r = csv::Reader::from_path(csv).unwrap();
     let header: Vec<String> = r.headers().unwrap().iter().map(str::to_owned).collect();
     r.records()
@@ -23,8 +27,8 @@ fn rows(csv: &std::path::Path) -> Vec<std::collections::HashMap<String, String>>
         .collect()
 }
 
-fn day(dir: &std::path::Path, packets: u64) -> std::path::PathBuf {
-    let input = dir.join("day.pcapng");
+fn day(dir: &Path, name: &str, packets: u64) -> PathBuf {
+    let input = dir.join(name);
     let opts = GenOptions {
         packets,
         seed: 3,
@@ -35,142 +39,306 @@ fn day(dir: &std::path::Path, packets: u64) -> std::path::PathBuf {
     input
 }
 
+/// The options every run of one comparison takes: small chunks, so that a small input has many.
+const SPLIT: [&str; 10] = [
+    "--window",
+    "1000",
+    "--warmup",
+    "500",
+    "--chunk",
+    "64K",
+    "--order-seed",
+    "11",
+    "--stored-size",
+    "all",
+];
+
+/// Columns that must agree exactly between one process and any split of the same run.
+const SAME: [&str; 9] = [
+    "format",
+    "packets",
+    "messages",
+    "encoded_bytes",
+    "units",
+    "batch_units",
+    "zstd_bytes",
+    "zlib_bytes",
+    "stored_sampled_bytes",
+];
+
+/// What one run wrote: its table, rows, summary and histogram folder.
+struct Written {
+    table: String,
+    rows: Vec<Row>,
+    summary: String,
+    hist: PathBuf,
+}
+
+/// `run FILE` with `extra` and [`SPLIT`], writing into `dir/name*`.
+fn run(dir: &Path, input: &Path, name: &str, extra: &[&str]) -> Written {
+    let (csv, summary, hist) = (
+        dir.join(format!("{name}.csv")),
+        dir.join(format!("{name}-summary.csv")),
+        dir.join(format!("{name}-hist")),
+    );
+    let mut args = vec![
+        "run",
+        input.to_str().unwrap(),
+        "--csv",
+        csv.to_str().unwrap(),
+        "--summary",
+        summary.to_str().unwrap(),
+        "--hist-dir",
+        hist.to_str().unwrap(),
+    ];
+    args.extend(SPLIT);
+    args.extend(extra);
+    let table = shootout_ok(&args);
+    Written {
+        table,
+        rows: rows(&csv),
+        summary: std::fs::read_to_string(summary).unwrap(),
+        hist,
+    }
+}
+
+/// Every count and size of `split` equals `one`'s, and its histograms hold as many samples as it
+/// recorded units.
+fn same_as_one_process(one: &Written, split: &Written) {
+    assert_eq!(
+        split.summary, one.summary,
+        "the aggregation every format agreed on"
+    );
+    assert_eq!(split.rows.len(), one.rows.len());
+    for (a, b) in one.rows.iter().zip(&split.rows) {
+        for c in SAME.into_iter().chain(ALLOC_COLUMNS) {
+            assert_eq!(a[c], b[c], "{c} of {}", a["format"]);
+        }
+        assert!(!b["de_all_allocs"].is_empty(), "{}", b["format"]);
+        assert_eq!(b["shard"], "", "a merged run is a whole run");
+        for side in ["ser", "de", "de_all"] {
+            let log = std::fs::read(split.hist.join(format!("{}.{side}.hlog", b["format"])));
+            let Ok(log) = log else { continue };
+            let h = md_shootout::report::dist::parse_log(&log).unwrap();
+            assert_eq!(h.len().to_string(), b["units"], "{side} of {}", b["format"]);
+        }
+    }
+}
+
 #[test]
-fn two_workers_give_one_run_with_every_format_once_and_the_same_summary() {
+fn two_workers_by_chunks_give_what_one_process_gives() {
     if allowed_cpus().len() < 2 {
         eprintln!("one CPU here: --jobs 2 is refused, see the test below");
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let input = day(dir.path(), 6_000);
-    let run = |jobs: &str, name: &str| {
-        let (csv, summary, hist) = (
-            dir.path().join(format!("{name}.csv")),
-            dir.path().join(format!("{name}-summary.csv")),
-            dir.path().join(format!("{name}-hist")),
-        );
-        let out = shootout(&[
-            "run",
-            input.to_str().unwrap(),
-            "--jobs",
-            jobs,
-            "--window",
-            "1000",
-            "--warmup",
-            "500",
-            "--csv",
-            csv.to_str().unwrap(),
-            "--summary",
-            summary.to_str().unwrap(),
-            "--hist-dir",
-            hist.to_str().unwrap(),
-        ]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        (
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            rows(&csv),
-            std::fs::read_to_string(summary).unwrap(),
-            hist,
-        )
-    };
-    let (one_table, one, one_summary, _) = run("1", "one");
-    let (table, two, summary, hist) = run("2", "two");
+    // gzip'd: the workers inflate the whole stream and pass over each other's chunks.
+    let input = day(dir.path(), "day.pcapng.gz", 6_000);
+    let one = run(dir.path(), &input, "one", &[]);
+    let two = run(dir.path(), &input, "two", &["--jobs", "2"]);
 
     assert!(
-        table.contains("jobs: 2 worker processes side by side"),
-        "{table}"
+        two.table
+            .contains("jobs: 2 worker processes side by side, each every format over its share"),
+        "{}",
+        two.table
     );
-    assert!(!one_table.contains("jobs: "), "{one_table}");
+    for share in ["share 1/2 on CPU ", "share 2/2 on CPU "] {
+        assert!(two.table.contains(share), "{}", two.table);
+    }
+    assert!(two.table.contains(" idle "), "{}", two.table);
+    assert!(!one.table.contains("jobs: "), "{}", one.table);
     assert_eq!(
-        summary, one_summary,
-        "the aggregation every format agreed on"
-    );
-    assert_eq!(
-        two.iter().map(|r| r["format"].clone()).collect::<Vec<_>>(),
+        two.rows
+            .iter()
+            .map(|r| r["format"].clone())
+            .collect::<Vec<_>>(),
         rows_of_every_format(),
         "every format once, in the registry's order, then the twins"
     );
-    // A twin runs in its original's worker: the two are compared within one process.
-    for twin in two.iter().filter(|r| !r["twin_of"].is_empty()) {
-        let original = two.iter().find(|r| r["format"] == twin["twin_of"]).unwrap();
-        assert_eq!(
-            twin["worker_cpu"], original["worker_cpu"],
-            "{}",
-            twin["format"]
-        );
-    }
-    let ids: BTreeSet<&str> = two.iter().map(|r| r["run_id"].as_str()).collect();
+    let ids: BTreeSet<&str> = two.rows.iter().map(|r| r["run_id"].as_str()).collect();
     assert_eq!(ids.len(), 1, "one run_id for the merged run");
-    let cpus: BTreeSet<String> = two.iter().map(|r| r["worker_cpu"].clone()).collect();
-    assert_eq!(cpus.len(), 2, "two workers, each pinned: {cpus:?}");
-    let allowed: Vec<String> = allowed_cpus().iter().map(usize::to_string).collect();
-    assert!(cpus.iter().all(|c| allowed.contains(c)), "{cpus:?}");
-    for (a, b) in one.iter().zip(&two) {
-        assert_eq!(b["jobs"], "2");
-        assert_eq!(a["jobs"], "1");
-        assert_eq!(a["worker_cpu"], "");
-        // The same input and the same work: every count and size agrees exactly.
-        for c in [
-            "format",
-            "packets",
-            "messages",
-            "encoded_bytes",
-            "units",
-            "batch_units",
-            "zstd_bytes",
-            "zlib_bytes",
-            "stored_sampled_bytes",
-        ]
-        .into_iter()
-        // Each worker counts its formats' allocations; the merge keeps them.
-        .chain(ALLOC_COLUMNS)
-        {
-            assert_eq!(a[c], b[c], "{c} of {}", a["format"]);
-        }
-        assert!(!b["de_all_allocs"].is_empty(), "{}", b["format"]);
-        // The merged histograms are the workers' own: as many samples as units.
-        let log = std::fs::read(hist.join(format!("{}.ser.hlog", b["format"]))).unwrap();
-        let h = md_shootout::report::dist::parse_log(&log).unwrap();
-        assert_eq!(h.len().to_string(), b["units"]);
+    for (a, b) in one.rows.iter().zip(&two.rows) {
+        assert_eq!((a["jobs"].as_str(), b["jobs"].as_str()), ("1", "2"));
+        // Every worker measured every format.
+        assert_eq!(b["worker_cpu"], "");
     }
+    same_as_one_process(&one, &two);
 }
 
 #[test]
-fn jobs_that_make_no_sense_are_refused_in_one_line() {
+fn four_shards_merged_give_what_one_process_gives_and_bad_sets_are_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let input = day(dir.path(), 500);
+    // Plain pcap: each share reads its own chunks.
+    let opts = GenOptions {
+        packets: 6_000,
+        seed: 3,
+        symbols: 60,
+        capture: md_shootout::capture::CaptureKind::Pcap,
+        ..GenOptions::default()
+    };
+    let input = dir.path().join("day.pcap");
+    gen::generate_file(&opts, &input).unwrap();
+    let formats = ["--formats", "raw,sbe,capnp-packed,json"];
+    let one = run(dir.path(), &input, "one", &formats);
+    let mut parts = Vec::new();
+    for i in 1..=4 {
+        let part = dir.path().join(format!("part-{i}.json"));
+        let shard = format!("{i}/4");
+        let mut args = vec![
+            "run",
+            input.to_str().unwrap(),
+            "--shard",
+            &shard,
+            "--part",
+            part.to_str().unwrap(),
+        ];
+        args.extend(SPLIT);
+        args.extend(formats);
+        shootout_ok(&args);
+        parts.push(part);
+    }
+    let merge = |parts: &[PathBuf], out: &Path| {
+        let mut args = vec!["merge".to_owned()];
+        args.extend(parts.iter().map(|p| p.display().to_string()));
+        args.extend(["--out".to_owned(), out.display().to_string()]);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        shootout(&args)
+    };
+    // In any order.
+    let shuffled = [&parts[2], &parts[0], &parts[3], &parts[1]].map(|p| p.to_path_buf());
+    let out = dir.path().join("merged");
+    let o = merge(&shuffled, &out);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let merged = Written {
+        table: String::from_utf8_lossy(&o.stdout).into_owned(),
+        rows: rows(&out.join("results.csv")),
+        summary: std::fs::read_to_string(out.join("summary.csv")).unwrap(),
+        hist: out.join("hist"),
+    };
+    assert!(merged.table.contains("share 4/4 on "), "{}", merged.table);
+    for r in &merged.rows {
+        assert_eq!(r["jobs"], "4");
+    }
+    same_as_one_process(&one, &merged);
+    // The merged rows are a run `report` reads.
+    let report = dir.path().join("report");
+    shootout_ok(&[
+        "report",
+        out.join("results.csv").to_str().unwrap(),
+        "--out",
+        report.to_str().unwrap(),
+    ]);
+
+    // Refused in one line, exit 2, nothing written.
+    let refused = |parts: &[PathBuf], expect: &str| {
+        let out = dir.path().join("refused");
+        let o = merge(parts, &out);
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains(expect), "{err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(!out.exists());
+    };
+    refused(&parts[..3], "incomplete: shard 4/4 of 4 missing");
+    refused(
+        &[&parts[0], &parts[1], &parts[1], &parts[2], &parts[3]].map(|p| p.to_path_buf()),
+        "shard 2/4 given more than once",
+    );
+    // A part of the same share without the twins: not one run.
+    let other = dir.path().join("other-4.json");
+    let mut args = vec![
+        "run",
+        input.to_str().unwrap(),
+        "--shard",
+        "4/4",
+        "--part",
+        other.to_str().unwrap(),
+    ];
+    args.extend(SPLIT);
+    args.extend(formats);
+    args.extend(["--twins", "none"]);
+    shootout_ok(&args);
+    let mixed = [&parts[0], &parts[1], &parts[2], &other].map(|p| p.to_path_buf());
+    refused(&mixed, "not parts of one run: the options differ");
+    let junk = dir.path().join("junk.json");
+    std::fs::write(&junk, "{\"a\": 1}").unwrap();
+    refused(
+        std::slice::from_ref(&junk),
+        "not a part written by `run --shard --part`",
+    );
+    // The merged folder is not written twice.
+    let o = merge(&parts, &out);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("results.csv exists"));
+    // A share's own rows are not a run.
+    let csv = dir.path().join("shard.csv");
+    let mut args = vec![
+        "run",
+        input.to_str().unwrap(),
+        "--shard",
+        "1/4",
+        "--part",
+        parts[0].to_str().unwrap(),
+        "--csv",
+        csv.to_str().unwrap(),
+    ];
+    args.extend(SPLIT);
+    args.extend(formats);
+    shootout_ok(&args);
+    assert!(rows(&csv).iter().all(|r| r["shard"] == "1/4"));
+    let o = shootout(&[
+        "report",
+        csv.to_str().unwrap(),
+        "--out",
+        dir.path().join("r2").to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("a row of shard 1/4 of a run"));
+}
+
+#[test]
+fn splits_that_make_no_sense_are_refused_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = day(dir.path(), "day.pcapng", 500);
     let refused = |args: &[&str]| {
         let mut all = vec!["run", input.to_str().unwrap()];
         all.extend_from_slice(args);
         let out = shootout(&all);
         assert!(!out.status.success(), "{args:?} was accepted");
-        String::from_utf8_lossy(&out.stderr).into_owned()
+        let e = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(e.trim_end().lines().count(), 1, "{e}");
+        e
     };
-    let one_line = |e: &str| assert_eq!(e.trim_end().lines().count(), 1, "{e}");
-    let e = refused(&["--formats", "raw,json", "--jobs", "3"]);
-    assert!(
-        e.contains("--jobs 3 with 2 formats: a worker would have none to run"),
-        "{e}"
-    );
-    one_line(&e);
     let e = refused(&["--jobs", "0"]);
     assert!(e.contains("needs a positive number"), "{e}");
     let n = allowed_cpus().len();
     let too_many = (n + 1).to_string();
-    if n < md_shootout::formats::names().len() {
-        let e = refused(&["--jobs", &too_many]);
-        assert!(
-            e.contains(&format!(
-                "--jobs {too_many}: this process may run on {n} CPU"
-            )),
-            "{e}"
-        );
-        one_line(&e);
+    let e = refused(&["--jobs", &too_many]);
+    assert!(
+        e.contains(&format!(
+            "--jobs {too_many}: this process may run on {n} CPU"
+        )),
+        "{e}"
+    );
+    let e = refused(&["--shard", "2/4"]);
+    assert!(e.contains("--shard 2/4 needs --part FILE"), "{e}");
+    for bad in ["0/4", "5/4", "x"] {
+        let e = refused(&["--shard", bad]);
+        assert!(e.contains("expected I/N with 1 <= I <= N"), "{e}");
     }
+    let e = refused(&["--chunk", "1K"]);
+    assert!(e.contains("below the smallest chunk"), "{e}");
+    let part = dir.path().join("p.json");
+    let e = refused(&[
+        "--shard",
+        "1/2",
+        "--part",
+        part.to_str().unwrap(),
+        "--jobs",
+        "2",
+    ]);
+    assert!(e.contains("--jobs 2 with --shard 1/2"), "{e}");
 }
 
 #[test]
@@ -179,9 +347,8 @@ fn a_worker_that_fails_fails_the_run_naming_the_file_and_writes_no_row() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let input = day(dir.path(), 30_000);
-    // Cut the capture inside a late packet: the windows the split is timed on (the first 16,384
-    // packets) still read, the workers then stop at the cut.
+    let input = day(dir.path(), "day.pcapng", 30_000);
+    // Cut the capture inside its last packet: the worker that reads to the end stops there.
     let bytes = std::fs::read(&input).unwrap();
     let cut = dir.path().join("cut.pcapng");
     std::fs::write(&cut, &bytes[..bytes.len() - 100]).unwrap();
@@ -191,6 +358,10 @@ fn a_worker_that_fails_fails_the_run_naming_the_file_and_writes_no_row() {
         cut.to_str().unwrap(),
         "--jobs",
         "2",
+        "--chunk",
+        "64K",
+        "--formats",
+        "raw",
         "--csv",
         csv.to_str().unwrap(),
     ]);
@@ -216,9 +387,10 @@ fn bench_passes_jobs_to_every_run_and_labels_them_apart() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
-    let formats = md_shootout::formats::names().len();
-    let refused = format!("error: --jobs 40 with {formats} formats");
-    assert!(err.starts_with(&refused), "{err}");
+    assert!(
+        err.starts_with("error: --jobs 40: this process may run on "),
+        "{err}"
+    );
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
     assert!(!out.exists(), "nothing written for a refused bench");
     if allowed_cpus().len() < 2 {
@@ -244,7 +416,5 @@ fn bench_passes_jobs_to_every_run_and_labels_them_apart() {
         assert_eq!(r["jobs"], "2");
         assert_eq!(r["label"], "normal (2 jobs)");
     }
-    let cpus: BTreeSet<&str> = rows.iter().map(|r| r["worker_cpu"].as_str()).collect();
-    assert_eq!(cpus.len(), 2);
     assert!(out.join("report/index.html").is_file());
 }

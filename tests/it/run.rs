@@ -11,7 +11,7 @@ use md_shootout::stream::IexReader;
 
 use crate::common::{rows_of_every_format, shootout, shootout_ok, summary_csv, widen, Expected};
 
-const COLUMNS: [&str; 74] = [
+const COLUMNS: [&str; 75] = [
     "run_id",
     "started_at",
     "label",
@@ -86,6 +86,7 @@ const COLUMNS: [&str; 74] = [
     "preempted",
     "retimed",
     "aggregate_batch_ns",
+    "shard",
 ];
 
 /// The summary CSV the issue specifies, computed from the generator's packets.

@@ -7,6 +7,8 @@
 //! `--lenient`; a lenient reader ends at the last whole packet instead and keeps what it dropped
 //! ([`IexReader::truncated_tail`]).
 
+pub mod share;
+
 use std::io::Read;
 use std::path::Path;
 
@@ -14,9 +16,11 @@ pub use crate::capture::TruncatedTail;
 use crate::capture::{CaptureKind, CaptureReader};
 use crate::error::{file_label, At, Error, FileError, Result};
 use crate::iex::segment::HEADER_LEN;
-use crate::iex::{Segment, SeqEvent, SequenceTracker};
+use crate::iex::{Segment, SegmentHeader, SeqEvent, SequenceTracker};
+use crate::model::Feed;
 use crate::net::{self, Skip};
 use crate::source::{self, Compression};
+pub use share::{Chunking, Cover, Share};
 
 /// Frames and segments passed over, by reason.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
@@ -45,6 +49,27 @@ pub struct Item<'a> {
     pub capture_ns: u64,
     pub segment: Segment<'a>,
     pub seq: SeqEvent,
+    /// The chunk of the stream the record lies in (see [`share`]); 0 when the reader is not
+    /// cut into chunks.
+    pub chunk: u64,
+}
+
+/// The chunks a reader yields and what it has read of them (see [`share`]).
+struct Chunks {
+    chunking: Chunking,
+    cover: Cover,
+    /// The chunk of the last record read, owned or not.
+    last: Option<u64>,
+}
+
+/// The segment last returned, kept so that [`IexReader::hold`] can return it again.
+#[derive(Clone)]
+struct Last {
+    header: SegmentHeader,
+    feed: Feed,
+    range: std::ops::Range<usize>,
+    seq: SeqEvent,
+    chunk: u64,
 }
 
 pub struct IexReader<R> {
@@ -58,6 +83,9 @@ pub struct IexReader<R> {
     /// The gate of the thread inflating a gzip'd file, which the measuring loop closes while it
     /// times (see [`source::Gate`]).
     gate: Option<std::sync::Arc<source::Gate>>,
+    chunks: Option<Chunks>,
+    last: Option<Last>,
+    held: bool,
 }
 
 impl<R: Read> IexReader<R> {
@@ -70,7 +98,34 @@ impl<R: Read> IexReader<R> {
             lenient,
             warn_as: None,
             gate: None,
+            chunks: None,
+            last: None,
+            held: false,
         })
+    }
+
+    /// Cuts the stream into chunks and yields only the segments of the chunks `chunking`'s share
+    /// owns; the records of the others are passed over without being parsed past their capture
+    /// header. What was read is in [`Self::cover`].
+    pub fn set_chunking(&mut self, chunking: Chunking) {
+        self.chunks = Some(Chunks {
+            chunking,
+            cover: Cover::default(),
+            last: None,
+        });
+    }
+
+    /// The chunks read so far, with where each starts and ends; `None` unless
+    /// [`Self::set_chunking`] was called.
+    pub fn cover(&self) -> Option<&Cover> {
+        self.chunks.as_ref().map(|c| &c.cover)
+    }
+
+    /// Makes the next [`Self::next_segment`] return the segment it returned last again: how a
+    /// window that ends at a chunk boundary leaves the next chunk's first segment for the next
+    /// window.
+    pub fn hold(&mut self) {
+        self.held = self.last.is_some();
     }
 
     /// What a lenient reader dropped because the capture was cut short at its end (the cut
@@ -105,15 +160,24 @@ impl<R: Read> IexReader<R> {
     /// The next IEX-TP segment, or `None` at the end of the capture.
     #[inline]
     pub fn next_segment(&mut self) -> Result<Option<Item<'_>>> {
+        if std::mem::take(&mut self.held) {
+            if let Some(last) = self.last.clone() {
+                return Ok(self.item(last));
+            }
+        }
         // Find the next segment while only remembering where its payload is, then borrow it once
         // the loop is over (returning a borrow from inside the loop would hold `capture` mutably
         // across iterations).
         let (header, feed, range) = loop {
             match self.capture.advance() {
                 Ok(true) => {}
-                Ok(false) => return Ok(None),
+                Ok(false) => {
+                    self.ended();
+                    return Ok(None);
+                }
                 Err(Error::CutShort(tail)) if self.lenient => {
                     self.warn_cut(&tail);
+                    self.ended();
                     return Ok(None);
                 }
                 Err(e) => return Err(e),
@@ -121,6 +185,24 @@ impl<R: Read> IexReader<R> {
             let Some(frame) = self.capture.current() else {
                 return Ok(None);
             };
+            if let Some(chunks) = &mut self.chunks {
+                let chunk = chunks.chunking.chunk_of(frame.offset);
+                if chunks.cover.head.is_none() && frame.number == 1 {
+                    chunks.cover.head = Some(frame.offset);
+                }
+                let jumped = chunks.last.is_some_and(|c| c + 1 != chunk && c != chunk);
+                chunks.last = Some(chunk);
+                if !chunks.chunking.share.owns(chunk) {
+                    continue;
+                }
+                if jumped {
+                    // Sequence numbers continue from a chunk this reader passed over.
+                    self.sequences = SequenceTracker::default();
+                }
+                chunks
+                    .cover
+                    .record(chunk, frame.offset, self.capture.position());
+            }
             let at = At {
                 offset: frame.offset,
                 packet: frame.number,
@@ -164,17 +246,41 @@ impl<R: Read> IexReader<R> {
         let Some(frame) = self.capture.current() else {
             return Ok(None);
         };
-        let payload = frame.data.get(range).unwrap_or_default();
+        let payload = frame.data.get(range.clone()).unwrap_or_default();
         let seq = self.sequences.observe(&header, payload);
-        let segment = Segment::from_validated(header, feed, payload);
-        Ok(Some(Item {
+        let chunk = self.chunks.as_ref().and_then(|c| c.last).unwrap_or(0);
+        let last = Last {
+            header,
+            feed,
+            range,
+            seq,
+            chunk,
+        };
+        self.last = Some(last.clone());
+        Ok(self.item(last))
+    }
+
+    /// The segment `last` describes, in the capture's current frame.
+    fn item(&self, last: Last) -> Option<Item<'_>> {
+        let frame = self.capture.current()?;
+        let payload = frame.data.get(last.range).unwrap_or_default();
+        Some(Item {
             number: self.segments,
             frame: frame.number,
             offset: frame.offset,
             capture_ns: frame.timestamp_ns,
-            segment,
-            seq,
-        }))
+            segment: Segment::from_validated(last.header, last.feed, payload),
+            seq: last.seq,
+            chunk: last.chunk,
+        })
+    }
+
+    /// The stream is over: where it ended goes in the cover.
+    fn ended(&mut self) {
+        self.last = None;
+        if let Some(chunks) = &mut self.chunks {
+            chunks.cover.end = Some(self.capture.position());
+        }
     }
 }
 
