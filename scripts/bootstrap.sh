@@ -19,6 +19,8 @@
 #                   needs (`protobuf-codegen` refuses any other release; Debian's is 3.21)
 #   borsh-js 2.0.0  from npm (`borsh`), into tools/borsh-js, run by Debian's `nodejs`: the
 #                   JavaScript reader of the cross-language check (xlang/borsh_read.js)
+#   parallel        GNU parallel from Debian's `parallel` (20221122 on bookworm): runs a day's
+#                   shards on one machine (deploy/parallel/run-day.sh) and its test
 # Writes tools/env.sh exporting CAPNP, FLATC, SBE_JAR and PROTOC_RUST. Idempotent: when everything is
 # present it prints nothing and exits 0. Set VERBOSE=1 to print the paths anyway.
 set -euo pipefail
@@ -38,7 +40,7 @@ say() { echo "bootstrap: $*" >&2; }
 sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 changed=0
 
-# --- Debian packages: capnp, protoc, a JDK ------------------------------------------------
+# --- Debian packages: capnp, protoc, a JDK, GNU parallel ---------------------------------
 # apt_install COMMAND PACKAGE: installs PACKAGE unless COMMAND is already on PATH (apt-get update
 # only when the package lists are stale, i.e. the first install attempt fails).
 apt_install() {
@@ -53,6 +55,7 @@ apt_install() {
 apt_install capnp capnproto
 apt_install protoc protobuf-compiler
 apt_install javac openjdk-17-jdk-headless
+apt_install parallel parallel
 capnp_bin="$(command -v capnp)"
 
 # --- flatc -----------------------------------------------------------------------------

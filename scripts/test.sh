@@ -15,6 +15,8 @@ fi
 echo "== one direction of imports, short functions (issue 27)"
 python3 scripts/imports.py src
 python3 scripts/long_functions.py src --skip src/formats --at-most 3
+echo "== deploy/: manifests (kubeconform), scripts (shellcheck), run-day.sh with a stand-in"
+tests/deploy/test-deploy.sh
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy -D warnings"
