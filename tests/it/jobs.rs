@@ -13,7 +13,7 @@ use crate::common::{rows_of_every_format, shootout, shootout_ok, ALLOC_COLUMNS};
 
 type Row = HashMap<String, String>;
 
-fn rows(csv: &Path) -> Vec<Row> {
+pub fn rows(csv: &Path) -> Vec<Row> {
     let mut r = csv::Reader::from_path(csv).unwrap();
     let header: Vec<String> = r.headers().unwrap().iter().map(str::to_owned).collect();
     r.records()
@@ -40,7 +40,7 @@ fn day(dir: &Path, name: &str, packets: u64) -> PathBuf {
 }
 
 /// The options every run of one comparison takes: small chunks, so that a small input has many.
-const SPLIT: [&str; 10] = [
+pub const SPLIT: [&str; 10] = [
     "--window",
     "1000",
     "--warmup",
@@ -54,7 +54,7 @@ const SPLIT: [&str; 10] = [
 ];
 
 /// Columns that must agree exactly between one process and any split of the same run.
-const SAME: [&str; 9] = [
+pub const SAME: [&str; 9] = [
     "format",
     "packets",
     "messages",

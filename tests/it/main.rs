@@ -11,6 +11,7 @@ mod crash_safety;
 mod cut_short;
 mod decision;
 mod deep_plus;
+mod deploy;
 mod fetch;
 mod formats;
 mod fuzz_regressions;
