@@ -172,7 +172,11 @@ impl std::fmt::Display for TruncatedTail {
         }
         let (at, present, needed) = (self.offset, self.present, self.needed);
         let there = format!("at byte {at}: {present} of its {needed} bytes are there");
-        if self.is_packet() {
+        if self.packet == 0 {
+            // A region read after a seek: records are known by offset only.
+            let what = self.what;
+            write!(f, ": it ends inside a {what} ({there})")
+        } else if self.is_packet() {
             let (packet, what) = (self.packet, self.what);
             write!(f, ": it ends inside packet {packet} ({what} {there})")
         } else {

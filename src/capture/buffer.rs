@@ -41,6 +41,15 @@ impl<R: Read> Buffer<R> {
         }
     }
 
+    /// A buffer over `src`, whose first byte is at stream offset `offset` (a region of a file
+    /// read after a seek, see `stream::regions`).
+    pub(crate) fn at(src: R, offset: u64) -> Self {
+        Buffer {
+            base: offset,
+            ..Buffer::new(src)
+        }
+    }
+
     /// Compressed bytes read, if the stream is a gzip stream that ended early.
     pub(crate) fn gzip_cut(&self) -> Option<u64> {
         self.gzip_cut

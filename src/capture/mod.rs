@@ -11,5 +11,5 @@ pub mod reader;
 pub mod record;
 
 pub use crate::error::TruncatedTail;
-pub use reader::{CaptureKind, CaptureReader, Frame};
+pub use reader::{CaptureKind, CaptureReader, FormatState, Frame};
 pub use record::{link, MAX_FRAME, MAX_RECORD};

@@ -33,10 +33,16 @@ pub struct Frame<'a> {
     pub data: &'a [u8],
 }
 
+#[derive(Debug, Clone)]
 enum Format {
     Pcap(pcap::Header),
     Pcapng(pcapng::Section),
 }
+
+/// What a reader knows of its file's framing after its header: enough to read a region of the
+/// same file from a record boundary on ([`CaptureReader::resume`]).
+#[derive(Debug, Clone)]
+pub struct FormatState(Format);
 
 /// Streams frames out of a pcap or pcapng byte stream.
 pub struct CaptureReader<R> {
@@ -48,6 +54,9 @@ pub struct CaptureReader<R> {
     current: Option<Span>,
     /// Set when the stream ended inside a record; nothing is read after it.
     tail: Option<TruncatedTail>,
+    /// Whether record numbers count from the file's start (false for a region read after a
+    /// seek: its records are then named by byte offset only).
+    numbered: bool,
 }
 
 impl<R: Read> CaptureReader<R> {
@@ -72,7 +81,27 @@ impl<R: Read> CaptureReader<R> {
             pending: 0,
             current: None,
             tail: None,
+            numbered: true,
         })
+    }
+
+    /// The framing read so far (the pcap header; the pcapng section and interfaces seen).
+    pub fn state(&self) -> FormatState {
+        FormatState(self.format.clone())
+    }
+
+    /// A reader of `src`, the bytes of the same file from stream offset `offset` on, which must
+    /// be a record boundary, framed as `state` says. Its records are named by offset only.
+    pub fn resume(src: R, state: FormatState, offset: u64) -> Self {
+        CaptureReader {
+            buf: Buffer::at(src, offset),
+            format: state.0,
+            frames: 0,
+            pending: 0,
+            current: None,
+            tail: None,
+            numbered: false,
+        }
     }
 
     pub fn kind(&self) -> CaptureKind {
@@ -120,7 +149,7 @@ impl<R: Read> CaptureReader<R> {
         if self.tail.is_some() {
             return Ok(false);
         }
-        let number = self.frames + 1;
+        let number = if self.numbered { self.frames + 1 } else { 0 };
         let span = match &mut self.format {
             Format::Pcap(header) => pcap::next(&mut self.buf, header, number),
             Format::Pcapng(section) => pcapng::next(&mut self.buf, section, number),
@@ -134,7 +163,7 @@ impl<R: Read> CaptureReader<R> {
             Err(e) => return Err(e),
         };
         let Some(span) = span else { return Ok(false) };
-        self.frames = number;
+        self.frames += 1;
         self.pending = span.record_len;
         self.current = Some(span);
         Ok(true)
@@ -149,7 +178,7 @@ impl<R: Read> CaptureReader<R> {
             .available()
             .get(span.data_start..span.data_start + span.data_len)?;
         Some(Frame {
-            number: self.frames,
+            number: if self.numbered { self.frames } else { 0 },
             offset: self.buf.offset(),
             link_type: span.link_type,
             timestamp_ns: span.timestamp_ns,

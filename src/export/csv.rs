@@ -113,7 +113,8 @@ pub struct Row {
     /// Units timed as part of whole windows: what the batch figures rest on.
     #[serde(default)]
     pub batch_units: Option<u64>,
-    /// Worker processes the run's formats were split across (`run --jobs`); 1 for one process.
+    /// Shares the run's input was split into (`run --jobs`, or the parts `merge` joined); 1 for
+    /// one process.
     #[serde(default)]
     pub jobs: Option<usize>,
     /// The CPU this format's worker was pinned to; empty in a one-process run.

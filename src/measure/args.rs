@@ -43,8 +43,9 @@ pub struct SharedArgs {
     /// samples and twice the timed work). Every window is checked by every format either way.
     #[arg(long, value_enum, default_value_t = TimingArg::Alternate)]
     pub timing: TimingArg,
-    /// Split the formats across N worker processes, each pinned to a CPU of its own and
-    /// streaming the input itself; one merged result. At most the CPUs this process may use.
+    /// Split the input across N worker processes by chunks (see --chunk), each pinned to a CPU
+    /// of its own and measuring every format over its share; one merged result, the same counts,
+    /// checks and sizes as one process's. At most the CPUs this process may use.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = positive::<usize>)]
     pub jobs: usize,
     /// Packets (units, see --unit) run through every format before times are recorded.

@@ -49,7 +49,7 @@ pub fn run_file_with(
         compression,
         file_bytes: _,
         read,
-    } = crate::stream::open(path, lenient)?;
+    } = crate::stream::open_share(path, lenient, config.chunking)?;
     let outcome = run(reader, config, |tick| {
         progress(Tick {
             file_bytes: read.load(std::sync::atomic::Ordering::Relaxed),

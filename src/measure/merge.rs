@@ -33,7 +33,13 @@ pub struct Report {
 }
 
 impl Report {
+    /// `cpu`: the CPU this process pinned itself to; without one, the CPU a scheduler confined
+    /// it to (Slurm's task affinity, a pod's cpuset), if it is one.
     pub fn new(outcome: Outcome, cpu: Option<usize>) -> Report {
+        let cpu = cpu.or_else(|| match super::affinity::allowed_cpus()[..] {
+            [one] => Some(one),
+            _ => None,
+        });
         Report {
             formats: outcome.formats.iter().map(|f| f.name.to_owned()).collect(),
             feed: outcome.feed.map(str::to_owned),

@@ -7,6 +7,7 @@
 //! `--lenient`; a lenient reader ends at the last whole packet instead and keeps what it dropped
 //! ([`IexReader::truncated_tail`]).
 
+mod regions;
 pub mod share;
 
 use std::io::Read;
@@ -62,6 +63,19 @@ struct Chunks {
     last: Option<u64>,
 }
 
+/// Where a share's next region comes from: a plain file read by seeking ([`regions`]). A
+/// region is a capture reader over the chunk's records, where it ends, and whether that is the
+/// file's end.
+trait RegionSource<R> {
+    fn next_region(&mut self) -> Result<Option<(CaptureReader<R>, u64, bool)>>;
+}
+
+impl RegionSource<Box<dyn Read + Send>> for regions::Regions {
+    fn next_region(&mut self) -> Result<Option<(CaptureReader<Box<dyn Read + Send>>, u64, bool)>> {
+        Ok(regions::Regions::next_region(self)?.map(|r| (r.reader, r.end, r.at_eof)))
+    }
+}
+
 /// The segment last returned, kept so that [`IexReader::hold`] can return it again.
 #[derive(Clone)]
 struct Last {
@@ -86,12 +100,21 @@ pub struct IexReader<R> {
     chunks: Option<Chunks>,
     last: Option<Last>,
     held: bool,
+    /// A share of a plain file: its regions, and where the one being read ends (and whether
+    /// that is the file's end).
+    regions: Option<Box<dyn RegionSource<R>>>,
+    region_end: Option<(u64, bool)>,
 }
 
 impl<R: Read> IexReader<R> {
     pub fn new(src: R, lenient: bool) -> Result<Self> {
-        Ok(IexReader {
-            capture: CaptureReader::new(src)?,
+        Ok(IexReader::new_from(CaptureReader::new(src)?, lenient))
+    }
+
+    /// A reader of the segments `capture` yields.
+    fn new_from(capture: CaptureReader<R>, lenient: bool) -> Self {
+        IexReader {
+            capture,
             sequences: SequenceTracker::default(),
             skipped: Skipped::default(),
             segments: 0,
@@ -101,13 +124,19 @@ impl<R: Read> IexReader<R> {
             chunks: None,
             last: None,
             held: false,
-        })
+            regions: None,
+            region_end: None,
+        }
     }
 
     /// Cuts the stream into chunks and yields only the segments of the chunks `chunking`'s share
     /// owns; the records of the others are passed over without being parsed past their capture
     /// header. What was read is in [`Self::cover`].
     pub fn set_chunking(&mut self, chunking: Chunking) {
+        if self.chunks.as_ref().is_some_and(|c| c.chunking == chunking) {
+            // Already reading this share (its regions, see [`open_share`]).
+            return;
+        }
         self.chunks = Some(Chunks {
             chunking,
             cover: Cover::default(),
@@ -172,8 +201,25 @@ impl<R: Read> IexReader<R> {
             match self.capture.advance() {
                 Ok(true) => {}
                 Ok(false) => {
+                    if self.next_region()? {
+                        continue;
+                    }
                     self.ended();
                     return Ok(None);
+                }
+                Err(Error::CutShort(tail)) if self.region_end.is_some_and(|(_, eof)| !eof) => {
+                    let end = self.region_end.map_or(0, |(end, _)| end);
+                    return Err(Error::Malformed {
+                        what: tail.what,
+                        at: At {
+                            offset: tail.offset,
+                            packet: 0,
+                        },
+                        detail: format!(
+                            "it runs past byte {end}, where the next chunk's first record was \
+                             found: the capture's record structure is damaged near there"
+                        ),
+                    });
                 }
                 Err(Error::CutShort(tail)) if self.lenient => {
                     self.warn_cut(&tail);
@@ -275,11 +321,29 @@ impl<R: Read> IexReader<R> {
         })
     }
 
-    /// The stream is over: where it ended goes in the cover.
+    /// Moves to the share's next region, if it reads a plain file by regions and has one more.
+    fn next_region(&mut self) -> Result<bool> {
+        let Some(source) = &mut self.regions else {
+            return Ok(false);
+        };
+        match source.next_region()? {
+            Some((capture, end, at_eof)) => {
+                self.capture = capture;
+                self.region_end = Some((end, at_eof));
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    /// The stream is over: where it ended goes in the cover, if this reader read to its end.
     fn ended(&mut self) {
         self.last = None;
+        let to_the_end = self.region_end.is_none_or(|(_, at_eof)| at_eof);
         if let Some(chunks) = &mut self.chunks {
-            chunks.cover.end = Some(self.capture.position());
+            if to_the_end {
+                chunks.cover.end = Some(self.capture.position());
+            }
         }
     }
 }
@@ -297,6 +361,10 @@ impl<R> IexReader<R> {
 
 /// What `--lenient` did with a capture cut short: the cut, what was dropped and what was read.
 pub fn lenient_note(tail: &TruncatedTail) -> String {
+    if tail.packet == 0 {
+        // Read after a seek: the packets are known by offset only.
+        return format!("{tail}; dropped those bytes and read the whole packets before them");
+    }
     let whole = tail.whole_packets();
     if tail.present == 0 {
         format!("{tail}; read the {whole} whole packets before the cut")
@@ -323,6 +391,48 @@ impl Opened {
     pub fn error(&self, path: &Path, e: Error) -> FileError {
         FileError::new(path, self.compression == Compression::Gzip, e)
     }
+}
+
+/// Opens `path` to read `chunking`'s share of it: a plain file's chunks by seeking to each
+/// ([`regions`]); a gzip'd file (which cannot seek) or the whole input as a stream, whose reader
+/// passes over the chunks of other shares.
+pub fn open_share(path: &Path, lenient: bool, chunking: Chunking) -> Result<Opened, FileError> {
+    if chunking.share.is_whole() || source::is_gzip(path) {
+        let mut opened = open(path, lenient)?;
+        opened.reader.set_chunking(chunking);
+        return Ok(opened);
+    }
+    let fail = |e| FileError::new(path, false, e);
+    let file_bytes = std::fs::metadata(path)
+        .map_err(|e| fail(Error::Io(e)))?
+        .len();
+    let read = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let mut regions =
+        regions::Regions::open(path, chunking, std::sync::Arc::clone(&read)).map_err(fail)?;
+    let head = regions.head;
+    let (capture, region_end) = match regions.next_region().map_err(fail)? {
+        Some(r) => (r.reader, Some((r.end, r.at_eof))),
+        // Nothing of this share holds a record: a reader that ends at once.
+        None => {
+            let empty: Box<dyn Read + Send> = Box::new(std::io::empty());
+            let capture = CaptureReader::resume(empty, regions.state(), file_bytes);
+            (capture, Some((file_bytes, false)))
+        }
+    };
+    let mut reader = IexReader::new_from(capture, lenient);
+    reader.warn_as = Some(file_label(&path.display().to_string(), false));
+    reader.regions = Some(Box::new(regions));
+    reader.region_end = region_end;
+    reader.set_chunking(chunking);
+    if let Some(chunks) = &mut reader.chunks {
+        chunks.cover.head = Some(head);
+    }
+    Ok(Opened {
+        reader,
+        compression: Compression::None,
+        file_bytes,
+        read,
+    })
 }
 
 /// Opens `path` (gzip'd or not) and reads its capture header.
