@@ -24,6 +24,7 @@ mod jobs;
 mod realdata;
 mod report;
 mod report_answer;
+mod resync;
 mod robustness;
 mod roundtrip;
 mod run;
