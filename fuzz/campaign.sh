@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 targets=("$@")
-((${#targets[@]})) || targets=(capture iex_segment stream format_decode)
+((${#targets[@]})) || targets=(capture iex_segment stream format_decode resync)
 mkdir -p logs
 [[ -d corpus ]] || cargo run -q --bin seeds -- corpus
 run() {

@@ -9,6 +9,7 @@ pub mod pcap;
 pub mod pcapng;
 pub mod reader;
 pub mod record;
+pub mod resync;
 
 pub use crate::error::TruncatedTail;
 pub use reader::{CaptureKind, CaptureReader, FormatState, Frame};

@@ -25,6 +25,7 @@ mod jobs;
 mod realdata;
 mod report;
 mod report_answer;
+mod resync;
 mod robustness;
 mod roundtrip;
 mod run;

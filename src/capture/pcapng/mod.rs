@@ -15,4 +15,5 @@ pub(crate) use block::next;
 pub use block::Section;
 pub use interface::{Interface, TsResolution};
 pub use layout::{BYTE_ORDER_MAGIC, EPB_TYPE, IDB_TYPE, MAX_INTERFACES, SHB_TYPE, SPB_TYPE};
+pub use packet::EnhancedPacketHeader;
 pub use section::SectionHeader;
