@@ -24,7 +24,7 @@ use crate::error::{At, Error, Result};
 
 /// Bytes read to find a boundary: a megabyte and the largest frame, so that the first record
 /// after the seek point is whole and its chain of records checked in full.
-const PROBE: usize = (1 << 20) + MAX_FRAME as usize + 64;
+const PROBE: usize = (1 << 20) + MAX_FRAME + 64;
 
 /// One owned chunk's records, ready to be read.
 pub(crate) struct Region {

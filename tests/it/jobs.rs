@@ -418,3 +418,99 @@ fn bench_passes_jobs_to_every_run_and_labels_them_apart() {
     }
     assert!(out.join("report/index.html").is_file());
 }
+
+/// Generated plain pcap of `packets` packets.
+fn plain_day(dir: &Path, packets: u64) -> PathBuf {
+    let opts = GenOptions {
+        packets,
+        seed: 5,
+        symbols: 30,
+        capture: md_shootout::capture::CaptureKind::Pcap,
+        ..GenOptions::default()
+    };
+    let input = dir.join("plain.pcap");
+    gen::generate_file(&opts, &input).unwrap();
+    input
+}
+
+#[test]
+fn a_share_of_a_plain_capture_reads_its_own_chunks_and_a_gzipd_one_reads_all() {
+    use md_shootout::stream::{open_share, Chunking, Share};
+    let dir = tempfile::tempdir().unwrap();
+    let plain = plain_day(dir.path(), 20_000);
+    let share = Chunking {
+        bytes: 64 << 10,
+        share: "2/4".parse::<Share>().unwrap(),
+    };
+    // Every segment share 2/4 yields (chunks 1, 5, 9, ...), and its cover.
+    let read = |path: &Path| -> Result<(Vec<(u64, u64)>, usize), String> {
+        let mut opened = open_share(path, false, share).map_err(|e| e.to_string())?;
+        let mut seen = Vec::new();
+        while let Some(item) = opened.reader.next_segment().map_err(|e| e.to_string())? {
+            assert_eq!(item.chunk % 4, 1, "only chunks 1, 5, 9, ...");
+            seen.push((item.offset, item.segment.header.first_seq));
+        }
+        let spans = opened.reader.cover().unwrap().spans.clone();
+        assert!(spans.iter().all(|s| s.chunk % 4 == 1), "{spans:?}");
+        Ok((seen, spans.len()))
+    };
+    let intact = read(&plain).unwrap();
+    assert!(
+        intact.0.len() > 3_000 && intact.1 > 10,
+        "{}",
+        intact.0.len()
+    );
+
+    // Garbage inside chunks 0 and 2 (other shares'): a share that seeks never reads it.
+    let mut bytes = std::fs::read(&plain).unwrap();
+    bytes[10 << 10..60 << 10].fill(0xEE);
+    bytes[140 << 10..180 << 10].fill(0xEE);
+    let damaged = dir.path().join("damaged.pcap");
+    std::fs::write(&damaged, &bytes).unwrap();
+    assert_eq!(
+        read(&damaged).unwrap(),
+        intact,
+        "the same records, seeked past the damage"
+    );
+
+    // gzip'd, the same share must inflate and walk every record before its own: it meets the
+    // damage.
+    let gz = dir.path().join("damaged.pcap.gz");
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut enc, &bytes).unwrap();
+    std::fs::write(&gz, enc.finish().unwrap()).unwrap();
+    let e = read(&gz).unwrap_err();
+    assert!(e.starts_with("pcap record at byte 10"), "{e}");
+}
+
+#[test]
+fn a_share_that_cannot_find_its_chunk_in_a_damaged_capture_says_where() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = plain_day(dir.path(), 20_000);
+    let mut bytes = std::fs::read(&plain).unwrap();
+    assert!(bytes.len() > (3 << 20), "{}", bytes.len());
+    // 1.25 MiB of garbage from byte 1 MiB: no record structure where chunk 16 starts.
+    bytes[(1 << 20)..(1 << 20) + (5 << 18)].fill(0xFF);
+    std::fs::write(&plain, &bytes).unwrap();
+    let part = dir.path().join("p.json");
+    // Chunk 16 (byte 1,048,576) is share 1/4's.
+    let out = shootout(&[
+        "run",
+        plain.to_str().unwrap(),
+        "--shard",
+        "1/4",
+        "--chunk",
+        "64K",
+        "--part",
+        part.to_str().unwrap(),
+        "--formats",
+        "raw",
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("plain.pcap"), "{err}");
+    assert!(err.contains("byte 1048576"), "{err}");
+    assert!(err.contains("damaged"), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(!part.exists(), "no part for a failed share");
+}
