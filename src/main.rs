@@ -571,10 +571,10 @@ impl RunCommand {
             jobs => measure::jobs::run(file, &config, lenient, jobs)?,
         };
         if let Some(path) = &self.part {
-            let part = measure::part::Part {
-                version: measure::part::PART_VERSION,
-                input: measure::part::InputId::of(file).map_err(at(file))?,
-                binary: measure::part::binary_digest()?,
+            let part = export::part::Part {
+                version: export::part::PART_VERSION,
+                input: export::part::InputId::of(file).map_err(at(file))?,
+                binary: export::part::binary_digest()?,
                 options: {
                     let mut args = measure::args::RunArgs::of(&config, lenient);
                     args.shard = None;
@@ -586,7 +586,7 @@ impl RunCommand {
                 info: info.clone(),
                 report: measure::merge::Report::new(outcome, None),
             };
-            measure::part::write(path, &part).map_err(at(path))?;
+            export::part::write(path, &part).map_err(at(path))?;
             // The table below reads the outcome back from the part (its only owner now).
             let outcome = part.report.restore()?;
             return self.write_outputs(&outcome, &info);
@@ -613,7 +613,7 @@ impl RunCommand {
 /// The order seed of a sharded run without `--order-seed`: from the input's digest, so that
 /// every shard of one input takes the same turns.
 fn seed_of(file: &std::path::Path) -> anyhow::Result<u64> {
-    let digest = measure::part::sampled_digest(file).map_err(at(file))?;
+    let digest = export::part::sampled_digest(file).map_err(at(file))?;
     let hex = digest.rsplit(':').next().unwrap_or_default();
     Ok(u64::from_str_radix(&hex[..16.min(hex.len())], 16).unwrap_or(0))
 }
@@ -622,7 +622,7 @@ impl MergeArgs {
     fn run(self) -> anyhow::Result<()> {
         let mut parts = Vec::with_capacity(self.parts.len());
         for path in &self.parts {
-            let part = measure::part::read(path).map_err(MergeRefused)?;
+            let part = export::part::read(path).map_err(MergeRefused)?;
             parts.push((path.clone(), part));
         }
         let workers: Vec<measure::Worker> = parts
@@ -640,7 +640,7 @@ impl MergeArgs {
                 }
             })
             .collect();
-        let (mut outcome, info) = measure::part::join(parts).map_err(MergeRefused)?;
+        let (mut outcome, info) = export::part::join(parts).map_err(MergeRefused)?;
         let mut workers = workers;
         workers.sort_by_key(|w| w.share.index);
         outcome.workers = workers;

@@ -1,13 +1,15 @@
 //! What one `shootout run` leaves behind, one file per output, all read from the same
 //! [`RunReport`]: the CSV rows (`csv`), the per-format percentile distributions (`hgrm`), the
 //! aggregation every format agreed on (`aggregation`) and the tables on stdout (`table`), with
-//! where the run came from (`environment`). `shootout report` reads them back (`crate::report`).
+//! where the run came from (`environment`); for one share of a run (`run --shard`), the part
+//! `shootout merge` joins (`part`). `shootout report` reads them back (`crate::report`).
 
 pub mod aggregation;
 pub mod capabilities;
 pub mod csv;
 pub mod environment;
 pub mod hgrm;
+pub mod part;
 pub mod table;
 
 use crate::measure::Outcome;

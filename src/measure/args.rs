@@ -30,7 +30,7 @@ pub struct SharedArgs {
     #[arg(long)]
     pub lenient: bool,
     /// Which windows are compressed (zstd -3, zlib -6) for the size as stored: `sample` (the
-    /// first 16, then one in 16; the rest estimated from them), `all` (exact, the slowest
+    /// first 16, then about one in 16; the rest estimated from them), `all` (exact, the slowest
     /// part of a long run), or `none` (the CSV's size columns stay empty). `bench` compresses
     /// in the first run of each input only: the bytes are the same in every run and label.
     #[arg(long, value_enum, default_value_t = StoredArg::Sample)]

@@ -208,18 +208,7 @@ impl<R: Read> IexReader<R> {
                     return Ok(None);
                 }
                 Err(Error::CutShort(tail)) if self.region_end.is_some_and(|(_, eof)| !eof) => {
-                    let end = self.region_end.map_or(0, |(end, _)| end);
-                    return Err(Error::Malformed {
-                        what: tail.what,
-                        at: At {
-                            offset: tail.offset,
-                            packet: 0,
-                        },
-                        detail: format!(
-                            "it runs past byte {end}, where the next chunk's first record was \
-                             found: the capture's record structure is damaged near there"
-                        ),
-                    });
+                    return Err(self.overrun(&tail));
                 }
                 Err(Error::CutShort(tail)) if self.lenient => {
                     self.warn_cut(&tail);
@@ -231,24 +220,13 @@ impl<R: Read> IexReader<R> {
             let Some(frame) = self.capture.current() else {
                 return Ok(None);
             };
-            if let Some(chunks) = &mut self.chunks {
-                let chunk = chunks.chunking.chunk_of(frame.offset);
-                if chunks.cover.head.is_none() && frame.number == 1 {
-                    chunks.cover.head = Some(frame.offset);
-                }
-                let jumped = chunks.last.is_some_and(|c| c + 1 != chunk && c != chunk);
-                chunks.last = Some(chunk);
-                if !chunks.chunking.share.owns(chunk) {
-                    continue;
-                }
-                if jumped {
-                    // Sequence numbers continue from a chunk this reader passed over.
-                    self.sequences = SequenceTracker::default();
-                }
-                chunks
-                    .cover
-                    .record(chunk, frame.offset, self.capture.position());
+            let (offset, number) = (frame.offset, frame.number);
+            if !self.owns(offset, number) {
+                continue;
             }
+            let Some(frame) = self.capture.current() else {
+                return Ok(None);
+            };
             let at = At {
                 offset: frame.offset,
                 packet: frame.number,
@@ -319,6 +297,49 @@ impl<R: Read> IexReader<R> {
             seq: last.seq,
             chunk: last.chunk,
         })
+    }
+
+    /// A region's last record runs past where the next chunk's first record was found: not a
+    /// cut, but a record structure that resynchronising misread (see [`regions`]).
+    #[cold]
+    fn overrun(&self, tail: &TruncatedTail) -> Error {
+        let end = self.region_end.map_or(0, |(end, _)| end);
+        Error::Malformed {
+            what: tail.what,
+            at: At {
+                offset: tail.offset,
+                packet: 0,
+            },
+            detail: format!(
+                "it runs past byte {end}, where the next chunk's first record was found: the \
+                 capture's record structure is damaged near there"
+            ),
+        }
+    }
+
+    /// Whether the record at `offset` (record `number`, 0 if unknown) is in a chunk this
+    /// reader's share owns; records it in the cover if so.
+    fn owns(&mut self, offset: u64, number: u64) -> bool {
+        let Some(chunks) = &mut self.chunks else {
+            return true;
+        };
+        let chunk = chunks.chunking.chunk_of(offset);
+        if chunks.cover.head.is_none() && number == 1 {
+            chunks.cover.head = Some(offset);
+        }
+        let jumped = chunks.last.is_some_and(|c| c + 1 != chunk && c != chunk);
+        chunks.last = Some(chunk);
+        if !chunks.chunking.share.owns(chunk) {
+            return false;
+        }
+        if jumped {
+            // Sequence numbers continue from a chunk this reader passed over.
+            self.sequences = SequenceTracker::default();
+        }
+        chunks
+            .cover
+            .record(chunk, offset, self.capture.position());
+        true
     }
 
     /// Moves to the share's next region, if it reads a plain file by regions and has one more.

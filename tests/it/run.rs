@@ -602,7 +602,7 @@ fn stored_size_from_a_sample_is_close_to_compressing_every_window() {
             "--twins",
             "none",
             // 6,000 packets in windows of 50: 120 windows, of which the sample takes the first
-            // 16, then one in 16 (16, 32, ... 112).
+            // 16, then about one in 16 (a hash of the window's place).
             "--window",
             "50",
             "--csv",

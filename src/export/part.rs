@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use super::merge::{self, Report};
-use super::outcome::Outcome;
-use crate::export::RunInfo;
+use super::RunInfo;
+use crate::measure::merge::{self, Report};
+use crate::measure::Outcome;
 
 /// Bumped when the file's layout changes: a merge refuses parts of another layout.
 pub const PART_VERSION: u32 = 1;
