@@ -15,7 +15,6 @@ pub mod memory;
 pub mod merge;
 pub mod order;
 pub mod outcome;
-pub mod part;
 pub mod runner;
 pub mod schedule;
 pub mod shootout;

@@ -336,9 +336,7 @@ impl<R: Read> IexReader<R> {
             // Sequence numbers continue from a chunk this reader passed over.
             self.sequences = SequenceTracker::default();
         }
-        chunks
-            .cover
-            .record(chunk, offset, self.capture.position());
+        chunks.cover.record(chunk, offset, self.capture.position());
         true
     }
 
