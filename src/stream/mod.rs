@@ -413,7 +413,7 @@ impl Opened {
 }
 
 /// Opens `path` to read `chunking`'s share of it: a plain file's chunks by seeking to each
-/// ([`regions`]); a gzip'd file (which cannot seek) or the whole input as a stream, whose reader
+/// (`stream::regions`); a gzip'd file (which cannot seek) or the whole input as a stream, whose reader
 /// passes over the chunks of other shares.
 pub fn open_share(path: &Path, lenient: bool, chunking: Chunking) -> Result<Opened, FileError> {
     if chunking.share.is_whole() || source::is_gzip(path) {
