@@ -148,6 +148,7 @@ fn values(f: &Fixture) -> HashMap<String, String> {
     set("batch_units", "50000".into());
     set("jobs", "1".into());
     set("worker_cpu", String::new());
+    set("shard", String::new());
     set("timed_faults", cell(f.timed_faults));
     // Above i64::MAX: the seed is a u64.
     set("order_seed", "17293822569102704642".into());
