@@ -175,16 +175,13 @@ pub fn join(parts: Vec<(PathBuf, Part)>) -> Result<(Outcome, RunInfo), String> {
         .min()
         .unwrap_or_default();
     let mut outcomes = Vec::with_capacity(parts.len());
-    let mut shares = Vec::with_capacity(parts.len());
     for (path, p) in parts {
         let outcome = p
             .report
             .restore()
             .map_err(|e| format!("{}: {e}", path.display()))?;
-        shares.push(outcome.chunking.share);
         outcomes.push(outcome);
     }
-    merge::check_set(&shares)?;
     let elapsed = outcomes.iter().map(|o| o.wall_ns).max().unwrap_or(0);
     let mut merged = merge::merge(outcomes).map_err(|e| e.to_string())?;
     merged.elapsed_ns = elapsed;
