@@ -4,7 +4,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use md_shootout::capture::pcap::Header;
-use md_shootout::capture::resync::{find_boundary, Framing};
+use md_shootout::capture::resync::{find_boundary, settled_boundary, Framing, Settled};
 use nom::number::Endianness;
 
 fuzz_target!(|data: &[u8]| {
@@ -45,5 +45,17 @@ fuzz_target!(|data: &[u8]| {
         // The chain found from b is there from b itself: resyncing at the boundary keeps it.
         let again = find_boundary(&bytes[b..], offset + b as u64, &framing, at_eof);
         assert_eq!(again, Some(0));
+    }
+    // A probe (any prefix) settles only the answer the whole bytes give.
+    let whole = find_boundary(bytes, offset, &framing, at_eof);
+    for end in [bytes.len() / 3, bytes.len() / 2, bytes.len() * 3 / 4] {
+        if let Settled::At(k) = settled_boundary(&bytes[..end], offset, &framing, false) {
+            assert_eq!(Some(k), whole, "probe of {end} bytes");
+        }
+    }
+    match settled_boundary(bytes, offset, &framing, at_eof) {
+        Settled::At(k) => assert_eq!(Some(k), whole),
+        Settled::NoRecord => assert!(at_eof && whole.is_none()),
+        Settled::Widen => assert!(!at_eof),
     }
 });

@@ -170,19 +170,88 @@ impl Framing {
 /// Pure, never panics, and for the same bytes and offset always gives the same answer: two
 /// processes that resynchronise at the same offset agree.
 pub fn find_boundary(bytes: &[u8], offset: u64, framing: &Framing, at_eof: bool) -> Option<usize> {
+    candidates(bytes.len(), offset, framing).find(|&start| {
+        matches!(
+            chain(bytes, start, framing, at_eof, CHAIN),
+            Chain::Whole | Chain::PastEnd
+        )
+    })
+}
+
+/// What a probe of the bytes after an offset settles (see [`settled_boundary`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Settled {
+    /// The first record starts this many bytes in, whatever bytes follow the probe.
+    At(usize),
+    /// No record starts in the bytes, which end where the file ends.
+    NoRecord,
+    /// The answer may depend on bytes after the probe's end: read more.
+    Widen,
+}
+
+/// [`find_boundary`]'s answer when the bytes alone decide it: what it would answer on these
+/// bytes *and any bytes after them*, or [`Settled::Widen`]. This lets a caller read a small
+/// probe first (a chain of IEX packets is about 12 KB) and the full 1 MiB + [`MAX_FRAME`] only
+/// where the small one cannot settle, while every process still agrees on every boundary.
+///
+/// An offset is settled when its chain of [`CHAIN`] records lies wholly in the bytes and every
+/// offset before it was refused on bytes that are there; a chain that runs past the end, or a
+/// refusal that rests on a record the bytes end inside (a first block cut short), could turn
+/// out otherwise with more bytes. When `at_eof` nothing follows, so the answer is
+/// [`find_boundary`]'s.
+pub fn settled_boundary(bytes: &[u8], offset: u64, framing: &Framing, at_eof: bool) -> Settled {
+    let mut refused_on_cut = false;
+    for start in candidates(bytes.len(), offset, framing) {
+        match chain(bytes, start, framing, at_eof, CHAIN) {
+            Chain::Whole if !refused_on_cut => return Settled::At(start),
+            Chain::Whole | Chain::PastEnd if at_eof => return Settled::At(start),
+            Chain::Whole | Chain::PastEnd => return Settled::Widen,
+            Chain::Cut => refused_on_cut = true,
+            Chain::Broken => {}
+        }
+    }
+    if at_eof {
+        Settled::NoRecord
+    } else {
+        Settled::Widen
+    }
+}
+
+/// The offsets of `bytes` that may start a record, in order: pcapng blocks start at multiples
+/// of 4 from the file's start, pcap records anywhere.
+fn candidates(len: usize, offset: u64, framing: &Framing) -> impl Iterator<Item = usize> {
     let step = match framing {
         Framing::Pcap { .. } => 1,
         Framing::Pcapng { .. } => 4,
     };
     let first = (step - (offset % step as u64) as usize) % step;
-    (first..bytes.len())
-        .step_by(step)
-        .find(|&start| chain_holds(bytes, start, framing, at_eof, CHAIN))
+    (first..len).step_by(step)
+}
+
+/// How a chain from a candidate offset ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Chain {
+    /// All the links, each wholly in the bytes.
+    Whole,
+    /// Plausible up to the end of the bytes, which ends the walk early.
+    PastEnd,
+    /// Refused on bytes that are all there: more bytes cannot change it.
+    Broken,
+    /// Refused on a record the bytes end inside: more bytes might accept it.
+    Cut,
 }
 
 /// Whether `links` records chain from `start` (fewer where the bytes end first; see
 /// [`find_boundary`]). Split out so tests can measure how often shorter chains are faked.
+#[cfg(test)]
 fn chain_holds(bytes: &[u8], start: usize, framing: &Framing, at_eof: bool, links: usize) -> bool {
+    matches!(
+        chain(bytes, start, framing, at_eof, links),
+        Chain::Whole | Chain::PastEnd
+    )
+}
+
+fn chain(bytes: &[u8], start: usize, framing: &Framing, at_eof: bool, links: usize) -> Chain {
     match *framing {
         Framing::Pcap {
             header,
@@ -263,31 +332,40 @@ impl PcapRules {
             && field(2).is_none_or(|incl| self.incl_ok(incl))
     }
 
-    /// Whether a chain of records starts at `start` (see [`find_boundary`]).
-    fn chain(&self, bytes: &[u8], start: usize, at_eof: bool, links: usize) -> bool {
+    /// How a chain of records from `start` ends (see [`find_boundary`]).
+    fn chain(&self, bytes: &[u8], start: usize, at_eof: bool, links: usize) -> Chain {
         let mut pos = start;
         for link in 0..links {
             let Some(rest) = bytes.get(pos..) else {
-                return false;
+                return Chain::Broken;
             };
             if rest.is_empty() {
-                return link > 0;
+                return if link > 0 { Chain::PastEnd } else { Chain::Cut };
             }
             let Ok((_, h)) = RecordHeader::parse(rest, self.endian) else {
-                // A header cut by the end: no evidence as a first link, a plausible end otherwise.
-                return link > 0 && self.plausible_prefix(rest);
+                // A header cut by the end: no evidence as a first link, a plausible end otherwise
+                // (the prefix's rules are the whole header's, so a refusal here is settled).
+                return match (link, self.plausible_prefix(rest)) {
+                    (0, _) => Chain::Cut,
+                    (_, true) => Chain::PastEnd,
+                    (_, false) => Chain::Broken,
+                };
             };
             if !self.plausible(&h) {
-                return false;
+                return Chain::Broken;
             }
             let len = RECORD_HEADER_LEN + h.incl_len as usize;
             if len > rest.len() {
                 // The parser's rule for a record the file ends inside (pcap.rs, `next`).
-                return !at_eof || h.incl_len as usize <= MAX_FRAME;
+                return if !at_eof || h.incl_len as usize <= MAX_FRAME {
+                    Chain::PastEnd
+                } else {
+                    Chain::Broken
+                };
             }
             pos += len;
         }
-        true
+        Chain::Whole
     }
 }
 
@@ -307,34 +385,38 @@ enum Link {
     /// A block the bytes end inside, plausible as far as it goes.
     PastEnd,
     Implausible,
+    /// A block the bytes end inside, refused for that (a first link needs more evidence):
+    /// more bytes might accept it.
+    Cut,
 }
 
-/// Whether a chain of blocks starts at `start` (see [`find_boundary`]).
+/// How a chain of blocks from `start` ends (see [`find_boundary`]).
 fn ng_chain(
     bytes: &[u8],
     start: usize,
     mut section: NgSection,
     at_eof: bool,
     links: usize,
-) -> bool {
+) -> Chain {
     let mut pos = start;
     for link in 0..links {
         let Some(rest) = bytes.get(pos..) else {
-            return false;
+            return Chain::Broken;
         };
         if rest.is_empty() {
-            return link > 0;
+            return if link > 0 { Chain::PastEnd } else { Chain::Cut };
         }
         match ng_link(rest, section, link == 0, at_eof) {
             Link::Whole(len, next) => {
                 pos += len;
                 section = next;
             }
-            Link::PastEnd => return true,
-            Link::Implausible => return false,
+            Link::PastEnd => return Chain::PastEnd,
+            Link::Implausible => return Chain::Broken,
+            Link::Cut => return Chain::Cut,
         }
     }
-    true
+    Chain::Whole
 }
 
 /// Judges the block at the start of `rest`. The rules, each the parser's or the spec's:
@@ -347,8 +429,10 @@ fn ng_link(rest: &[u8], section: NgSection, first: bool, at_eof: bool) -> Link {
     // A block cut inside its first 8 (SHB: 12) bytes: no evidence as a first link; otherwise
     // only the type can be checked.
     let cut_header = |block_type: Option<u32>| {
-        if first || block_type.is_some_and(|t| !known_block_type(t)) {
+        if block_type.is_some_and(|t| !known_block_type(t)) {
             Link::Implausible
+        } else if first {
+            Link::Cut
         } else {
             Link::PastEnd
         }
@@ -426,15 +510,18 @@ fn ng_link(rest: &[u8], section: NgSection, first: bool, at_eof: bool) -> Link {
     // The bytes end inside the block. As a first link only an EPB the parser would take for a
     // capture stopped mid-write is evidence enough; at the end of the file an EPB must pass
     // that test too (the parser calls any other cut block cut short).
+    // Refusing a block for being cut is settled only at the file's end: before it, more bytes
+    // may bring the block's trailer.
+    let refused = if at_eof { Link::Implausible } else { Link::Cut };
     match epb {
         Some(epb) if first || at_eof => {
             if stopped_mid_write(&epb, len) {
                 Link::PastEnd
             } else {
-                Link::Implausible
+                refused
             }
         }
-        _ if first => Link::Implausible,
+        _ if first => refused,
         _ => Link::PastEnd,
     }
 }
@@ -848,5 +935,73 @@ mod tests {
         assert_eq!(fakes.len(), 28);
         assert!(fakes.iter().all(|x| x % 4 != 0), "{fakes:?}");
         assert_eq!(chains(&tops, &fakes, &framing), 0);
+    }
+
+    /// A probe's settled answer is the whole file's: from every offset and every end of a
+    /// probe, `At(k)` is what `find_boundary` answers on the rest of the file, and at the file's
+    /// end the two functions agree.
+    fn settles_as_the_whole_file(file: &[u8], framing: &Framing) {
+        for x in 0..file.len() {
+            let whole = find_boundary(&file[x..], x as u64, framing, true);
+            for end in x + 1..=file.len() {
+                let at_eof = end == file.len();
+                match settled_boundary(&file[x..end], x as u64, framing, at_eof) {
+                    Settled::At(k) => assert_eq!(Some(k), whole, "offset {x}, end {end}"),
+                    Settled::NoRecord => assert!(at_eof && whole.is_none(), "offset {x}"),
+                    Settled::Widen => assert!(!at_eof, "offset {x}: widen at the file's end"),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_probe_settles_only_what_more_bytes_cannot_change() {
+        // Ten records, one longer than most probes: chains run past probe ends, and from inside
+        // the long one the next boundary is found only once its end is there.
+        let lens = [60, 14, 101, 400, 20, 33, 60, 61, 14, 90];
+        let (file, _) = golden_pcap(false, true, 65_535, &lens);
+        settles_as_the_whole_file(&file, &Framing::read(&file).unwrap().0);
+        let (file, _) = golden_pcapng(true, &lens);
+        settles_as_the_whole_file(&file, &Framing::read(&file).unwrap().0);
+        // The probe settles where its chain is whole: a 12 KB chain in a 128 KiB probe.
+        let (file, starts) = golden_pcap(false, false, 65_535, &[1_500; 12]);
+        let framing = Framing::read(&file).unwrap().0;
+        let x = starts[2] + 7;
+        assert_eq!(
+            settled_boundary(
+                &file[x..x + (128 << 10).min(file.len() - x)],
+                x as u64,
+                &framing,
+                false
+            ),
+            Settled::At(starts[3] - x)
+        );
+    }
+
+    /// Why a probe may not simply answer `find_boundary` on its bytes: a first block the probe
+    /// ends inside is refused for lack of evidence, and a chain inside it can then pass. Here a
+    /// Name Resolution Block carries eight packet blocks as its payload; the probe cut inside it
+    /// finds them, the whole file finds the block itself, and the settled answer is to widen.
+    #[test]
+    fn a_first_block_the_probe_cuts_is_not_refused_for_good() {
+        let (inner, _) = golden_pcapng(false, &[60; 8]);
+        let (file, starts) = golden_pcapng(false, &[60]);
+        let mut body = inner[60..].to_vec();
+        body.extend_from_slice(&[0; 200]);
+        let mut with_nrb = file.clone();
+        block(&mut with_nrb, false, 4, &body);
+        with_nrb.extend_from_slice(&file[starts[2]..]);
+        let nrb = file.len();
+        let framing = Framing::read(&with_nrb).unwrap().0;
+        let probe = &with_nrb[nrb..nrb + 8 + inner.len() - 60 + 40];
+        assert_eq!(find_boundary(probe, nrb as u64, &framing, false), Some(8));
+        assert_eq!(
+            find_boundary(&with_nrb[nrb..], nrb as u64, &framing, true),
+            Some(0)
+        );
+        assert_eq!(
+            settled_boundary(probe, nrb as u64, &framing, false),
+            Settled::Widen
+        );
     }
 }

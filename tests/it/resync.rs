@@ -7,7 +7,7 @@ use std::io::Read;
 use std::path::Path;
 use std::sync::OnceLock;
 
-use md_shootout::capture::resync::{find_boundary, Framing};
+use md_shootout::capture::resync::{find_boundary, settled_boundary, Framing, Settled};
 use md_shootout::capture::CaptureReader;
 use md_shootout::error::Error;
 use md_shootout::gen::{self, CaptureKind, GenOptions};
@@ -57,6 +57,13 @@ impl Walked {
     fn truth(&self, x: usize) -> Option<usize> {
         let i = self.starts.partition_point(|&s| (s as usize) < x);
         self.starts.get(i).map(|&s| s as usize - x)
+    }
+
+    /// What a probe of `probe` bytes from `x` settles (up to the end of the file).
+    fn settle(&self, x: usize, probe: usize) -> Settled {
+        let end = x.saturating_add(probe).min(self.bytes.len());
+        let at_eof = end == self.bytes.len();
+        settled_boundary(&self.bytes[x..end], x as u64, &self.framing, at_eof)
     }
 
     /// Resync from `x` with `window` bytes (or up to the end of the file).
@@ -131,6 +138,13 @@ proptest! {
             let want = w.truth(x);
             prop_assert_eq!(w.resync(x, usize::MAX), want, "offset {}", x);
             prop_assert_eq!(w.resync(x, WINDOW), want, "offset {} in a window", x);
+            // A probe of any size answers the parser's record or widens, never another.
+            let probe = 16 + at.index(4096);
+            match w.settle(x, probe) {
+                Settled::At(k) => prop_assert_eq!(Some(k), want, "offset {} probe {}", x, probe),
+                Settled::NoRecord => prop_assert_eq!(want, None, "offset {}", x),
+                Settled::Widen => prop_assert!(x + probe < w.bytes.len(), "offset {}", x),
+            }
         }
     }
 
@@ -143,6 +157,9 @@ proptest! {
             for at in &offsets {
                 let x = w.header + at.index(w.bytes.len() - WINDOW - w.header);
                 prop_assert_eq!(w.resync(x, WINDOW), w.truth(x), "offset {}", x);
+                // The run's first probe settles every offset of real data, with what the
+                // parser reads.
+                prop_assert_eq!(Some(w.settle(x, 128 << 10)), w.truth(x).map(Settled::At), "offset {}", x);
             }
         }
     }
