@@ -29,7 +29,7 @@ absolute() {
 }
 
 # resolve_shootout ROOT: prints the binary to run. SHOOTOUT=/path/to/shootout names one (it must
-# be executable); otherwise ROOT's scripts/bootstrap.sh and a release build, as run_shootout.sh.
+# be executable); otherwise the one ROOT's scripts/build-shootout.sh builds, as run_shootout.sh's.
 resolve_shootout() {
     local root="$1"
     if [[ -n "${SHOOTOUT:-}" ]]; then
@@ -37,27 +37,5 @@ resolve_shootout() {
         absolute "$SHOOTOUT"
         return
     fi
-    (
-        cd "$root" || exit 1
-        scripts/bootstrap.sh
-        # shellcheck disable=SC1091
-        [[ -f tools/env.sh ]] && source tools/env.sh
-        cargo build --release --bin shootout --message-format=json-render-diagnostics \
-            | python3 -c '
-import json, sys
-exe = None
-for line in sys.stdin:
-    try:
-        msg = json.loads(line)
-    except ValueError:
-        continue
-    target = msg.get("target") or {}
-    if (msg.get("reason") == "compiler-artifact" and target.get("name") == "shootout"
-            and "bin" in target.get("kind", []) and msg.get("executable")):
-        exe = msg["executable"]
-if exe is None:
-    sys.exit("cargo reported no shootout executable")
-print(exe)
-'
-    )
+    "$root/scripts/build-shootout.sh"
 }

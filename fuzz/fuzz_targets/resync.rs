@@ -48,12 +48,16 @@ fuzz_target!(|data: &[u8]| {
     }
     // A probe (any prefix) settles only the answer the whole bytes give.
     let whole = find_boundary(bytes, offset, &framing, at_eof);
+    // When the whole bytes do not end the file, a probe may be told their length.
+    let last = (!at_eof).then_some(bytes.len());
     for end in [bytes.len() / 3, bytes.len() / 2, bytes.len() * 3 / 4] {
-        if let Settled::At(k) = settled_boundary(&bytes[..end], offset, &framing, false) {
-            assert_eq!(Some(k), whole, "probe of {end} bytes");
+        for last in [None, last] {
+            if let Settled::At(k) = settled_boundary(&bytes[..end], offset, &framing, false, last) {
+                assert_eq!(Some(k), whole, "probe of {end} bytes, last {last:?}");
+            }
         }
     }
-    match settled_boundary(bytes, offset, &framing, at_eof) {
+    match settled_boundary(bytes, offset, &framing, at_eof, None) {
         Settled::At(k) => assert_eq!(Some(k), whole),
         Settled::NoRecord => assert!(at_eof && whole.is_none()),
         Settled::Widen => assert!(!at_eof),

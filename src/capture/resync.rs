@@ -199,14 +199,28 @@ pub enum Settled {
 /// refusal that rests on a record the bytes end inside (a first block cut short), could turn
 /// out otherwise with more bytes. When `at_eof` nothing follows, so the answer is
 /// [`find_boundary`]'s.
-pub fn settled_boundary(bytes: &[u8], offset: u64, framing: &Framing, at_eof: bool) -> Settled {
+///
+/// `last` is how many bytes from the same offset the caller's final answer reads, when that is
+/// [`find_boundary`] on bytes that do not reach the end of the file (`None` otherwise): a first
+/// block refused for being cut whose stated length runs past that many is refused there too,
+/// so it does not hold the answer back. Inside IEX packets an aligned word that reads as a
+/// block type and a length beyond the probe is common enough to widen a third of a day's
+/// boundaries without this (docs/BENCHMARKS.md).
+pub fn settled_boundary(
+    bytes: &[u8],
+    offset: u64,
+    framing: &Framing,
+    at_eof: bool,
+    last: Option<usize>,
+) -> Settled {
     let mut refused_on_cut = false;
     for start in candidates(bytes.len(), offset, framing) {
         match chain(bytes, start, framing, at_eof, CHAIN) {
             Chain::Whole if !refused_on_cut => return Settled::At(start),
             Chain::Whole | Chain::PastEnd if at_eof => return Settled::At(start),
             Chain::Whole | Chain::PastEnd => return Settled::Widen,
-            Chain::Cut => refused_on_cut = true,
+            Chain::Cut(Some(len)) if last.is_some_and(|last| start + len > last) => {}
+            Chain::Cut(_) => refused_on_cut = true,
             Chain::Broken => {}
         }
     }
@@ -237,8 +251,9 @@ enum Chain {
     PastEnd,
     /// Refused on bytes that are all there: more bytes cannot change it.
     Broken,
-    /// Refused on a record the bytes end inside: more bytes might accept it.
-    Cut,
+    /// Refused on a first record the bytes end inside: more bytes might accept it. With the
+    /// length its header states, where the header holds one.
+    Cut(Option<usize>),
 }
 
 /// Whether `links` records chain from `start` (fewer where the bytes end first; see
@@ -340,13 +355,17 @@ impl PcapRules {
                 return Chain::Broken;
             };
             if rest.is_empty() {
-                return if link > 0 { Chain::PastEnd } else { Chain::Cut };
+                return if link > 0 {
+                    Chain::PastEnd
+                } else {
+                    Chain::Cut(None)
+                };
             }
             let Ok((_, h)) = RecordHeader::parse(rest, self.endian) else {
                 // A header cut by the end: no evidence as a first link, a plausible end otherwise
                 // (the prefix's rules are the whole header's, so a refusal here is settled).
                 return match (link, self.plausible_prefix(rest)) {
-                    (0, _) => Chain::Cut,
+                    (0, _) => Chain::Cut(None),
                     (_, true) => Chain::PastEnd,
                     (_, false) => Chain::Broken,
                 };
@@ -386,8 +405,8 @@ enum Link {
     PastEnd,
     Implausible,
     /// A block the bytes end inside, refused for that (a first link needs more evidence):
-    /// more bytes might accept it.
-    Cut,
+    /// more bytes might accept it. With its stated length, where the bytes hold it.
+    Cut(Option<usize>),
 }
 
 /// How a chain of blocks from `start` ends (see [`find_boundary`]).
@@ -404,7 +423,11 @@ fn ng_chain(
             return Chain::Broken;
         };
         if rest.is_empty() {
-            return if link > 0 { Chain::PastEnd } else { Chain::Cut };
+            return if link > 0 {
+                Chain::PastEnd
+            } else {
+                Chain::Cut(None)
+            };
         }
         match ng_link(rest, section, link == 0, at_eof) {
             Link::Whole(len, next) => {
@@ -413,7 +436,7 @@ fn ng_chain(
             }
             Link::PastEnd => return Chain::PastEnd,
             Link::Implausible => return Chain::Broken,
-            Link::Cut => return Chain::Cut,
+            Link::Cut(len) => return Chain::Cut(len),
         }
     }
     Chain::Whole
@@ -432,7 +455,7 @@ fn ng_link(rest: &[u8], section: NgSection, first: bool, at_eof: bool) -> Link {
         if block_type.is_some_and(|t| !known_block_type(t)) {
             Link::Implausible
         } else if first {
-            Link::Cut
+            Link::Cut(None)
         } else {
             Link::PastEnd
         }
@@ -511,17 +534,25 @@ fn ng_link(rest: &[u8], section: NgSection, first: bool, at_eof: bool) -> Link {
     // capture stopped mid-write is evidence enough; at the end of the file an EPB must pass
     // that test too (the parser calls any other cut block cut short).
     // Refusing a block for being cut is settled only at the file's end: before it, more bytes
-    // may bring the block's trailer.
-    let refused = if at_eof { Link::Implausible } else { Link::Cut };
+    // may bring the block's trailer. The refusal carries the block's stated length unless it
+    // rests on an EPB header the bytes cut (more bytes could make it one stopped mid-write).
+    let refused = |len: Option<usize>| {
+        if at_eof {
+            Link::Implausible
+        } else {
+            Link::Cut(len)
+        }
+    };
     match epb {
         Some(epb) if first || at_eof => {
             if stopped_mid_write(&epb, len) {
                 Link::PastEnd
             } else {
-                refused
+                refused(Some(len))
             }
         }
-        _ if first => refused,
+        None if first && block_type == EPB_TYPE && !is_shb => refused(None),
+        _ if first => refused(Some(len)),
         _ => Link::PastEnd,
     }
 }
@@ -937,18 +968,34 @@ mod tests {
         assert_eq!(chains(&tops, &fakes, &framing), 0);
     }
 
-    /// A probe's settled answer is the whole file's: from every offset and every end of a
+    /// A probe's settled answer is the whole file's: from every offset and many ends of a
     /// probe, `At(k)` is what `find_boundary` answers on the rest of the file, and at the file's
     /// end the two functions agree.
     fn settles_as_the_whole_file(file: &[u8], framing: &Framing) {
         for x in 0..file.len() {
             let whole = find_boundary(&file[x..], x as u64, framing, true);
-            for end in x + 1..=file.len() {
+            // Every ninth end and the file's (every end takes minutes in a debug build).
+            let ends = (x + 1..file.len()).step_by(9).chain([file.len()]);
+            for end in ends {
                 let at_eof = end == file.len();
-                match settled_boundary(&file[x..end], x as u64, framing, at_eof) {
+                match settled_boundary(&file[x..end], x as u64, framing, at_eof, None) {
                     Settled::At(k) => assert_eq!(Some(k), whole, "offset {x}, end {end}"),
                     Settled::NoRecord => assert!(at_eof && whole.is_none(), "offset {x}"),
                     Settled::Widen => assert!(!at_eof, "offset {x}: widen at the file's end"),
+                }
+                // With the final probe's size known (one that stops short of the file's end),
+                // a settled answer is that probe's.
+                for last in [end, end + 200].map(|l| l.min(file.len() - 1)) {
+                    if last < end || x >= last {
+                        continue;
+                    }
+                    let probe = &file[x..end];
+                    if let Settled::At(k) =
+                        settled_boundary(probe, x as u64, framing, false, Some(last - x))
+                    {
+                        let final_answer = find_boundary(&file[x..last], x as u64, framing, false);
+                        assert_eq!(Some(k), final_answer, "offset {x}, end {end}, last {last}");
+                    }
                 }
             }
         }
@@ -972,7 +1019,8 @@ mod tests {
                 &file[x..x + (128 << 10).min(file.len() - x)],
                 x as u64,
                 &framing,
-                false
+                false,
+                None
             ),
             Settled::At(starts[3] - x)
         );
@@ -1000,8 +1048,19 @@ mod tests {
             Some(0)
         );
         assert_eq!(
-            settled_boundary(probe, nrb as u64, &framing, false),
+            settled_boundary(probe, nrb as u64, &framing, false, None),
             Settled::Widen
+        );
+        // A final probe that would cut the block too refuses it there: the small probe's
+        // answer stands (the chain inside it), as the final probe's would be.
+        let last = probe.len() + 100;
+        assert_eq!(
+            settled_boundary(probe, nrb as u64, &framing, false, Some(last)),
+            Settled::At(8)
+        );
+        assert_eq!(
+            find_boundary(&with_nrb[nrb..nrb + last], nrb as u64, &framing, false),
+            Some(8)
         );
     }
 }

@@ -137,7 +137,7 @@ impl Regions {
         let left = self.len - at;
         let mut bytes = Vec::new();
         for (i, &probe) in PROBES.iter().enumerate() {
-            let n = probe.min(usize::try_from(left).unwrap_or(usize::MAX));
+            let n = probe.min(n_left(left));
             bytes.resize(n, 0);
             self.file.read_exact_at(&mut bytes, at).map_err(Error::Io)?;
             let at_eof = n as u64 == left;
@@ -148,7 +148,10 @@ impl Regions {
                     None => break,
                 }
             } else {
-                resync::settled_boundary(&bytes, at, &self.framing, false)
+                // What the last probe will hold, unless it reaches the file's end.
+                let last = PROBES[PROBES.len() - 1];
+                let last = (last < n_left(left)).then_some(last);
+                resync::settled_boundary(&bytes, at, &self.framing, false, last)
             };
             match settled {
                 Settled::At(k) => return Ok(at + k as u64),
@@ -169,6 +172,11 @@ impl Regions {
             ),
         })
     }
+}
+
+/// `left` bytes as a length (saturated on a 32-bit target).
+fn n_left(left: u64) -> usize {
+    usize::try_from(left).unwrap_or(usize::MAX)
 }
 
 /// Counts the bytes read into the shared progress counter.

@@ -13,6 +13,21 @@ pub const ALLOC_COLUMNS: [&str; 6] = [
     "de_all_alloc_bytes",
 ];
 
+/// Every row of the CSV file at `path`, each a map from column to cell.
+pub fn csv_rows(path: &std::path::Path) -> Vec<std::collections::HashMap<String, String>> {
+    let mut r = csv::Reader::from_path(path).unwrap();
+    let header: Vec<String> = r.headers().unwrap().iter().map(str::to_owned).collect();
+    r.records()
+        .map(|rec| {
+            header
+                .iter()
+                .cloned()
+                .zip(rec.unwrap().iter().map(str::to_owned))
+                .collect()
+        })
+        .collect()
+}
+
 pub const TS: i64 = 1_471_980_632_572_715_948; // 2016-08-23 15:30:32.572715948 UTC
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

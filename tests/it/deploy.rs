@@ -7,7 +7,8 @@ use std::process::Command;
 
 use md_shootout::gen::{self, GenOptions};
 
-use crate::jobs::{rows, SAME, SPLIT};
+use crate::common::csv_rows;
+use crate::jobs::{SAME, SPLIT};
 
 #[test]
 fn four_shards_by_gnu_parallel_merge_into_what_one_process_measures() {
@@ -73,7 +74,7 @@ fn four_shards_by_gnu_parallel_merge_into_what_one_process_measures() {
         std::fs::read_to_string(&one_summary).unwrap(),
         "the aggregation every format agreed on"
     );
-    let (one, four) = (rows(&one_csv), rows(&merged.join("results.csv")));
+    let (one, four) = (csv_rows(&one_csv), csv_rows(&merged.join("results.csv")));
     assert_eq!(one.len(), four.len());
     for (a, b) in one.iter().zip(&four) {
         for c in SAME {

@@ -9,23 +9,9 @@ use std::path::{Path, PathBuf};
 use md_shootout::gen::{self, GenOptions};
 use md_shootout::measure::affinity::allowed_cpus;
 
-use crate::common::{rows_of_every_format, shootout, shootout_ok, ALLOC_COLUMNS};
+use crate::common::{csv_rows, rows_of_every_format, shootout, shootout_ok, ALLOC_COLUMNS};
 
 type Row = HashMap<String, String>;
-
-pub fn rows(csv: &Path) -> Vec<Row> {
-    let mut r = csv::Reader::from_path(csv).unwrap();
-    let header: Vec<String> = r.headers().unwrap().iter().map(str::to_owned).collect();
-    r.records()
-        .map(|rec| {
-            header
-                .iter()
-                .cloned()
-                .zip(rec.unwrap().iter().map(str::to_owned))
-                .collect()
-        })
-        .collect()
-}
 
 fn day(dir: &Path, name: &str, packets: u64) -> PathBuf {
     let input = dir.join(name);
@@ -96,7 +82,7 @@ fn run(dir: &Path, input: &Path, name: &str, extra: &[&str]) -> Written {
     let table = shootout_ok(&args);
     Written {
         table,
-        rows: rows(&csv),
+        rows: csv_rows(&csv),
         summary: std::fs::read_to_string(summary).unwrap(),
         hist,
     }
@@ -212,7 +198,7 @@ fn four_shards_merged_give_what_one_process_gives_and_bad_sets_are_refused() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let merged = Written {
         table: String::from_utf8_lossy(&o.stdout).into_owned(),
-        rows: rows(&out.join("results.csv")),
+        rows: csv_rows(&out.join("results.csv")),
         summary: std::fs::read_to_string(out.join("summary.csv")).unwrap(),
         hist: out.join("hist"),
     };
@@ -286,7 +272,7 @@ fn four_shards_merged_give_what_one_process_gives_and_bad_sets_are_refused() {
     args.extend(SPLIT);
     args.extend(formats);
     shootout_ok(&args);
-    assert!(rows(&csv).iter().all(|r| r["shard"] == "1/4"));
+    assert!(csv_rows(&csv).iter().all(|r| r["shard"] == "1/4"));
     let o = shootout(&[
         "report",
         csv.to_str().unwrap(),
@@ -409,7 +395,7 @@ fn bench_passes_jobs_to_every_run_and_labels_them_apart() {
         out.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let rows = rows(&out.join("runs.csv"));
+    let rows = csv_rows(&out.join("runs.csv"));
     // raw, sbe, json, and the twins of sbe and raw.
     assert_eq!(rows.len(), 5);
     for r in &rows {

@@ -2,14 +2,16 @@
 //! generator's own record, with code independent of the formats' aggregation; every format
 //! agrees; the CSV has the promised columns and ordered percentiles.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use md_shootout::gen::{self, GenOptions};
 use md_shootout::measure::{self, stored::StoredMode, Config};
 use md_shootout::model::{Feed, Message, Side};
 use md_shootout::stream::IexReader;
 
-use crate::common::{rows_of_every_format, shootout, shootout_ok, summary_csv, widen, Expected};
+use crate::common::{
+    csv_rows, rows_of_every_format, shootout, shootout_ok, summary_csv, widen, Expected,
+};
 
 const COLUMNS: [&str; 75] = [
     "run_id",
@@ -591,7 +593,7 @@ fn stored_size_from_a_sample_is_close_to_compressing_every_window() {
         ..GenOptions::default()
     };
     gen::generate_file(&opts, &input).unwrap();
-    let run = |mode: &[&str], name: &str| -> Vec<BTreeMap<String, String>> {
+    let run = |mode: &[&str], name: &str| -> Vec<HashMap<String, String>> {
         let csv_path = dir.path().join(name);
         let mut args = vec![
             "run",
@@ -610,25 +612,13 @@ fn stored_size_from_a_sample_is_close_to_compressing_every_window() {
         ];
         args.extend(mode);
         let text = shootout_ok(&args);
-        let mut reader = csv::Reader::from_path(&csv_path).unwrap();
-        let headers = reader.headers().unwrap().clone();
-        let mut rows: Vec<BTreeMap<String, String>> = reader
-            .records()
-            .map(|r| {
-                let r = r.unwrap();
-                headers
-                    .iter()
-                    .zip(r.iter())
-                    .map(|(h, v)| (h.to_owned(), v.to_owned()))
-                    .collect()
-            })
-            .collect();
+        let mut rows = csv_rows(&csv_path);
         rows.iter_mut().for_each(|r| {
             r.insert("table".into(), text.clone());
         });
         rows
     };
-    let num = |r: &BTreeMap<String, String>, c: &str| r[c].parse::<f64>().unwrap();
+    let num = |r: &HashMap<String, String>, c: &str| r[c].parse::<f64>().unwrap();
     let sample = run(&[], "sample.csv");
     let all = run(&["--stored-size", "all"], "all.csv");
     for (s, a) in sample.iter().zip(&all) {
