@@ -13,7 +13,7 @@ use serde_json::Value as Json;
 
 use super::super::avro::{write, V2_TEXT};
 use super::super::compiled::source;
-use super::{backward, finding, forward, take_appended, FormatEvolution, Read};
+use super::judge::{backward, finding, forward, take_appended, FormatEvolution, Read};
 use crate::capability::cross_language::avro::{describe, read_resolved, AVRO_PY};
 use crate::capability::cross_language::compare::{self, Bytes};
 use crate::capability::cross_language::tool::{self, ToolError};

@@ -20,7 +20,7 @@ use serde_json::Value as Json;
 use super::super::compiled::source;
 use super::super::sbe::{generated as v2_code, write_v2};
 use super::super::v2::Appended;
-use super::{backward, finding, forward, take_appended, FormatEvolution, Read};
+use super::judge::{backward, finding, forward, take_appended, FormatEvolution, Read};
 use crate::capability::cross_language::sbe::{describe, dump, packets, SBE_VERSION, SCHEMA};
 use crate::capability::cross_language::tool::{self, ToolError};
 use crate::capability::finding::Finding;
@@ -130,7 +130,7 @@ fn run(
         let [version, block] = ACTING.map(|k| fields.remove(k).and_then(|v| v.as_u64()));
         let name = fields.get("message").and_then(Json::as_str).unwrap_or("");
         let name = name.to_owned();
-        if super::appended_to(&name).is_some() {
+        if super::judge::appended_to(&name).is_some() {
             let (Some(v), Some(b)) = (version, block) else {
                 return Err(ToolError::Output {
                     program: "SbeDump".into(),
@@ -237,7 +237,7 @@ mod tests {
     fn the_null_values_are_the_specification_s() {
         use super::super::super::compiled::v2::{ATTRIBUTION, MATCH_ID};
         let find = |field| {
-            super::super::APPENDED
+            super::super::super::v2::APPENDED
                 .iter()
                 .find(|a| a.field == field)
                 .unwrap()
