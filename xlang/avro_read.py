@@ -67,4 +67,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except Exception as e:  # one line the caller shows, rather than a traceback
+        sys.exit(f"{type(e).__name__}: {e}")

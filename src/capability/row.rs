@@ -209,9 +209,10 @@ impl Requirement {
             Requirement::Schema => cell("schema", "no schema"),
             Requirement::Evolution => {
                 let evolution = |name: &str, what: &str| {
-                    let format = row.evolution_format.as_ref().filter(|_| {
-                        row.format_finding(name).is_some_and(Finding::yes)
-                    });
+                    let format = row
+                        .evolution_format
+                        .as_ref()
+                        .filter(|_| row.format_finding(name).is_some_and(Finding::yes));
                     let what = match format {
                         Some(f) => format!(
                             "{what} with {} (the format has it: {} says yes)",

@@ -231,11 +231,16 @@ mod tests {
             lines[0]
         );
         assert!(
-            lines[2].starts_with("avro          no      no         no         no (format yes)  no (format yes)  -"),
+            lines[2].starts_with(
+                "avro          no      no         no         no (format yes)  no (format yes)  -"
+            ),
             "{}",
             lines[2]
         );
-        assert!(t.contains("\n(format yes): the crate under test says no"), "{t}");
+        assert!(
+            t.contains("\n(format yes): the crate under test says no"),
+            "{t}"
+        );
         assert!(
             t.contains(
                 "  evolution_forward of the format (Python avro 1.12.2): yes: read\n    measured: python\n"
@@ -243,7 +248,9 @@ mod tests {
             "{t}"
         );
         assert!(
-            t.contains("  evolves v1→v2: format yes (Python avro 1.12.2), apache-avro 0.22 no: by shape\n"),
+            t.contains(
+                "  evolves v1→v2: format yes (Python avro 1.12.2), apache-avro 0.22 no: by shape\n"
+            ),
             "{t}"
         );
         assert!(!render(&[row("raw", false)]).contains("format yes"));

@@ -325,7 +325,12 @@ mod tests {
     #[test]
     fn a_summary_names_the_crate_that_cannot_evolve_where_the_format_can() {
         let f = |yes| Finding::measured(yes, "", "t");
-        let row = Row::new("sbe", [f(true), f(true), f(true), f(true), f(false)], vec![], &[]);
+        let row = Row::new(
+            "sbe",
+            [f(true), f(true), f(true), f(true), f(false)],
+            vec![],
+            &[],
+        );
         assert_eq!(
             summary(&row),
             "schema, zero-copy, validates, v1 reads v2; no v2 reading v1, no other languages"

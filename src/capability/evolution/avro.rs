@@ -175,7 +175,10 @@ mod tests {
         // The report carries the program verbatim.
         let doc = include_str!("../../../docs/upstream/apache-avro-union-resolution.md");
         let program = include_str!("../../../docs/upstream/apache_avro_union_resolution.rs");
-        assert!(doc.contains(program), "the report's program is not the file's");
+        assert!(
+            doc.contains(program),
+            "the report's program is not the file's"
+        );
     }
 
     /// Both directions fail on the first message whose record another branch before it fits:

@@ -39,9 +39,13 @@ pub(super) fn check(dir: &Path) -> FormatEvolution {
 fn v1_reads_v2(dir: &Path, writer: &str, reader: &str) -> Finding {
     let units: Vec<Vec<u8>> = source().iter().map(write).collect();
     let read = run(&units, dir, (writer, reader));
-    judge(read, "the v2 writer (capability::evolution::avro)", "v2", "v1", |r| {
-        forward(&source(), &r.packets)
-    })
+    judge(
+        read,
+        "the v2 writer (capability::evolution::avro)",
+        "v2",
+        "v1",
+        |r| forward(&source(), &r.packets),
+    )
 }
 
 /// The codec's (v1) bytes of every source packet, read with `writer` (v1) resolved into
@@ -84,8 +88,8 @@ fn run(units: &[Vec<u8>], dir: &Path, (writer, reader): (&str, &str)) -> Result<
             }
         }
     }
-    let packets = compare::tagged_packets(&lines, Bytes::Text, false)
-        .map_err(|e| ToolError::Output {
+    let packets =
+        compare::tagged_packets(&lines, Bytes::Text, false).map_err(|e| ToolError::Output {
             program: "avro_read.py".into(),
             detail: e,
         })?;
@@ -164,7 +168,10 @@ mod tests {
     fn a_reader_schema_without_the_default_says_no() {
         let with = "{\"name\": \"match_id\", \"type\": \"long\", \"default\": 0, ";
         let without = "{\"name\": \"match_id\", \"type\": \"long\", ";
-        assert!(V2_TEXT.contains(with), "the v2 schema's match_id line changed");
+        assert!(
+            V2_TEXT.contains(with),
+            "the v2 schema's match_id line changed"
+        );
         let reader = V2_TEXT.replacen(with, without, 1);
         let dir = scratch("no-default");
         let f = v2_reads_v1(&dir, SCHEMA_TEXT, &reader);

@@ -128,8 +128,14 @@ mod tests {
 
     #[test]
     fn the_appended_field_is_taken_by_its_snake_name() {
-        let mut sbe = json!({"price": 1, "matchId": -5}).as_object().unwrap().clone();
-        assert_eq!(take_appended("TradeReport", &mut sbe), Some(Some(json!(-5))));
+        let mut sbe = json!({"price": 1, "matchId": -5})
+            .as_object()
+            .unwrap()
+            .clone();
+        assert_eq!(
+            take_appended("TradeReport", &mut sbe),
+            Some(Some(json!(-5)))
+        );
         assert_eq!(sbe.len(), 1);
         let mut avro = json!({"attribution": 0}).as_object().unwrap().clone();
         assert_eq!(take_appended("AddOrder", &mut avro), Some(Some(json!(0))));
@@ -138,5 +144,4 @@ mod tests {
         // Trade Break shares Trade Report's struct but does not grow.
         assert_eq!(take_appended("TradeBreak", &mut none), None);
     }
-
 }

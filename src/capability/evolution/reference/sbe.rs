@@ -33,6 +33,9 @@ const V2_SCHEMA: &str = include_str!(concat!(
     "/evolution-v2/schemas/marketdata.xml"
 ));
 
+/// A grown message's type, and the version and block length its decoder acted on.
+type Acting = (String, u16, u16);
+
 /// The keys `SbeDump --acting` adds to each message.
 const ACTING: [&str; 2] = ["@actingVersion", "@actingBlockLength"];
 
@@ -56,16 +59,23 @@ pub(super) fn check(scratch: &Path) -> FormatEvolution {
 fn v1_reads_v2(dir: &Path, classes: &Path) -> Finding {
     let units: Vec<Vec<u8>> = source().iter().map(write_v2).collect();
     let read = run(&units, dir, (classes, SCHEMA), false);
-    judge(read, "the v2 encoders (capability::evolution::sbe)", "v1", |r, acting| {
-        let newer = acting.iter().all(|&(v, _)| v > v1_code::SBE_SCHEMA_VERSION);
-        if !newer {
-            return Err(format!(
-                "the v2 writer's messages act on versions {acting:?}, not above v1's {}",
-                v1_code::SBE_SCHEMA_VERSION
-            ));
-        }
-        forward(&source(), &r.packets).map(|ok| format!("{ok} ({})", blocks(acting)))
-    })
+    judge(
+        read,
+        "the v2 encoders (capability::evolution::sbe)",
+        "v1",
+        |r, acting| {
+            let newer = acting
+                .iter()
+                .all(|&(_, v, _)| v > v1_code::SBE_SCHEMA_VERSION);
+            if !newer {
+                return Err(format!(
+                    "the v2 writer's messages act on versions {acting:?}, not above v1's {}",
+                    v1_code::SBE_SCHEMA_VERSION
+                ));
+            }
+            forward(&source(), &r.packets).map(|ok| format!("{ok} ({})", blocks(acting)))
+        },
+    )
 }
 
 /// The codec's (v1) bytes of every source packet, read by the decoders of `schema` (version 2
@@ -82,7 +92,7 @@ fn v2_reads_v1(dir: &Path, classes: &Path, schema: &str) -> Finding {
         .collect();
     let read = run(&units, dir, (classes, schema), true);
     judge(read, "formats::sbe", "v2", |r, acting| {
-        let what = format!("absent: their null values, {}", blocks(acting));
+        let what = format!("absent, their null values: {}", blocks(acting));
         backward(&source(), r, null_value, &what)
     })
 }
@@ -101,14 +111,14 @@ fn null_value(a: &Appended) -> i128 {
 }
 
 /// The acting version and block length of each grown message, said once per distinct pair.
-fn blocks(acting: &[(u16, u16)]) -> String {
+fn blocks(acting: &[Acting]) -> String {
     let mut seen: Vec<String> = acting
         .iter()
-        .map(|(v, b)| format!("acting version {v}, block {b} bytes"))
+        .map(|(name, v, b)| format!("{name}s act on version {v}, a {b}-byte block"))
         .collect();
     seen.sort();
     seen.dedup();
-    format!("grown messages: {}", seen.join("; "))
+    seen.join("; ")
 }
 
 /// What the decoders of `schema` (compiled in `classes`) read of `units`, with the acting
@@ -119,7 +129,7 @@ fn run(
     dir: &Path,
     (classes, schema): (&Path, &str),
     grown: bool,
-) -> Result<(Read, Vec<(u16, u16)>), ToolError> {
+) -> Result<(Read, Vec<Acting>), ToolError> {
     tool::make_dir(dir)?;
     let mut lines = dump(units, classes, schema, dir, true)?;
     let (mut appended, mut acting) = (Vec::new(), Vec::new());
@@ -137,7 +147,7 @@ fn run(
                     detail: format!("{name} without its acting version and block length"),
                 });
             };
-            acting.push((v as u16, b as u16));
+            acting.push((name.clone(), v as u16, b as u16));
         }
         if grown && name != "PacketHeader" {
             appended.push(take_appended(&name, fields));
@@ -156,10 +166,10 @@ fn run(
 /// The finding: what the decoders read, judged by `judge` with the acting versions seen,
 /// decided by the decoders of `reader` (v1 or v2) on `written`'s bytes.
 fn judge(
-    read: Result<(Read, Vec<(u16, u16)>), ToolError>,
+    read: Result<(Read, Vec<Acting>), ToolError>,
     written: &str,
     reader: &str,
-    judge: impl FnOnce(&Read, &[(u16, u16)]) -> Result<String, String>,
+    judge: impl FnOnce(&Read, &[Acting]) -> Result<String, String>,
 ) -> Finding {
     let decoders = describe().unwrap_or_else(|e| format!("SBE {SBE_VERSION} Java decoders ({e})"));
     let decided_by = format!(
@@ -201,11 +211,21 @@ mod tests {
         assert!(found.backward.yes(), "{}", found.backward.answer);
         // The v2 encoders stamp version 2 and the grown blocks (45 and 41 bytes); the codec
         // version 0 and 37 for both.
-        for block in ["acting version 2, block 41 bytes", "acting version 2, block 45 bytes"] {
-            assert!(found.forward.answer.contains(block), "{}", found.forward.answer);
+        for block in [
+            "AddOrders act on version 2, a 41-byte block",
+            "TradeReports act on version 2, a 45-byte block",
+        ] {
+            assert!(
+                found.forward.answer.contains(block),
+                "{}",
+                found.forward.answer
+            );
         }
         assert!(
-            found.backward.answer.contains("acting version 0, block 37 bytes"),
+            found
+                .backward
+                .answer
+                .contains("AddOrders act on version 0, a 37-byte block; TradeReports act on version 0, a 37-byte block"),
             "{}",
             found.backward.answer
         );
