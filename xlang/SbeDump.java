@@ -5,9 +5,12 @@
 // compiles those decoders into a scratch directory, runs this once for all packets and compares
 // every field with the source.
 //
-// Usage: java -cp sbe-all.jar:CLASSES SbeDump FILE DECODER...
+// Usage: java -cp sbe-all.jar:CLASSES SbeDump [--acting] FILE DECODER...
 //   DECODER: the generated decoder classes to dispatch to, by simple name (PacketHeaderDecoder,
 //   TradeReportDecoder, ...); each is matched to SBE messages by its TEMPLATE_ID.
+//   --acting: each line also says the version and block length the decoder acts on, taken from
+//   the message header (`"@actingVersion"`, `"@actingBlockLength"`): the schema-evolution check
+//   (src/capability/evolution/reference/sbe.rs) reads one version's bytes with the other's decoders.
 //
 // A field is found through the generated decoder's own metadata: every field has a static
 // `<name>Id()` method, and `<name>EncodingOffset()` gives its order. Its value is read through the
@@ -32,9 +35,11 @@ import md_shootout.MessageHeaderDecoder;
 
 public final class SbeDump {
     public static void main(final String[] args) throws Exception {
-        final byte[] bytes = Files.readAllBytes(Path.of(args[0]));
+        final boolean acting = args.length > 0 && args[0].equals("--acting");
+        final int first = acting ? 1 : 0;
+        final byte[] bytes = Files.readAllBytes(Path.of(args[first]));
         final Map<Integer, Layout> layouts = new HashMap<>();
-        for (int i = 1; i < args.length; i++) {
+        for (int i = first + 1; i < args.length; i++) {
             final Layout layout = new Layout(Class.forName("md_shootout." + args[i]));
             layouts.put(layout.templateId, layout);
         }
@@ -56,7 +61,7 @@ public final class SbeDump {
                 throw new IllegalStateException("offset " + offset + ": message block cut short");
             }
             layout.wrap.invoke(layout.decoder, buffer, offset, header);
-            layout.print(out);
+            layout.print(out, acting ? header.blockLength() : -1);
             offset = end;
         }
         System.out.print(out);
@@ -68,6 +73,7 @@ public final class SbeDump {
         final String name;
         final Object decoder;
         final Method wrap;
+        final Method actingVersion;
         final List<FieldReader> fields = new ArrayList<>();
 
         Layout(final Class<?> c) throws Exception {
@@ -75,14 +81,22 @@ public final class SbeDump {
             name = c.getSimpleName().substring(0, c.getSimpleName().length() - "Decoder".length());
             decoder = c.getConstructor().newInstance();
             wrap = c.getMethod("wrapAndApplyHeader", DirectBuffer.class, int.class, MessageHeaderDecoder.class);
+            actingVersion = c.getMethod("actingVersion");
             for (final String field : fieldNames(c)) {
                 fields.add(new FieldReader(c, field));
             }
         }
 
-        /** One line: {"message":"TradeReport","flags":0,...}. */
-        void print(final StringBuilder out) throws Exception {
+        /**
+         * One line: {"message":"TradeReport","flags":0,...}; with the decoder's acting version and
+         * the header's block length first where `blockLength` is not -1.
+         */
+        void print(final StringBuilder out, final int blockLength) throws Exception {
             out.append("{\"message\":\"").append(name).append('"');
+            if (blockLength >= 0) {
+                out.append(",\"@actingVersion\":").append(actingVersion.invoke(decoder));
+                out.append(",\"@actingBlockLength\":").append(blockLength);
+            }
             for (final FieldReader f : fields) {
                 out.append(",\"").append(f.name).append("\":");
                 f.append(out, decoder);

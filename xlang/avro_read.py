@@ -6,6 +6,11 @@ the first argument, and writes back, one JSON line per packet, what it read: eac
 {"RecordName": {fields}}, `fixed` values as lists of byte values, enum symbols as strings. The
 Rust side (src/capability/cross_language/avro.rs) compares every field with the source.
 
+With a second schema file (issue 37), the first is the writer's and the second the reader's: the
+library resolves each datum from one into the other (the specification's "Schema Resolution"),
+and each message is named by the reader's record it was resolved into. The schema-evolution
+check (src/capability/evolution/reference/avro.rs) reads one version's bytes as the other.
+
 The library's generic reader returns a record as a plain dict, without the name of the union
 branch it was read from; `NamingReader` keeps that name (the message type) beside the dict."""
 import io
@@ -43,14 +48,16 @@ def plain(value):
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: avro_read.py SCHEMA.avsc < datums")
-    with open(sys.argv[1], encoding="utf-8") as f:
-        schema = avro.schema.parse(f.read())
+    if len(sys.argv) not in (2, 3):
+        sys.exit("usage: avro_read.py WRITER.avsc [READER.avsc] < datums")
+    schemas = []
+    for path in sys.argv[1:]:
+        with open(path, encoding="utf-8") as f:
+            schemas.append(avro.schema.parse(f.read()))
     data = sys.stdin.buffer.read()
     stream = io.BytesIO(data)
     decoder = avro.io.BinaryDecoder(stream)
-    reader = NamingReader(schema)
+    reader = NamingReader(*schemas)
     out = []
     while stream.tell() < len(data):
         packet = reader.read(decoder)
@@ -60,4 +67,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except Exception as e:  # one line the caller shows, rather than a traceback
+        sys.exit(f"{type(e).__name__}: {e}")

@@ -64,6 +64,7 @@ pub fn row<F: Format>(packets: &[Packet], scratch: &Path) -> Row {
             )],
         }
     });
+    let format = evolution::of_the_format(F::NAME, &evolution, scratch);
     let cells = [
         schema(F::DOCUMENTED),
         zero_copy::<F>(packets),
@@ -71,7 +72,7 @@ pub fn row<F: Format>(packets: &[Packet], scratch: &Path) -> Row {
         evolution.forward,
         evolution.backward,
     ];
-    Row::new(F::NAME, cells, read.languages, &read.findings)
+    Row::new(F::NAME, cells, read.languages, &read.findings).with_evolution_format(format)
 }
 
 /// The `schema` cell: documented.

@@ -7,6 +7,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+use super::evolution::FormatEvolution;
 use super::finding::{is_yes, Finding};
 
 /// A format's cells: answers that start with `yes` or `no`, the languages whose reference
@@ -31,6 +32,11 @@ pub struct Row {
     pub decided_by: BTreeMap<String, String>,
     /// Which cells were measured by running a check (the rest are documented).
     pub measured: BTreeMap<String, bool>,
+    /// The format's own evolution, by its reference implementation, where the crate under test
+    /// (the two cells above) says `no` to what the format's specification provides for; `null`
+    /// elsewhere. Kept apart so that a reader tells the format's answer from the crate's.
+    #[serde(default)]
+    pub evolution_format: Option<FormatEvolution>,
 }
 
 /// The cells of a [`Row`] that are findings, by name, in column order.
@@ -78,7 +84,55 @@ impl Row {
             read_by,
             decided_by,
             measured,
+            evolution_format: None,
         }
+    }
+
+    /// The row with the format's own evolution beside the crate's.
+    pub fn with_evolution_format(mut self, format: Option<FormatEvolution>) -> Row {
+        self.evolution_format = format;
+        self
+    }
+
+    /// The format's finding for the evolution cell `cell` (`evolution_forward` or
+    /// `evolution_backward`), where there is one.
+    fn format_finding(&self, cell: &str) -> Option<&Finding> {
+        let f = self.evolution_format.as_ref()?;
+        match cell {
+            "evolution_forward" => Some(&f.forward),
+            "evolution_backward" => Some(&f.backward),
+            _ => None,
+        }
+    }
+
+    /// The cell `cell` in a word, `yes` or `no`, followed by the format's word where its
+    /// reference implementation answers otherwise (`no (format yes)`).
+    pub fn word(&self, cell: &str) -> String {
+        let own = yes_no(self.answer(cell).unwrap_or("no"));
+        match self.format_finding(cell) {
+            Some(f) if yes_no(&f.answer) != own => format!("{own} (format {})", yes_no(&f.answer)),
+            _ => own.to_owned(),
+        }
+    }
+
+    /// The evolution cell `cell` for the format and for the crate, where the format has an
+    /// answer of its own: `format yes (Python avro 1.12.2), apache-avro 0.22 no: why`.
+    pub fn format_and_crate(&self, cell: &str) -> Option<String> {
+        let found = self.format_finding(cell)?;
+        let f = self.evolution_format.as_ref()?;
+        let own = self.answer(cell).unwrap_or("no");
+        let why = if is_yes(own) {
+            String::new()
+        } else {
+            format!(": {}", f.crate_defect)
+        };
+        Some(format!(
+            "format {} ({}), {} {}{why}",
+            yes_no(&found.answer),
+            f.reference,
+            f.crate_under_test,
+            yes_no(own)
+        ))
     }
 
     /// The answer of the cell named `cell` (one of [`CELLS`]).
@@ -91,6 +145,15 @@ impl Row {
             "evolution_backward" => &self.evolution_backward,
             _ => return None,
         })
+    }
+}
+
+/// `yes` or `no`, the first word of an answer.
+fn yes_no(answer: &str) -> &'static str {
+    if is_yes(answer) {
+        "yes"
+    } else {
+        "no"
     }
 }
 
@@ -144,8 +207,24 @@ impl Requirement {
         };
         match self {
             Requirement::Schema => cell("schema", "no schema"),
-            Requirement::Evolution => cell("evolution_forward", "no forward evolution")
-                .or_else(|| cell("evolution_backward", "no backward evolution")),
+            Requirement::Evolution => {
+                let evolution = |name: &str, what: &str| {
+                    let format = row
+                        .evolution_format
+                        .as_ref()
+                        .filter(|_| row.format_finding(name).is_some_and(Finding::yes));
+                    let what = match format {
+                        Some(f) => format!(
+                            "{what} with {} (the format has it: {} says yes)",
+                            f.crate_under_test, f.reference
+                        ),
+                        None => what.to_owned(),
+                    };
+                    cell(name, &what)
+                };
+                evolution("evolution_forward", "no forward evolution")
+                    .or_else(|| evolution("evolution_backward", "no backward evolution"))
+            }
             Requirement::CrossLanguage => row
                 .read_by
                 .is_empty()
@@ -249,6 +328,57 @@ mod tests {
         ] {
             assert_eq!(r.unmet(&yes, None), None, "{r}");
         }
+    }
+
+    /// The crate's and the format's answers, as the table and `--require` show them.
+    fn with_format(forward: bool, backward: bool) -> Row {
+        row(false, &[]).with_evolution_format(Some(FormatEvolution {
+            reference: "Python avro 1.12.2".into(),
+            crate_under_test: "apache-avro 0.22".into(),
+            crate_defect: "by shape".into(),
+            forward: Finding::measured(forward, "f", "ref"),
+            backward: Finding::measured(backward, "b", "ref"),
+        }))
+    }
+
+    #[test]
+    fn the_format_s_answer_shows_beside_the_crate_s_where_they_differ() {
+        let r = with_format(true, true);
+        // `row`: forward no, backward yes.
+        assert_eq!(r.word("evolution_forward"), "no (format yes)");
+        assert_eq!(r.word("evolution_backward"), "yes");
+        assert_eq!(r.word("schema"), "no");
+        assert_eq!(
+            r.format_and_crate("evolution_forward").unwrap(),
+            "format yes (Python avro 1.12.2), apache-avro 0.22 no: by shape"
+        );
+        assert_eq!(
+            r.format_and_crate("evolution_backward").unwrap(),
+            "format yes (Python avro 1.12.2), apache-avro 0.22 yes"
+        );
+        assert_eq!(r.format_and_crate("schema"), None);
+        assert_eq!(row(false, &[]).format_and_crate("evolution_forward"), None);
+        assert_eq!(with_format(false, true).word("evolution_forward"), "no");
+        // The crate's answer decides a requirement; the format's is named beside it.
+        assert_eq!(
+            Requirement::Evolution.unmet(&r, None).unwrap(),
+            "no forward evolution with apache-avro 0.22 (the format has it: Python avro 1.12.2 \
+             says yes): no: ef"
+        );
+        assert_eq!(
+            Requirement::Evolution
+                .unmet(&with_format(false, true), None)
+                .unwrap(),
+            "no forward evolution: no: ef"
+        );
+        // In JSON, a field of its own; a row without one reads back from older files.
+        let json = serde_json::to_value(&r).unwrap();
+        assert_eq!(json["evolution_format"]["forward"]["answer"], "yes: f");
+        assert_eq!(json["evolution_forward"], "no: ef");
+        let mut old = serde_json::to_value(row(true, &[])).unwrap();
+        old.as_object_mut().unwrap().remove("evolution_format");
+        let back: Row = serde_json::from_value(old).unwrap();
+        assert_eq!(back.evolution_format, None);
     }
 
     #[test]

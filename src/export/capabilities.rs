@@ -5,7 +5,6 @@ use std::fmt::Write as _;
 use std::io;
 use std::path::Path;
 
-use crate::capability::finding::is_yes;
 use crate::capability::row::CELLS;
 use crate::capability::Row;
 use crate::formats::{shown, trusts_producer, TRUSTS_NOTE};
@@ -24,15 +23,6 @@ pub const HEADINGS: [&str; 6] = [
     "read by",
 ];
 
-/// `yes` or `no`, the first word of an answer.
-fn word(answer: &str) -> &'static str {
-    if is_yes(answer) {
-        "yes"
-    } else {
-        "no"
-    }
-}
-
 /// The table: a line per format with each cell's `yes` or `no` and the languages that read its
 /// bytes, then per format every cell's whole answer and what decided it (`measured` or
 /// `documented`).
@@ -44,17 +34,28 @@ pub fn render(rows: &[Row]) -> String {
         .max()
         .unwrap_or(6)
         .max(6);
+    // Each column as wide as its heading or its widest word (`no (format yes)`).
+    let widths: Vec<usize> = CELLS
+        .iter()
+        .zip(HEADINGS)
+        .map(|(cell, h)| {
+            rows.iter()
+                .map(|r| r.word(cell).chars().count())
+                .chain([h.chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
     let mut t = String::new();
     let _ = write!(t, "{:width$}", "format");
-    for h in HEADINGS {
-        let _ = write!(t, "  {h}");
+    for (h, w) in HEADINGS.iter().zip(&widths) {
+        let _ = write!(t, "  {h:<w$}");
     }
-    t.push('\n');
+    let _ = writeln!(t, "  {}", HEADINGS[CELLS.len()]);
     for (r, name) in rows.iter().zip(&names) {
         let _ = write!(t, "{name:width$}");
-        for (cell, h) in CELLS.iter().zip(HEADINGS) {
-            let w = h.chars().count();
-            let _ = write!(t, "  {:<w$}", word(r.answer(cell).unwrap_or("no")));
+        for (cell, w) in CELLS.iter().zip(&widths) {
+            let _ = write!(t, "  {:<w$}", r.word(cell));
         }
         let read_by = if r.read_by.is_empty() {
             "-".to_string()
@@ -64,6 +65,13 @@ pub fn render(rows: &[Row]) -> String {
         let _ = writeln!(t, "  {read_by}");
     }
     let _ = writeln!(t, "\nevolves v2→v1: a v1 reader reads v2 bytes exactly; v1→v2: a v2 reader reads v1 bytes with the new fields' defaults");
+    if rows.iter().any(|r| r.evolution_format.is_some()) {
+        let _ = writeln!(
+            t,
+            "(format yes): the crate under test says no, the format's reference implementation \
+             yes, on the same bytes (below: both answers)"
+        );
+    }
     if rows.iter().any(|r| trusts_producer(&r.name)) {
         let _ = writeln!(
             t,
@@ -86,8 +94,37 @@ pub fn render(rows: &[Row]) -> String {
             let by = r.decided_by.get(cell).map_or("", String::as_str);
             let _ = writeln!(t, "  {cell}: {answer}\n    {how}: {by}");
         }
+        format_lines(&mut t, r);
     }
     t
+}
+
+/// A row's format-level evolution, where it has one: each direction's finding by the format's
+/// reference implementation, then both answers side by side.
+fn format_lines(t: &mut String, r: &Row) {
+    let Some(f) = &r.evolution_format else {
+        return;
+    };
+    for (cell, found) in [
+        ("evolution_forward", &f.forward),
+        ("evolution_backward", &f.backward),
+    ] {
+        let how = if found.measured {
+            "measured"
+        } else {
+            "documented"
+        };
+        let _ = writeln!(
+            t,
+            "  {cell} of the format ({}): {}\n    {how}: {}",
+            f.reference, found.answer, found.decided_by
+        );
+    }
+    for (cell, h) in CELLS.iter().zip(HEADINGS) {
+        if let Some(both) = r.format_and_crate(cell) {
+            let _ = writeln!(t, "  {h}: {both}");
+        }
+    }
 }
 
 /// The rows as a JSON array, one object per format.
@@ -172,6 +209,51 @@ mod tests {
         assert!(t.contains("\n‡ trusts its producer: "), "{t}");
         assert!(t.contains("\nrkyv-unchecked ‡\n  schema: "), "{t}");
         assert!(!render(&[row("rkyv", true)]).contains('‡'));
+    }
+
+    /// Where the crate says no and the format's reference implementation yes, the table shows
+    /// both, and the details each finding and the two answers side by side.
+    #[test]
+    fn the_format_s_evolution_shows_beside_the_crate_s() {
+        use crate::capability::evolution::FormatEvolution;
+        let avro = row("avro", false).with_evolution_format(Some(FormatEvolution {
+            reference: "Python avro 1.12.2".into(),
+            crate_under_test: "apache-avro 0.22".into(),
+            crate_defect: "by shape".into(),
+            forward: Finding::measured(true, "read", "python"),
+            backward: Finding::measured(true, "read", "python"),
+        }));
+        let t = render(&[row("capnp-packed", true), avro]);
+        let lines: Vec<&str> = t.lines().collect();
+        assert!(
+            lines[0].starts_with("format        schema  zero-copy  validates  evolves v2→v1    evolves v1→v2    read by"),
+            "{}",
+            lines[0]
+        );
+        assert!(
+            lines[2].starts_with(
+                "avro          no      no         no         no (format yes)  no (format yes)  -"
+            ),
+            "{}",
+            lines[2]
+        );
+        assert!(
+            t.contains("\n(format yes): the crate under test says no"),
+            "{t}"
+        );
+        assert!(
+            t.contains(
+                "  evolution_forward of the format (Python avro 1.12.2): yes: read\n    measured: python\n"
+            ),
+            "{t}"
+        );
+        assert!(
+            t.contains(
+                "  evolves v1→v2: format yes (Python avro 1.12.2), apache-avro 0.22 no: by shape\n"
+            ),
+            "{t}"
+        );
+        assert!(!render(&[row("raw", false)]).contains("format yes"));
     }
 
     #[test]

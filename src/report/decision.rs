@@ -201,8 +201,9 @@ impl Decision {
                  * where documented rather than measured (every cell's answer and what decided it \
                  are in that file; `shootout formats` prints them). Evolution: a v1 reader reads \
                  v2 bytes exactly (v2→v1) and a v2 reader reads v1 bytes with the new fields' \
-                 defaults (v1→v2); read by: the languages whose reference implementation read \
-                 every field of our bytes exactly."
+                 defaults (v1→v2), \"no (format yes)\" where the crate under test cannot and \
+                 the format's reference implementation can, on the same bytes; read by: the \
+                 languages whose reference implementation read every field of our bytes exactly."
             ),
             left: 7,
             header,
@@ -211,16 +212,12 @@ impl Decision {
                 .map(|r| {
                     let mut cells = vec![shown(&r.name)];
                     for cell in CELLS {
-                        let answer = r.answer(cell).unwrap_or("no");
                         let mark = if r.measured.get(cell).copied().unwrap_or(false) {
                             ""
                         } else {
                             "*"
                         };
-                        cells.push(format!(
-                            "{}{mark}",
-                            if is_yes(answer) { "yes" } else { "no" }
-                        ));
+                        cells.push(format!("{}{mark}", r.word(cell)));
                     }
                     cells.push(if r.read_by.is_empty() {
                         "-".into()
@@ -251,17 +248,28 @@ pub fn summary(row: &Row) -> String {
             lacks.push(name.to_string());
         }
     }
+    // Where the format's reference implementation evolves both ways, a lack is the crate's.
+    let crate_only = row
+        .evolution_format
+        .as_ref()
+        .filter(|f| f.forward.yes() && f.backward.yes())
+        .map_or(String::new(), |f| {
+            format!(
+                " with {} (the format evolves: {})",
+                f.crate_under_test, f.reference
+            )
+        });
     match (yes("evolution_forward"), yes("evolution_backward")) {
         (true, true) => has.push("evolves both ways".into()),
         (true, false) => {
             has.push("v1 reads v2".into());
-            lacks.push("v2 reading v1".into());
+            lacks.push(format!("v2 reading v1{crate_only}"));
         }
         (false, true) => {
             has.push("v2 reads v1".into());
-            lacks.push("v1 reading v2".into());
+            lacks.push(format!("v1 reading v2{crate_only}"));
         }
-        (false, false) => lacks.push("evolution".into()),
+        (false, false) => lacks.push(format!("evolution{crate_only}")),
     }
     if row.read_by.is_empty() {
         lacks.push("other languages".into());
@@ -308,7 +316,42 @@ fn busiest_side(g: &Group) -> Option<f64> {
 
 #[cfg(test)]
 mod tests {
-    use super::brief;
+    use super::{brief, summary};
+    use crate::capability::evolution::FormatEvolution;
+    use crate::capability::{Finding, Row};
+
+    /// A lack of the crate's is said to be the crate's where the format's reference
+    /// implementation evolves both ways, and not otherwise.
+    #[test]
+    fn a_summary_names_the_crate_that_cannot_evolve_where_the_format_can() {
+        let f = |yes| Finding::measured(yes, "", "t");
+        let row = Row::new(
+            "sbe",
+            [f(true), f(true), f(true), f(true), f(false)],
+            vec![],
+            &[],
+        );
+        assert_eq!(
+            summary(&row),
+            "schema, zero-copy, validates, v1 reads v2; no v2 reading v1, no other languages"
+        );
+        let format = |backward| FormatEvolution {
+            reference: "SBE 1.34.0 Java decoders".into(),
+            crate_under_test: "the SBE 1.34.0 Rust generator".into(),
+            crate_defect: "d".into(),
+            forward: f(true),
+            backward: f(backward),
+        };
+        assert_eq!(
+            summary(&row.clone().with_evolution_format(Some(format(true)))),
+            "schema, zero-copy, validates, v1 reads v2; no v2 reading v1 with the SBE 1.34.0 \
+             Rust generator (the format evolves: SBE 1.34.0 Java decoders), no other languages"
+        );
+        assert_eq!(
+            summary(&row.clone().with_evolution_format(Some(format(false)))),
+            summary(&row)
+        );
+    }
 
     #[test]
     fn a_reason_loses_only_its_closing_parenthesis() {

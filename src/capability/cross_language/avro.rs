@@ -12,7 +12,7 @@ use crate::formats::avro::SCHEMA_TEXT;
 
 const SCRIPT: &str = include_str!("../../../xlang/avro_read.py");
 /// The version scripts/bootstrap.sh installs.
-const AVRO_PY: &str = "1.12.2";
+pub(crate) const AVRO_PY: &str = "1.12.2";
 /// Where scripts/bootstrap.sh puts it.
 const VENV_PYTHON: &str = "tools/avro-venv/bin/python3";
 
@@ -43,12 +43,29 @@ pub fn describe() -> Result<String, ToolError> {
 
 /// Reads `avro` datums.
 pub fn read(units: &[Vec<u8>], dir: &Path) -> Result<Vec<TheirPacket>, ToolError> {
+    let lines = read_resolved(units, dir, SCHEMA_TEXT, None)?;
+    compare::tagged_packets(&lines, Bytes::Text, false).map_err(|e| python().output_error(e))
+}
+
+/// The datums `units` (back to back) as written with the schema `writer` and, where `reader` is
+/// given, resolved into it by the library: one JSON line per packet (`xlang/avro_read.py`).
+pub(crate) fn read_resolved(
+    units: &[Vec<u8>],
+    dir: &Path,
+    writer: &str,
+    reader: Option<&str>,
+) -> Result<Vec<serde_json::Value>, ToolError> {
     let tool = python();
     let script = dir.join("avro_read.py");
-    let schema = dir.join("iex.avsc");
     tool::write(&script, SCRIPT.as_bytes())?;
-    tool::write(&schema, SCHEMA_TEXT.as_bytes())?;
-    let out = tool.run([script.as_os_str(), schema.as_os_str()], &units.concat())?;
-    compare::tagged_packets(&tool::json_lines(&tool, &out)?, Bytes::Text, false)
-        .map_err(|e| tool.output_error(e))
+    let mut args = vec![script];
+    for (name, text) in [("writer.avsc", Some(writer)), ("reader.avsc", reader)] {
+        if let Some(text) = text {
+            let path = dir.join(name);
+            tool::write(&path, text.as_bytes())?;
+            args.push(path);
+        }
+    }
+    let out = tool.run(&args, &units.concat())?;
+    tool::json_lines(&tool, &out)
 }

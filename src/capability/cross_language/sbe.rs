@@ -13,9 +13,11 @@ use super::compare::{self, Bytes, TheirPacket, Value};
 use super::tool::{self, Tool, ToolError};
 use crate::model::for_each_message;
 
-const SCHEMA: &str = include_str!("../../../schemas/marketdata.xml");
+/// Version 1 of the schema, the one `formats::sbe` is generated from.
+pub(crate) const SCHEMA: &str = include_str!("../../../schemas/marketdata.xml");
 const DUMP: &str = include_str!("../../../xlang/SbeDump.java");
-const SBE_VERSION: &str = "1.34.0";
+/// The generator's version, as scripts/bootstrap.sh fetches it.
+pub(crate) const SBE_VERSION: &str = "1.34.0";
 
 /// The JVM's quick-start setting: every run here is short, so the optimizing compiler would only
 /// cost time.
@@ -67,16 +69,16 @@ macro_rules! decoders {
 }
 for_each_message!(decoders);
 
-/// Generates and compiles the Java decoders and the dump program into `dir/classes` unless a
-/// previous call already did for the same inputs; returns the class path.
-fn compile(jar: &Path, dir: &Path) -> Result<String, ToolError> {
+/// Generates and compiles the Java decoders of `schema` and the dump program into `dir/classes`
+/// unless a previous call already did for the same inputs; returns the class path.
+fn compile(jar: &Path, dir: &Path, schema: &str) -> Result<String, ToolError> {
     let classes = dir.join("classes");
     let stamp = dir.join("stamp");
     let key = format!(
         "{}\n{}\n{}\n{}",
         jar.display(),
         std::fs::metadata(jar).map(|m| m.len()).unwrap_or(0),
-        SCHEMA,
+        schema,
         DUMP
     );
     let class_path = format!("{}:{}", classes.display(), jar.display());
@@ -90,8 +92,8 @@ fn compile(jar: &Path, dir: &Path) -> Result<String, ToolError> {
         }
         tool::make_dir(d)?;
     }
-    let schema = sources.join("marketdata.xml");
-    tool::write(&schema, SCHEMA.as_bytes())?;
+    let schema_file = sources.join("marketdata.xml");
+    tool::write(&schema_file, schema.as_bytes())?;
     let dump = sources.join("SbeDump.java");
     tool::write(&dump, DUMP.as_bytes())?;
     let mut args: Vec<std::ffi::OsString> = vec![
@@ -100,7 +102,7 @@ fn compile(jar: &Path, dir: &Path) -> Result<String, ToolError> {
         format!("-Dsbe.output.dir={}", generated.display()).into(),
         "-jar".into(),
         jar.into(),
-        schema.into(),
+        schema_file.into(),
     ];
     jdk("java").run(&args, &[])?;
     let package = generated.join("md_shootout");
@@ -133,7 +135,22 @@ fn compile(jar: &Path, dir: &Path) -> Result<String, ToolError> {
 
 /// Reads `sbe` packets.
 pub fn read(units: &[Vec<u8>], dir: &Path) -> Result<Vec<TheirPacket>, ToolError> {
-    let class_path = compile(&sbe_jar()?, &dir.join("java"))?;
+    let lines = dump(units, &dir.join("java"), SCHEMA, dir, false)?;
+    packets(&lines).map_err(|e| jdk("java").output_error(e))
+}
+
+/// The packets `units` (back to back, written to a file under `dir`) as the Java decoders of
+/// `schema` (generated and compiled into `classes`, or found there) read them: `SbeDump`'s JSON
+/// lines, with each message's acting version and block length where `acting` (SbeDump
+/// `--acting`).
+pub(crate) fn dump(
+    units: &[Vec<u8>],
+    classes: &Path,
+    schema: &str,
+    dir: &Path,
+    acting: bool,
+) -> Result<Vec<Json>, ToolError> {
+    let class_path = compile(&sbe_jar()?, classes, schema)?;
     let window = dir.join("window.sbe");
     tool::write(&window, &units.concat())?;
     let java = jdk("java");
@@ -145,17 +162,20 @@ pub fn read(units: &[Vec<u8>], dir: &Path) -> Result<Vec<TheirPacket>, ToolError
         "-cp".into(),
         class_path,
         "SbeDump".into(),
-        window.display().to_string(),
-        "PacketHeaderDecoder".into(),
     ];
+    if acting {
+        args.push("--acting".into());
+    }
+    args.push(window.display().to_string());
+    args.push("PacketHeaderDecoder".into());
     args.extend(DECODERS.iter().map(|d| d.to_string()));
     let out = java.run(&args, &[])?;
-    packets(&tool::json_lines(&java, &out)?).map_err(|e| java.output_error(e))
+    tool::json_lines(&java, &out)
 }
 
 /// The dump's lines grouped into packets: a `PacketHeader` line, then its `messageCount`
 /// messages.
-fn packets(lines: &[Json]) -> Result<Vec<TheirPacket>, String> {
+pub(crate) fn packets(lines: &[Json]) -> Result<Vec<TheirPacket>, String> {
     let mut out: Vec<(TheirPacket, i128)> = Vec::new();
     for line in lines {
         let Some(mut fields) = line.as_object().cloned() else {

@@ -33,7 +33,7 @@ use crate::formats::{DecodeError, Format};
 use crate::model::Packet;
 
 /// Version 2 of the schema, as build.rs generated it.
-const V2_TEXT: &str = include_str!(concat!(env!("OUT_DIR"), "/iex_v2.avsc"));
+pub(super) const V2_TEXT: &str = include_str!(concat!(env!("OUT_DIR"), "/iex_v2.avsc"));
 
 fn v2_schema() -> Schema {
     Schema::parse_str(V2_TEXT).expect("build.rs writes a valid version 2 schema")
@@ -151,11 +151,35 @@ pub(super) fn check() -> (Finding, Finding) {
     )
 }
 
+/// The minimal reproduction of the defect, as reported upstream
+/// (docs/upstream/apache-avro-union-resolution.md).
+#[cfg(test)]
+#[path = "../../../docs/upstream/apache_avro_union_resolution.rs"]
+mod upstream;
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::formats::filler;
     use crate::model::{kind, Message};
+
+    /// The upstream reproduction still shows the defect: a `B` written in union branch 1 comes
+    /// back as the `A` of branch 0, its `y` dropped (the specification: branch 1, by name). A
+    /// release of apache-avro that resolves by name fails this test: then the `avro` evolution
+    /// cells turn yes, and docs/upstream and README's capability table must say so.
+    #[test]
+    fn the_upstream_reproduction_still_reproduces() {
+        let (branch, value) = super::upstream::read_back();
+        assert_eq!(branch, 0);
+        assert_eq!(value, Value::Record(vec![("x".into(), Value::Long(1))]));
+        // The report carries the program verbatim.
+        let doc = include_str!("../../../docs/upstream/apache-avro-union-resolution.md");
+        let program = include_str!("../../../docs/upstream/apache_avro_union_resolution.rs");
+        assert!(
+            doc.contains(program),
+            "the report's program is not the file's"
+        );
+    }
 
     /// Both directions fail on the first message whose record another branch before it fits:
     /// the every-kind packet's Short Sale Price Test (branch 4), read as Operational Halt (3).

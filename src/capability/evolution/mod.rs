@@ -8,7 +8,9 @@
 //!   reader: does it see the new fields' defaults?
 //!
 //! Where a format cannot, the finding records what happened (an error, or which field came out
-//! wrong) rather than skipping it.
+//! wrong) rather than skipping it. Where the crate under test cannot but the format's
+//! specification can (Avro, SBE), [`of_the_format`] asks the format's reference implementation
+//! too (`evolution::reference`), so that the row answers for the format beside the crate.
 
 mod avro;
 mod bitcode;
@@ -20,16 +22,20 @@ mod planus;
 mod protobuf;
 mod protobuf_google;
 mod raw;
+mod reference;
 mod rkyv;
 mod sbe;
 mod sequential;
 mod serde_formats;
 pub mod v2;
 
+use std::path::Path;
+
 use super::finding::Finding;
 use crate::formats::borsh::Borsh;
 use crate::formats::wincode::Wincode;
 pub use harness::source;
+pub use reference::FormatEvolution;
 
 /// Both directions' findings for one format.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -68,6 +74,13 @@ pub fn check(format: &str) -> Option<Evolution> {
         _ => return None,
     };
     Some(Evolution { forward, backward })
+}
+
+/// The format's own answer beside `crate_` (the crate's, from [`check`]): where the crate says
+/// `no` in a direction and the format named `format` has a reference implementation to ask
+/// (`evolution::reference`); scratch files under `scratch`.
+pub fn of_the_format(format: &str, crate_: &Evolution, scratch: &Path) -> Option<FormatEvolution> {
+    reference::check(format, (&crate_.forward, &crate_.backward), scratch)
 }
 
 #[cfg(test)]

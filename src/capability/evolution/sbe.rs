@@ -56,7 +56,7 @@ macro_rules! schema_adds {
 for_each_message!(templates);
 
 /// `packet` written by the v2 schema's encoders: a PacketHeader, then one message each.
-fn write_v2(packet: &Packet) -> Vec<u8> {
+pub(super) fn write_v2(packet: &Packet) -> Vec<u8> {
     let size = HEADER
         + usize::from(packet_header_codec::SBE_BLOCK_LENGTH)
         + packet.messages.iter().map(encoded_len).sum::<usize>();
