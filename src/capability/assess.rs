@@ -71,7 +71,9 @@ pub fn row<F: Format>(packets: &[Packet], scratch: &Path) -> Row {
         evolution.forward,
         evolution.backward,
     ];
-    Row::new(F::NAME, cells, read.languages, &read.findings)
+    let mut row = Row::new(F::NAME, cells, read.languages, &read.findings);
+    row.code_path = crate::formats::code_path(F::NAME).map(String::from);
+    row
 }
 
 /// The `schema` cell: documented.

@@ -31,6 +31,10 @@ pub struct Row {
     pub decided_by: BTreeMap<String, String>,
     /// Which cells were measured by running a check (the rest are documented).
     pub measured: BTreeMap<String, bool>,
+    /// Which of its library's code paths the format ran where the library picks one by the
+    /// build or the CPU (`formats::code_path`); absent for every other format.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code_path: Option<String>,
 }
 
 /// The cells of a [`Row`] that are findings, by name, in column order.
@@ -78,6 +82,7 @@ impl Row {
             read_by,
             decided_by,
             measured,
+            code_path: None,
         }
     }
 

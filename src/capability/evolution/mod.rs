@@ -28,6 +28,9 @@ pub mod v2;
 
 use super::finding::Finding;
 use crate::formats::borsh::Borsh;
+use crate::formats::json::Json;
+use crate::formats::json_simd::JsonSimd;
+use crate::formats::json_sonic::JsonSonic;
 use crate::formats::wincode::Wincode;
 pub use harness::source;
 
@@ -54,7 +57,10 @@ pub fn check(format: &str) -> Option<Evolution> {
         "protobuf" => protobuf::check(),
         "protobuf-google" => protobuf_google::check(),
         "sbe" => sbe::check(),
-        "json" => serde_formats::json(),
+        "json" => serde_formats::json::<Json>(),
+        // The same bytes as json's, read (forward) and written (backward) by other libraries.
+        "json-sonic" => serde_formats::json::<JsonSonic>(),
+        "json-simd" => serde_formats::json::<JsonSimd>(),
         "postcard" => serde_formats::postcard(),
         "msgpack" => serde_formats::msgpack(),
         "cbor" => serde_formats::cbor(),
@@ -74,7 +80,6 @@ pub fn check(format: &str) -> Option<Evolution> {
 mod tests {
     use super::harness::{assert_answers, assert_round_trip, forward, grown};
     use super::*;
-    use crate::formats::json::Json;
     use crate::formats::rkyv::Rkyv;
     use crate::model::Message;
 
@@ -172,6 +177,7 @@ mod tests {
     fn every_format_of_this_check_is_dispatched_and_measured() {
         for name in [
             "json", "postcard", "msgpack", "cbor", "bitcode", "rkyv", "raw", "wincode", "borsh",
+            "json-sonic", "json-simd",
         ] {
             let e = check(name).expect(name);
             for f in [&e.forward, &e.backward] {
