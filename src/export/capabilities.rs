@@ -184,9 +184,13 @@ mod tests {
         let mut sonic = row("json-sonic", true);
         sonic.code_path = Some("sonic-rs's fallback".into());
         let t = render(&[sonic.clone(), row("raw", false)]);
-        assert!(t.contains("  code path: sonic-rs's fallback\n\nraw\n"), "{t}");
+        assert!(
+            t.contains("  code path: sonic-rs's fallback\n\nraw\n"),
+            "{t}"
+        );
         assert_eq!(t.matches("code path").count(), 1, "{t}");
-        let value: serde_json::Value = serde_json::from_str(&json(&[sonic, row("raw", false)])).unwrap();
+        let value: serde_json::Value =
+            serde_json::from_str(&json(&[sonic, row("raw", false)])).unwrap();
         assert_eq!(value[0]["code_path"], "sonic-rs's fallback");
         assert!(value[1].get("code_path").is_none(), "{value}");
         let back: Vec<Row> = serde_json::from_value(value).unwrap();

@@ -264,6 +264,9 @@ mod tests {
         check::<JsonSimd>();
     }
 
+    /// simd-json 0.19 names what serde finds as serde_json does, and most syntax errors of its
+    /// tape builder `InternalError` with the offending character's offset (trailing characters
+    /// and a trailing comma alike).
     #[test]
     fn bad_objects_are_refused_with_simd_json_s_reason() {
         assert_refused::<JsonSimd>(&[
@@ -271,8 +274,10 @@ mod tests {
             ("{\"seq\":1,\"send_time\":2,\"messages\":[],\"x\":0}\n", "unknown field `x`"),
             ("{\"seq\":1,\"send_time\":2}\n", "missing field `messages`"),
             ("{\"messages\":[],\"send_time\":2}\n", "missing field `seq`"),
-            ("{\"seq\":1,\"send_time\":2,\"messages\":[]} x\n", "TrailingData"),
             ("{\"seq\":1,\"send_time\":2,\"messages\":[{\"trade_report\":{}}]}\n", "missing field `flags`"),
+            ("{\"seq\":1,\"send_time\":2,\"messages\":[]} x\n", "InternalError at character 36"),
+            ("{\"seq\":1,\"send_time\":2,\"messages\":[1,]}\n", "InternalError at character 37"),
+            ("{\"seq\":1,\"send_time\":2,\"messages\":[]\n", "Syntax at character 35"),
         ]);
     }
 

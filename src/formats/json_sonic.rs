@@ -118,9 +118,10 @@ mod tests {
             ("{\"seq\":1,\"send_time\":2,\"messages\":[],\"x\":0}\n", "unknown field `x`"),
             ("{\"seq\":1,\"send_time\":2}\n", "missing field `messages`"),
             ("{\"messages\":[],\"send_time\":2}\n", "missing field `seq`"),
-            ("{\"seq\":1,\"send_time\":2,\"messages\":[]} x\n", "Trailing"),
+            ("{\"seq\":1,\"send_time\":2,\"messages\":[]} x\n", "trailing characters"),
             ("{\"seq\":1,\"send_time\":2,\"messages\":[{\"trade_report\":{}}]}\n", "missing field `flags`"),
-            (&format!("{{\"seq\":1,\"send_time\":2,\"messages\":[{TRADE},]}}\n"), "trailing comma"),
+            (&format!("{{\"seq\":1,\"send_time\":2,\"messages\":[{TRADE},]}}\n"), "Invalid JSON value at line 1 column 134"),
+            ("{\"seq\":1,\"send_time\":2,\"messages\":[]\n", "EOF while parsing"),
         ]);
     }
 

@@ -176,8 +176,17 @@ mod tests {
     #[test]
     fn every_format_of_this_check_is_dispatched_and_measured() {
         for name in [
-            "json", "postcard", "msgpack", "cbor", "bitcode", "rkyv", "raw", "wincode", "borsh",
-            "json-sonic", "json-simd",
+            "json",
+            "postcard",
+            "msgpack",
+            "cbor",
+            "bitcode",
+            "rkyv",
+            "raw",
+            "wincode",
+            "borsh",
+            "json-sonic",
+            "json-simd",
         ] {
             let e = check(name).expect(name);
             for f in [&e.forward, &e.backward] {

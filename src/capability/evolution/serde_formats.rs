@@ -16,9 +16,9 @@ use super::harness::{both, Read2};
 use super::v2;
 use crate::capability::finding::Finding;
 use crate::formats::cbor::Cbor;
-use crate::formats::Format;
 use crate::formats::msgpack::Msgpack;
 use crate::formats::postcard::Postcard;
+use crate::formats::Format;
 use crate::model::Symbol;
 
 /// A packet as both codecs write it: `seq`, `send_time`, then the messages (JSON: an object with
@@ -298,7 +298,8 @@ mod tests {
                 e.0.answer
             );
             assert!(
-                e.0.decided_by.contains(&format!("v1 reader: formats::{name}")),
+                e.0.decided_by
+                    .contains(&format!("v1 reader: formats::{name}")),
                 "{}",
                 e.0.decided_by
             );
