@@ -72,7 +72,10 @@ pub fn row<F: Format>(packets: &[Packet], scratch: &Path) -> Row {
         evolution.forward,
         evolution.backward,
     ];
-    Row::new(F::NAME, cells, read.languages, &read.findings).with_evolution_format(format)
+    let mut row =
+        Row::new(F::NAME, cells, read.languages, &read.findings).with_evolution_format(format);
+    row.code_path = crate::formats::code_path(F::NAME).map(String::from);
+    row
 }
 
 /// The `schema` cell: documented.

@@ -37,6 +37,10 @@ pub struct Row {
     /// elsewhere. Kept apart so that a reader tells the format's answer from the crate's.
     #[serde(default)]
     pub evolution_format: Option<FormatEvolution>,
+    /// Which of its library's code paths the format ran where the library picks one by the
+    /// build or the CPU (`formats::code_path`); absent for every other format.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code_path: Option<String>,
 }
 
 /// The cells of a [`Row`] that are findings, by name, in column order.
@@ -85,6 +89,7 @@ impl Row {
             decided_by,
             measured,
             evolution_format: None,
+            code_path: None,
         }
     }
 

@@ -95,6 +95,9 @@ pub fn render(rows: &[Row]) -> String {
             let _ = writeln!(t, "  {cell}: {answer}\n    {how}: {by}");
         }
         format_lines(&mut t, r);
+        if let Some(path) = &r.code_path {
+            let _ = writeln!(t, "  code path: {path}");
+        }
     }
     t
 }
@@ -254,6 +257,26 @@ mod tests {
             "{t}"
         );
         assert!(!render(&[row("raw", false)]).contains("format yes"));
+    }
+
+    /// A row whose library picks its code path says which in the details and in the JSON; a
+    /// row without one has no such key (formats.json from before it reads as before).
+    #[test]
+    fn a_code_path_is_printed_and_written_only_where_there_is_one() {
+        let mut sonic = row("json-sonic", true);
+        sonic.code_path = Some("sonic-rs's fallback".into());
+        let t = render(&[sonic.clone(), row("raw", false)]);
+        assert!(
+            t.contains("  code path: sonic-rs's fallback\n\nraw\n"),
+            "{t}"
+        );
+        assert_eq!(t.matches("code path").count(), 1, "{t}");
+        let value: serde_json::Value =
+            serde_json::from_str(&json(&[sonic, row("raw", false)])).unwrap();
+        assert_eq!(value[0]["code_path"], "sonic-rs's fallback");
+        assert!(value[1].get("code_path").is_none(), "{value}");
+        let back: Vec<Row> = serde_json::from_value(value).unwrap();
+        assert_eq!(back[1].code_path, None);
     }
 
     #[test]

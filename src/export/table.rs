@@ -10,7 +10,7 @@
 use std::fmt::Write;
 
 use super::RunReport;
-use crate::formats::{shown, trusts_producer, TRUSTS_NOTE};
+use crate::formats::{code_path, shown, trusts_producer, TRUSTS_NOTE};
 use crate::measure::floor::RAW;
 use crate::measure::stats::FormatResult;
 use crate::measure::stored::{StoredMode, SAMPLE_HEAD, SAMPLE_STRIDE};
@@ -49,6 +49,7 @@ pub fn render(report: &RunReport<'_>) -> String {
     if o.formats.iter().any(|f| is_twin(&f)) {
         let _ = writeln!(t, "\n{TWIN_NOTE}");
     }
+    code_paths(&mut t, o);
     let _ = writeln!(t, "\nworkloads: {WORKLOADS}");
     if !o.workers.is_empty() {
         let _ = writeln!(t, "{}", workers_line(o));
@@ -82,6 +83,23 @@ fn label(f: &FormatResult) -> String {
     match f.twin_of() {
         Some(_) => format!("{} {TWIN_MARK}", f.name),
         None => shown(f.name),
+    }
+}
+
+/// The code path each format ran whose library picks one by the build or the CPU
+/// (`formats::code_path`: sonic-rs's SIMD path or its fallback, simd-json's detected one), so
+/// that a row is never read as the library's SIMD figure when it was not.
+fn code_paths(t: &mut String, o: &Outcome) {
+    let paths: Vec<(&str, &str)> = o
+        .formats
+        .iter()
+        .filter_map(|f| code_path(f.name).map(|p| (f.name, p)))
+        .collect();
+    if !paths.is_empty() {
+        let _ = writeln!(t, "\ncode paths (chosen by the build or the CPU):");
+        for (name, path) in paths {
+            let _ = writeln!(t, "  {name}: {path}");
+        }
     }
 }
 
@@ -506,6 +524,25 @@ mod tests {
             ..Config::default()
         };
         measure::run(IexReader::new(&bytes[..], false).unwrap(), &config, |_| {}).unwrap()
+    }
+
+    /// The JSON rows whose parser depends on the build or the CPU say which one ran; the
+    /// others say nothing of it.
+    #[test]
+    fn the_json_rows_name_the_code_path_that_ran() {
+        let info = crate::export::RunInfo::collect(std::path::Path::new("x"), "t");
+        let table = render(&RunReport {
+            outcome: &outcome_of("json-sonic"),
+            info: &info,
+        });
+        let line = format!("  json-sonic: {}", crate::formats::json_sonic::simd_path());
+        assert!(table.contains("code paths (chosen by the build or the CPU):"));
+        assert!(table.contains(&line), "{table}");
+        let table = render(&RunReport {
+            outcome: &outcome(),
+            info: &info,
+        });
+        assert!(!table.contains("code paths"), "{table}");
     }
 
     #[test]

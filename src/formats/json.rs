@@ -35,8 +35,9 @@ use crate::model::{Packet, Symbol};
 #[derive(Debug, Default)]
 pub struct Json;
 
-/// A symbol as written: its trimmed bytes as a string.
-struct SymOut<'a>(&'a Symbol);
+/// A symbol as written: its trimmed bytes as a string (`json-sonic` and `json-simd` write it so
+/// too).
+pub(super) struct SymOut<'a>(pub(super) &'a Symbol);
 
 impl Serialize for SymOut<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -47,10 +48,11 @@ impl Serialize for SymOut<'_> {
     }
 }
 
-/// A symbol as read: borrowed from the input unless it had escapes.
+/// A symbol as read: borrowed from the input unless it had escapes (by every JSON decoder: the
+/// refusal below names the wire, `json`, whichever decoder read it).
 #[derive(Deserialize)]
 #[serde(transparent)]
-struct SymIn<'a>(#[serde(borrow)] Cow<'a, str>);
+pub(super) struct SymIn<'a>(#[serde(borrow)] Cow<'a, str>);
 
 impl SymbolIn for SymIn<'_> {
     /// Re-padded to 8 bytes.
@@ -61,18 +63,22 @@ impl SymbolIn for SymIn<'_> {
     }
 }
 
+/// Where the packet at the start of `bytes` ends: the index of the newline after it (JSON Lines:
+/// the packet's only raw newline), or `Truncated` when there is none.
+pub(super) fn line_end(bytes: &[u8]) -> Result<usize, DecodeError> {
+    memchr::memchr(b'\n', bytes).ok_or(DecodeError::Truncated {
+        needed: bytes.len() + 1,
+        available: bytes.len(),
+    })
+}
+
 /// Decodes the packet before the first newline of `bytes` into `handler`; returns the bytes used
 /// with the newline.
 fn read<'de>(
     bytes: &'de [u8],
     handler: &mut impl Handler<SymIn<'de>>,
 ) -> Result<usize, DecodeError> {
-    let Some(end) = memchr::memchr(b'\n', bytes) else {
-        return Err(DecodeError::Truncated {
-            needed: bytes.len() + 1,
-            available: bytes.len(),
-        });
-    };
+    let end = line_end(bytes)?;
     let mut de = serde_json::Deserializer::from_slice(&bytes[..end]);
     serde_packet::read(&mut de, handler, "json")?;
     de.end().map_err(|e| DecodeError::library("json", e))?;
@@ -80,7 +86,7 @@ fn read<'de>(
 }
 
 /// The schema of [`Format::DOCUMENTED`]: none, the Rust types are the schema.
-const SCHEMA: Option<&str> = None;
+pub(super) const SCHEMA: Option<&str> = None;
 /// Where [`Format::DOCUMENTED`] comes from.
 const SOURCE: &str = "https://docs.rs/serde_json (the serde types are the schema; the parser refuses \
     what is not JSON of those types; numbers are parsed into values)";
@@ -99,11 +105,28 @@ impl Format for Json {
     serde_packet::decode_through_read!();
 }
 
+/// A Trade Report as every JSON row writes it, for the JSON codecs' tests.
+#[cfg(test)]
+pub(super) const TRADE: &str = r#"{"trade_report":{"flags":0,"timestamp":5,"symbol":"AAPL","size":100,"price":1500000,"trade_id":9}}"#;
+
+/// Each `(text, reason)`: `F` refuses the text with its library's error, named `F`, whose message
+/// contains the reason.
+#[cfg(test)]
+pub(super) fn assert_refused<F: Format>(cases: &[(&str, &str)]) {
+    for (text, reason) in cases {
+        match F::default().decode_packet(text.as_bytes()) {
+            Err(DecodeError::Library { format, message }) => {
+                assert_eq!(format, F::NAME, "{text}");
+                assert!(message.contains(reason), "{}: {text}: {message}", F::NAME);
+            }
+            other => panic!("{}: {text}: {other:?}", F::NAME),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const TRADE: &str = r#"{"trade_report":{"flags":0,"timestamp":5,"symbol":"AAPL","size":100,"price":1500000,"trade_id":9}}"#;
 
     fn decode(text: &str) -> Result<(Packet, usize), DecodeError> {
         Json.decode_packet(text.as_bytes())
@@ -141,21 +164,13 @@ mod tests {
 
     #[test]
     fn bad_objects_are_refused_with_serde_json_s_reason() {
-        for (text, reason) in [
+        assert_refused::<Json>(&[
             ("{\"seq\":1,\"seq\":1,\"send_time\":2,\"messages\":[]}\n", "duplicate field `seq`"),
             ("{\"seq\":1,\"send_time\":2,\"messages\":[],\"x\":0}\n", "unknown field `x`"),
             ("{\"seq\":1,\"send_time\":2}\n", "missing field `messages`"),
             ("{\"messages\":[],\"send_time\":2}\n", "missing field `seq`"),
             ("{\"seq\":1,\"send_time\":2,\"messages\":[]} x\n", "trailing characters"),
-        ] {
-            match decode(text) {
-                Err(DecodeError::Library { format, message }) => {
-                    assert_eq!(format, "json");
-                    assert!(message.contains(reason), "{text}: {message}");
-                }
-                other => panic!("{text}: {other:?}"),
-            }
-        }
+        ]);
     }
 
     #[test]

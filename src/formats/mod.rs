@@ -64,6 +64,8 @@ macro_rules! for_each_format {
                 flatbuffers_unverified: $crate::formats::unchecked::FlatBuffersUnverified,
                 rkyv_unchecked: $crate::formats::unchecked::RkyvUnchecked,
             ],
+            json_sonic: [json_sonic: $crate::formats::json_sonic::JsonSonic],
+            json_simd: [json_simd: $crate::formats::json_simd::JsonSimd],
         }
     };
 }
@@ -124,5 +126,17 @@ pub fn shown(name: &str) -> String {
         format!("{name} {TRUSTS_MARK}")
     } else {
         name.to_owned()
+    }
+}
+
+/// Which of its library's code paths the format named `name` runs in this build on this CPU,
+/// for a library that picks one (at compile time: sonic-rs; at run time: simd-json) and whose
+/// figures depend on it; `None` for every other format. The run's table and `shootout formats`
+/// print it beside the row.
+pub fn code_path(name: &str) -> Option<&'static str> {
+    match name {
+        "json-sonic" => Some(json_sonic::simd_path()),
+        "json-simd" => Some(json_simd::simd_path()),
+        _ => None,
     }
 }

@@ -66,7 +66,7 @@ fn formats_are_read_by_other_languages_and_evolve_as_measured_and_require_ranks_
         assert_eq!(row(name)["read_by"], serde_json::json!(["C++"]), "{name}");
     }
     assert_eq!(row("sbe")["read_by"], serde_json::json!(["Java"]));
-    for name in ["json", "msgpack", "cbor"] {
+    for name in ["json", "msgpack", "cbor", "json-sonic", "json-simd"] {
         assert_eq!(
             row(name)["read_by"],
             serde_json::json!(["Python"]),
@@ -74,6 +74,19 @@ fn formats_are_read_by_other_languages_and_evolve_as_measured_and_require_ranks_
         );
     }
     assert_eq!(row("borsh")["read_by"], serde_json::json!(["JavaScript"]));
+    // The two JSON parsers whose path depends on the build or the CPU say which one ran.
+    let path = |name: &str| row(name)["code_path"].as_str().unwrap_or("").to_string();
+    assert!(
+        path("json-sonic").starts_with("sonic-rs's "),
+        "{}",
+        path("json-sonic")
+    );
+    assert!(
+        path("json-simd").starts_with("simd-json's "),
+        "{}",
+        path("json-simd")
+    );
+    assert!(row("json").get("code_path").is_none());
     for name in RUST_ONLY {
         assert_eq!(row(name)["read_by"], serde_json::json!([]), "{name}");
     }

@@ -201,7 +201,15 @@ fn the_first_probe_settles_nearly_every_boundary_of_real_data() {
             }
         }
         let share = widened as f64 / offsets.len() as f64;
-        eprintln!("{} of {} offsets widened ({share:.4})", widened, offsets.len());
-        assert!(share < 0.01, "{widened} of {} offsets widened", offsets.len());
+        eprintln!(
+            "{} of {} offsets widened ({share:.4})",
+            widened,
+            offsets.len()
+        );
+        assert!(
+            share < 0.01,
+            "{widened} of {} offsets widened",
+            offsets.len()
+        );
     }
 }

@@ -8,7 +8,7 @@
 //! | `flatbuffers`, `planus` | `flatc --json` (C++) | [`flatbuffers`] |
 //! | `protobuf`, `protobuf-google` | `protoc --decode` (C++) | [`protobuf`] |
 //! | `sbe` | the Java decoders the SBE generator makes, driven by `xlang/SbeDump.java` | [`sbe`] |
-//! | `json` | Python's `json` module, driven by `xlang/json_read.py` | [`json`] |
+//! | `json`, `json-sonic`, `json-simd` | Python's `json` module, driven by `xlang/json_read.py` | [`json`] |
 //! | `avro` | Apache Avro's Python implementation, driven by `xlang/avro_read.py` | [`avro`] |
 //! | `msgpack`, `cbor` | PyPI's `msgpack`, `cbor2`, driven by `xlang/serde_read.py` | [`serde_formats`] |
 //! | `borsh` | borsh-js (npm `borsh`), driven by `xlang/borsh_read.js` | [`borsh`] |
@@ -149,7 +149,8 @@ pub fn reader(format: &str) -> Option<Reader> {
         }
         "protobuf" | "protobuf-google" => ("C++", protobuf::describe, protobuf::read),
         "sbe" => ("Java", sbe::describe, sbe::read),
-        "json" => ("Python", json::describe, json::read),
+        // json-sonic and json-simd write json's bytes with their own libraries' writers.
+        "json" | "json-sonic" | "json-simd" => ("Python", json::describe, json::read),
         "avro" => ("Python", avro::describe, avro::read),
         "msgpack" => (
             "Python",
@@ -365,6 +366,16 @@ mod tests {
     }
 
     #[test]
+    fn json_sonic_is_read_by_python() {
+        reads_exactly("json-sonic", "Python");
+    }
+
+    #[test]
+    fn json_simd_is_read_by_python() {
+        reads_exactly("json-simd", "Python");
+    }
+
+    #[test]
     fn avro_is_read_by_python() {
         reads_exactly("avro", "Python");
     }
@@ -404,6 +415,8 @@ mod tests {
             "msgpack",
             "cbor",
             "borsh",
+            "json-sonic",
+            "json-simd",
         ] {
             let dir = scratch(&format!("mutated-{format}"));
             let reader = reader(format).unwrap();

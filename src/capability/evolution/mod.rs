@@ -33,6 +33,9 @@ use std::path::Path;
 
 use super::finding::Finding;
 use crate::formats::borsh::Borsh;
+use crate::formats::json::Json;
+use crate::formats::json_simd::JsonSimd;
+use crate::formats::json_sonic::JsonSonic;
 use crate::formats::wincode::Wincode;
 pub use harness::source;
 pub use reference::FormatEvolution;
@@ -60,7 +63,10 @@ pub fn check(format: &str) -> Option<Evolution> {
         "protobuf" => protobuf::check(),
         "protobuf-google" => protobuf_google::check(),
         "sbe" => sbe::check(),
-        "json" => serde_formats::json(),
+        "json" => serde_formats::json::<Json>(),
+        // The same bytes as json's, read (forward) and written (backward) by other libraries.
+        "json-sonic" => serde_formats::json::<JsonSonic>(),
+        "json-simd" => serde_formats::json::<JsonSimd>(),
         "postcard" => serde_formats::postcard(),
         "msgpack" => serde_formats::msgpack(),
         "cbor" => serde_formats::cbor(),
@@ -87,7 +93,6 @@ pub fn of_the_format(format: &str, crate_: &Evolution, scratch: &Path) -> Option
 mod tests {
     use super::harness::{assert_answers, assert_round_trip, forward, grown};
     use super::*;
-    use crate::formats::json::Json;
     use crate::formats::rkyv::Rkyv;
     use crate::model::Message;
 
@@ -184,7 +189,17 @@ mod tests {
     #[test]
     fn every_format_of_this_check_is_dispatched_and_measured() {
         for name in [
-            "json", "postcard", "msgpack", "cbor", "bitcode", "rkyv", "raw", "wincode", "borsh",
+            "json",
+            "postcard",
+            "msgpack",
+            "cbor",
+            "bitcode",
+            "rkyv",
+            "raw",
+            "wincode",
+            "borsh",
+            "json-sonic",
+            "json-simd",
         ] {
             let e = check(name).expect(name);
             for f in [&e.forward, &e.backward] {

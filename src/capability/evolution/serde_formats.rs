@@ -16,9 +16,9 @@ use super::harness::{both, Read2};
 use super::v2;
 use crate::capability::finding::Finding;
 use crate::formats::cbor::Cbor;
-use crate::formats::json::Json;
 use crate::formats::msgpack::Msgpack;
 use crate::formats::postcard::Postcard;
+use crate::formats::Format;
 use crate::model::Symbol;
 
 /// A packet as both codecs write it: `seq`, `send_time`, then the messages (JSON: an object with
@@ -92,9 +92,10 @@ pub(super) fn json_read(bytes: &[u8]) -> Read2 {
     (p, done)
 }
 
-/// JSON's evolution: the v1 codec `formats::json` against serde_json on the v2 types.
-pub(super) fn json() -> (Finding, Finding) {
-    both::<Json>(
+/// JSON's evolution: the v1 codec `F` (`formats::json`, or `json-sonic` and `json-simd`, which
+/// read and write the same bytes with other libraries) against serde_json on the v2 types.
+pub(super) fn json<F: Format>() -> (Finding, Finding) {
+    both::<F>(
         "capability::evolution::serde_formats::json",
         ("serde_json", "serde_json"),
         json_write,
@@ -280,22 +281,30 @@ mod tests {
         assert!(backward.answer.contains(defaults), "{}", backward.answer);
     }
 
+    /// serde_json, sonic-rs and simd-json as the v1 reader each skip the appended fields, and
+    /// serde_json as the v2 reader defaults them on each one's v1 bytes.
     #[test]
     fn json_evolves_both_ways_with_serde_defaults() {
-        let e = json();
-        assert!(e.0.yes(), "{}", e.0.answer);
-        assert!(
-            e.0.answer.contains("27 messages in 2 packets"),
-            "{}",
-            e.0.answer
-        );
-        assert!(e.1.yes(), "{}", e.1.answer);
-        assert!(
-            e.1.answer
-                .contains("the defaults (match_id 0, attribution 0)"),
-            "{}",
-            e.1.answer
-        );
+        use crate::formats::{json::Json, json_simd::JsonSimd, json_sonic::JsonSonic};
+        for (name, e) in [
+            ("json", json::<Json>()),
+            ("json-sonic", json::<JsonSonic>()),
+            ("json-simd", json::<JsonSimd>()),
+        ] {
+            assert!(e.0.yes(), "{name}: {}", e.0.answer);
+            assert!(
+                e.0.answer.contains("27 messages in 2 packets"),
+                "{name}: {}",
+                e.0.answer
+            );
+            assert!(
+                e.0.decided_by
+                    .contains(&format!("v1 reader: formats::{name}")),
+                "{}",
+                e.0.decided_by
+            );
+            reads_the_defaults(&e.1);
+        }
     }
 
     /// The v1 reader reads the system event and the first Trade Report's v1 fields, then takes

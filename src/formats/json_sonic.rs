@@ -1,0 +1,140 @@
+//! JSON decoded by sonic-rs (CloudWeGo's SIMD JSON library): the bytes of [`json`](super::json),
+//! serde_json's JSON Lines, one object per packet then `\n`, so this row says what the same JSON
+//! costs through another parser.
+//!
+//! **Encoding** is sonic-rs's own writer, `sonic_rs::to_writer` into the reused output `Vec`
+//! (sonic-rs implements its `WriteExt` for `Vec<u8>`), from the same `serde_packet::PacketOut`
+//! as `json`: sonic-rs is a serde JSON library for both directions and its README's examples
+//! write with it, so a team that adopts it writes with it. On our types (integers and ASCII
+//! strings) it writes exactly serde_json's bytes (a test compares every kind of message and the
+//! largest datagrams), so the row's bytes and sizes are `json`'s and only the timings differ.
+//!
+//! **Decoding** is serde's streaming pattern through sonic-rs's serde `Deserializer` over the
+//! line (`Deserializer::from_slice`, then `end()` for trailing characters): the same
+//! `serde_packet::read` as `json` (a `DeserializeSeed` over the messages array, no `Vec` per
+//! packet), symbols borrowed from the input unless they have escapes. It allocates nothing
+//! (its scratch `Vec` grows only for an escaped string; ours have none).
+//!
+//! **Which code path runs.** sonic-rs picks its parser at compile time, not at run time: its
+//! x86-64 SIMD path needs `avx2` and `pclmulqdq` enabled for the build (`-C target-cpu=native`,
+//! as its README asks), else it compiles a fallback (sonic-rs 0.5.10, `src/util/arch/mod.rs`).
+//! We do not enable AVX2 for the build: it would change every other format's code too and stop
+//! the binary running on x86-64 machines without it. So on x86-64 this row measures the
+//! fallback unless the build was given those target features; [`simd_path`] says which, and
+//! the run's table and `shootout formats` print it.
+
+use super::codec::{DecodeError, Documented, Format, Sink, Visitor};
+use super::json::{line_end, SymIn, SymOut, SCHEMA};
+use super::serde_packet::{self, Handler, PacketOut};
+use crate::model::Packet;
+
+/// The json-sonic runner (stateless).
+#[derive(Debug, Default)]
+pub struct JsonSonic;
+
+#[cfg(all(
+    target_arch = "x86_64",
+    target_feature = "avx2",
+    target_feature = "pclmulqdq"
+))]
+macro_rules! path {
+    () => {
+        "sonic-rs's x86-64 SIMD path (avx2 and pclmulqdq enabled at compile time)"
+    };
+}
+#[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+macro_rules! path {
+    () => {
+        "sonic-rs's aarch64 NEON path"
+    };
+}
+#[cfg(not(any(
+    all(
+        target_arch = "x86_64",
+        target_feature = "avx2",
+        target_feature = "pclmulqdq"
+    ),
+    all(target_arch = "aarch64", target_feature = "neon")
+)))]
+macro_rules! path {
+    () => {
+        "sonic-rs's fallback, not its SIMD path: this build lacks avx2/pclmulqdq (not enabled \
+         at compile time), so whitespace skipping and quote masks are scalar and strings are \
+         scanned 16 bytes at a time (SSE2 on x86-64)"
+    };
+}
+
+/// Which of sonic-rs's parsers this build compiled in (decided at compile time by the target
+/// features, the same for sonic-rs as for this crate).
+pub const fn simd_path() -> &'static str {
+    path!()
+}
+
+/// Where [`Format::DOCUMENTED`] comes from, with the path this build compiled in.
+const SOURCE: &str = concat!(
+    "https://docs.rs/sonic-rs/0.5.10 (serde types are the schema; the parser refuses what is not \
+     JSON of those types; numbers are parsed into values; the SIMD path is chosen at compile \
+     time, src/util/arch/mod.rs); this build: ",
+    path!()
+);
+
+/// Decodes the packet before the first newline of `bytes` into `handler`; returns the bytes used
+/// with the newline.
+fn read<'de>(
+    bytes: &'de [u8],
+    handler: &mut impl Handler<SymIn<'de>>,
+) -> Result<usize, DecodeError> {
+    let end = line_end(bytes)?;
+    let mut de = sonic_rs::Deserializer::from_slice(&bytes[..end]);
+    serde_packet::read(&mut de, handler, JsonSonic::NAME)?;
+    de.end()
+        .map_err(|e| DecodeError::library(JsonSonic::NAME, e))?;
+    Ok(end + 1)
+}
+
+impl Format for JsonSonic {
+    const NAME: &'static str = "json-sonic";
+    const DOCUMENTED: Documented = Documented::new(SCHEMA, false, true, SOURCE);
+
+    fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
+        sonic_rs::to_writer(&mut *out, &PacketOut::new(packet, SymOut))
+            .expect("writing JSON to a Vec cannot fail");
+        out.push(b'\n');
+        packet.messages.len()
+    }
+
+    serde_packet::decode_through_read!();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::json::{assert_refused, TRADE};
+    use super::*;
+
+    #[test]
+    fn bad_objects_are_refused_with_sonic_rs_s_reason() {
+        assert_refused::<JsonSonic>(&[
+            ("{\"seq\":1,\"seq\":1,\"send_time\":2,\"messages\":[]}\n", "duplicate field `seq`"),
+            ("{\"seq\":1,\"send_time\":2,\"messages\":[],\"x\":0}\n", "unknown field `x`"),
+            ("{\"seq\":1,\"send_time\":2}\n", "missing field `messages`"),
+            ("{\"messages\":[],\"send_time\":2}\n", "missing field `seq`"),
+            ("{\"seq\":1,\"send_time\":2,\"messages\":[]} x\n", "trailing characters"),
+            ("{\"seq\":1,\"send_time\":2,\"messages\":[{\"trade_report\":{}}]}\n", "missing field `flags`"),
+            (&format!("{{\"seq\":1,\"send_time\":2,\"messages\":[{TRADE},]}}\n"), "Invalid JSON value at line 1 column 134"),
+            ("{\"seq\":1,\"send_time\":2,\"messages\":[]\n", "EOF while parsing"),
+        ]);
+    }
+
+    /// The path named is the one the target features select: on x86-64 without avx2 (this
+    /// repository's default build) it says plainly that the fallback ran.
+    #[test]
+    fn the_path_named_is_the_compiled_one() {
+        let simd = cfg!(all(
+            target_arch = "x86_64",
+            target_feature = "avx2",
+            target_feature = "pclmulqdq"
+        )) || cfg!(all(target_arch = "aarch64", target_feature = "neon"));
+        assert_eq!(!simd_path().contains("fallback"), simd, "{}", simd_path());
+        assert!(JsonSonic::DOCUMENTED.source.ends_with(simd_path()));
+    }
+}
