@@ -122,23 +122,12 @@ fn judge(
 mod tests {
     use super::*;
 
-    /// A scratch directory of this test's own, emptied first.
-    fn scratch(name: &str) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!(
-            "md-shootout-avro-evolution-{}-{name}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        dir
-    }
-
     /// The specification's resolution, by the reference implementation: both directions hold
     /// on the bytes on which apache-avro 0.22 says no (`evolution::avro`).
     #[test]
     fn python_avro_resolves_both_ways() {
-        let dir = scratch("both");
-        let found = check(&dir);
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = tempfile::tempdir().unwrap();
+        let found = check(dir.path());
         assert!(found.forward.yes(), "{}", found.forward.answer);
         assert!(found.backward.yes(), "{}", found.backward.answer);
         assert!(found.forward.measured && found.backward.measured);
@@ -155,9 +144,8 @@ mod tests {
     /// told, so the appended `match_id` is taken for what follows and the check says no.
     #[test]
     fn v2_bytes_with_the_wrong_writer_schema_say_no() {
-        let dir = scratch("wrong-writer");
-        let f = v1_reads_v2(&dir, SCHEMA_TEXT, SCHEMA_TEXT);
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = tempfile::tempdir().unwrap();
+        let f = v1_reads_v2(dir.path(), SCHEMA_TEXT, SCHEMA_TEXT);
         assert!(!f.yes(), "{}", f.answer);
         assert!(f.measured);
     }
@@ -173,9 +161,8 @@ mod tests {
             "the v2 schema's match_id line changed"
         );
         let reader = V2_TEXT.replacen(with, without, 1);
-        let dir = scratch("no-default");
-        let f = v2_reads_v1(&dir, SCHEMA_TEXT, &reader);
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = tempfile::tempdir().unwrap();
+        let f = v2_reads_v1(dir.path(), SCHEMA_TEXT, &reader);
         assert!(!f.yes(), "{}", f.answer);
         assert!(
             f.answer.contains("No default value for field match_id"),
@@ -194,9 +181,8 @@ mod tests {
             1,
         );
         assert_ne!(reader, V2_TEXT);
-        let dir = scratch("renamed");
-        let f = v2_reads_v1(&dir, SCHEMA_TEXT, &reader);
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = tempfile::tempdir().unwrap();
+        let f = v2_reads_v1(dir.path(), SCHEMA_TEXT, &reader);
         assert!(!f.yes(), "{}", f.answer);
     }
 }

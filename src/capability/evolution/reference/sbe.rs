@@ -189,24 +189,13 @@ fn judge(
 mod tests {
     use super::*;
 
-    /// A scratch directory of this test's own, emptied first.
-    fn scratch(name: &str) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!(
-            "md-shootout-sbe-evolution-{}-{name}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        dir
-    }
-
     /// SBE's mechanism, by its Java decoders: both directions hold, on the bytes on which the
     /// pinned Rust generator's v2 reader says no (`evolution::sbe`); v1 bytes act on version 0,
     /// below `sinceVersion`, so the appended fields read as their null values.
     #[test]
     fn the_java_decoders_evolve_both_ways() {
-        let dir = scratch("both");
-        let found = check(&dir);
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = tempfile::tempdir().unwrap();
+        let found = check(dir.path());
         assert!(found.forward.yes(), "{}", found.forward.answer);
         assert!(found.backward.yes(), "{}", found.backward.answer);
         // The v2 encoders stamp version 2 and the grown blocks (45 and 41 bytes); the codec
@@ -246,9 +235,8 @@ mod tests {
         let since = " sinceVersion=\"2\"";
         assert_eq!(V2_SCHEMA.matches(since).count(), 2, "the v2 schema changed");
         let schema = V2_SCHEMA.replace(since, "");
-        let dir = scratch("no-since");
-        let f = v2_reads_v1(&dir, &dir.join("java-v2"), &schema);
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = tempfile::tempdir().unwrap();
+        let f = v2_reads_v1(dir.path(), &dir.path().join("java-v2"), &schema);
         assert!(!f.yes(), "{}", f.answer);
         assert!(f.measured);
     }
