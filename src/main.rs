@@ -333,6 +333,11 @@ struct BenchArgs {
     baseline: Option<PathBuf>,
     #[command(flatten)]
     gate: GateArgs,
+    /// Show every run's own output (its tables, notes and warnings) as it runs, and the whole
+    /// summary.md at the end, instead of one line per run and the verdicts; the files hold all
+    /// of it either way (each run's output in the results folder's logs/).
+    #[arg(long)]
+    verbose: bool,
 }
 
 /// `--fail-if-slower PCT [--fail-on ranking|all]`, for `report` and `bench`.
@@ -394,6 +399,7 @@ impl BenchArgs {
             run: self.run,
             units: self.unit.into_iter().map(Into::into).collect(),
             quick: self.quick,
+            verbose: self.verbose,
             date: self.date,
             feed: self.feed.into(),
             data: self.data,

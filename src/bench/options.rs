@@ -34,6 +34,9 @@ pub struct Options {
     /// `<label> (per message)`, the section `report` shows them in.
     pub units: Vec<Unit>,
     pub quick: bool,
+    /// `--verbose`: every run's output on the terminal as it runs, and the whole summary at the
+    /// end; otherwise one line per run (its output in `logs/`) and the verdicts.
+    pub verbose: bool,
     pub date: Option<String>,
     pub feed: Feed,
     pub data: PathBuf,

@@ -8,8 +8,6 @@ use crate::capability::assess;
 use crate::export::capabilities;
 use crate::report;
 
-/// `report/` from `runs.csv` and `hist/`, in this process; prints its summary, then the
-/// comparison with `baseline` and the gate's verdict, when given.
 /// `formats.json`: every format's capabilities, checked now (seconds), where the folder lacks
 /// them (a resumed folder keeps its own). A failure is a warning: the report is made without.
 pub(crate) fn write_capabilities(out: &Path) {
@@ -25,10 +23,14 @@ pub(crate) fn write_capabilities(out: &Path) {
     }
 }
 
+/// `report/` from `runs.csv` and `hist/`, in this process; prints its summary, then the
+/// comparison with `baseline` and the gate's verdict, when given.
+/// `verbose`: the whole summary.md; otherwise each input's verdict table only.
 pub(crate) fn write_report(
     out: &Path,
     baseline: Option<&Path>,
     gate: Option<report::baseline::Gate>,
+    verbose: bool,
 ) -> Result<(), Failure> {
     let csv = resume::runs_csv(out);
     let hist = out.join("hist");
@@ -73,22 +75,35 @@ pub(crate) fn write_report(
         &decision,
     )
     .map_err(|e| fail(&e))?;
-    // One line per kind of warning; each single warning is in summary.md and index.html.
-    for g in report::warnings::group(&files.warnings, &summary) {
-        eprintln!("warning: {}", g.summary);
-    }
-    if let Ok(md) = std::fs::read_to_string(report_dir.join("summary.md")) {
-        println!("== summary across runs");
-        print!("{md}");
-        if !md.ends_with('\n') {
-            println!();
+    if verbose {
+        if let Ok(md) = std::fs::read_to_string(report_dir.join("summary.md")) {
+            println!("== summary across runs");
+            print!("{md}");
+            if !md.ends_with('\n') {
+                println!();
+            }
         }
+    } else {
+        println!(
+            "== the verdicts (why each cell says what it says, the notes and the charts: \
+             report/summary.md and report/index.html)"
+        );
+        print!("{}", files.verdicts);
     }
-    println!("report: {}/", report_dir.display());
+    // One line per kind of warning; each single warning is in summary.md and index.html.
+    let groups = report::warnings::group(&files.warnings, &summary);
+    eprint!("{}", report::terminal::warnings(&groups));
+    println!("report: {}/ (open index.html)", report_dir.display());
+    let logs = out.join("logs");
     println!(
-        "results: {} ({rows} rows), histograms in {}/",
+        "results: {} ({rows} rows), histograms in {}/{}",
         csv.display(),
-        hist.display()
+        hist.display(),
+        if logs.is_dir() {
+            format!(", each run's own output in {}/", logs.display())
+        } else {
+            String::new()
+        }
     );
     if let Some(c) = &against {
         println!("{}", report::baseline::text(c).trim_end());

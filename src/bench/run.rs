@@ -60,7 +60,7 @@ pub fn bench(opts: &Options) -> Result<(), Failure> {
     };
     run_matrix(opts, &exe, &out, &matrix, &mut record)?;
     write_capabilities(&out);
-    write_report(&out, baseline.as_deref(), opts.gate)
+    write_report(&out, baseline.as_deref(), opts.gate, opts.verbose)
 }
 
 /// [`DEFAULT_INPUTS`], and those of them read with `--lenient`.
@@ -220,10 +220,16 @@ fn run_matrix(
         } else {
             format!(" ({})", step.prefix.command.join(" "))
         };
-        println!(
-            "== {}, {label}, run {} of {}{how}",
+        let what = format!(
+            "{}, {label}, run {} of {}{how}",
             step.name, step.run, matrix.runs
         );
+        if opts.verbose {
+            println!("== {what}");
+        } else {
+            print!("run {} of {total}: {what}: ", k + 1);
+            let _ = std::io::Write::flush(&mut std::io::stdout());
+        }
         let mut run = RunArgs {
             shared: opts.run.clone(),
             unit: unit.into(),
@@ -237,6 +243,9 @@ fn run_matrix(
             run.shared.stored_size = StoredArg::None;
             run.shared.no_stored_size = false;
         }
+        let place = Path::new(&step.name)
+            .join(&label)
+            .join(format!("run{}", step.run));
         let mut cmd = step.prefix.command_for(exe);
         cmd.arg("run")
             .arg(step.input)
@@ -244,23 +253,21 @@ fn run_matrix(
             .arg("--label")
             .arg(&run_label)
             .arg("--hist-dir")
-            .arg(
-                out.join("hist")
-                    .join(&step.name)
-                    .join(&label)
-                    .join(format!("run{}", step.run)),
-            )
+            .arg(out.join("hist").join(&place))
             .arg("--summary")
             .arg(out.join(format!("summary-{}.csv", step.name)))
             .env(
                 crate::output::progress::PREFIX_ENV,
                 format!("run {} of {total}", k + 1),
             );
-        let done = run_step(cmd, exe, out, &step, &label)?;
+        let log = (!opts.verbose).then(|| log_path(out, &place));
+        let done = run_step(cmd, exe, out, &step, &label, log.as_deref())?;
         record
             .add(out, done)
             .map_err(failed(out.join(resume::DONE).display()))?;
-        println!();
+        if opts.verbose {
+            println!();
+        }
     }
     if skipped > 0 {
         println!(
@@ -271,17 +278,31 @@ fn run_matrix(
     Ok(())
 }
 
+/// Where a run's own output goes unless `--verbose`: `logs/` mirrors `hist/`.
+fn log_path(out: &Path, place: &Path) -> PathBuf {
+    out.join("logs").join(place).with_extension("log")
+}
+
 /// Runs one step's `cmd` (appending to `runs.csv`) and returns its record: the one `run_id`
-/// its rows carry.
+/// its rows carry. With a `log`, the run's stdout and stderr go there and one line on the
+/// terminal ends the one `run_matrix` began: how long it took, whether it checked every field,
+/// how many warnings it gave.
 fn run_step(
     mut cmd: Command,
     exe: &Path,
     out: &Path,
     step: &Step,
     label: &str,
+    log: Option<&Path>,
 ) -> Result<Done, Failure> {
     let csv = resume::runs_csv(out);
     let before = resume::len_or_zero(&csv).map_err(failed(csv.display()))?;
+    if let Some(log) = log {
+        let file = open_log(log)?;
+        let copy = file.try_clone().map_err(failed(log.display()))?;
+        cmd.stdout(file).stderr(copy);
+    }
+    let started = std::time::Instant::now();
     let status = cmd
         .arg("--csv")
         .arg(&csv)
@@ -297,6 +318,18 @@ fn run_step(
                     .unwrap_or(&exe.display().to_string())
             ))
         })?;
+    if let Some(log) = log {
+        let said = std::fs::read_to_string(log).unwrap_or_default();
+        if status.success() {
+            println!("{}", run_line(&said, started.elapsed()));
+        } else {
+            println!("failed; its last lines ({}):", log.display());
+            let lines: Vec<&str> = said.lines().collect();
+            for line in &lines[lines.len().saturating_sub(LAST_LINES)..] {
+                eprintln!("  {line}");
+            }
+        }
+    }
     if !status.success() {
         return Err(stopped(status, out, step, label));
     }
@@ -318,6 +351,33 @@ fn run_step(
         run: format!("run{}", step.run),
         run_id,
     })
+}
+
+/// How many of a failed run's last lines of output `bench` shows (the rest are in its log).
+const LAST_LINES: usize = 15;
+
+/// The log file, its folder made.
+fn open_log(log: &Path) -> Result<std::fs::File, Failure> {
+    if let Some(dir) = log.parent() {
+        std::fs::create_dir_all(dir).map_err(failed(dir.display()))?;
+    }
+    std::fs::File::create(log).map_err(failed(log.display()))
+}
+
+/// The end of a run's line: its wall time, whether it said it checked every field (its
+/// `checked:` line), and how many `warning:` lines it wrote.
+fn run_line(said: &str, took: std::time::Duration) -> String {
+    let checked = if said.lines().any(|l| l.starts_with("checked: every field")) {
+        "every field checked"
+    } else {
+        "done"
+    };
+    let warnings = said.lines().filter(|l| l.starts_with("warning:")).count();
+    let plural = if warnings == 1 { "" } else { "s" };
+    format!(
+        "{:.1} s, {checked}, {warnings} warning{plural}",
+        took.as_secs_f64()
+    )
 }
 
 /// A run that failed or was stopped by a signal, with how to continue the bench.

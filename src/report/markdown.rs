@@ -74,14 +74,16 @@ fn block_parts(block: &Block, parts: &mut Vec<String>) {
         Block::Paragraph(text) | Block::Note(text) => parts.push(format!("{}\n", cell(text))),
         Block::Table(t) | Block::Verdict(t) => parts.push(table(t)),
         Block::Findings(items) => parts.push(lines(&mut items.iter().map(|f| cell(f)))),
-        // One line per kind, its single warnings after it as one compact paragraph (the
-        // HTML folds them): the terminal shows summary.md too.
+        // One line per kind, its single warnings folded under it (as the HTML does): a
+        // renderer of Markdown shows the line and opens the rest on a click.
         Block::Warnings(groups) => parts.push(
             groups
                 .iter()
                 .map(|g| {
+                    let n = g.details.len();
                     let details = format!(
-                        "\n  <sub>{}</sub>",
+                        "\n  <details><summary>the {n} warning{} behind it</summary>{}</details>",
+                        if n == 1 { "" } else { "s" },
                         html::escape(&cell(&g.details.join("; ")))
                     );
                     format!("- {}{details}\n", cell(&g.summary))

@@ -24,6 +24,7 @@ mod simulation;
 pub mod stats;
 pub mod summary_csv;
 pub mod tables;
+pub mod terminal;
 pub mod twins;
 pub mod verdict;
 pub mod verification;

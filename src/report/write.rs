@@ -23,6 +23,9 @@ pub struct ReportFiles {
     pub index: PathBuf,
     /// The summary's warnings plus those found while drawing the charts.
     pub warnings: Vec<Warning>,
+    /// Each input's verdict as a terminal shows it (`report::terminal`), for `bench`'s last
+    /// screen.
+    pub verdicts: String,
 }
 
 /// Writes the report into `out_dir` (created if missing). The distribution charts read the
@@ -77,6 +80,7 @@ pub fn write_report_with(
         index: out_dir.join(Html.file_name()),
         files,
         warnings,
+        verdicts: super::terminal::verdicts(&document),
     })
 }
 

@@ -496,16 +496,79 @@ fn globbed_inputs_and_the_report_when_the_binary_has_one() {
         "{summary}"
     );
     assert!(out.join("report/index.html").is_file());
+    // A screenful: one line per run, each input's verdict, the warnings one line per kind,
+    // where the files are; each run's own tables are in its log, not on the terminal.
+    for (k, input) in ["a.pcapng", "b.pcapng"].iter().enumerate() {
+        let line = format!("run {} of 2: {input}, x, run 1 of 1: ", k + 1);
+        let line = stdout
+            .lines()
+            .find(|l| l.starts_with(&line))
+            .expect(&stdout);
+        assert!(
+            line.ends_with(" warnings") || line.ends_with(" warning"),
+            "{line}"
+        );
+        assert!(line.contains(" s, every field checked, "), "{line}");
+        let log = out.join(format!("logs/{input}/x/run1.log"));
+        let log = std::fs::read_to_string(&log).unwrap();
+        assert!(log.contains("throughput, ns per packet"), "{log}");
+        assert!(
+            log.lines().any(|l| l.starts_with("checked: every field")),
+            "{log}"
+        );
+        let verdict = format!("{input} [x]: median of 1 run (min–max).\nneed ");
+        assert!(stdout.contains(&verdict), "{stdout}");
+    }
+    assert!(!stdout.contains("throughput, ns per packet"), "{stdout}");
+    assert!(!stdout.contains("== summary across runs"), "{stdout}");
+    assert!(stdout.contains(&format!("report: {o}/report/")), "{stdout}");
+    assert!(
+        // Two inputs, each sbe and its A/A twin.
+        stdout.contains(&format!(
+            "results: {o}/runs.csv (4 rows), histograms in {o}/hist/, each run's own output in \
+             {o}/logs/"
+        )),
+        "{stdout}"
+    );
+    // The default bench (two inputs, three labels, six runs each) prints 34 more run lines than
+    // this one and nothing else more (the verdict shows one label per input): it must still fit
+    // in 120 lines.
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let lines = stdout.lines().count() + stderr.lines().count();
+    assert!(lines + 34 <= 120, "{lines} lines:\n{stdout}{stderr}");
+}
+
+/// `bench --verbose`: every run's own output on the terminal, and the whole summary.md at the
+/// end, as before the one-line-per-run view.
+#[test]
+fn verbose_bench_shows_each_run_and_the_whole_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("results");
+    let o = out.display().to_string();
+    let args = [
+        "--quick",
+        "--label",
+        "x",
+        "--formats",
+        "raw",
+        "--verbose",
+        "--out",
+        &o,
+    ];
+    let output = bench(dir.path(), &args);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("== quick.pcapng, x, run 1 of 1\n"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("throughput, ns per packet"), "{stdout}");
+    let summary = std::fs::read_to_string(out.join("report/summary.md")).unwrap();
     assert!(
         stdout.contains(&format!("== summary across runs\n{summary}")),
         "{stdout}"
     );
-    assert!(stdout.contains(&format!("report: {o}/report/")), "{stdout}");
-    assert!(
-        // Two inputs, each sbe and its A/A twin.
-        stdout.contains(&format!("results: {o}/runs.csv (4 rows)")),
-        "{stdout}"
-    );
+    assert!(!out.join("logs").exists());
 }
 
 /// `shootout bench` itself, in `dir` (so a default results/ would land there).
