@@ -5,6 +5,7 @@ mod common;
 
 mod allocations;
 mod capture;
+mod cli_doc;
 mod cli_errors;
 mod corrupt_input;
 mod crash_safety;

@@ -166,7 +166,7 @@ mod tests {
     /// The upstream reproduction still shows the defect: a `B` written in union branch 1 comes
     /// back as the `A` of branch 0, its `y` dropped (the specification: branch 1, by name). A
     /// release of apache-avro that resolves by name fails this test: then the `avro` evolution
-    /// cells turn yes, and docs/upstream and README's capability table must say so.
+    /// cells turn yes, and docs/upstream and docs/formats.md's capability table must say so.
     #[test]
     fn the_upstream_reproduction_still_reproduces() {
         let (branch, value) = super::upstream::read_back();
