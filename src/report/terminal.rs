@@ -9,7 +9,13 @@ use super::warnings::WarningGroup;
 
 /// The widest a cell is shown, per verdict column (need, measured by, winner, runner-up,
 /// margin, raw floor): together about 150 columns. A cut cell ends in `…`.
-const WIDTHS: [usize; 6] = [26, 26, 24, 24, 40, 12];
+const WIDTHS: [usize; 6] = [26, 24, 20, 20, 44, 10];
+
+/// The verdict columns whose brackets (a figure's min–max, a unit's detail) the terminal
+/// leaves to the report: measured by, winner, runner-up, raw floor.
+const WITHOUT_BRACKETS: [usize; 4] = [1, 2, 3, RAW_FLOOR];
+/// The verdict's raw floor column.
+const RAW_FLOOR: usize = 5;
 
 /// Every verdict of `document`, each under its caption's first sentence (which input, label
 /// and how many runs).
@@ -18,9 +24,10 @@ pub fn verdicts(document: &Document) -> String {
     for section in &document.sections {
         for block in &section.blocks {
             if let Block::Answer(answer) = block {
-                out.push_str(first_sentence(&answer.verdict.caption));
+                let title = first_sentence(&answer.verdict.caption).replace(" (min–max)", "");
+                out.push_str(&title);
                 out.push('\n');
-                out.push_str(&table(&answer.verdict, &WIDTHS));
+                out.push_str(&table(&compact(&answer.verdict), &WIDTHS));
                 out.push('\n');
             }
         }
@@ -34,6 +41,47 @@ pub fn warnings(groups: &[WarningGroup]) -> String {
         .iter()
         .map(|g| format!("warning: {}\n", g.summary))
         .collect()
+}
+
+/// The verdict as the terminal shows it: the figures without their brackets (min–max), the
+/// margin's interval without its "95% CI" words (the report has both).
+fn compact(verdict: &Table) -> Table {
+    let cell = |i: usize, text: &str| {
+        if i == RAW_FLOOR {
+            // The floor's own figure; what the aggregation alone costs is the report's.
+            without_brackets(text.split(';').next().unwrap_or(text))
+        } else if WITHOUT_BRACKETS.contains(&i) {
+            without_brackets(text)
+        } else {
+            text.replace("(95% CI ", "(")
+        }
+    };
+    Table {
+        caption: verdict.caption.clone(),
+        left: verdict.left,
+        header: verdict.header.clone(),
+        rows: verdict
+            .rows
+            .iter()
+            .map(|r| r.iter().enumerate().map(|(i, c)| cell(i, c)).collect())
+            .collect(),
+    }
+}
+
+/// `text` without any ` (...)` in it (nested brackets included).
+fn without_brackets(text: &str) -> String {
+    let mut out = String::new();
+    let mut depth = 0usize;
+    for c in text.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' if depth > 0 => depth -= 1,
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    let words = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    words.replace(" ;", ";").replace(" ,", ",")
 }
 
 /// Up to and including the first ". " (a caption's first sentence), or all of it.
@@ -144,6 +192,27 @@ mod tests {
             "DEEP10.pcap.gz [normal]: median of 6 runs (min–max)."
         );
         assert_eq!(first_sentence("no stop"), "no stop");
+    }
+
+    #[test]
+    fn the_terminal_drops_the_ranges_the_report_keeps() {
+        assert_eq!(
+            without_brackets("wincode: 83.9 (62.3–106.1)"),
+            "wincode: 83.9"
+        );
+        assert_eq!(
+            without_brackets("32.6 (26.8–36.3); aggregation alone 37.1"),
+            "32.6; aggregation alone 37.1"
+        );
+        assert_eq!(without_brackets("a (b (c) d) e"), "a e");
+        let mut v = verdict();
+        v.rows[0][2] = "wincode: 89.9 (77.3–132.5)".into();
+        v.rows[0][4] = "1.31x (95% CI 1.10–1.55x, 6 runs)".into();
+        v.rows[0][5] = "32.6 (26.8–36.3); aggregation alone 37.1".into();
+        let c = compact(&v);
+        assert_eq!(c.rows[0][2], "wincode: 89.9");
+        assert_eq!(c.rows[0][4], "1.31x (1.10–1.55x, 6 runs)");
+        assert_eq!(c.rows[0][5], "32.6");
     }
 
     #[test]
