@@ -516,7 +516,7 @@ fn globbed_inputs_and_the_report_when_the_binary_has_one() {
             log.lines().any(|l| l.starts_with("checked: every field")),
             "{log}"
         );
-        let verdict = format!("{input} [x]: median of 1 run (min–max).\nneed ");
+        let verdict = format!("{input} [x]: median of 1 run.\nneed ");
         assert!(stdout.contains(&verdict), "{stdout}");
     }
     assert!(!stdout.contains("throughput, ns per packet"), "{stdout}");
