@@ -33,3 +33,4 @@ mod run_script;
 mod sample;
 mod schema_v2;
 mod trusting;
+mod window_format;
