@@ -72,6 +72,33 @@ fn a_run_lists_arrow_with_every_check_passing_and_no_latency() {
     );
     assert_eq!(raw["latency_note"], "");
     assert!(!out.contains("arrow (A/A)"), "{out}");
+
+    // The report ranks it on the batch needs only, and says why it has no tail.
+    let report = dir.path().join("report");
+    shootout_ok(&[
+        "report",
+        csv.to_str().unwrap(),
+        "--out",
+        report.to_str().unwrap(),
+    ]);
+    let md = std::fs::read_to_string(report.join("summary.md")).unwrap();
+    assert!(
+        md.contains(
+            "arrow: a window format, timed only per window: no per-packet latency; ranked on \
+             the batch figures and sizes only, not on the tails"
+        ),
+        "{md}"
+    );
+    let row = |need: &str| {
+        md.lines()
+            .find(|l| l.starts_with(&format!("| {need} |")))
+            .unwrap_or_else(|| panic!("no {need} row: {md}"))
+            .to_owned()
+    };
+    for tail in ["best encode tail", "best decode tail"] {
+        assert!(!row(tail).contains("arrow"), "{}", row(tail));
+    }
+    assert!(row("fastest complete decode").contains("arrow"));
 }
 
 /// A pass of a window format timed per unit is an error, whichever the workload; asking for its
