@@ -67,6 +67,9 @@ pub const COLUMN: &str = "message";
 /// The union child of packet header rows.
 pub const PACKET: &str = "packet";
 
+/// The IPC end-of-stream marker: the continuation token, then a zero length.
+const END_OF_STREAM: [u8; 8] = [0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0];
+
 /// Bytes the writer pads each buffer to: enough for the widest column (`i64`), which is all the
 /// in-place read needs (the default, 64, only adds padding).
 const ALIGNMENT: usize = 8;
@@ -409,15 +412,17 @@ impl Arrow {
                 break batch;
             }
         };
-        // The end-of-stream marker, and nothing after it.
-        if read_one(&mut decoder, &mut buffer)?.is_some() || !buffer.is_empty() {
-            return Err(DecodeError::Malformed("arrow: more than one record batch in a window"));
-        }
-        decoder.finish().map_err(lib)?;
-        if batch.schema() != self.schema {
-            return Err(DecodeError::Malformed("arrow: the stream's schema is not this format's"));
+        // The end-of-stream marker, and nothing after it: a window cut short, even by just its
+        // marker, is refused rather than read as a shorter one.
+        if buffer.as_slice() != END_OF_STREAM {
+            return Err(DecodeError::Malformed(
+                "arrow: the window does not end with one batch and the end-of-stream marker",
+            ));
         }
         let union = union_of(&batch)?;
+        if !ours(union) {
+            return Err(DecodeError::Malformed("arrow: the stream's schema is not this format's"));
+        }
         read(union)
     }
 }
@@ -427,7 +432,22 @@ fn union_of(batch: &RecordBatch) -> Result<&UnionArray, DecodeError> {
     batch
         .column_by_name(COLUMN)
         .and_then(|c| c.as_any().downcast_ref::<UnionArray>())
-        .ok_or(DecodeError::Malformed("arrow: no message union column"))
+        .ok_or(DecodeError::Malformed("arrow: the stream's schema has no message union"))
+}
+
+/// Whether `union` is this format's: a dense union with a child of our name at each of our
+/// type ids. Not the whole schema's equality: the decoders find every column by name and type
+/// (a missing or mistyped one is refused there), so a later writer's added column, or added
+/// child after ours, is read past (`capability::evolution`'s forward case).
+fn ours(union: &UnionArray) -> bool {
+    let DataType::Union(fields, UnionMode::Dense) = union.data_type() else {
+        return false;
+    };
+    CHILDREN.iter().all(|&(id, name)| {
+        fields
+            .iter()
+            .any(|(t, f)| t == id && f.name() == name && matches!(f.data_type(), DataType::Struct(_)))
+    })
 }
 
 /// The union's type ids and dense offsets, as row indices.
