@@ -21,6 +21,8 @@
 #                   needs (`protobuf-codegen` refuses any other release; Debian's is 3.21)
 #   borsh-js 2.0.0  from npm (`borsh`), into tools/borsh-js, run by Debian's `nodejs`: the
 #                   JavaScript reader of the cross-language check (xlang/borsh_read.js)
+#   pyarrow  26.0.1 from PyPI (the cp311 wheel), into tools/arrow-venv: the Python reader of the
+#                   cross-language check of the `arrow` format (xlang/arrow_read.py)
 #   parallel        GNU parallel from Debian's `parallel` (20221122 on bookworm): runs a day's
 #                   shards on one machine (deploy/parallel/run-day.sh) and its test
 # Writes tools/env.sh exporting CAPNP, FLATC, SBE_JAR and PROTOC_RUST. Idempotent: when everything is
@@ -121,6 +123,19 @@ if ! avro_ok; then
     python3 -m venv "$avro_venv"
     "$avro_venv/bin/pip" install -q --disable-pip-version-check "avro==$AVRO_PY_VERSION"
     avro_ok || { say "error: $avro_venv does not import avro $AVRO_PY_VERSION"; exit 1; }
+    changed=1
+fi
+
+# --- Apache Arrow for Python -------------------------------------------------------------
+PYARROW_VERSION=26.0.1
+arrow_venv="$tools/arrow-venv"
+arrow_ok() { [ "$("$arrow_venv/bin/python3" -c 'import pyarrow; print(pyarrow.__version__)' 2>/dev/null)" = "$PYARROW_VERSION" ]; }
+if ! arrow_ok; then
+    say "installing pyarrow $PYARROW_VERSION (pip pyarrow==$PYARROW_VERSION into $arrow_venv)"
+    rm -rf "$arrow_venv"
+    python3 -m venv "$arrow_venv"
+    "$arrow_venv/bin/pip" install -q --disable-pip-version-check "pyarrow==$PYARROW_VERSION"
+    arrow_ok || { say "error: $arrow_venv does not import pyarrow $PYARROW_VERSION"; exit 1; }
     changed=1
 fi
 

@@ -10,7 +10,7 @@ use super::finding::Finding;
 use super::row::Row;
 use super::{cross_language, validation};
 use crate::alloc_count::{allocated, counting};
-use crate::formats::{Aggregate, Checksum, Documented, Format};
+use crate::formats::{Aggregate, Checksum, Documented, Format, WindowFormat};
 use crate::model::Packet;
 
 /// Where the cross-language checks keep their scratch files when no folder is given: one that
@@ -35,7 +35,106 @@ pub fn assess(packets: &[Packet], scratch: &Path) -> Vec<Row> {
             vec![$($(row::<$F>(packets, scratch)),+),*]
         };
     }
-    crate::for_each_format!(rows)
+    macro_rules! window_rows {
+        ($($module:ident: [$($name:ident: $F:ty),+ $(,)?]),* $(,)?) => {
+            vec![$($(window_row::<$F>(packets, scratch)),+),*]
+        };
+    }
+    let mut all = crate::for_each_format!(rows);
+    all.extend(crate::for_each_window_format!(window_rows));
+    all
+}
+
+/// The row of the window format `W`: its cells measured on one window of `packets` where the
+/// checks allow it (validation, allocation while decoding, other languages); evolution from
+/// what its decoder does by design, with the test that shows it.
+pub fn window_row<W: WindowFormat>(packets: &[Packet], scratch: &Path) -> Row {
+    let read = cross_language::read_by(W::NAME, scratch).unwrap_or_else(|| {
+        cross_language::CrossLanguage {
+            languages: Vec::new(),
+            findings: Vec::new(),
+        }
+    });
+    let by_name = "src/formats/arrow/tests.rs (an_added_column_is_read_past)";
+    let evolution = Evolution {
+        forward: Finding::documented(
+            true,
+            "a v1 reader reads v2 bytes exactly: children and columns are found by name and \
+             type, so a column a later writer added is read past",
+            by_name,
+        ),
+        backward: Finding::documented(
+            false,
+            "not checked: a v2 reader of v1 bytes would miss the column v2 added, and this \
+             decoder refuses a window that lacks a column it reads",
+            by_name,
+        ),
+    };
+    let format = evolution::of_the_format(W::NAME, &evolution, scratch);
+    let cells = [
+        schema(W::DOCUMENTED),
+        window_zero_copy::<W>(packets),
+        validation::validates_window::<W>(),
+        evolution.forward,
+        evolution.backward,
+    ];
+    Row::new(W::NAME, cells, read.languages, &read.findings).with_evolution_format(format)
+}
+
+/// The `zero_copy` cell of a window format: reads in place, and allocates nothing decoding one
+/// window of `packets` (after a warm-up decode).
+fn window_zero_copy<W: WindowFormat>(packets: &[Packet]) -> Finding {
+    let doc = W::DOCUMENTED;
+    let mut format = W::default();
+    let mut bytes = Vec::new();
+    format.encode_window(packets, &mut bytes);
+    let (mut aggregate, mut checksum) = (Aggregate::new(), Checksum::default());
+    let mut decode = |format: &mut W| -> Result<(), String> {
+        format
+            .decode_window(&bytes, &mut aggregate)
+            .map_err(|e| e.to_string())?;
+        format
+            .decode_window_all(&bytes, &mut checksum)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    };
+    let decided_by = format!(
+        "capability::assess: the counting allocator over both decodes of a window of {} packets, \
+         after a warm-up pass; reading in place: {}",
+        packets.len(),
+        doc.source
+    );
+    if !counting() || decode(&mut format).is_err() {
+        return Finding::documented(
+            doc.reads_in_place,
+            "reads in place (allocations not counted in this process)",
+            doc.source,
+        );
+    }
+    let before = allocated();
+    let result = decode(&mut format);
+    let a = allocated() - before;
+    match result {
+        Ok(()) if a.count == 0 => Finding::measured(
+            true,
+            "reads in place and allocated nothing decoding",
+            decided_by,
+        ),
+        Ok(()) => Finding::measured(
+            false,
+            format!(
+                "reads its columns in place but allocated {} times ({} bytes) decoding one \
+                 window (the decoder's buffer and array headers)",
+                a.count, a.bytes
+            ),
+            decided_by,
+        ),
+        Err(e) => Finding::measured(
+            false,
+            format!("decoding its own bytes failed: {e}"),
+            decided_by,
+        ),
+    }
 }
 
 /// `F`'s row.

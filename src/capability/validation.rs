@@ -9,7 +9,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use super::finding::Finding;
-use crate::formats::{every_kind, Format};
+use crate::formats::{every_kind, Format, WindowFormat};
 
 /// What was fed and what came of it.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -31,9 +31,24 @@ fn tally<F: Format>() -> Tally {
     let mut format = F::default();
     let mut bytes = Vec::new();
     format.encode(&every_kind(), &mut bytes);
+    tally_of(&bytes, |input| format.decode_packet(input).is_ok())
+}
+
+/// [`tally`] for a window format: the every-kind packet as a window of its own.
+fn tally_window<W: WindowFormat>() -> Tally {
+    let mut format = W::default();
+    let mut bytes = Vec::new();
+    format.encode_window(&[every_kind()], &mut bytes);
+    tally_of(&bytes, |input| {
+        format.decode_packets(input, &mut Vec::new()).is_ok()
+    })
+}
+
+/// Feeds `decodes` (whether the input was read) every truncation and single-byte corruption
+/// of `bytes`.
+fn tally_of(bytes: &[u8], mut decodes: impl FnMut(&[u8]) -> bool) -> Tally {
     let mut t = Tally::default();
-    let mut feed =
-        |input: &[u8]| catch_unwind(AssertUnwindSafe(|| format.decode_packet(input).is_ok()));
+    let mut feed = |input: &[u8]| catch_unwind(AssertUnwindSafe(|| decodes(input)));
     for cut in 0..bytes.len() {
         t.truncations += 1;
         match feed(&bytes[..cut]) {
@@ -42,7 +57,7 @@ fn tally<F: Format>() -> Tally {
             Err(_) => t.panics += 1,
         }
     }
-    let mut corrupt = bytes.clone();
+    let mut corrupt = bytes.to_vec();
     for at in 0..bytes.len() {
         for flip in FLIPS {
             corrupt[at] = bytes[at] ^ flip;
@@ -58,6 +73,11 @@ fn tally<F: Format>() -> Tally {
     t
 }
 
+/// The `validates` cell of the window format `W` (it validates: no producer to trust).
+pub fn validates_window<W: WindowFormat>() -> Finding {
+    finding(tally_window::<W>())
+}
+
 /// The `validates` cell of `F`.
 pub fn validates<F: Format>() -> Finding {
     // Feeding a format that trusts its producer corrupt bytes would be undefined behaviour, not a
@@ -66,7 +86,11 @@ pub fn validates<F: Format>() -> Finding {
     if let Some(no) = Finding::disclaimed::<F>(|doc| !doc.trusts_producer(), trusts) {
         return no;
     }
-    let t = tally::<F>();
+    finding(tally::<F>())
+}
+
+/// What a tally says.
+fn finding(t: Tally) -> Finding {
     let decided_by = format!(
         "capability::validation: every truncation and single-byte corruption (x {}) of one packet of every message kind",
         FLIPS.len()

@@ -26,22 +26,24 @@ pub struct Row {
     pub format: String,
     pub encoded_bytes: u64,
     pub bytes_per_message: f64,
-    pub ser_p50_ns: u64,
-    pub ser_p90_ns: u64,
-    pub ser_p99_ns: u64,
-    pub ser_p999_ns: u64,
-    pub ser_p9999_ns: u64,
-    pub ser_max_ns: u64,
-    pub ser_mean_ns: f64,
-    pub ser_total_ns: u64,
-    pub de_p50_ns: u64,
-    pub de_p90_ns: u64,
-    pub de_p99_ns: u64,
-    pub de_p999_ns: u64,
-    pub de_p9999_ns: u64,
-    pub de_max_ns: u64,
-    pub de_mean_ns: f64,
-    pub de_total_ns: u64,
+    /// Each workload's per-unit latency: empty on the row of a format timed only per window
+    /// (`latency_note` says why), never a zero that would read as a measurement.
+    pub ser_p50_ns: Option<u64>,
+    pub ser_p90_ns: Option<u64>,
+    pub ser_p99_ns: Option<u64>,
+    pub ser_p999_ns: Option<u64>,
+    pub ser_p9999_ns: Option<u64>,
+    pub ser_max_ns: Option<u64>,
+    pub ser_mean_ns: Option<f64>,
+    pub ser_total_ns: Option<u64>,
+    pub de_p50_ns: Option<u64>,
+    pub de_p90_ns: Option<u64>,
+    pub de_p99_ns: Option<u64>,
+    pub de_p999_ns: Option<u64>,
+    pub de_p9999_ns: Option<u64>,
+    pub de_max_ns: Option<u64>,
+    pub de_mean_ns: Option<f64>,
+    pub de_total_ns: Option<u64>,
     /// Read as any number: the first builds wrote it with a fraction.
     #[serde(deserialize_with = "whole_number")]
     pub msgs_per_sec: u64,
@@ -178,6 +180,10 @@ pub struct Row {
     /// to be merged (`shootout merge`), never read as a run. Empty for a whole run, merged or not.
     #[serde(default)]
     pub shard: Option<String>,
+    /// Why the row's per-unit latency cells are empty: set on a format timed only per window
+    /// (`formats::WindowFormat`), empty on every other row.
+    #[serde(default)]
+    pub latency_note: Option<String>,
 }
 
 /// The header line, as written: [`Row`]'s fields in order (a test checks it).
@@ -188,7 +194,7 @@ de_max_ns,de_mean_ns,de_total_ns,msgs_per_sec,timer_overhead_ns,host,cpu,rustc,g
 memcpy_p50_ns,memcpy_mean_ns,de_all_p50_ns,de_all_p90_ns,de_all_p99_ns,de_all_p999_ns,de_all_p9999_ns,\
 de_all_max_ns,de_all_mean_ns,de_all_total_ns,ser_batch_ns,de_batch_ns,de_all_batch_ns,clock,memcpy_batch_ns,unit,units,stored_mode,stored_sampled_bytes,timing,batch_units,jobs,worker_cpu,timed_faults,order_seed,dropped_bytes,\
 ser_allocs,de_allocs,de_all_allocs,ser_alloc_bytes,de_alloc_bytes,de_all_alloc_bytes,trusts_producer,\
-twin_of,clock_step_ns,preempted,retimed,aggregate_batch_ns,shard";
+twin_of,clock_step_ns,preempted,retimed,aggregate_batch_ns,shard,latency_note";
 
 /// How many of [`COLUMNS`] every results CSV has: those up to `git_rev`, the first header
 /// `run` wrote. [`Row`]'s later fields are optional.
@@ -209,6 +215,17 @@ fn whole_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error>
     }
 }
 
+/// A row's `units` (timed one by one) and `batch_units` (timed in whole windows): the run's,
+/// or for a format timed only per window (`per_unit` false) none and its own count, since it
+/// is timed whole in every window.
+fn units(o: &crate::measure::Outcome, f: &FormatResult, per_unit: bool) -> (u64, u64) {
+    if per_unit {
+        (o.units_recorded, o.units_batch)
+    } else {
+        (0, f.throughput[crate::measure::Workload::Encode].packets)
+    }
+}
+
 fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
@@ -217,6 +234,11 @@ impl Row {
     pub fn new(report: &RunReport<'_>, f: &FormatResult) -> Row {
         let (o, info) = (report.outcome, report.info);
         let [ser, de, all] = f.latency.0.each_ref().map(|l| l.summary());
+        // A format timed only per window has no per-unit figure: its cells stay empty.
+        let per_unit = !crate::formats::per_window_only(f.name);
+        let ns = |x: u64| per_unit.then_some(x);
+        let mean = |x: f64| per_unit.then_some(round3(x));
+        let (units, batch_units) = units(o, f, per_unit);
         let [ser_batch, de_batch, de_all_batch] =
             f.throughput.0.map(|t| Some(round3(t.ns_per_packet())));
         let floor = o.memcpy.summary();
@@ -238,22 +260,22 @@ impl Row {
             format: f.name.to_owned(),
             encoded_bytes: f.encoded_bytes,
             bytes_per_message: round3(f.bytes_per_message()),
-            ser_p50_ns: ser.p50,
-            ser_p90_ns: ser.p90,
-            ser_p99_ns: ser.p99,
-            ser_p999_ns: ser.p999,
-            ser_p9999_ns: ser.p9999,
-            ser_max_ns: ser.max,
-            ser_mean_ns: round3(ser.mean),
-            ser_total_ns: ser.total,
-            de_p50_ns: de.p50,
-            de_p90_ns: de.p90,
-            de_p99_ns: de.p99,
-            de_p999_ns: de.p999,
-            de_p9999_ns: de.p9999,
-            de_max_ns: de.max,
-            de_mean_ns: round3(de.mean),
-            de_total_ns: de.total,
+            ser_p50_ns: ns(ser.p50),
+            ser_p90_ns: ns(ser.p90),
+            ser_p99_ns: ns(ser.p99),
+            ser_p999_ns: ns(ser.p999),
+            ser_p9999_ns: ns(ser.p9999),
+            ser_max_ns: ns(ser.max),
+            ser_mean_ns: mean(ser.mean),
+            ser_total_ns: ns(ser.total),
+            de_p50_ns: ns(de.p50),
+            de_p90_ns: ns(de.p90),
+            de_p99_ns: ns(de.p99),
+            de_p999_ns: ns(de.p999),
+            de_p9999_ns: ns(de.p9999),
+            de_max_ns: ns(de.max),
+            de_mean_ns: mean(de.mean),
+            de_total_ns: ns(de.total),
             msgs_per_sec: f.msgs_per_sec().round() as u64,
             timer_overhead_ns: round3(o.timer_overhead_ns),
             host: info.host.clone(),
@@ -265,25 +287,25 @@ impl Row {
             zstd_ns: stored.map(|_| f.stored.zstd_ns),
             memcpy_p50_ns: Some(floor.p50),
             memcpy_mean_ns: Some(round3(floor.mean)),
-            de_all_p50_ns: Some(all.p50),
-            de_all_p90_ns: Some(all.p90),
-            de_all_p99_ns: Some(all.p99),
-            de_all_p999_ns: Some(all.p999),
-            de_all_p9999_ns: Some(all.p9999),
-            de_all_max_ns: Some(all.max),
-            de_all_mean_ns: Some(round3(all.mean)),
-            de_all_total_ns: Some(all.total),
+            de_all_p50_ns: ns(all.p50),
+            de_all_p90_ns: ns(all.p90),
+            de_all_p99_ns: ns(all.p99),
+            de_all_p999_ns: ns(all.p999),
+            de_all_p9999_ns: ns(all.p9999),
+            de_all_max_ns: ns(all.max),
+            de_all_mean_ns: mean(all.mean),
+            de_all_total_ns: ns(all.total),
             ser_batch_ns: ser_batch,
             de_batch_ns: de_batch,
             de_all_batch_ns: de_all_batch,
             clock: Some(o.clock.to_owned()),
             memcpy_batch_ns: Some(round3(o.memcpy_batch.ns_per_packet())),
             unit: Some(o.unit.name().to_owned()),
-            units: Some(o.units_recorded),
+            units: Some(units),
             stored_mode: Some(o.stored.name().to_owned()),
             stored_sampled_bytes: stored.map(|_| f.stored.compressed_bytes()),
             timing: Some(o.timing.name().to_owned()),
-            batch_units: Some(o.units_batch),
+            batch_units: Some(batch_units),
             jobs: Some(o.workers.len().max(1)),
             worker_cpu: f.worker_cpu,
             timed_faults: Some(f.timed_faults),
@@ -305,6 +327,7 @@ impl Row {
             retimed: Some(f.retimed),
             aggregate_batch_ns: Some(round3(o.aggregate_batch.ns_per_packet())),
             shard: (!o.chunking.share.is_whole()).then(|| o.chunking.share.to_string()),
+            latency_note: (!per_unit).then(|| crate::formats::no_latency_reason(f.name)),
         }
     }
 }

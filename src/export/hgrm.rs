@@ -13,10 +13,13 @@ use super::RunReport;
 use crate::output::write_atomically;
 
 /// Writes `FORMAT.ser.hgrm`, `FORMAT.de.hgrm` and `FORMAT.de_all.hgrm` for every format into
-/// `dir`, each with its `.hlog` beside it.
+/// `dir`, each with its `.hlog` beside it; none for a format timed only per window, which has
+/// no per-unit distribution (its CSV row's `latency_note` says so).
 pub fn write_all(dir: &Path, report: &RunReport<'_>) -> io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    for f in &report.outcome.formats {
+    let timed =
+        (report.outcome.formats.iter()).filter(|f| !crate::formats::per_window_only(f.name));
+    for f in timed {
         for (workload, stats) in f.latency.iter() {
             let side = workload.column();
             let path = dir.join(format!("{}.{side}.hgrm", f.name));

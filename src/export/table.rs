@@ -168,7 +168,13 @@ fn latency_table(t: &mut String, o: &Outcome, ranked: &[&FormatResult]) {
         .chain(["de_all p50", "p99", "p99.9", "mean-t"])
         .map(String::from)
         .collect()];
+    let mut notes = Vec::new();
     for f in ranked {
+        // A format timed only per window has no per-unit figure: said below, not shown as 0.
+        if crate::formats::per_window_only(f.name) {
+            notes.push(crate::formats::no_latency_reason(f.name));
+            continue;
+        }
         let mut row = vec![label(f)];
         for latency in f.latency.values() {
             let s = latency.summary();
@@ -182,6 +188,9 @@ fn latency_table(t: &mut String, o: &Outcome, ranked: &[&FormatResult]) {
         rows.push(row);
     }
     write_rows(t, &rows);
+    for note in notes {
+        let _ = writeln!(t, "({note})");
+    }
 }
 
 /// The third table: allocations and bytes allocated per unit, from the untimed counting pass;

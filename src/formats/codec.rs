@@ -112,6 +112,9 @@ pub enum DecodeError {
     /// The bytes are not a valid packet of this format.
     #[error("malformed: {0}")]
     Malformed(&'static str),
+    /// The pass asked of the format is not one it has (a window format timed per packet).
+    #[error("refused: {0}")]
+    Refused(&'static str),
     /// The format's library rejected the bytes (its message).
     #[error("{format}: {message}")]
     Library {

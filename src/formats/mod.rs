@@ -70,12 +70,28 @@ macro_rules! for_each_format {
     };
 }
 
+/// The formats whose unit is a whole window ([`WindowFormat`]), in the same shape as
+/// [`for_each_format!`]: a registry of their own, after the packet formats wherever the two are
+/// listed together ([`names`], the report's colours), so appending to either list moves no
+/// format of the other. Append new window formats at the end.
+#[macro_export]
+macro_rules! for_each_window_format {
+    ($callback:ident) => {
+        $callback! {
+            arrow: [arrow: $crate::formats::arrow::Arrow],
+        }
+    };
+}
+
 macro_rules! declare_modules {
     ($($module:ident: [$($name:ident: $F:ty),+ $(,)?]),* $(,)?) => {$(
         pub mod $module;
     )*};
 }
 for_each_format!(declare_modules);
+for_each_window_format!(declare_modules);
+pub mod window;
+pub use window::WindowFormat;
 
 pub use aggregate::{Aggregate, SymbolStats};
 pub use checksum::Checksum;
@@ -87,9 +103,34 @@ macro_rules! format_names {
     };
 }
 
-/// Every format's [`Format::NAME`], in `for_each_format!`'s order.
+macro_rules! window_format_names {
+    ($($module:ident: [$($name:ident: $F:ty),+ $(,)?]),* $(,)?) => {
+        vec![$($(<$F as WindowFormat>::NAME),+),*]
+    };
+}
+
+/// Every format's name: `for_each_format!`'s in order, then `for_each_window_format!`'s.
 pub fn names() -> Vec<&'static str> {
-    for_each_format!(format_names)
+    let mut names = for_each_format!(format_names);
+    names.extend(window_names());
+    names
+}
+
+/// The names of the formats whose unit is a whole window ([`WindowFormat`]), in
+/// `for_each_window_format!`'s order.
+pub fn window_names() -> Vec<&'static str> {
+    for_each_window_format!(window_format_names)
+}
+
+/// Whether the format named `name` is timed only per window ([`WindowFormat`]): it has no
+/// per-packet latency, and every table or verdict that reads one says so for it.
+pub fn per_window_only(name: &str) -> bool {
+    window_names().contains(&name)
+}
+
+/// Why a format timed only per window has no per-packet figure, as the CSV and the report say.
+pub fn no_latency_reason(name: &str) -> String {
+    format!("{name}: a window format, timed only per window: no per-packet latency")
 }
 
 macro_rules! format_trust {
@@ -98,10 +139,18 @@ macro_rules! format_trust {
     };
 }
 
+macro_rules! window_format_trust {
+    ($($module:ident: [$($name:ident: $F:ty),+ $(,)?]),* $(,)?) => {
+        vec![$($((<$F as WindowFormat>::NAME, <$F as WindowFormat>::DOCUMENTED.trusts_producer())),+),*]
+    };
+}
+
 /// Every format's [`Format::NAME`] and whether it trusts its producer
 /// ([`Documented::trusts_producer`]), in `for_each_format!`'s order.
 pub fn trust() -> Vec<(&'static str, bool)> {
-    for_each_format!(format_trust)
+    let mut trust = for_each_format!(format_trust);
+    trust.extend(for_each_window_format!(window_format_trust));
+    trust
 }
 
 /// Whether the format named `name` trusts its producer: labelled so wherever it appears, and

@@ -157,8 +157,8 @@ pub fn verify_window(
 /// Every format must have carried every message and produced the reference aggregation, in the
 /// per-packet passes (`per_packet`: the packets of the windows timed per packet) and in the batch
 /// passes (`batch`: the packets after the warm-up of the windows timed whole).
-pub fn cross_check(
-    results: &[FormatResult],
+pub fn cross_check<'r>(
+    results: impl IntoIterator<Item = &'r FormatResult>,
     per_packet: &Aggregate,
     batch: &Aggregate,
     messages: u64,

@@ -65,10 +65,25 @@ impl<'a> PassIo<'a> {
     }
 }
 
+/// What a format encodes as one unit, which decides how the shootout times it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Grain {
+    /// Each packet on its own ([`Format`]): timed per packet and per window.
+    Packet,
+    /// A whole window at once ([`WindowFormat`](crate::formats::WindowFormat)): timed only per
+    /// window; a pass timed per unit is refused ([`super::window_runner`]).
+    Window,
+}
+
 /// Object-safe face of a [`Format`] plus its reused output buffers, for the measuring loop.
 pub trait Runner {
     /// The format's [`Format::NAME`].
     fn name(&self) -> &'static str;
+
+    /// What the format encodes as one unit.
+    fn grain(&self) -> Grain {
+        Grain::Packet
+    }
 
     /// Makes room for `bytes` in each buffer, every page of it written (see
     /// [`super::memory`]), so that neither growth nor a first touch lands in a timed pass.
@@ -165,7 +180,7 @@ impl Receiver for Checksum {
 /// (the timing, a const parameter), so the branch folds away and the reads sit right around
 /// the work.
 #[inline(always)]
-fn timed<R>(clocked: bool, timer: &Timer, work: impl FnOnce() -> R) -> (R, u64) {
+pub(super) fn timed<R>(clocked: bool, timer: &Timer, work: impl FnOnce() -> R) -> (R, u64) {
     if clocked {
         let start = timer.start();
         let out = work();
@@ -398,15 +413,4 @@ impl<F: Format> Runner for FormatRunner<F> {
 /// Boxes a fresh runner for `F`.
 pub fn runner<F: Format>() -> Box<dyn Runner> {
     Box::new(FormatRunner::<F>::default())
-}
-
-macro_rules! boxed_runners {
-    ($($module:ident: [$($name:ident: $F:ty),+ $(,)?]),* $(,)?) => {
-        vec![$($(runner::<$F>()),+),*]
-    };
-}
-
-/// Every format under test, in `for_each_format!`'s order.
-pub fn registry() -> Vec<Box<dyn Runner>> {
-    crate::for_each_format!(boxed_runners)
 }

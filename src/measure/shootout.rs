@@ -20,7 +20,7 @@ use super::interference::{observe, retime};
 use super::memory::Written;
 use super::order::{pass_order, Order, PassOrder};
 use super::outcome::{Outcome, Passes};
-use super::runner::{self, PacketStat, PassIo, Runner};
+use super::runner::{Grain, PacketStat, PassIo, Runner};
 use super::schedule::Plan;
 use super::stats::FormatResult;
 use super::stored::Compressors;
@@ -32,7 +32,7 @@ use super::workload::{Timing, Workload};
 /// (`measure::twins`), in registry order too.
 pub fn select(config: &Config) -> Result<Vec<Box<dyn Runner>>, RunError> {
     config.check()?;
-    let all = runner::registry();
+    let all = super::registry::registry();
     let known: Vec<&str> = all.iter().map(|r| r.name()).collect();
     if let Some(wanted) = &config.formats {
         if let Some(bad) = wanted.iter().find(|w| !known.contains(&w.as_str())) {
@@ -53,7 +53,13 @@ pub fn select(config: &Config) -> Result<Vec<Box<dyn Runner>>, RunError> {
         .collect();
     let selected: Vec<&'static str> = runners.iter().map(|r| r.name()).collect();
     for original in twins::chosen(config.twins.as_deref(), &selected)? {
-        runners.extend(twins::twin_of(original));
+        // A window format has no twin (`measure::twins` twins `Format`s): refused, not skipped.
+        let twin = twins::twin_of(original).ok_or_else(|| {
+            RunError::Config(format!(
+                "--twins {original}: {original} is a window format, which has no A/A twin"
+            ))
+        })?;
+        runners.push(twin);
     }
     Ok(runners)
 }
@@ -165,6 +171,12 @@ struct Shootout<'c> {
     /// `reference_batch` as it was before this window: where a whole-window selective decode
     /// timed again starts from (see [`Shootout::batch_pass`]).
     reference_batch_before: Aggregate,
+    /// Aggregation of the packets after the warm-up of every window: what a window format's
+    /// batch passes, timed in every window, must come to; and as it was before this window.
+    /// Kept only when a window format runs (`windowed`).
+    reference_recorded: Aggregate,
+    reference_recorded_before: Aggregate,
+    windowed: bool,
     /// What a selective decode timed again reads into.
     retry_aggregate: Aggregate,
     /// Per format, the first window whose selective decode, timed again, aggregated otherwise
@@ -211,6 +223,7 @@ struct Shootout<'c> {
 impl<'c> Shootout<'c> {
     fn new(runners: Vec<Box<dyn Runner>>, config: &'c Config) -> Result<Self, RunError> {
         let counting = crate::alloc_count::counting();
+        let windowed = runners.iter().any(|r| r.grain() == Grain::Window);
         let results = runners
             .iter()
             .map(|r| FormatResult {
@@ -231,6 +244,9 @@ impl<'c> Shootout<'c> {
             reference_per_packet: Aggregate::new(),
             reference_batch: Aggregate::new(),
             reference_batch_before: Aggregate::new(),
+            reference_recorded: Aggregate::new(),
+            reference_recorded_before: Aggregate::new(),
+            windowed,
             retry_aggregate: Aggregate::new(),
             expected: Expected::default(),
             checksum: Checksum::default(),
@@ -316,6 +332,11 @@ impl<'c> Shootout<'c> {
                 visit_packet(p, &mut self.reference_batch_before);
             }
         }
+        if self.windowed {
+            for p in &packets[skip..] {
+                visit_packet(p, &mut self.reference_recorded_before);
+            }
+        }
 
         // Untimed work on every format's window comes after all the timed work: between two
         // timed regions it would evict the caches the second relies on (docs/BENCHMARKS.md, "A
@@ -367,6 +388,11 @@ impl<'c> Shootout<'c> {
                 visit_packet(p, &mut self.reference_batch);
             }
         }
+        if self.windowed {
+            for p in &packets[skip..] {
+                visit_packet(p, &mut self.reference_recorded);
+            }
+        }
         let e = &mut self.expected;
         e.checks.clear();
         if timed.per_unit {
@@ -376,7 +402,8 @@ impl<'c> Shootout<'c> {
                 e.checks.push(c.value());
             }
         }
-        e.batch_check = if timed.window {
+        // A window format is timed whole in every window, so its reference is needed in all.
+        e.batch_check = if timed.window || self.windowed {
             Checksum::of(&packets[skip..]).value()
         } else {
             0
@@ -410,7 +437,11 @@ impl<'c> Shootout<'c> {
                 );
                 // Both timings, since their code and stack pages are mapped on first use. A
                 // decode error here is found again, and reported, by the timed passes.
-                for timing in Timing::ALL {
+                let timings = match runner.grain() {
+                    Grain::Packet => &Timing::ALL[..],
+                    Grain::Window => &[Timing::Window][..],
+                };
+                for &timing in timings {
                     for workload in Workload::ALL {
                         stats.clear();
                         let _ = runner.pass(workload, timing, &mut io, &self.timer, &mut stats);
@@ -431,6 +462,9 @@ impl<'c> Shootout<'c> {
     /// within each, alternate (`measure::order::pass_order`).
     fn measure_format(&mut self, i: usize, span: Span<'_>) -> Result<(), RunError> {
         let order = pass_order(self.id.turn(), i);
+        if self.runners[i].grain() == Grain::Window {
+            return self.whole_windows(i, span, order);
+        }
         if span.timed == Plan::BOTH && order.batch_first {
             self.batch(i, span, 0, order, true)?;
             self.per_packet(i, span, order)?;
@@ -444,6 +478,76 @@ impl<'c> Shootout<'c> {
         if span.timed.window {
             self.batch(i, span, from, order, false)?;
         }
+        Ok(())
+    }
+
+    /// Format `i`, a window format ([`Grain::Window`]): its passes timed whole in every window,
+    /// over the packets after the warm-up, checked as [`Shootout::batch`] checks any format's.
+    /// Warm-up packets in the window are encoded and decoded once as a window of their own,
+    /// untimed and checked, so that its byte and message counts cover the whole input as every
+    /// format's do.
+    fn whole_windows(
+        &mut self,
+        i: usize,
+        span: Span<'_>,
+        order: PassOrder,
+    ) -> Result<(), RunError> {
+        if span.skip > 0 {
+            self.warm_up_window(i, span)?;
+        }
+        if span.skip < span.packets.len() {
+            self.batch(i, whole(span), 0, order, false)?;
+        }
+        Ok(())
+    }
+
+    /// A window format's untimed encode and complete decode of the window's warm-up packets,
+    /// checked against the source's checksum and counted.
+    fn warm_up_window(&mut self, i: usize, span: Span<'_>) -> Result<(), RunError> {
+        let warm = &span.packets[..span.skip];
+        let (runner, result) = (&mut self.runners[i], &mut self.results[i]);
+        let name = result.name;
+        let failed = |what: String| RunError::Disagree {
+            format: name,
+            what: format!(
+                "window starting at packet {}: its warm-up packets {what}",
+                span.first_packet
+            ),
+        };
+        let mut scratch = Aggregate::new();
+        self.checksum.reset();
+        let mut io = PassIo::new(warm, &mut scratch, &mut self.checksum);
+        let stats = self.stats.vec();
+        runner
+            .pass(
+                Workload::Encode,
+                Timing::Window,
+                &mut io,
+                &self.timer,
+                stats,
+            )
+            .map_err(|e| failed(format!("failed to encode: {e}")))?;
+        runner.adopt_batch();
+        let read = runner
+            .pass(
+                Workload::Complete,
+                Timing::Window,
+                &mut io,
+                &self.timer,
+                stats,
+            )
+            .map_err(|e| failed(format!("failed to decode: {e}")))?;
+        let (sum, want) = (self.checksum.value(), Checksum::of(warm).value());
+        if read.packets != warm.len() || sum != want {
+            return Err(failed(format!(
+                "decoded to {} packets with checksum {sum:#018x}; the source has {} with \
+                 {want:#018x}",
+                read.packets,
+                warm.len()
+            )));
+        }
+        result.encoded_bytes += runner.buffer().len() as u64;
+        result.messages_encoded += read.messages;
         Ok(())
     }
 
@@ -615,10 +719,13 @@ impl<'c> Shootout<'c> {
         loop {
             tries += 1;
             let again = tries > 1 && workload == Workload::Selective;
+            let (before, after) = match runner.grain() {
+                Grain::Packet => (&self.reference_batch_before, &self.reference_batch),
+                Grain::Window => (&self.reference_recorded_before, &self.reference_recorded),
+            };
             if again {
-                self.retry_aggregate = self.reference_batch_before.clone();
-                self.retry_aggregate
-                    .reserve(self.reference_batch.symbol_count());
+                self.retry_aggregate = before.clone();
+                self.retry_aggregate.reserve(after.symbol_count());
             }
             self.checksum.reset();
             let mut io = PassIo {
@@ -639,7 +746,7 @@ impl<'c> Shootout<'c> {
             );
             let pass =
                 pass.map_err(|e| failed(format!("the batch {} failed: {e}", workload.name())))?;
-            if again && self.retry_aggregate != self.reference_batch {
+            if again && self.retry_aggregate != *after {
                 self.retry_disagreed[i].get_or_insert(first_packet);
             }
             if !retime(taken, tries) {
@@ -653,6 +760,8 @@ impl<'c> Shootout<'c> {
     /// the batch encode must have written the same bytes as the per-packet one; then the size as
     /// stored, `--verify`, and its allocations counted (a sample of windows, `measure::allocations`).
     fn after_window(&mut self, i: usize, span: Span<'_>) -> Result<(), RunError> {
+        let windowed = self.runners[i].grain() == Grain::Window;
+        let span = if windowed { whole(span) } else { span };
         let Span {
             packets,
             skip,
@@ -695,7 +804,14 @@ impl<'c> Shootout<'c> {
         result.stored.add(self.id, encoded, stored.as_ref());
         if self.config.verify {
             let verify_start = Instant::now();
-            verify_window(runner.as_mut(), packets, first_packet, &mut self.decoded)?;
+            // A window format's buffer holds the packets after the warm-up (its warm-up's own
+            // window when there are none).
+            let (source, first) = if windowed && skip < packets.len() {
+                (&packets[skip..], first_packet + skip as u64)
+            } else {
+                (packets, first_packet)
+            };
+            verify_window(runner.as_mut(), source, first, &mut self.decoded)?;
             self.verify_ns += verify_start.elapsed().as_nanos() as u64;
         }
         if let (Some(counter), Some(tally)) = (&mut self.counter, &mut result.allocations) {
@@ -746,10 +862,22 @@ impl<'c> Shootout<'c> {
                 self.config.warmup, self.packets
             )));
         }
+        let of_grain = |grain| {
+            (self.results.iter().zip(&self.runners))
+                .filter(move |(_, r)| r.grain() == grain)
+                .map(|(f, _)| f)
+        };
         cross_check(
-            &self.results,
+            of_grain(Grain::Packet),
             &self.reference_per_packet,
             &self.reference_batch,
+            self.messages,
+        )?;
+        // A window format decodes nothing per packet, and decodes every window whole.
+        cross_check(
+            of_grain(Grain::Window),
+            &Aggregate::new(),
+            &self.reference_recorded,
             self.messages,
         )?;
         let retried =
@@ -803,6 +931,17 @@ impl<'c> Shootout<'c> {
             workers: Vec::new(),
             elapsed_ns: wall_ns,
         })
+    }
+}
+
+/// `span` as a window format ([`Grain::Window`]) is timed in it: whole, never per packet.
+fn whole(span: Span<'_>) -> Span<'_> {
+    Span {
+        timed: Plan {
+            per_unit: false,
+            window: true,
+        },
+        ..span
     }
 }
 

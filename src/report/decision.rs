@@ -140,7 +140,7 @@ impl Decision {
     /// The lines under the verdict: what was required and who was left out, then each winner's
     /// capabilities.
     pub fn notes(&self, groups: &[&Group], winners: &[String]) -> Vec<String> {
-        let mut notes = Vec::new();
+        let mut notes = window_notes(groups);
         let (kept, left_out) = self.eligible(groups);
         if self.require.is_empty() {
             // Only formats that trust their producer can be left out: one line for them.
@@ -312,6 +312,23 @@ fn busiest_side(g: &Group) -> Option<f64> {
         .filter_map(|r| r.allocs)
         .flat_map(|a| a.into_iter())
         .reduce(f64::max)
+}
+
+/// One line per format of `groups` timed only per window: it has no per-unit figure, so the
+/// verdict ranks it on the batch figures and sizes only, never on a tail.
+pub fn window_notes(groups: &[&Group]) -> Vec<String> {
+    groups
+        .iter()
+        .filter(|g| crate::formats::per_window_only(&g.format))
+        .map(|g| {
+            format!(
+                "{}; ranked on the batch figures and sizes only, not on the tails ({}, {}).",
+                crate::formats::no_latency_reason(&g.format),
+                super::verdict::Need::EncodeTail.name(),
+                super::verdict::Need::DecodeTail.name(),
+            )
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -251,6 +251,35 @@ fn run_row(r: Row, source: usize) -> Result<RunRow, String> {
         7 => Some(de_all.map(Option::unwrap_or_default)),
         _ => return Err("some de_all_* cells are empty and others are not".into()),
     };
+    // Empty on the row of a format timed only per window (its `latency_note` says why).
+    let percentiles = |p: [Option<u64>; 6], mean: Option<f64>, what: &str| {
+        let [p50, p90, p99, p999, p9999, max] = p.map(|x| x.map(|x| x as f64));
+        all_or_none([p50, p90, p99, p999, p9999, max, mean], what)
+    };
+    let ser = percentiles(
+        [
+            r.ser_p50_ns,
+            r.ser_p90_ns,
+            r.ser_p99_ns,
+            r.ser_p999_ns,
+            r.ser_p9999_ns,
+            r.ser_max_ns,
+        ],
+        r.ser_mean_ns,
+        "ser_*_ns",
+    )?;
+    let de = percentiles(
+        [
+            r.de_p50_ns,
+            r.de_p90_ns,
+            r.de_p99_ns,
+            r.de_p999_ns,
+            r.de_p9999_ns,
+            r.de_max_ns,
+        ],
+        r.de_mean_ns,
+        "de_*_ns",
+    )?;
     let allocs = all_or_none([r.ser_allocs, r.de_allocs, r.de_all_allocs], "*_allocs")?;
     let alloc_bytes = all_or_none(
         [r.ser_alloc_bytes, r.de_alloc_bytes, r.de_all_alloc_bytes],
@@ -279,27 +308,7 @@ fn run_row(r: Row, source: usize) -> Result<RunRow, String> {
         order_seed: r.order_seed,
         dropped_bytes: r.dropped_bytes,
         bytes_per_message: r.bytes_per_message,
-        latency: PerWorkload([
-            Some([
-                ns(r.ser_p50_ns),
-                ns(r.ser_p90_ns),
-                ns(r.ser_p99_ns),
-                ns(r.ser_p999_ns),
-                ns(r.ser_p9999_ns),
-                ns(r.ser_max_ns),
-                r.ser_mean_ns,
-            ]),
-            Some([
-                ns(r.de_p50_ns),
-                ns(r.de_p90_ns),
-                ns(r.de_p99_ns),
-                ns(r.de_p999_ns),
-                ns(r.de_p9999_ns),
-                ns(r.de_max_ns),
-                r.de_mean_ns,
-            ]),
-            de_all,
-        ]),
+        latency: PerWorkload([ser, de, de_all]),
         throughput: PerWorkload([r.ser_batch_ns, r.de_batch_ns, r.de_all_batch_ns]),
         msgs_per_sec: ns(r.msgs_per_sec),
         timer_overhead_ns: r.timer_overhead_ns,
@@ -322,10 +331,13 @@ fn run_row(r: Row, source: usize) -> Result<RunRow, String> {
 }
 
 /// The three sides' cells of one figure: all there, or none (not measured).
-fn all_or_none(cells: [Option<f64>; 3], columns: &str) -> Result<Option<[f64; 3]>, String> {
+fn all_or_none<const N: usize>(
+    cells: [Option<f64>; N],
+    columns: &str,
+) -> Result<Option<[f64; N]>, String> {
     match cells.iter().filter(|x| x.is_some()).count() {
         0 => Ok(None),
-        3 => Ok(Some(cells.map(Option::unwrap_or_default))),
+        n if n == N => Ok(Some(cells.map(Option::unwrap_or_default))),
         _ => Err(format!("some {columns} cells are empty and others are not")),
     }
 }

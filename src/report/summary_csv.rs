@@ -125,12 +125,16 @@ pub fn stored_measures() -> Vec<String> {
     ]
 }
 
-fn stats(g: &Group) -> Vec<&Stat> {
-    let mut s = vec![&g.bytes_per_message, &g.msgs_per_sec];
+/// A format timed only per window has no latency: its seven cells per workload stay empty.
+fn stats(g: &Group) -> Vec<Option<&Stat>> {
+    let mut s = vec![Some(&g.bytes_per_message), Some(&g.msgs_per_sec)];
     for w in [Workload::Encode, Workload::Selective] {
-        s.extend(g.latency(w).into_iter().flat_map(|l| l.0.iter()));
+        match g.latency(w) {
+            Some(l) => s.extend(l.0.iter().map(Some)),
+            None => s.extend([None; 7]),
+        }
     }
-    s.push(&g.timer_overhead_ns);
+    s.push(Some(&g.timer_overhead_ns));
     s
 }
 
@@ -157,7 +161,7 @@ impl Export for SummaryCsv {
                 num(g.ratio_to_fastest),
             ];
             for s in stats(g) {
-                rec.extend([num(s.median), num(s.min), num(s.max), num(s.cv_pct)]);
+                rec.extend(four(s));
             }
             for s in [&g.zstd_bytes_per_message, &g.zlib_bytes_per_message] {
                 rec.extend(four(s.as_ref()));

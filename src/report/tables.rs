@@ -34,11 +34,12 @@ fn headline(groups: &[&Group]) -> Table {
              msgs/s: messages over ser + de_all time, from the batch timing in runs that have \
              it, from the per-packet totals in older ones. \
              zstd and zlib B/msg: the size as stored (each window compressed whole). \
-             A dash marks what was not measured.{}{}{}",
+             A dash marks what was not measured.{}{}{}{}",
             basis_text(groups),
             floor_text(groups),
             clock_text(groups),
             trusts_text(groups),
+            window_text(groups),
         ),
         header: [
             "format",
@@ -117,7 +118,8 @@ fn percentiles(groups: &[&Group]) -> Table {
              (stdev/mean across runs) in brackets. Each {unit} timed on its own (a clock pair \
              per {unit}). de: selective decode; de_all: complete decode, where measured. \
              † fewer than {MIN_TAIL_SAMPLES:.0} samples lie beyond this percentile in a run: \
-             indicative only, and its variation across runs is expected (max is one sample)."
+             indicative only, and its variation across runs is expected (max is one sample).{}",
+            window_text(groups)
         ),
         header,
         rows: groups
@@ -216,6 +218,15 @@ pub fn allocations_table(groups: &[&Group]) -> Option<Table> {
 
 /// What the mark after a format's name means, for a caption over formats that include one
 /// that trusts its producer; empty otherwise.
+/// Why a format timed only per window has no percentile, for a caption over formats that
+/// include one (its row's latency cells are dashes, and it has no row among the percentiles).
+fn window_text(groups: &[&Group]) -> String {
+    (groups.iter())
+        .filter(|g| crate::formats::per_window_only(&g.format))
+        .map(|g| format!(" {}.", crate::formats::no_latency_reason(&g.format)))
+        .collect()
+}
+
 pub fn trusts_text(groups: &[&Group]) -> String {
     if groups.iter().any(|g| trusts_producer(&g.format)) {
         format!(" {TRUSTS_NOTE}.")

@@ -545,7 +545,14 @@ pub fn input_line(input: &str, groups: &[&Group], label: &str) -> String {
     } else {
         format!("{lo}–{hi} runs")
     };
-    let fewest = |f: fn(&Group) -> Option<f64>| groups.iter().filter_map(|g| f(g)).reduce(f64::min);
+    // A format timed only per window times no unit alone and every window whole: its counts
+    // are not the run's (the window notes say so).
+    let fewest = |f: fn(&Group) -> Option<f64>| {
+        (groups.iter())
+            .filter(|g| !crate::formats::per_window_only(&g.format))
+            .filter_map(|g| f(g))
+            .reduce(f64::min)
+    };
     let timed = match (fewest(|g| g.units_timed), fewest(|g| g.batch_units)) {
         (Some(one), Some(whole)) => format!(
             " Per run, {} {unit}s were timed one by one (what the percentiles rest on) and {} in \

@@ -458,7 +458,12 @@ md_shootout::for_each_format!(format_tests);
 #[test]
 fn registry_lists_every_format_once() {
     let names: Vec<_> = registry().iter().map(|r| r.name()).collect();
-    assert_eq!(names, every_name(), "the registry follows for_each_format!");
+    let mut listed = every_name();
+    listed.extend(md_shootout::formats::window_names());
+    assert_eq!(
+        names, listed,
+        "the registry follows for_each_format!, then for_each_window_format!"
+    );
     let mut unique = names.clone();
     unique.sort_unstable();
     unique.dedup();

@@ -34,3 +34,4 @@ mod run_script;
 mod sample;
 mod schema_v2;
 mod trusting;
+mod window_format;

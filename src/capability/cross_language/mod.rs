@@ -21,6 +21,7 @@
 //! one packet as a self-delimiting unit, so each packet is encoded on its own and each tool is
 //! handed the units in the form it takes, in one call per format (seconds, not minutes).
 
+pub mod arrow;
 pub mod avro;
 pub mod borsh;
 pub mod capnp;
@@ -35,7 +36,7 @@ pub mod tool;
 use std::path::{Path, PathBuf};
 
 use super::finding::Finding;
-use crate::formats::Format;
+use crate::formats::{Format, WindowFormat};
 use crate::model::Packet;
 use compare::TheirPacket;
 use tool::ToolError;
@@ -119,7 +120,26 @@ pub fn encode(format: &str, packets: &[Packet]) -> Option<Vec<Vec<u8>>> {
             }
         };
     }
-    crate::for_each_format!(dispatch)
+    crate::for_each_format!(dispatch).or_else(|| window(format, packets))
+}
+
+/// `packets` encoded by the window format named `format` as one window: its one unit. `None`
+/// for a name no window format has.
+fn window(format: &str, packets: &[Packet]) -> Option<Vec<Vec<u8>>> {
+    fn unit<W: WindowFormat>(packets: &[Packet]) -> Vec<Vec<u8>> {
+        let mut out = Vec::new();
+        W::default().encode_window(packets, &mut out);
+        vec![out]
+    }
+    macro_rules! dispatch {
+        ($($module:ident: [$($name:ident: $F:ty),+ $(,)?]),* $(,)?) => {
+            match format {
+                $($(<$F as WindowFormat>::NAME => Some(unit::<$F>(packets)),)+)*
+                _ => None,
+            }
+        };
+    }
+    crate::for_each_window_format!(dispatch)
 }
 
 /// Reads the encoded packets (one unit each) in another language, scratch files under the
@@ -163,6 +183,7 @@ pub fn reader(format: &str) -> Option<Reader> {
             serde_formats::read_cbor,
         ),
         "borsh" => ("JavaScript", borsh::describe, borsh::read),
+        "arrow" => ("Python", arrow::describe, arrow::read),
         _ => return None,
     };
     Some(Reader {
@@ -328,6 +349,12 @@ mod tests {
             .and_then(|n| n.parse().ok())
             .unwrap();
         assert!(n > 1_000, "{}", finding.answer);
+    }
+
+    /// pyarrow reads our window (one IPC stream) back field for field.
+    #[test]
+    fn arrow_is_read_by_python() {
+        reads_exactly("arrow", "Python");
     }
 
     #[test]

@@ -1,0 +1,199 @@
+//! The timed loop around a [`WindowFormat`]: a [`Runner`] whose unit is the window
+//! ([`Grain::Window`]). Its passes timed per window are one encode or decode of the whole window
+//! between one pair of clock reads, like a packet format's; a pass timed per unit is refused with
+//! an error, never run some other way, since the format has no packet of its own to time.
+
+use super::clock::Timer;
+use super::memory::Written;
+use super::runner::{timed, Grain, PacketStat, PassIo, PassStat, Runner};
+use super::workload::{Timing, Workload};
+use crate::formats::{DecodeError, WindowFormat};
+use crate::model::Packet;
+
+/// What a per-unit pass of a window format returns.
+pub const PER_UNIT_REFUSED: &str =
+    "a window format encodes and decodes whole windows: it has no per-packet pass to time";
+
+/// A window format and the buffers it encodes into, reused across windows.
+#[derive(Default)]
+pub struct WindowRunner<W: WindowFormat> {
+    pub format: W,
+    /// The window the decodes read.
+    buf: Written<u8>,
+    /// Where an encode writes.
+    batch_buf: Written<u8>,
+}
+
+/// Boxes a fresh runner for `W`.
+pub fn runner<W: WindowFormat>() -> Box<dyn Runner> {
+    Box::new(WindowRunner::<W>::default())
+}
+
+impl<W: WindowFormat> WindowRunner<W> {
+    /// [`Runner::pass`] timed per window: the workload matched once, outside the clock reads.
+    #[inline(always)]
+    fn whole(
+        &mut self,
+        workload: Workload,
+        io: &mut PassIo<'_>,
+        timer: &Timer,
+    ) -> Result<PassStat, DecodeError> {
+        let format = &mut self.format;
+        let bytes = self.buf.as_slice().get(io.from..).unwrap_or_default();
+        match workload {
+            Workload::Encode => {
+                let out = self.batch_buf.vec();
+                out.clear();
+                let (messages, ns) = timed(true, timer, || format.encode_window(io.packets, out));
+                Ok(PassStat {
+                    ns,
+                    packets: io.packets.len(),
+                    messages: messages as u64,
+                })
+            }
+            Workload::Selective => {
+                let before = io.aggregate.messages;
+                let sink = &mut *io.aggregate;
+                let (packets, ns) = timed(true, timer, || format.decode_window(bytes, sink));
+                Ok(PassStat {
+                    ns,
+                    packets: packets?,
+                    messages: io.aggregate.messages - before,
+                })
+            }
+            Workload::Complete => {
+                let before = io.checksum.messages();
+                let sum = &mut *io.checksum;
+                let (packets, ns) = timed(true, timer, || format.decode_window_all(bytes, sum));
+                Ok(PassStat {
+                    ns,
+                    packets: packets?,
+                    messages: io.checksum.messages() - before,
+                })
+            }
+        }
+    }
+}
+
+impl<W: WindowFormat> Runner for WindowRunner<W> {
+    fn name(&self) -> &'static str {
+        W::NAME
+    }
+
+    fn grain(&self) -> Grain {
+        Grain::Window
+    }
+
+    fn reserve(&mut self, bytes: usize) {
+        self.buf.reserve(bytes);
+        self.batch_buf.reserve(bytes);
+    }
+
+    fn pass(
+        &mut self,
+        workload: Workload,
+        timing: Timing,
+        io: &mut PassIo<'_>,
+        timer: &Timer,
+        _stats: &mut Vec<PacketStat>,
+    ) -> Result<PassStat, DecodeError> {
+        std::hint::black_box(W::NAME);
+        match timing {
+            Timing::PerUnit => Err(DecodeError::Refused(PER_UNIT_REFUSED)),
+            Timing::Window => self.whole(workload, io, timer),
+        }
+    }
+
+    fn buffer(&self) -> &[u8] {
+        self.buf.as_slice()
+    }
+
+    fn trusts_producer(&self) -> bool {
+        W::DOCUMENTED.trusts_producer()
+    }
+
+    fn load(&mut self, bytes: &[u8]) -> Result<(), DecodeError> {
+        let buf = self.buf.vec();
+        buf.clear();
+        if W::DOCUMENTED.trusts_producer() {
+            return Err(DecodeError::Malformed(
+                "this format trusts its producer: it decodes only bytes it encoded itself",
+            ));
+        }
+        buf.extend_from_slice(bytes);
+        Ok(())
+    }
+
+    fn batch_buffer(&self) -> &[u8] {
+        self.batch_buf.as_slice()
+    }
+
+    fn adopt_batch(&mut self) {
+        std::mem::swap(&mut self.buf, &mut self.batch_buf);
+    }
+
+    fn decode_packets(&mut self, out: &mut Vec<Packet>) -> Result<(), DecodeError> {
+        self.format.decode_packets(self.buf.as_slice(), out)
+    }
+
+    fn decode_packet_at(&mut self, _at: usize) -> Result<Packet, DecodeError> {
+        Err(DecodeError::Refused(PER_UNIT_REFUSED))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::arrow::Arrow;
+    use crate::formats::{every_kind, Aggregate, Checksum};
+
+    /// A window format runs whole windows and refuses a pass per unit, whichever the workload.
+    #[test]
+    fn a_pass_per_unit_is_refused_and_a_whole_window_round_trips() {
+        let packets = vec![every_kind(), every_kind()];
+        let mut r = runner::<Arrow>();
+        assert_eq!(r.grain(), Grain::Window);
+        let timer = Timer::calibrate();
+        let (mut agg, mut sum) = (Aggregate::new(), Checksum::default());
+        let mut io = PassIo::new(&packets, &mut agg, &mut sum);
+        let mut stats = Vec::new();
+        for w in Workload::ALL {
+            let e = r
+                .pass(w, Timing::PerUnit, &mut io, &timer, &mut stats)
+                .unwrap_err();
+            assert_eq!(e, DecodeError::Refused(PER_UNIT_REFUSED));
+        }
+        assert!(stats.is_empty());
+        let enc = r
+            .pass(
+                Workload::Encode,
+                Timing::Window,
+                &mut io,
+                &timer,
+                &mut stats,
+            )
+            .unwrap();
+        assert_eq!(
+            (enc.packets, enc.messages),
+            (2, 2 * every_kind().messages.len() as u64)
+        );
+        r.adopt_batch();
+        // The runner's buffer is 8-byte aligned: the decoder reads it in place.
+        assert_eq!(r.buffer().as_ptr() as usize % 8, 0);
+        let all = r
+            .pass(
+                Workload::Complete,
+                Timing::Window,
+                &mut io,
+                &timer,
+                &mut stats,
+            )
+            .unwrap();
+        assert_eq!((all.packets, all.messages), (enc.packets, enc.messages));
+        assert_eq!(sum, Checksum::of(&packets));
+        let mut back = Vec::new();
+        r.decode_packets(&mut back).unwrap();
+        assert_eq!(back, packets);
+        assert!(r.decode_packet_at(0).is_err());
+    }
+}
