@@ -64,6 +64,8 @@ impl<F: Format> Format for Twin<F> {
             Err(_) => panic!("a format's name is UTF-8, and so is its twin's"),
         };
     const DOCUMENTED: Documented = F::DOCUMENTED;
+    const LOSSY: Option<crate::formats::Lossy> = F::LOSSY;
+    const STREAM: bool = F::STREAM;
 
     #[inline(always)]
     fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
