@@ -13,7 +13,7 @@ use crate::common::{
     csv_rows, rows_of_every_format, shootout, shootout_ok, summary_csv, widen, Expected,
 };
 
-const COLUMNS: [&str; 75] = [
+const COLUMNS: [&str; 76] = [
     "run_id",
     "started_at",
     "label",
@@ -89,6 +89,7 @@ const COLUMNS: [&str; 75] = [
     "retimed",
     "aggregate_batch_ns",
     "shard",
+    "lossy",
 ];
 
 /// The summary CSV the issue specifies, computed from the generator's packets.
