@@ -15,6 +15,8 @@
 #                   format's own schema evolution (writer's and reader's schemas)
 #   msgpack  1.2.4 and cbor2 6.3.0 from PyPI, into tools/serde-venv (the Python readers of the
 #                   cross-language check of the `msgpack` and `cbor` formats, xlang/serde_read.py)
+#   databento-dbn 0.72.0 from PyPI, into tools/dbn-venv: Databento's own Python reader of DBN
+#                   (the cross-language check of the `dbn` format, xlang/dbn_read.py)
 #   protoc   36.2   from Maven Central (com.google.protobuf:protoc:4.36.2:exe:linux-x86_64),
 #                   checked against its pinned SHA-256, copied to tools/protoc-36.2: the one
 #                   with the Rust generator that Google's `protobuf = "=4.36.2-release"` crate
@@ -136,6 +138,19 @@ if ! arrow_ok; then
     python3 -m venv "$arrow_venv"
     "$arrow_venv/bin/pip" install -q --disable-pip-version-check "pyarrow==$PYARROW_VERSION"
     arrow_ok || { say "error: $arrow_venv does not import pyarrow $PYARROW_VERSION"; exit 1; }
+    changed=1
+fi
+
+# --- Databento's DBN reader for Python -----------------------------------------------------
+DBN_PY_VERSION=0.72.0
+dbn_venv="$tools/dbn-venv"
+dbn_ok() { [ "$("$dbn_venv/bin/python3" -c 'import importlib.metadata as m; print(m.version("databento-dbn"))' 2>/dev/null)" = "$DBN_PY_VERSION" ]; }
+if ! dbn_ok; then
+    say "installing databento-dbn $DBN_PY_VERSION (pip databento-dbn==$DBN_PY_VERSION into $dbn_venv)"
+    rm -rf "$dbn_venv"
+    python3 -m venv "$dbn_venv"
+    "$dbn_venv/bin/pip" install -q --disable-pip-version-check "databento-dbn==$DBN_PY_VERSION"
+    dbn_ok || { say "error: $dbn_venv does not import databento-dbn $DBN_PY_VERSION"; exit 1; }
     changed=1
 fi
 

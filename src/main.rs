@@ -186,6 +186,10 @@ struct ReportArgs {
     /// verdict otherwise leaves out; each is always shown beside its checked twin.
     #[arg(long)]
     trusted_producer: bool,
+    /// Also rank the lossy formats (dbn: records with no slot for some IEX fields, checked
+    /// against what they carry), which the verdict otherwise leaves out: not the same work.
+    #[arg(long)]
+    lossy: bool,
     /// The formats' capabilities, as `shootout formats --out FILE` writes them [default:
     /// formats.json beside the first CSV that has one, as bench leaves it].
     #[arg(long, value_name = "FILE")]
@@ -693,6 +697,7 @@ impl ReportArgs {
             self.require.clone(),
         )?;
         decision.trusted_producer = self.trusted_producer;
+        decision.lossy = self.lossy;
         let files = report::write_report_with(
             &summary,
             &self.hist_dir,

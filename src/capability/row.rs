@@ -41,6 +41,10 @@ pub struct Row {
     /// build or the CPU (`formats::code_path`); absent for every other format.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code_path: Option<String>,
+    /// For a lossy format (`Format::LOSSY`), every IEX field it does not carry; absent for
+    /// every other format.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lossy: Option<String>,
 }
 
 /// The cells of a [`Row`] that are findings, by name, in column order.
@@ -90,6 +94,7 @@ impl Row {
             measured,
             evolution_format: None,
             code_path: None,
+            lossy: None,
         }
     }
 

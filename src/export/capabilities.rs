@@ -7,7 +7,7 @@ use std::path::Path;
 
 use crate::capability::row::CELLS;
 use crate::capability::Row;
-use crate::formats::{shown, trusts_producer, TRUSTS_NOTE};
+use crate::formats::{lossy, shown, trusts_producer, LOSSY_NOTE, TRUSTS_NOTE};
 use crate::output::atomic::write_atomically;
 
 /// The file name bench gives the rows in its results folder, where `report` looks for them.
@@ -78,6 +78,11 @@ pub fn render(rows: &[Row]) -> String {
             "{TRUSTS_NOTE}; its evolution and other-language cells are its checked twin's (the \
              same bytes)"
         );
+    }
+    for r in rows {
+        if let Some(l) = lossy(&r.name) {
+            let _ = writeln!(t, "{LOSSY_NOTE}. {}: {}", r.name, l.reason);
+        }
     }
     for (r, name) in rows.iter().zip(&names) {
         let _ = writeln!(t, "\n{name}");

@@ -184,6 +184,11 @@ pub struct Row {
     /// (`formats::WindowFormat`), empty on every other row.
     #[serde(default)]
     pub latency_note: Option<String>,
+    /// `true` for a lossy format (`formats::lossy`: no slot for some IEX fields, checked
+    /// against what it carries), so a reader can leave it out of an equal-work comparison. Last,
+    /// so that readers of the earlier columns keep working.
+    #[serde(default)]
+    pub lossy: Option<bool>,
 }
 
 /// The header line, as written: [`Row`]'s fields in order (a test checks it).
@@ -194,7 +199,7 @@ de_max_ns,de_mean_ns,de_total_ns,msgs_per_sec,timer_overhead_ns,host,cpu,rustc,g
 memcpy_p50_ns,memcpy_mean_ns,de_all_p50_ns,de_all_p90_ns,de_all_p99_ns,de_all_p999_ns,de_all_p9999_ns,\
 de_all_max_ns,de_all_mean_ns,de_all_total_ns,ser_batch_ns,de_batch_ns,de_all_batch_ns,clock,memcpy_batch_ns,unit,units,stored_mode,stored_sampled_bytes,timing,batch_units,jobs,worker_cpu,timed_faults,order_seed,dropped_bytes,\
 ser_allocs,de_allocs,de_all_allocs,ser_alloc_bytes,de_alloc_bytes,de_all_alloc_bytes,trusts_producer,\
-twin_of,clock_step_ns,preempted,retimed,aggregate_batch_ns,shard,latency_note";
+twin_of,clock_step_ns,preempted,retimed,aggregate_batch_ns,shard,latency_note,lossy";
 
 /// How many of [`COLUMNS`] every results CSV has: those up to `git_rev`, the first header
 /// `run` wrote. [`Row`]'s later fields are optional.
@@ -328,6 +333,8 @@ impl Row {
             aggregate_batch_ns: Some(round3(o.aggregate_batch.ns_per_packet())),
             shard: (!o.chunking.share.is_whole()).then(|| o.chunking.share.to_string()),
             latency_note: (!per_unit).then(|| crate::formats::no_latency_reason(f.name)),
+            // A twin is lossy when its original is.
+            lossy: Some(crate::formats::lossy(f.twin_of().unwrap_or(f.name)).is_some()),
         }
     }
 }

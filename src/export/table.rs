@@ -10,7 +10,7 @@
 use std::fmt::Write;
 
 use super::RunReport;
-use crate::formats::{code_path, shown, trusts_producer, TRUSTS_NOTE};
+use crate::formats::{code_path, lossy, shown, trusts_producer, LOSSY_NOTE, TRUSTS_NOTE};
 use crate::measure::floor::RAW;
 use crate::measure::stats::FormatResult;
 use crate::measure::stored::{StoredMode, SAMPLE_HEAD, SAMPLE_STRIDE};
@@ -45,6 +45,11 @@ pub fn render(report: &RunReport<'_>) -> String {
     allocations_table(&mut t, o, &ranked);
     if o.formats.iter().any(|f| trusts_producer(f.name)) {
         let _ = writeln!(t, "\n{TRUSTS_NOTE}");
+    }
+    for f in o.formats.iter().filter(|f| f.twin_of().is_none()) {
+        if let Some(l) = lossy(f.name) {
+            let _ = writeln!(t, "\n{LOSSY_NOTE}. {}: {}", f.name, l.reason);
+        }
     }
     if o.formats.iter().any(|f| is_twin(&f)) {
         let _ = writeln!(t, "\n{TWIN_NOTE}");

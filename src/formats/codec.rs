@@ -227,6 +227,17 @@ impl Documented {
     }
 }
 
+/// What a lossy format says of itself ([`Format::LOSSY`]): the fields it does not carry, in
+/// words and as code. The run checks its complete decode against `project`ed packets, so its
+/// every-field check covers exactly what it carries.
+#[derive(Debug, Clone, Copy)]
+pub struct Lossy {
+    /// Every field not carried (`shootout formats`, the report's note).
+    pub reason: &'static str,
+    /// The packet a correct decoder gives back.
+    pub project: fn(&Packet) -> Packet,
+}
+
 /// One encoding of IEX packets.
 pub trait Format: Default + 'static {
     /// Stable id used in CSV rows and on the command line.
@@ -234,6 +245,14 @@ pub trait Format: Default + 'static {
 
     /// What the format's documentation says of its schema, reading in place and validation.
     const DOCUMENTED: Documented;
+
+    /// `Some` for a format with no slot for some IEX fields: what it leaves out.
+    const LOSSY: Option<Lossy> = None;
+
+    /// A packet's bytes depend on the packets before it in the stream (e.g. a symbol table
+    /// written once per stream); a stream starts where [`Format::encode`] is handed an empty
+    /// `out`. A window's batch encode then differs from the per-packet one after a warm-up.
+    const STREAM: bool = false;
 
     /// Appends one self-delimiting encoded packet to `out` (a reused buffer: never cleared here)
     /// and returns how many messages it wrote: counted by the encoder, so a format that drops a

@@ -66,6 +66,7 @@ macro_rules! for_each_format {
             ],
             json_sonic: [json_sonic: $crate::formats::json_sonic::JsonSonic],
             json_simd: [json_simd: $crate::formats::json_simd::JsonSimd],
+            dbn: [dbn: $crate::formats::dbn::Dbn],
         }
     };
 }
@@ -169,14 +170,43 @@ pub const TRUSTS_NOTE: &str = "‡ trusts its producer: decoded without the form
     (flatbuffers' root_unchecked, rkyv's access_unchecked), sound only on bytes its own encoder \
     wrote, as in these runs; never on bytes from a network or a file";
 
-/// `name` as shown: with [`TRUSTS_MARK`] when the format trusts its producer.
+/// `name` as shown: with [`TRUSTS_MARK`] when the format trusts its producer, [`LOSSY_MARK`]
+/// when it is lossy.
 pub fn shown(name: &str) -> String {
     if trusts_producer(name) {
         format!("{name} {TRUSTS_MARK}")
+    } else if lossy(name).is_some() {
+        format!("{name} {LOSSY_MARK}")
     } else {
         name.to_owned()
     }
 }
+
+macro_rules! format_lossy {
+    ($($module:ident: [$($name:ident: $F:ty),+ $(,)?]),* $(,)?) => {
+        vec![$($((<$F as Format>::NAME, <$F as Format>::LOSSY)),+),*]
+    };
+}
+
+/// The format named `name`'s [`Format::LOSSY`] (every IEX field it does not carry, and its
+/// projection), or `None` for a format that carries every field and for a name no format has.
+pub fn lossy(name: &str) -> Option<Lossy> {
+    let formats: Vec<(&str, Option<Lossy>)> = for_each_format!(format_lossy);
+    formats
+        .into_iter()
+        .find(|&(n, _)| n == name)
+        .and_then(|(_, lossy)| lossy)
+}
+
+/// The mark after the name of a lossy format wherever the name is shown, with [`LOSSY_NOTE`]
+/// beside it.
+pub const LOSSY_MARK: &str = "§";
+
+/// What [`LOSSY_MARK`] means, said once wherever the mark appears.
+pub const LOSSY_NOTE: &str = "§ lossy: has no slot for some IEX fields (`shootout formats` \
+    lists them); its every-field check covers what it carries (the source projected onto its \
+    records), its counts and aggregation are the source's; left out of the verdict unless \
+    report --lossy";
 
 /// Which of its library's code paths the format named `name` runs in this build on this CPU,
 /// for a library that picks one (at compile time: sonic-rs; at run time: simd-json) and whose

@@ -8,7 +8,7 @@
 use super::clock::Timer;
 use super::memory::Written;
 use super::workload::{Timing, Workload};
-use crate::formats::{Aggregate, Checksum, DecodeError, Format};
+use crate::formats::{Aggregate, Checksum, DecodeError, Format, Lossy};
 use crate::model::Packet;
 
 /// Per-packet outcome of a pass timed per unit: where the packet's bytes end in the runner's
@@ -121,6 +121,12 @@ pub trait Runner {
     /// for a format that trusts its producer: on foreign bytes its decoder's behaviour is
     /// undefined.
     fn load(&mut self, bytes: &[u8]) -> Result<(), DecodeError>;
+
+    /// The format's [`Format::LOSSY`]: what it does not carry.
+    fn lossy(&self) -> Option<Lossy>;
+
+    /// The format's [`Format::STREAM`].
+    fn stream(&self) -> bool;
 
     /// The bytes of the last encode timed per window.
     fn batch_buffer(&self) -> &[u8];
@@ -384,6 +390,14 @@ impl<F: Format> Runner for FormatRunner<F> {
         }
         buf.extend_from_slice(bytes);
         Ok(())
+    }
+
+    fn lossy(&self) -> Option<Lossy> {
+        F::LOSSY
+    }
+
+    fn stream(&self) -> bool {
+        F::STREAM
     }
 
     fn batch_buffer(&self) -> &[u8] {

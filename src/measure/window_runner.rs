@@ -7,7 +7,7 @@ use super::clock::Timer;
 use super::memory::Written;
 use super::runner::{timed, Grain, PacketStat, PassIo, PassStat, Runner};
 use super::workload::{Timing, Workload};
-use crate::formats::{DecodeError, WindowFormat};
+use crate::formats::{DecodeError, Lossy, WindowFormat};
 use crate::model::Packet;
 
 /// What a per-unit pass of a window format returns.
@@ -82,6 +82,16 @@ impl<W: WindowFormat> Runner for WindowRunner<W> {
 
     fn grain(&self) -> Grain {
         Grain::Window
+    }
+
+    /// No window format is lossy: arrow's columns are the model's fields.
+    fn lossy(&self) -> Option<Lossy> {
+        None
+    }
+
+    /// A window is a whole stream of its own: nothing carries over from the window before.
+    fn stream(&self) -> bool {
+        false
     }
 
     fn reserve(&mut self, bytes: usize) {

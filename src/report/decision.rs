@@ -26,7 +26,14 @@ pub struct Decision {
     /// (`formats::unchecked`), which it otherwise leaves out: their figures hold only where
     /// every byte decoded comes from a producer the reader trusts.
     pub trusted_producer: bool,
+    /// `--lossy`: the verdict also ranks the lossy formats (`Format::LOSSY`), which it otherwise
+    /// leaves out: they do not carry every field, so their work is not the others'.
+    pub lossy: bool,
 }
+
+/// Why a lossy format is left out of the verdict by default.
+pub const LOSSY_LEFT_OUT: &str =
+    "lossy: does not carry every IEX field, so not the same work; report --lossy ranks it too";
 
 /// Why a format that trusts its producer is left out of the verdict by default.
 pub const TRUSTING_LEFT_OUT: &str =
@@ -71,6 +78,7 @@ impl Decision {
             source,
             require,
             trusted_producer: false,
+            lossy: false,
         })
     }
 
@@ -99,13 +107,19 @@ impl Decision {
         !self.trusted_producer && crate::formats::trusts_producer(format)
     }
 
+    /// Whether the verdict leaves `format` out for being lossy: unless `--lossy`.
+    fn lossy_left_out(&self, format: &str) -> bool {
+        !self.lossy && crate::formats::lossy(format).is_some()
+    }
+
     /// The groups a verdict without requirements ranks (the verdicts of the sections below the
-    /// answer): all but those that trust their producer, unless `--trusted-producer`.
+    /// answer): all but those that trust their producer, unless `--trusted-producer`, and the
+    /// lossy ones, unless `--lossy`.
     pub fn rankable<'a>(&self, groups: &[&'a Group]) -> Vec<&'a Group> {
         groups
             .iter()
             .copied()
-            .filter(|g| !self.trust_left_out(&g.format))
+            .filter(|g| !self.trust_left_out(&g.format) && !self.lossy_left_out(&g.format))
             .collect()
     }
 
@@ -124,6 +138,9 @@ impl Decision {
             } else {
                 self.unmet(g)
             };
+            if self.lossy_left_out(&g.format) {
+                why.insert(0, LOSSY_LEFT_OUT.to_owned());
+            }
             if self.trust_left_out(&g.format) {
                 why.insert(0, TRUSTING_LEFT_OUT.to_owned());
             }
@@ -143,8 +160,24 @@ impl Decision {
         let mut notes = window_notes(groups);
         let (kept, left_out) = self.eligible(groups);
         if self.require.is_empty() {
-            // Only formats that trust their producer can be left out: one line for them.
-            let names: Vec<String> = left_out.iter().map(|(f, _)| shown(f)).collect();
+            // Only formats that trust their producer or are lossy can be left out: one line
+            // for each kind.
+            let names = |why: &str| -> Vec<String> {
+                (left_out.iter())
+                    .filter(|(_, w)| w.iter().any(|w| w == why))
+                    .map(|(f, _)| shown(f))
+                    .collect()
+            };
+            let lossy = names(LOSSY_LEFT_OUT);
+            if !lossy.is_empty() {
+                notes.push(format!(
+                    "Left out: {}: lossy (does not carry every IEX field, so its work is not \
+                     the others'; its checks cover what it carries); report --lossy ranks it \
+                     too.",
+                    lossy.join(", ")
+                ));
+            }
+            let names = names(TRUSTING_LEFT_OUT);
             if !names.is_empty() {
                 notes.push(format!(
                     "Left out: {}: each trusts its producer (decodes without verifying); \

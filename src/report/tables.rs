@@ -3,7 +3,7 @@
 use super::dist::MergedRow;
 use super::load::{RunRow, PERCENTILES};
 use super::stats::{distinct, trim, Basis, Group, SideStats, Stat, MIN_TAIL_SAMPLES};
-use crate::formats::{shown, trusts_producer, TRUSTS_NOTE};
+use crate::formats::{lossy, shown, trusts_producer, LOSSY_NOTE, TRUSTS_NOTE};
 use crate::measure::Workload;
 
 /// A table as text cells: [`Table::left`] text columns, then numbers.
@@ -228,11 +228,14 @@ fn window_text(groups: &[&Group]) -> String {
 }
 
 pub fn trusts_text(groups: &[&Group]) -> String {
+    let mut text = String::new();
     if groups.iter().any(|g| trusts_producer(&g.format)) {
-        format!(" {TRUSTS_NOTE}.")
-    } else {
-        String::new()
+        text.push_str(&format!(" {TRUSTS_NOTE}."));
     }
+    if groups.iter().any(|g| lossy(&g.format).is_some()) {
+        text.push_str(&format!(" {LOSSY_NOTE}."));
+    }
+    text
 }
 
 /// What the section is ranked by, as sentences for the caption.

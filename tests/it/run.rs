@@ -13,7 +13,7 @@ use crate::common::{
     csv_rows, rows_of_every_format, shootout, shootout_ok, summary_csv, widen, Expected,
 };
 
-const COLUMNS: [&str; 76] = [
+const COLUMNS: [&str; 77] = [
     "run_id",
     "started_at",
     "label",
@@ -90,6 +90,7 @@ const COLUMNS: [&str; 76] = [
     "aggregate_batch_ns",
     "shard",
     "latency_note",
+    "lossy",
 ];
 
 /// The summary CSV the issue specifies, computed from the generator's packets.

@@ -16,6 +16,7 @@ mod avro;
 mod bitcode;
 mod capnp;
 mod compiled;
+mod dbn;
 mod flatbuffers;
 mod harness;
 mod planus;
@@ -77,6 +78,7 @@ pub fn check(format: &str) -> Option<Evolution> {
         "planus" => planus::check(),
         "wincode" => sequential::check::<Wincode>(sequential::WINCODE),
         "borsh" => sequential::check::<Borsh>(sequential::BORSH),
+        "dbn" => dbn::check(),
         _ => return None,
     };
     Some(Evolution { forward, backward })
@@ -211,6 +213,16 @@ mod tests {
             }
         }
         assert_eq!(check("no-such-format"), None);
+    }
+
+    /// dbn's cells are documented (no field of our own can be added to its records): forward
+    /// no, backward yes for DBN's own versions.
+    #[test]
+    fn dbns_evolution_is_documented_from_the_crate() {
+        let e = check("dbn").expect("dbn");
+        assert!(!e.forward.measured && !e.backward.measured);
+        assert!(!e.forward.yes() && e.backward.yes());
+        assert!(e.backward.decided_by.contains("VersionUpgradePolicy"));
     }
 
     /// Neither version's reader unpacks the other's columns: both refuse the first packet whole.

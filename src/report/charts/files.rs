@@ -95,12 +95,19 @@ pub fn write_all(
 }
 
 /// What a chart's title adds when it shows a format that trusts its producer (its name carries
-/// [`crate::formats::TRUSTS_MARK`]): what the mark means.
-fn trusts_note<'a>(mut formats: impl Iterator<Item = &'a str>) -> &'static str {
-    if formats.any(crate::formats::trusts_producer) {
-        "; ‡ trusts its producer"
-    } else {
-        ""
+/// [`crate::formats::TRUSTS_MARK`]) or a lossy one ([`crate::formats::LOSSY_MARK`]): what the
+/// marks mean.
+fn trusts_note<'a>(formats: impl Iterator<Item = &'a str>) -> &'static str {
+    let (mut trusting, mut lossy) = (false, false);
+    for f in formats {
+        trusting |= crate::formats::trusts_producer(f);
+        lossy |= crate::formats::lossy(f).is_some();
+    }
+    match (trusting, lossy) {
+        (true, true) => "; ‡ trusts its producer; § lossy",
+        (true, false) => "; ‡ trusts its producer",
+        (false, true) => "; § lossy",
+        (false, false) => "",
     }
 }
 

@@ -8,7 +8,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use super::axis::{err, Axis, DrawResult};
 use super::canvas::{marker, plane, Axes, Canvas, Chart, Plane, Swatch};
 use super::style::{Colours, FONT};
-use crate::formats::{shown, trusts_producer};
+use crate::formats::{lossy, shown, trusts_producer};
 use crate::report::stats::{trim, Basis, Group, Stat, RAW};
 
 /// The frontier's dashed line.
@@ -48,12 +48,12 @@ pub fn points(groups: &[&Group], stored: bool) -> Vec<Point> {
 }
 
 /// The formats nothing beats on both axes (by medians; raw, the floor, is not a contender, nor
-/// is a format that trusts its producer, which the verdict beside the chart leaves out too),
-/// smallest first.
+/// is a format that trusts its producer or a lossy one, which the verdict beside the chart
+/// leaves out too), smallest first.
 pub fn pareto(points: &[Point]) -> Vec<&Point> {
     let contenders: Vec<&Point> = points
         .iter()
-        .filter(|p| p.format != RAW && !trusts_producer(&p.format))
+        .filter(|p| p.format != RAW && !trusts_producer(&p.format) && lossy(&p.format).is_none())
         .collect();
     let mut front: Vec<&Point> = contenders
         .iter()
@@ -135,7 +135,8 @@ impl Chart for Scatter<'_> {
         }
         names(canvas, &pts, &at, &front)?;
         let trusting = pts.iter().any(|p| trusts_producer(&p.format));
-        Ok(legend(front.len() > 1, trusting))
+        let any_lossy = pts.iter().any(|p| lossy(&p.format).is_some());
+        Ok(legend(front.len() > 1, trusting, any_lossy))
     }
 }
 
@@ -251,7 +252,7 @@ fn names(
 
 /// The legend: the marker, the whisker, the frontier's line where there is one, and what bold
 /// names mean (and that formats trusting their producer are not contenders, where shown).
-fn legend(frontier: bool, trusting: bool) -> Vec<(String, Swatch)> {
+fn legend(frontier: bool, trusting: bool, lossy: bool) -> Vec<(String, Swatch)> {
     let mut entries = vec![
         (
             "format (median)".to_owned(),
@@ -274,6 +275,9 @@ fn legend(frontier: bool, trusting: bool) -> Vec<(String, Swatch)> {
     }
     if trusting {
         entries.push(("(‡: not a contender)".to_owned(), Swatch::Blank));
+    }
+    if lossy {
+        entries.push(("(§ lossy: not a contender)".to_owned(), Swatch::Blank));
     }
     entries
 }
