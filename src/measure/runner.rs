@@ -381,15 +381,7 @@ impl<F: Format> Runner for FormatRunner<F> {
     }
 
     fn load(&mut self, bytes: &[u8]) -> Result<(), DecodeError> {
-        let buf = self.buf.vec();
-        buf.clear();
-        if F::DOCUMENTED.trusts_producer() {
-            return Err(DecodeError::Malformed(
-                "this format trusts its producer: it decodes only bytes it encoded itself",
-            ));
-        }
-        buf.extend_from_slice(bytes);
-        Ok(())
+        load_into(self.buf.vec(), F::DOCUMENTED.trusts_producer(), bytes)
     }
 
     fn lossy(&self) -> Option<Lossy> {
@@ -422,6 +414,23 @@ impl<F: Format> Runner for FormatRunner<F> {
         let bytes = self.buf.as_slice().get(at..).unwrap_or_default();
         self.format.decode_packet(bytes).map(|(packet, _)| packet)
     }
+}
+
+/// [`Runner::load`] for every runner: `bytes` become the buffer the decodes read, unless the
+/// format trusts its producer (then the buffer is left empty and the bytes refused).
+pub(super) fn load_into(
+    buf: &mut Vec<u8>,
+    trusts_producer: bool,
+    bytes: &[u8],
+) -> Result<(), DecodeError> {
+    buf.clear();
+    if trusts_producer {
+        return Err(DecodeError::Malformed(
+            "this format trusts its producer: it decodes only bytes it encoded itself",
+        ));
+    }
+    buf.extend_from_slice(bytes);
+    Ok(())
 }
 
 /// Boxes a fresh runner for `F`.

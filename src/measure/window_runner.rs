@@ -5,7 +5,7 @@
 
 use super::clock::Timer;
 use super::memory::Written;
-use super::runner::{timed, Grain, PacketStat, PassIo, PassStat, Runner};
+use super::runner::{load_into, timed, Grain, PacketStat, PassIo, PassStat, Runner};
 use super::workload::{Timing, Workload};
 use crate::formats::{DecodeError, Lossy, WindowFormat};
 use crate::model::Packet;
@@ -123,15 +123,7 @@ impl<W: WindowFormat> Runner for WindowRunner<W> {
     }
 
     fn load(&mut self, bytes: &[u8]) -> Result<(), DecodeError> {
-        let buf = self.buf.vec();
-        buf.clear();
-        if W::DOCUMENTED.trusts_producer() {
-            return Err(DecodeError::Malformed(
-                "this format trusts its producer: it decodes only bytes it encoded itself",
-            ));
-        }
-        buf.extend_from_slice(bytes);
-        Ok(())
+        load_into(self.buf.vec(), W::DOCUMENTED.trusts_producer(), bytes)
     }
 
     fn batch_buffer(&self) -> &[u8] {

@@ -146,16 +146,7 @@ mod tests {
         Table {
             caption: "DEEP10.pcap.gz [normal]: median of 6 runs (min–max). Ranked by ...".into(),
             left: 6,
-            header: [
-                "need",
-                "measured by",
-                "winner",
-                "runner-up",
-                "margin",
-                "raw floor",
-            ]
-            .map(String::from)
-            .to_vec(),
+            header: crate::report::verdict::HEADER.map(String::from).to_vec(),
             rows: vec![[
                 "fastest encode",
                 "ser batch, ns/packet",

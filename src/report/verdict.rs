@@ -656,6 +656,16 @@ fn raw_cell(v: &Verdict) -> String {
 }
 
 /// The verdict as a table for the outputs.
+/// The verdict table's columns.
+pub const HEADER: [&str; 6] = [
+    "need",
+    "measured by",
+    "winner",
+    "runner-up",
+    "margin",
+    "raw floor",
+];
+
 pub fn table(verdicts: &[Verdict], what: &str) -> Table {
     let runs = verdicts.iter().map(|v| v.runs).max().unwrap_or(0);
     let step = verdicts.iter().find_map(|v| match v.call {
@@ -700,16 +710,7 @@ pub fn table(verdicts: &[Verdict], what: &str) -> Table {
                 "as the runs measured it"
             },
         ),
-        header: [
-            "need",
-            "measured by",
-            "winner",
-            "runner-up",
-            "margin",
-            "raw floor",
-        ]
-        .map(String::from)
-        .to_vec(),
+        header: HEADER.map(String::from).to_vec(),
         rows: verdicts
             .iter()
             .map(|v| {
