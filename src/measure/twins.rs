@@ -119,13 +119,15 @@ pub fn pairs() -> Vec<(&'static str, &'static str)> {
     crate::for_each_format!(twin_names)
 }
 
-/// Every name a runner can have: the formats', then their twins', each in registry order (the
-/// order of a run's rows).
+/// Every name a runner can have: the formats' (packet formats, then window formats, as
+/// `formats::names`), then the packet formats' twins (a window format has none), each in
+/// registry order (the order of a run's rows).
 pub fn runner_names() -> Vec<&'static str> {
     let pairs = pairs();
     pairs
         .iter()
         .map(|p| p.0)
+        .chain(crate::formats::window_names())
         .chain(pairs.iter().map(|p| p.1))
         .collect()
 }
@@ -185,10 +187,11 @@ mod tests {
         assert_eq!(original("sbe.twin"), Some("sbe"));
         assert_eq!(original("sbe"), None);
         let all = runner_names();
-        // Every packet format; a window format has no twin (`--twins arrow` is refused).
-        let mut formats = crate::formats::names();
-        formats.retain(|f| !crate::formats::per_window_only(f));
-        assert_eq!(all.len(), 2 * formats.len());
+        // Every format, then a twin per packet format (a window format has none: `--twins
+        // arrow` is refused).
+        let formats = crate::formats::names();
+        let windows = crate::formats::window_names().len();
+        assert_eq!(all.len(), 2 * formats.len() - windows);
         assert_eq!(&all[..formats.len()], &formats[..]);
         // No twin's name is a format's.
         assert!(all[formats.len()..].iter().all(|t| !formats.contains(t)));

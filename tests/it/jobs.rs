@@ -96,8 +96,26 @@ fn same_as_one_process(one: &Written, split: &Written) {
         "the aggregation every format agreed on"
     );
     assert_eq!(split.rows.len(), one.rows.len());
+    // A stream format (dbn) numbers symbols in the order a process first sees them, so a share
+    // writes other ids than one process: the same sizes, other bytes, which compress a little
+    // otherwise (within 0.1%).
+    let streams: Vec<&str> = md_shootout::measure::registry()
+        .iter()
+        .filter(|r| r.stream())
+        .map(|r| r.name())
+        .collect();
     for (a, b) in one.rows.iter().zip(&split.rows) {
         for c in SAME.into_iter().chain(ALLOC_COLUMNS) {
+            let compressed = c.starts_with("zstd_") || c.starts_with("zlib_");
+            if compressed && a[c] != b[c] && streams.contains(&a["format"].as_str()) {
+                let (x, y): (f64, f64) = (a[c].parse().unwrap(), b[c].parse().unwrap());
+                assert!(
+                    (x - y).abs() <= x * 0.001,
+                    "{c} of {}: {x} and {y}",
+                    a["format"]
+                );
+                continue;
+            }
             assert_eq!(a[c], b[c], "{c} of {}", a["format"]);
         }
         assert!(!b["de_all_allocs"].is_empty(), "{}", b["format"]);

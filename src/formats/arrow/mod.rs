@@ -398,9 +398,9 @@ impl Arrow {
         // whose node length exceeds its type ids buffer: `Buffer::slice_with_length` in
         // `RecordBatchDecoder::create_array`, reader.rs:210; `corrupt_union_length_panics_in_
         // arrow_ipc` reproduces it). The library's calls run under `catch_unwind` so that such
-        // bytes are refused like any other (a panic hook still prints the library's message).
+        // bytes are refused like any other, with the panic hook quiet for them (`quietly`).
         let read_one = |decoder: &mut StreamDecoder, buffer: &mut Buffer| {
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| decoder.decode(buffer)))
+            quietly(|| decoder.decode(buffer))
                 .map_err(|_| DecodeError::Malformed("arrow: arrow-ipc panicked on the bytes"))?
                 .map_err(lib)
         };
@@ -576,3 +576,29 @@ impl WindowFormat for Arrow {
 
 #[cfg(test)]
 mod tests;
+
+std::thread_local! {
+    /// This thread is inside [`quietly`]: a panic here is arrow-ipc's on bad bytes, caught and
+    /// refused, not a bug to report.
+    static CATCHING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// `work` under `catch_unwind`, without the panic hook's message and backtrace for a panic it
+/// catches: the validation check and a fuzzer feed arrow-ipc thousands of corrupt windows, and a
+/// caught panic is an error of the bytes, said once by the decoder. Installed once, the hook
+/// passes every other panic (another thread's, or outside `work`) to the one before it.
+fn quietly<R>(work: impl FnOnce() -> R) -> std::thread::Result<R> {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !CATCHING.with(|c| c.get()) {
+                previous(info);
+            }
+        }));
+    });
+    CATCHING.with(|c| c.set(true));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
+    CATCHING.with(|c| c.set(false));
+    result
+}
