@@ -111,29 +111,40 @@ fn window_zero_copy<W: WindowFormat>(packets: &[Packet]) -> Finding {
             doc.source,
         );
     }
+    counted_decode(
+        || decode(&mut format),
+        |count, bytes| {
+            format!(
+                "reads its columns in place but allocated {count} times ({bytes} bytes) \
+                 decoding one window (the decoder's buffer and array headers)"
+            )
+        },
+        decided_by,
+    )
+}
+
+/// The zero-copy finding from one more `decode`, its allocations counted: yes where it
+/// allocated nothing; else no, in the words `allocating` gives the count and the bytes.
+fn counted_decode(
+    decode: impl FnOnce() -> Result<(), String>,
+    allocating: impl FnOnce(u64, u64) -> String,
+    decided_by: String,
+) -> Finding {
     let before = allocated();
-    let result = decode(&mut format);
+    let result = decode();
     let a = allocated() - before;
     match result {
-        Ok(()) if a.count == 0 => Finding::measured(
-            true,
-            "reads in place and allocated nothing decoding",
-            decided_by,
-        ),
-        Ok(()) => Finding::measured(
-            false,
-            format!(
-                "reads its columns in place but allocated {} times ({} bytes) decoding one \
-                 window (the decoder's buffer and array headers)",
-                a.count, a.bytes
-            ),
-            decided_by,
-        ),
         Err(e) => Finding::measured(
             false,
             format!("decoding its own bytes failed: {e}"),
             decided_by,
         ),
+        Ok(()) if a.count == 0 => Finding::measured(
+            true,
+            "reads in place and allocated nothing decoding",
+            decided_by,
+        ),
+        Ok(()) => Finding::measured(false, allocating(a.count, a.bytes), decided_by),
     }
 }
 
@@ -237,29 +248,14 @@ fn zero_copy<F: Format>(packets: &[Packet]) -> Finding {
             decided_by,
         );
     }
-    let before = allocated();
-    let result = decode(&mut format);
-    let a = allocated() - before;
-    match result {
-        Err(e) => Finding::measured(
-            false,
-            format!("decoding its own bytes failed: {e}"),
-            decided_by,
-        ),
-        Ok(()) if a.count == 0 => Finding::measured(
-            true,
-            "reads in place and allocated nothing decoding",
-            decided_by,
-        ),
-        Ok(()) => Finding::measured(
-            false,
+    counted_decode(
+        || decode(&mut format),
+        |count, bytes| {
             format!(
-                "reads in place but allocated {} times ({} bytes) decoding {} packets",
-                a.count,
-                a.bytes,
+                "reads in place but allocated {count} times ({bytes} bytes) decoding {} packets",
                 packets.len()
-            ),
-            decided_by,
-        ),
-    }
+            )
+        },
+        decided_by,
+    )
 }
