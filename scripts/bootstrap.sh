@@ -80,27 +80,6 @@ if ! flatc_ok; then
     changed=1
 fi
 
-# --- Python readers of MessagePack and CBOR ----------------------------------------------
-MSGPACK_VERSION=1.2.4
-CBOR2_VERSION=6.3.0
-serde_venv="$tools/serde-venv"
-serde_venv_ok() {
-    [ -x "$serde_venv/bin/python3" ] && "$serde_venv/bin/python3" - "$MSGPACK_VERSION" "$CBOR2_VERSION" 2>/dev/null <<'PY'
-import sys
-from importlib.metadata import version
-sys.exit(0 if [version("msgpack"), version("cbor2")] == sys.argv[1:] else 1)
-PY
-}
-if ! serde_venv_ok; then
-    say "installing msgpack $MSGPACK_VERSION and cbor2 $CBOR2_VERSION (pip, into $serde_venv)"
-    rm -rf "$serde_venv"
-    python3 -m venv "$serde_venv"
-    "$serde_venv/bin/pip" install -q --disable-pip-version-check \
-        "msgpack==$MSGPACK_VERSION" "cbor2==$CBOR2_VERSION"
-    serde_venv_ok || { say "error: $serde_venv lacks msgpack $MSGPACK_VERSION or cbor2 $CBOR2_VERSION"; exit 1; }
-    changed=1
-fi
-
 # --- SBE generator ---------------------------------------------------------------------
 sbe_jar="$tools/sbe-all-$SBE_VERSION.jar"
 if [ ! -s "$sbe_jar" ]; then
@@ -115,44 +94,32 @@ if [ ! -s "$sbe_jar" ]; then
     changed=1
 fi
 
-# --- Apache Avro for Python -------------------------------------------------------------
-AVRO_PY_VERSION=1.12.2
-avro_venv="$tools/avro-venv"
-avro_ok() { [ "$("$avro_venv/bin/python3" -c 'import avro; print(avro.__version__)' 2>/dev/null)" = "$AVRO_PY_VERSION" ]; }
-if ! avro_ok; then
-    say "installing avro $AVRO_PY_VERSION (pip avro==$AVRO_PY_VERSION into $avro_venv)"
-    rm -rf "$avro_venv"
-    python3 -m venv "$avro_venv"
-    "$avro_venv/bin/pip" install -q --disable-pip-version-check "avro==$AVRO_PY_VERSION"
-    avro_ok || { say "error: $avro_venv does not import avro $AVRO_PY_VERSION"; exit 1; }
+# --- Python readers (the other languages that read our bytes) ---------------------------
+# pip_venv DIR DIST==VERSION...: a venv at tools/DIR holding exactly these versions. The check asks
+# importlib.metadata for each one, so a half-finished install is redone rather than trusted.
+venv_has() {
+    local dir="$1"; shift
+    [ -x "$dir/bin/python3" ] && "$dir/bin/python3" - "$@" 2>/dev/null <<'PY'
+import sys
+from importlib.metadata import version
+pins = [arg.split("==") for arg in sys.argv[1:]]
+sys.exit(0 if all(version(name) == want for name, want in pins) else 1)
+PY
+}
+pip_venv() {
+    local dir="$tools/$1"; shift
+    venv_has "$dir" "$@" && return 0
+    say "installing $* (pip, into $dir)"
+    rm -rf "$dir"
+    python3 -m venv "$dir"
+    "$dir/bin/pip" install -q --disable-pip-version-check "$@"
+    venv_has "$dir" "$@" || { say "error: $dir lacks one of $*"; exit 1; }
     changed=1
-fi
-
-# --- Apache Arrow for Python -------------------------------------------------------------
-PYARROW_VERSION=26.0.1
-arrow_venv="$tools/arrow-venv"
-arrow_ok() { [ "$("$arrow_venv/bin/python3" -c 'import pyarrow; print(pyarrow.__version__)' 2>/dev/null)" = "$PYARROW_VERSION" ]; }
-if ! arrow_ok; then
-    say "installing pyarrow $PYARROW_VERSION (pip pyarrow==$PYARROW_VERSION into $arrow_venv)"
-    rm -rf "$arrow_venv"
-    python3 -m venv "$arrow_venv"
-    "$arrow_venv/bin/pip" install -q --disable-pip-version-check "pyarrow==$PYARROW_VERSION"
-    arrow_ok || { say "error: $arrow_venv does not import pyarrow $PYARROW_VERSION"; exit 1; }
-    changed=1
-fi
-
-# --- Databento's DBN reader for Python -----------------------------------------------------
-DBN_PY_VERSION=0.72.0
-dbn_venv="$tools/dbn-venv"
-dbn_ok() { [ "$("$dbn_venv/bin/python3" -c 'import importlib.metadata as m; print(m.version("databento-dbn"))' 2>/dev/null)" = "$DBN_PY_VERSION" ]; }
-if ! dbn_ok; then
-    say "installing databento-dbn $DBN_PY_VERSION (pip databento-dbn==$DBN_PY_VERSION into $dbn_venv)"
-    rm -rf "$dbn_venv"
-    python3 -m venv "$dbn_venv"
-    "$dbn_venv/bin/pip" install -q --disable-pip-version-check "databento-dbn==$DBN_PY_VERSION"
-    dbn_ok || { say "error: $dbn_venv does not import databento-dbn $DBN_PY_VERSION"; exit 1; }
-    changed=1
-fi
+}
+pip_venv serde-venv msgpack==1.2.4 cbor2==6.3.0
+pip_venv avro-venv avro==1.12.2
+pip_venv arrow-venv pyarrow==26.0.1
+pip_venv dbn-venv databento-dbn==0.72.0
 
 # --- protoc with the Rust generator (protobuf-google) --------------------------------------
 protoc_rust="$tools/protoc-$PROTOC_RUST_VERSION"
