@@ -13,6 +13,7 @@ mod cut_short;
 mod decision;
 mod deep_plus;
 mod deploy;
+mod doc_links;
 mod fetch;
 mod formats;
 mod fuzz_regressions;
