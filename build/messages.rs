@@ -800,8 +800,11 @@ fn wire_v2(structs: &[Struct], appends: &[Append]) -> String {
     for a in appends {
         let _ = writeln!(
             o,
-            "    Appended {{ message: \"{}\", field: \"{}\", default: 0, value: {} }},",
-            a.message, a.field.name, a.value
+            "    Appended {{ message: \"{}\", field: \"{}\", ty: \"{}\", default: 0, value: {} }},",
+            a.message,
+            a.field.name,
+            a.field.ty.table_name(),
+            a.value
         );
     }
     o.push_str("];\n\n");

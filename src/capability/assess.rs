@@ -46,8 +46,7 @@ pub fn assess(packets: &[Packet], scratch: &Path) -> Vec<Row> {
 }
 
 /// The row of the window format `W`: its cells measured on one window of `packets` where the
-/// checks allow it (validation, allocation while decoding, other languages); evolution from
-/// what its decoder does by design, with the test that shows it.
+/// checks allow it (validation, allocation while decoding, other languages, evolution).
 pub fn window_row<W: WindowFormat>(packets: &[Packet], scratch: &Path) -> Row {
     let read = cross_language::read_by(W::NAME, scratch).unwrap_or_else(|| {
         cross_language::CrossLanguage {
@@ -55,21 +54,7 @@ pub fn window_row<W: WindowFormat>(packets: &[Packet], scratch: &Path) -> Row {
             findings: Vec::new(),
         }
     });
-    let by_name = "src/formats/arrow/tests.rs (an_added_column_is_read_past)";
-    let evolution = Evolution {
-        forward: Finding::documented(
-            true,
-            "a v1 reader reads v2 bytes exactly: children and columns are found by name and \
-             type, so a column a later writer added is read past",
-            by_name,
-        ),
-        backward: Finding::documented(
-            false,
-            "not checked: a v2 reader of v1 bytes would miss the column v2 added, and this \
-             decoder refuses a window that lacks a column it reads",
-            by_name,
-        ),
-    };
+    let evolution = evolution_of(W::NAME);
     let format = evolution::of_the_format(W::NAME, &evolution, scratch);
     let cells = [
         schema(W::DOCUMENTED),
@@ -148,9 +133,10 @@ fn counted_decode(
     }
 }
 
-/// `F`'s row.
-pub fn row<F: Format>(packets: &[Packet], scratch: &Path) -> Row {
-    let evolution = evolution::check(F::NAME).unwrap_or_else(|| {
+/// The evolution check of the format named `name`, or a measured `no` in both directions where
+/// none exists (a format without one cannot claim it).
+fn evolution_of(name: &str) -> Evolution {
+    evolution::check(name).unwrap_or_else(|| {
         let none = Finding::measured(
             false,
             "no evolution check exists for this format",
@@ -160,7 +146,12 @@ pub fn row<F: Format>(packets: &[Packet], scratch: &Path) -> Row {
             forward: none.clone(),
             backward: none,
         }
-    });
+    })
+}
+
+/// `F`'s row.
+pub fn row<F: Format>(packets: &[Packet], scratch: &Path) -> Row {
+    let evolution = evolution_of(F::NAME);
     let read = cross_language::read_by(F::NAME, scratch).unwrap_or_else(|| {
         cross_language::CrossLanguage {
             languages: Vec::new(),

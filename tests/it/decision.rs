@@ -66,7 +66,14 @@ fn formats_are_read_by_other_languages_and_evolve_as_measured_and_require_ranks_
         assert_eq!(row(name)["read_by"], serde_json::json!(["C++"]), "{name}");
     }
     assert_eq!(row("sbe")["read_by"], serde_json::json!(["Java"]));
-    for name in ["json", "msgpack", "cbor", "json-sonic", "json-simd"] {
+    for name in [
+        "json",
+        "msgpack",
+        "cbor",
+        "json-sonic",
+        "json-simd",
+        "arrow",
+    ] {
         assert_eq!(
             row(name)["read_by"],
             serde_json::json!(["Python"]),
@@ -99,6 +106,13 @@ fn formats_are_read_by_other_languages_and_evolve_as_measured_and_require_ranks_
         starts("protobuf-google", cell, "yes");
         starts("raw", cell, "no");
         starts("cbor", cell, "yes");
+        // A window format's cells are measured as a packet format's are.
+        starts("arrow", cell, "yes");
+        let by = row("arrow")["decided_by"][cell]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(by.starts_with("capability::evolution::arrow "), "{by}");
     }
     // MessagePack's compact structs: a missing trailing field defaults, an unknown one is refused.
     starts("msgpack", "evolution_forward", "no");

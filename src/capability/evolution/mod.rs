@@ -12,6 +12,7 @@
 //! specification can (Avro, SBE), [`of_the_format`] asks the format's reference implementation
 //! too (`evolution::reference`), so that the row answers for the format beside the crate.
 
+mod arrow;
 mod avro;
 mod bitcode;
 mod capnp;
@@ -79,6 +80,8 @@ pub fn check(format: &str) -> Option<Evolution> {
         "wincode" => sequential::check::<Wincode>(sequential::WINCODE),
         "borsh" => sequential::check::<Borsh>(sequential::BORSH),
         "dbn" => dbn::check(),
+        // A window format: both directions over one window of the source packets.
+        "arrow" => arrow::check(),
         _ => return None,
     };
     Some(Evolution { forward, backward })
@@ -202,6 +205,7 @@ mod tests {
             "borsh",
             "json-sonic",
             "json-simd",
+            "arrow",
         ] {
             let e = check(name).expect(name);
             for f in [&e.forward, &e.backward] {

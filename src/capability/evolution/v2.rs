@@ -22,6 +22,9 @@ pub struct Appended {
     /// The `Message` variant that grows.
     pub message: &'static str,
     pub field: &'static str,
+    /// Its type as the schema names it (`i64`, `u32`): what a writer that declares columns
+    /// (arrow) declares.
+    pub ty: &'static str,
     /// What a version 2 reader must see when the bytes lack the field.
     pub default: i64,
     /// What a version 2 writer puts in it.
