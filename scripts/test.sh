@@ -33,3 +33,16 @@ awk '/^test result:/ { passed += $4; failed += $6 }
      END { printf "tests: %d passed, %d failed\n", passed, failed }' "$log"
 echo "== the release build ./run_shootout.sh runs: made here, so that after CI the first result is the runs, not a build"
 scripts/build-shootout.sh >/dev/null
+echo "== the same build again finds everything fresh (what ./run_shootout.sh will find)"
+stale="$(cargo build --release --bin shootout --message-format=json 2>/dev/null \
+    | python3 -c '
+import json, sys
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg.get("reason") == "compiler-artifact" and not msg.get("fresh"):
+        print(msg["target"]["name"])
+')"
+if [[ -n "$stale" ]]; then
+    echo "error: a second release build compiled again: $stale (a build script watches a file it writes?)" >&2
+    exit 1
+fi
