@@ -4,8 +4,12 @@
 //! the rest is its buffer. The registry lists the packet formats, then the window formats
 //! (`arrow`: the whole buffer is one window; its passes timed per unit are refused, an error,
 //! and its window passes decode). arrow-ipc 60.1 panics on some corrupt streams; our decoder
-//! catches that, but libfuzzer-sys's panic hook aborts first, so the fuzzer reports those inputs
-//! as crashes: the library's bug, reproduced in `formats::arrow`'s tests. The
+//! catches that and refuses the bytes, with libfuzzer-sys's aborting panic hook skipped for the
+//! panics it catches (`formats::arrow::quietly`), so such inputs are not crashes here: checked by
+//! running this target (unsanitized build, 2026-11-27) on the input `formats::arrow`'s test
+//! `corrupt_union_length_panics_in_arrow_ipc` finds, arrow-ipc's panic reached (a breakpoint on
+//! `rust_panic` in `Buffer::slice_with_length`, reader.rs:210) and the run exiting 0. Any other
+//! panic still aborts. The
 //! measured paths (selective into the aggregation, complete into the checksum, per packet and
 //! per window) and the decode into packets used by `--verify` all run; for
 //! zero-copy formats they go through the validating entry points, as the runners do. A format
