@@ -21,8 +21,9 @@ use arrow_ipc::reader::StreamReader;
 use arrow_ipc::writer::StreamWriter;
 use arrow_schema::{DataType, Field, FieldRef, Fields, Schema, UnionFields};
 
-use super::harness::{finding, grown, source, Outcome};
+use super::harness::{finding, read_backward, read_forward, source, Outcome};
 use super::v2::{self, Appended};
+use crate::capability::cross_language::compare::snake;
 use crate::capability::finding::Finding;
 use crate::formats::arrow::{Arrow, COLUMN};
 use crate::formats::window::WindowFormat;
@@ -40,18 +41,6 @@ const BACKWARD: &str = " (Arrow IPC: the stream's schema says which columns it h
 
 /// A change a version 2 writer makes to one child's fields and columns (`child` is its name).
 pub(super) type Edit<'a> = &'a dyn Fn(&str, &mut Vec<FieldRef>, &mut Vec<ArrayRef>);
-
-/// The union child a message's rows are in: `TradeReport` → `trade_report`.
-fn child_name(message: &str) -> String {
-    let mut name = String::new();
-    for c in message.chars() {
-        if c.is_ascii_uppercase() && !name.is_empty() {
-            name.push('_');
-        }
-        name.push(c.to_ascii_lowercase());
-    }
-    name
-}
 
 /// The union column of the one record batch in `bytes`.
 fn union_of(bytes: &[u8]) -> Result<UnionArray, String> {
@@ -89,10 +78,7 @@ fn appended(a: &Appended, rows: usize) -> (FieldRef, ArrayRef) {
 /// Appends each of version 2's columns to its message's child.
 pub(super) fn append(child: &str, fields: &mut Vec<FieldRef>, columns: &mut Vec<ArrayRef>) {
     let rows = columns.first().map_or(0, |c| c.len());
-    for a in v2::APPENDED
-        .iter()
-        .filter(|a| child_name(a.message) == child)
-    {
+    for a in v2::APPENDED.iter().filter(|a| snake(a.message) == child) {
         let (field, column) = appended(a, rows);
         fields.push(field);
         columns.push(column);
@@ -166,7 +152,7 @@ pub(super) fn read(bytes: &[u8]) -> Result<Read2, String> {
 /// `a`'s column in its child, by name: its values, or `a.default` for every row where the
 /// stream's schema lacks it.
 fn appended_values(union: &UnionArray, a: &Appended) -> Result<Vec<i64>, String> {
-    let name = child_name(a.message);
+    let name = snake(a.message);
     let DataType::Union(fields, _) = union.data_type() else {
         unreachable!("a union array's type is a union")
     };
@@ -226,10 +212,7 @@ pub(super) fn forward(source: &[Packet], v2: Result<Vec<u8>, String>) -> Outcome
         .decode_packets(&bytes, &mut got)
         .map_err(|e| on(format!("refused the window: {e}")))?;
     judge(source, &got).map_err(on)?;
-    Ok(format!(
-        "the v1 reader read every v1 field of {} exactly",
-        grown(source)
-    ))
+    Ok(read_forward(source))
 }
 
 /// **backward**: the version 2 reader reads the codec's own window of `source`; every version 1
@@ -260,15 +243,7 @@ pub(super) fn backward(source: &[Packet]) -> Outcome {
             )));
         }
     }
-    let defaults: Vec<String> = v2::APPENDED
-        .iter()
-        .map(|a| format!("{} {}", a.field, a.default))
-        .collect();
-    Ok(format!(
-        "the v2 reader read every v1 field of {} exactly, and the defaults ({})",
-        grown(source),
-        defaults.join(", ")
-    ))
+    Ok(read_backward(source))
 }
 
 /// arrow's evolution: the codec `formats::arrow` against a version 2 writer and reader.
@@ -301,14 +276,14 @@ mod tests {
 
     #[test]
     fn children_are_named_as_the_format_names_them() {
-        assert_eq!(child_name("TradeReport"), "trade_report");
-        assert_eq!(child_name("AddOrder"), "add_order");
+        assert_eq!(snake("TradeReport"), "trade_report");
+        assert_eq!(snake("AddOrder"), "add_order");
         let union = union_of(&write(&source(), &|_, _, _| ()).unwrap()).unwrap();
         let DataType::Union(fields, _) = union.data_type() else {
             panic!("a union")
         };
         for a in v2::APPENDED {
-            let name = child_name(a.message);
+            let name = snake(a.message);
             assert!(fields.iter().any(|(_, f)| *f.name() == name), "{name}");
         }
     }

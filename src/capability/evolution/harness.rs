@@ -90,6 +90,28 @@ pub(super) fn grown(packets: &[Packet]) -> String {
     )
 }
 
+/// What a forward `yes` says the version 1 reader read of `source`.
+pub(super) fn read_forward(source: &[Packet]) -> String {
+    format!(
+        "the v1 reader read every v1 field of {} exactly",
+        grown(source)
+    )
+}
+
+/// What a backward `yes` says the version 2 reader read of `source`: every field, and the
+/// appended ones at their defaults.
+pub(super) fn read_backward(source: &[Packet]) -> String {
+    let defaults: Vec<String> = v2::APPENDED
+        .iter()
+        .map(|a| format!("{} {}", a.field, a.default))
+        .collect();
+    format!(
+        "the v2 reader read every v1 field of {} exactly, and the defaults ({})",
+        grown(source),
+        defaults.join(", ")
+    )
+}
+
 /// Where `got` (packet `i` as a reader read it: all of it, or the messages it handed over
 /// before `failed`) first differs from `expected`, else `wrong` (what else the reader got
 /// wrong), else what stopped it; `used` of `len` bytes. `Ok` when it read the packet whole and
@@ -169,10 +191,7 @@ pub(super) fn forward<F: Format>(
         judge(i, (expected, &got), None, failed, (used, bytes.len()))
             .map_err(|e| format!("the v1 reader on v2 bytes, {e}"))?;
     }
-    Ok(format!(
-        "the v1 reader read every v1 field of {} exactly",
-        grown(source)
-    ))
+    Ok(read_forward(source))
 }
 
 /// What a version 2 reader read of one packet: the messages it read, and the bytes it used or
@@ -229,15 +248,7 @@ pub(super) fn backward<F: Format>(source: &[Packet], read: impl Fn(&[u8]) -> Rea
         );
         judged.map_err(|e| format!("the v2 reader on v1 bytes, {e}"))?;
     }
-    let defaults: Vec<String> = v2::APPENDED
-        .iter()
-        .map(|a| format!("{} {}", a.field, a.default))
-        .collect();
-    Ok(format!(
-        "the v2 reader read every v1 field of {} exactly, and the defaults ({})",
-        grown(source),
-        defaults.join(", ")
-    ))
+    Ok(read_backward(source))
 }
 
 /// Both directions for the codec under test `F` and the format's version 2 `write` and `read`,
