@@ -46,7 +46,7 @@ say() { echo "bootstrap: $*" >&2; }
 sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 changed=0
 
-# --- Debian packages: capnp, protoc, a JDK, GNU parallel ---------------------------------
+# --- Debian packages: capnp, protoc, a JDK, GNU parallel, binutils --------------------------
 # apt_install COMMAND PACKAGE: installs PACKAGE unless COMMAND is already on PATH (apt-get update
 # only when the package lists are stale, i.e. the first install attempt fails).
 apt_install() {
@@ -62,6 +62,8 @@ apt_install capnp capnproto
 apt_install protoc protobuf-compiler
 apt_install javac openjdk-17-jdk-headless
 apt_install parallel parallel
+# objdump and nm: scripts/twin_copies.py reads the release binary (each twin's own code).
+apt_install objdump binutils
 capnp_bin="$(command -v capnp)"
 
 # --- flatc -----------------------------------------------------------------------------

@@ -32,7 +32,9 @@ cargo test --quiet --lib --bins --tests 2>&1 | tee "$log"
 awk '/^test result:/ { passed += $4; failed += $6 }
      END { printf "tests: %d passed, %d failed\n", passed, failed }' "$log"
 echo "== the release build ./run_shootout.sh runs: made here, so that after CI the first result is the runs, not a build"
-scripts/build-shootout.sh >/dev/null
+exe="$(scripts/build-shootout.sh)"
+echo "== each A/A twin and positive control times code of its own (issue 46)"
+python3 scripts/twin_copies.py "$exe" raw sbe
 echo "== the same build again finds everything fresh (what ./run_shootout.sh will find)"
 stale="$(cargo build --release --bin shootout --message-format=json 2>/dev/null \
     | python3 -c '

@@ -189,6 +189,11 @@ pub struct Row {
     /// so that readers of the earlier columns keep working.
     #[serde(default)]
     pub lossy: Option<bool>,
+    /// On a twin's row (`twin_of` set), the extra work planted in it as a fraction of its
+    /// original's: 0 for an A/A twin, 0.05 for the +5% positive control (`measure::twins`).
+    /// Empty on every other row. Last, so that readers of the earlier columns keep working.
+    #[serde(default)]
+    pub planted: Option<f64>,
 }
 
 /// The header line, as written: [`Row`]'s fields in order (a test checks it).
@@ -199,7 +204,7 @@ de_max_ns,de_mean_ns,de_total_ns,msgs_per_sec,timer_overhead_ns,host,cpu,rustc,g
 memcpy_p50_ns,memcpy_mean_ns,de_all_p50_ns,de_all_p90_ns,de_all_p99_ns,de_all_p999_ns,de_all_p9999_ns,\
 de_all_max_ns,de_all_mean_ns,de_all_total_ns,ser_batch_ns,de_batch_ns,de_all_batch_ns,clock,memcpy_batch_ns,unit,units,stored_mode,stored_sampled_bytes,timing,batch_units,jobs,worker_cpu,timed_faults,order_seed,dropped_bytes,\
 ser_allocs,de_allocs,de_all_allocs,ser_alloc_bytes,de_alloc_bytes,de_all_alloc_bytes,trusts_producer,\
-twin_of,clock_step_ns,preempted,retimed,aggregate_batch_ns,shard,latency_note,lossy";
+twin_of,clock_step_ns,preempted,retimed,aggregate_batch_ns,shard,latency_note,lossy,planted";
 
 /// How many of [`COLUMNS`] every results CSV has: those up to `git_rev`, the first header
 /// `run` wrote. [`Row`]'s later fields are optional.
@@ -335,6 +340,7 @@ impl Row {
             latency_note: (!per_unit).then(|| crate::formats::no_latency_reason(f.name)),
             // A twin is lossy when its original is.
             lossy: Some(crate::formats::lossy(f.twin_of().unwrap_or(f.name)).is_some()),
+            planted: f.planted(),
         }
     }
 }

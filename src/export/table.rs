@@ -51,8 +51,14 @@ pub fn render(report: &RunReport<'_>) -> String {
             let _ = writeln!(t, "\n{LOSSY_NOTE}. {}: {}", f.name, l.reason);
         }
     }
-    if o.formats.iter().any(|f| is_twin(&f)) {
+    if o.formats.iter().any(|f| f.planted() == Some(0.0)) {
         let _ = writeln!(t, "\n{TWIN_NOTE}");
+    }
+    if o.formats
+        .iter()
+        .any(|f| f.planted().is_some_and(|p| p > 0.0))
+    {
+        let _ = writeln!(t, "\n{CONTROL_NOTE}");
     }
     code_paths(&mut t, o);
     let _ = writeln!(t, "\nworkloads: {WORKLOADS}");
@@ -79,13 +85,23 @@ pub const TWIN_NOTE: &str = "(A/A) twin: the codec of the format named before .t
     order, every check); listed after the ranked formats, never ranked: how far a twin is from \
     its original is a difference this run cannot tell from none";
 
+/// The mark after a positive control's name in the tables, with [`CONTROL_NOTE`] beside it.
+pub const CONTROL_MARK: &str = "(+5% control)";
+
+/// What [`CONTROL_MARK`] means, said once under the tables.
+pub const CONTROL_NOTE: &str = "(+5% control): the codec of the format named before .plus5, \
+    measured again as a copy of its own with one packet in 20 encoded and decoded twice; never \
+    ranked: the report says whether the runs resolved the planted difference";
+
 fn is_twin(f: &&FormatResult) -> bool {
     f.twin_of().is_some()
 }
 
-/// A format's name as the tables show it: marked when it trusts its producer or is a twin.
+/// A format's name as the tables show it: marked when it trusts its producer, is a twin or a
+/// control.
 fn label(f: &FormatResult) -> String {
-    match f.twin_of() {
+    match f.planted() {
+        Some(p) if p > 0.0 => format!("{} {CONTROL_MARK}", f.name),
         Some(_) => format!("{} {TWIN_MARK}", f.name),
         None => shown(f.name),
     }

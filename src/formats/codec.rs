@@ -272,6 +272,24 @@ pub trait Format: Default + 'static {
         visitor: &mut V,
     ) -> Result<usize, DecodeError>;
 
+    /// [`Format::decode`] as the timed passes call it: the codec's copy 0 ([`Marked`]). A twin
+    /// of the format (`measure::twins`) calls a copy of its own number, so each is machine code
+    /// of its own, and both run the same instructions.
+    #[inline(always)]
+    fn decode_copy<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
+        self.decode(bytes, &mut Marked::<K, 0>(sink))
+    }
+
+    /// [`Format::decode_all`] as the timed passes call it, as [`Format::decode_copy`].
+    #[inline(always)]
+    fn decode_all_copy<V: Visitor>(
+        &mut self,
+        bytes: &[u8],
+        visitor: &mut V,
+    ) -> Result<usize, DecodeError> {
+        self.decode_all(bytes, &mut Marked::<V, 0>(visitor))
+    }
+
     /// [`Format::decode_all`] collected into a neutral packet, with how many bytes it used.
     fn decode_packet(&mut self, bytes: &[u8]) -> Result<(Packet, usize), DecodeError> {
         let mut packet = Packet::default();
@@ -319,6 +337,79 @@ macro_rules! generated {
     };
 }
 pub(crate) use generated;
+
+// Copies of a codec's decodes: [`Marked`] hands a decoder's calls on to the receiver it wraps,
+// and carries a copy number, so that `decode::<Marked<Aggregate, 1>>` is a monomorphization of
+// the codec's own decode apart from `decode::<Marked<Aggregate, 0>>`, with identical work.
+//
+// Why: an A/A twin (`measure::twins`) is meant to measure the same codec a second time from
+// code of its own, so that the gap between the two includes where the codec's machine code
+// landed (code layout bias, Mytkowicz et al.). Two identical monomorphizations are one function
+// to LLVM's function merging (on by default at opt-level 2 and 3, with no stable switch), which
+// keeps one copy at one address. So `Marked`'s packet call, once per decoded packet, holds an
+// empty inline assembly block whose text names the copy: it emits no instruction, but the
+// merging pass compares assembly text, and copies whose text differs stay apart.
+// Every format's timed decodes go through a `Marked` (the originals as copy 0), so an original
+// and its twins run the same instructions.
+
+/// The receiver `K` of copy `N` of a decode.
+pub struct Marked<'a, K, const N: u32>(pub &'a mut K);
+
+/// An instruction-free marker naming copy `N` (see the module docs).
+#[inline(always)]
+fn mark<const N: u32>() {
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    // SAFETY: an assembly comment: no instruction, no register, memory or flag touched.
+    unsafe {
+        core::arch::asm!("/* decode copy {n} */", n = const N, options(nomem, nostack, preserves_flags));
+    }
+}
+
+impl<K: Sink, const N: u32> Sink for Marked<'_, K, N> {
+    #[inline(always)]
+    fn packet(&mut self, seq: u64) {
+        mark::<N>();
+        self.0.packet(seq)
+    }
+
+    #[inline(always)]
+    fn trade(&mut self, symbol: &[u8; 8], size: u32, price: i64) {
+        self.0.trade(symbol, size, price)
+    }
+
+    #[inline(always)]
+    fn price_level(&mut self, side: Side, symbol: &[u8; 8], price: i64) {
+        self.0.price_level(side, symbol, price)
+    }
+
+    #[inline(always)]
+    fn add_order(&mut self, side: u8, symbol: &[u8; 8], price: i64) {
+        self.0.add_order(side, symbol, price)
+    }
+
+    #[inline(always)]
+    fn quote(&mut self, symbol: &[u8; 8], bid_price: i64, ask_price: i64) {
+        self.0.quote(symbol, bid_price, ask_price)
+    }
+
+    #[inline(always)]
+    fn other(&mut self) {
+        self.0.other()
+    }
+}
+
+impl<V: Visitor, const N: u32> Visitor for Marked<'_, V, N> {
+    #[inline(always)]
+    fn packet(&mut self, seq: u64, send_time: Timestamp) {
+        mark::<N>();
+        self.0.packet(seq, send_time)
+    }
+
+    #[inline(always)]
+    fn message(&mut self, message: Message) {
+        self.0.message(message)
+    }
+}
 
 #[cfg(test)]
 mod tests {

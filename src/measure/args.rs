@@ -82,10 +82,13 @@ pub struct RunArgs {
     /// format follows every other equally often); the CSV's order_seed. Default: a fresh one.
     #[arg(long, value_name = "SEED")]
     pub order_seed: Option<u64>,
-    /// Formats measured twice, the second time as an A/A twin `<format>.twin` (the same codec
-    /// under another name, placed in the order like any format; its CSV row says `twin_of`):
-    /// how far a format and its twin differ is the resolution of the method. A comma-separated
-    /// list of formats the run measures, or `none`. Default: raw,sbe (those the run measures).
+    /// Formats measured twice more: as an A/A twin `<format>.twin` (the same codec from a copy
+    /// of its own, placed in the order like any format; its CSV row says `twin_of`, `planted`
+    /// 0) and as a positive control `<format>.plus5` (the same, with one packet in 20 done
+    /// twice: `planted` 0.05). How far a twin lands from its original is the method's
+    /// resolution; whether the control's +5% is seen, its power. A comma-separated list of
+    /// formats the run measures, or `none`. Default: raw,sbe (those the run measures; else the
+    /// run's first packet format).
     #[arg(long, value_name = "LIST|none")]
     pub twins: Option<String>,
     /// Bytes of capture stream per chunk (suffixes K, M, G): what `--jobs` and `--shard` deal

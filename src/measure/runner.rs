@@ -332,12 +332,12 @@ impl<F: Format> FormatRunner<F> {
             }
             Workload::Selective => {
                 decode::<_, PER_UNIT>(buf, io.from, io.aggregate, timer, stats, |b, sink| {
-                    format.decode(b, sink)
+                    format.decode_copy(b, sink)
                 })
             }
             Workload::Complete => {
                 decode::<_, PER_UNIT>(buf, io.from, io.checksum, timer, stats, |b, sum| {
-                    format.decode_all(b, sum)
+                    format.decode_all_copy(b, sum)
                 })
             }
         }

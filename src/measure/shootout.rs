@@ -29,7 +29,7 @@ use super::window::{Window, WindowId};
 use super::workload::{Timing, Workload};
 
 /// Picks the runners named in `config`, in registry order, then the A/A twins it asks for
-/// (`measure::twins`), in registry order too.
+/// (`measure::twins`), then their positive controls, in registry order too.
 pub fn select(config: &Config) -> Result<Vec<Box<dyn Runner>>, RunError> {
     config.check()?;
     let all = super::registry::registry();
@@ -52,7 +52,8 @@ pub fn select(config: &Config) -> Result<Vec<Box<dyn Runner>>, RunError> {
         })
         .collect();
     let selected: Vec<&'static str> = runners.iter().map(|r| r.name()).collect();
-    for original in twins::chosen(config.twins.as_deref(), &selected)? {
+    let chosen = twins::chosen(config.twins.as_deref(), &selected)?;
+    for &original in &chosen {
         // A window format has no twin (`measure::twins` twins `Format`s): refused, not skipped.
         let twin = twins::twin_of(original).ok_or_else(|| {
             RunError::Config(format!(
@@ -61,6 +62,12 @@ pub fn select(config: &Config) -> Result<Vec<Box<dyn Runner>>, RunError> {
         })?;
         runners.push(twin);
     }
+    // Each twin's positive control after the twins (none for a stream format).
+    runners.extend(
+        chosen
+            .iter()
+            .filter_map(|original| twins::control_of(original)),
+    );
     Ok(runners)
 }
 
@@ -111,25 +118,46 @@ pub fn run_with<R: Read>(
     Ok(outcome)
 }
 
-/// Where each format's encoding of one packet may need room: the most bytes per message and per
-/// packet it has written so far, so its buffers can be sized before a window is timed.
-#[derive(Debug, Clone, Copy, Default)]
+/// Where each format's encoding of a window may need room, learned from the windows it has
+/// encoded, so its buffers are sized before a window is timed. A unit of work is a packet or a
+/// message: a heartbeat packet holds no message yet has a header to write, so bytes per message
+/// alone made a window of heartbeats claim kilobytes per message and the next busy window
+/// reserve gigabytes (issue 46). Bytes per unit bound every window by the same rate.
+#[derive(Clone, Copy, Default)]
 struct Footprint {
-    per_message: f64,
-    per_packet: f64,
+    /// The most bytes per unit (packet or message) written so far.
+    per_unit: f64,
+    /// The most messages per packet among the windows learned from: a window with more is unlike
+    /// any seen (its bytes per unit may be higher), so the format encodes it once, untimed, first.
+    mix: f64,
 }
 
 impl Footprint {
     fn learn(&mut self, bytes: usize, packets: usize, messages: u64) {
-        self.per_message = self.per_message.max(bytes as f64 / messages.max(1) as f64);
-        self.per_packet = self.per_packet.max(bytes as f64 / packets.max(1) as f64);
+        self.per_unit = self.per_unit.max(bytes as f64 / units(packets, messages));
+        self.mix = self.mix.max(messages as f64 / packets.max(1) as f64);
+    }
+
+    /// Nothing learned yet: the format has not encoded a window.
+    fn is_empty(&self) -> bool {
+        self.per_unit == 0.0
+    }
+
+    /// A window of `packets` and `messages` has more messages per packet than any learned from
+    /// (by a quarter: small drifts are what the headroom is for).
+    fn unlike(&self, packets: usize, messages: u64) -> bool {
+        messages as f64 / packets.max(1) as f64 > self.mix * 1.25 + 0.5
     }
 
     /// Room for a window of `packets` and `messages`, with headroom for an unusual window.
     fn room(&self, packets: usize, messages: u64) -> usize {
-        let need = (self.per_message * messages as f64).max(self.per_packet * packets as f64);
-        (need * 1.5) as usize + 64 * 1024
+        (self.per_unit * units(packets, messages) * 1.5) as usize + 64 * 1024
     }
+}
+
+/// A window's units of work: its packets and its messages (at least one).
+fn units(packets: usize, messages: u64) -> f64 {
+    (packets as f64 + messages as f64).max(1.0)
 }
 
 /// The reference a window is checked against: computed straight from the parsed packets.
@@ -491,10 +519,10 @@ impl<'c> Shootout<'c> {
 
         let symbols = self.reference.symbol_count();
         for (i, runner) in self.runners.iter_mut().enumerate() {
-            if self.footprints[i].per_packet == 0.0 {
-                // First window: every pass once, untimed, so that the format's own buffers and
-                // scratch reach their size before anything is timed, and to learn how much room
-                // its encoding needs.
+            let first = self.footprints[i].is_empty();
+            if first || self.footprints[i].unlike(packets.len(), window.messages) {
+                // The first window, or one unlike any seen: an encode, untimed, to learn how much
+                // room the format's encoding needs (`Footprint`).
                 let (mut sink, mut checksum) = (Aggregate::new(), Checksum::default());
                 let mut io = PassIo::new(packets, &mut sink, &mut checksum);
                 let mut stats = Vec::with_capacity(packets.len());
@@ -510,16 +538,20 @@ impl<'c> Shootout<'c> {
                     packets.len(),
                     window.messages,
                 );
-                // Both timings, since their code and stack pages are mapped on first use. A
-                // decode error here is found again, and reported, by the timed passes.
-                let timings = match runner.grain() {
-                    Grain::Packet => &Timing::ALL[..],
-                    Grain::Window => &[Timing::Window][..],
-                };
-                for &timing in timings {
-                    for workload in Workload::ALL {
-                        stats.clear();
-                        let _ = runner.pass(workload, timing, &mut io, &self.timer, &mut stats);
+                if first {
+                    // Every pass once, untimed, so that the format's own buffers and scratch
+                    // reach their size before anything is timed. Both timings, since their code
+                    // and stack pages are mapped on first use. A decode error here is found
+                    // again, and reported, by the timed passes.
+                    let timings = match runner.grain() {
+                        Grain::Packet => &Timing::ALL[..],
+                        Grain::Window => &[Timing::Window][..],
+                    };
+                    for &timing in timings {
+                        for workload in Workload::ALL {
+                            stats.clear();
+                            let _ = runner.pass(workload, timing, &mut io, &self.timer, &mut stats);
+                        }
                     }
                 }
             }
@@ -1077,6 +1109,30 @@ mod tests {
     use super::super::stored::StoredMode;
     use super::*;
 
+    #[test]
+    fn a_window_of_heartbeats_does_not_make_the_next_busy_window_reserve_gigabytes() {
+        // 512 heartbeats (a 40-byte header each, no message), then 512 packets of 40 messages
+        // of 50 bytes: what bytes per message alone learned as 20 KB a message (400 MB here).
+        let mut f = Footprint::default();
+        assert!(f.is_empty());
+        f.learn(512 * 40, 512, 0);
+        assert!(!f.is_empty());
+        let (packets, messages) = (512, 512 * 40);
+        let busy = packets * 40 + messages as usize * 50;
+        assert!(
+            f.room(packets, messages) < 4 * busy,
+            "{}",
+            f.room(packets, messages)
+        );
+        // ... and it is unlike any window learned from, so it is encoded once untimed first.
+        assert!(f.unlike(packets, messages));
+        f.learn(busy, packets, messages);
+        assert!(!f.unlike(packets, messages) && f.room(packets, messages) >= busy);
+        // The rate bounds a window of heartbeats again, and a quieter mix, from above.
+        assert!(f.room(512, 0) >= 512 * 40 && f.room(512, 512) >= 512 * 90);
+        assert!(!f.unlike(512, 512 * 30));
+    }
+
     /// A run of raw and JSON over `packets` synthetic packets in windows of 512.
     fn timed_run(packets: u64, timing: Schedule, warmup: u64) -> Outcome {
         let bytes = super::super::synthetic_capture(packets);
@@ -1144,10 +1200,26 @@ mod tests {
     fn twins_are_measured_and_checked_like_their_originals() {
         let o = run_of(&["json", "sbe", "raw"], None, Schedule::Both);
         let names: Vec<&str> = o.formats.iter().map(|f| f.name).collect();
-        assert_eq!(names, ["sbe", "json", "raw", "sbe.twin", "raw.twin"]);
+        assert_eq!(
+            names,
+            [
+                "sbe",
+                "json",
+                "raw",
+                "sbe.twin",
+                "raw.twin",
+                "sbe.plus5",
+                "raw.plus5"
+            ]
+        );
         for twin in &o.formats[3..] {
             let original = twin.twin_of().unwrap();
-            assert_eq!(format!("{original}.twin"), twin.name);
+            let suffix = match twin.planted() {
+                Some(0.0) => ".twin",
+                Some(p) if p == crate::measure::twins::PLANTED => ".plus5",
+                other => panic!("{}: planted {other:?}", twin.name),
+            };
+            assert_eq!(format!("{original}{suffix}"), twin.name);
             let f = o.formats.iter().find(|f| f.name == original).unwrap();
             assert_eq!(f.twin_of(), None);
             // The same work, checked the same way (the run passed every check for both).
@@ -1173,7 +1245,7 @@ mod tests {
             Schedule::Alternate,
         );
         let names: Vec<&str> = asked.formats.iter().map(|f| f.name).collect();
-        assert_eq!(names, ["json", "raw", "json.twin"]);
+        assert_eq!(names, ["json", "raw", "json.twin", "json.plus5"]);
     }
 
     #[test]

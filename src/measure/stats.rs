@@ -170,9 +170,16 @@ impl FormatResult {
         }
     }
 
-    /// For an A/A twin, the format it measures again (see `measure::twins`).
+    /// For an A/A twin or a positive control, the format it measures again (see
+    /// `measure::twins`).
     pub fn twin_of(&self) -> Option<&'static str> {
         super::twins::original(self.name)
+    }
+
+    /// For an A/A twin (0) or a positive control, the extra work planted in it, as a fraction of
+    /// its original's (see `measure::twins`).
+    pub fn planted(&self) -> Option<f64> {
+        super::twins::planted(self.name)
     }
 
     pub fn bytes_per_message(&self) -> f64 {

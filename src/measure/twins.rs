@@ -7,11 +7,21 @@
 //! (`#[inline(always)]`), so `FormatRunner<Twin<F>>` is a second monomorphized copy of the timed
 //! loop at an address of its own (`FormatRunner::pass` names its format in a way the optimizer
 //! cannot merge away: LLVM's function merging would otherwise fold two identical copies into
-//! one). It takes its turn in each window's order like any format and gets every check the
-//! original gets. Twins are not formats of the registry (`for_each_format!`): `shootout formats`,
-//! the fuzz target and the conformance tests never see them.
+//! one), and its timed decodes call copy 1 of the codec's decodes (`formats::Marked`), machine
+//! code of their own, where the original calls copy 0: the A/A gap includes where the codec's
+//! code landed, not only the loop's. `scripts/twin_copies.py` checks it on the release binary.
+//! It takes its turn in each window's order like any format and gets every check the original
+//! gets. Twins are not formats of the registry (`for_each_format!`): `shootout formats`, the
+//! fuzz target and the conformance tests never see them.
+//!
+//! Beside each A/A twin runs a **positive control**, [`Planted<F>`] (`sbe.plus5`): the same codec
+//! (copy 2) with a known extra work planted, every [`PLANTED_EVERY`]th packet encoded, decoded
+//! and completely decoded twice (the extra decode into a receiver of its own, so every check
+//! still holds). Whether the report sees the +5% and whether its interval contains it is the
+//! power and the calibration of the very runs it reports. A stream format (`Format::STREAM`),
+//! whose second encode of a packet would write other bytes, gets no control.
 
-use crate::formats::{DecodeError, Documented, Format, Sink, Visitor};
+use crate::formats::{Aggregate, Checksum, DecodeError, Documented, Format, Marked, Sink, Visitor};
 use crate::model::Packet;
 
 use super::config::RunError;
@@ -20,17 +30,27 @@ use super::runner::{runner, Runner};
 /// What a twin's name adds to its original's.
 pub const SUFFIX: &str = ".twin";
 
-/// The formats twinned when `--twins` is not given (those of them the run measures): the
-/// fastest format, and one of middling speed.
+/// What a positive control's name adds to its original's.
+pub const CONTROL_SUFFIX: &str = ".plus5";
+
+/// A positive control does every this many'th packet twice in each workload.
+pub const PLANTED_EVERY: u32 = 20;
+
+/// The extra work a positive control plants, as a fraction of its original's (the CSV's
+/// `planted`): one packet in [`PLANTED_EVERY`] done twice.
+pub const PLANTED: f64 = 1.0 / PLANTED_EVERY as f64;
+
+/// The formats twinned when `--twins` is not given (those of them the run measures; when it
+/// measures neither, its first packet format): the fastest format, and one of middling speed.
 pub const DEFAULT: [&str; 2] = ["raw", "sbe"];
 
 /// Room for a twin's name, built at compile time.
 const NAME_CAP: usize = 64;
 
-/// `name` followed by [`SUFFIX`], in a fixed array (a const fn cannot build a `&str` of a
+/// `name` followed by `suffix`, in a fixed array (a const fn cannot build a `&str` of a
 /// length that depends on a type parameter).
-const fn joined(name: &str) -> [u8; NAME_CAP] {
-    let (a, b) = (name.as_bytes(), SUFFIX.as_bytes());
+const fn joined(name: &str, suffix: &str) -> [u8; NAME_CAP] {
+    let (a, b) = (name.as_bytes(), suffix.as_bytes());
     assert!(
         a.len() + b.len() <= NAME_CAP,
         "a format's name is too long for its twin's"
@@ -53,16 +73,20 @@ const fn joined(name: &str) -> [u8; NAME_CAP] {
 #[derive(Default)]
 pub struct Twin<F>(F);
 
+/// The first `len` bytes of `bytes` as a name (a const fn's `&str` from [`joined`]).
+const fn name_of(bytes: &'static [u8; NAME_CAP], len: usize) -> &'static str {
+    match core::str::from_utf8(bytes.split_at(len).0) {
+        Ok(name) => name,
+        Err(_) => panic!("a format's name is UTF-8, and so is its twin's"),
+    }
+}
+
 impl<F: Format> Twin<F> {
-    const BYTES: &'static [u8; NAME_CAP] = &joined(F::NAME);
+    const BYTES: &'static [u8; NAME_CAP] = &joined(F::NAME, SUFFIX);
 }
 
 impl<F: Format> Format for Twin<F> {
-    const NAME: &'static str =
-        match core::str::from_utf8(Self::BYTES.split_at(F::NAME.len() + SUFFIX.len()).0) {
-            Ok(name) => name,
-            Err(_) => panic!("a format's name is UTF-8, and so is its twin's"),
-        };
+    const NAME: &'static str = name_of(Self::BYTES, F::NAME.len() + SUFFIX.len());
     const DOCUMENTED: Documented = F::DOCUMENTED;
     const LOSSY: Option<crate::formats::Lossy> = F::LOSSY;
     const STREAM: bool = F::STREAM;
@@ -90,13 +114,134 @@ impl<F: Format> Format for Twin<F> {
     fn decode_packet(&mut self, bytes: &[u8]) -> Result<(Packet, usize), DecodeError> {
         self.0.decode_packet(bytes)
     }
+
+    #[inline(always)]
+    fn decode_copy<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
+        self.0.decode(bytes, &mut Marked::<K, 1>(sink))
+    }
+
+    #[inline(always)]
+    fn decode_all_copy<V: Visitor>(
+        &mut self,
+        bytes: &[u8],
+        visitor: &mut V,
+    ) -> Result<usize, DecodeError> {
+        self.0.decode_all(bytes, &mut Marked::<V, 1>(visitor))
+    }
 }
 
-macro_rules! twin_runner {
+/// The codec of `F` under the name `<F::NAME>.plus5`, with one packet in [`PLANTED_EVERY`] done
+/// twice in each timed workload: a positive control of known size (see the module docs).
+pub struct Planted<F> {
+    codec: F,
+    /// Calls so far of each workload (encode, selective, complete decode).
+    calls: [u32; 3],
+    /// Where the extra selective and complete decodes go, so that the real receivers get what
+    /// the original's get. Sized (and its pages written) up front: a timed pass never grows it.
+    shadow: Aggregate,
+    shadow_sum: Checksum,
+}
+
+/// Symbols the shadow aggregate has room for: more than IEX lists.
+const SHADOW_SYMBOLS: usize = 1 << 15;
+
+impl<F: Format> Default for Planted<F> {
+    fn default() -> Self {
+        let mut shadow = Aggregate::new();
+        shadow.reserve(SHADOW_SYMBOLS);
+        Planted {
+            codec: F::default(),
+            calls: [0; 3],
+            shadow,
+            shadow_sum: Checksum::default(),
+        }
+    }
+}
+
+impl<F: Format> Planted<F> {
+    const BYTES: &'static [u8; NAME_CAP] = &joined(F::NAME, CONTROL_SUFFIX);
+
+    /// Counts a call of workload `w`; `true` on every [`PLANTED_EVERY`]th.
+    #[inline(always)]
+    fn again(&mut self, w: usize) -> bool {
+        let n = &mut self.calls[w];
+        *n += 1;
+        if *n == PLANTED_EVERY {
+            *n = 0;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+impl<F: Format> Format for Planted<F> {
+    const NAME: &'static str = name_of(Self::BYTES, F::NAME.len() + CONTROL_SUFFIX.len());
+    const DOCUMENTED: Documented = F::DOCUMENTED;
+    const LOSSY: Option<crate::formats::Lossy> = F::LOSSY;
+    const STREAM: bool = F::STREAM;
+
+    #[inline(always)]
+    fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
+        if self.again(0) {
+            let start = out.len();
+            self.codec.encode(packet, out);
+            out.truncate(start);
+        }
+        self.codec.encode(packet, out)
+    }
+
+    #[inline(always)]
+    fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
+        self.codec.decode(bytes, sink)
+    }
+
+    #[inline(always)]
+    fn decode_all<V: Visitor>(
+        &mut self,
+        bytes: &[u8],
+        visitor: &mut V,
+    ) -> Result<usize, DecodeError> {
+        self.codec.decode_all(bytes, visitor)
+    }
+
+    #[inline(always)]
+    fn decode_packet(&mut self, bytes: &[u8]) -> Result<(Packet, usize), DecodeError> {
+        self.codec.decode_packet(bytes)
+    }
+
+    #[inline(always)]
+    fn decode_copy<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
+        if self.again(1) {
+            self.codec
+                .decode(bytes, &mut Marked::<Aggregate, 2>(&mut self.shadow))?;
+        }
+        self.codec.decode(bytes, &mut Marked::<K, 2>(sink))
+    }
+
+    #[inline(always)]
+    fn decode_all_copy<V: Visitor>(
+        &mut self,
+        bytes: &[u8],
+        visitor: &mut V,
+    ) -> Result<usize, DecodeError> {
+        if self.again(2) {
+            self.codec
+                .decode_all(bytes, &mut Marked::<Checksum, 2>(&mut self.shadow_sum))?;
+        }
+        self.codec.decode_all(bytes, &mut Marked::<V, 2>(visitor))
+    }
+}
+
+macro_rules! copy_runner {
     ($($module:ident: [$($name:ident: $F:ty),+ $(,)?]),* $(,)?) => {
-        |original: &str| -> Option<Box<dyn Runner>> {
+        |original: &str, control: bool| -> Option<Box<dyn Runner>> {
             $($(if original == <$F as Format>::NAME {
-                return Some(runner::<Twin<$F>>());
+                return match control {
+                    false => Some(runner::<Twin<$F>>()),
+                    true if <$F as Format>::STREAM => None,
+                    true => Some(runner::<Planted<$F>>()),
+                };
             })+)*
             None
         }
@@ -105,36 +250,70 @@ macro_rules! twin_runner {
 
 /// A fresh runner of the twin of the format named `original`; `None` for a name no format has.
 pub fn twin_of(original: &str) -> Option<Box<dyn Runner>> {
-    (crate::for_each_format!(twin_runner))(original)
+    (crate::for_each_format!(copy_runner))(original, false)
 }
 
-macro_rules! twin_names {
+/// A fresh runner of the positive control of the format named `original`; `None` for a name no
+/// format has, and for a stream format (see the module docs).
+pub fn control_of(original: &str) -> Option<Box<dyn Runner>> {
+    (crate::for_each_format!(copy_runner))(original, true)
+}
+
+macro_rules! copy_names {
     ($($module:ident: [$($name:ident: $F:ty),+ $(,)?]),* $(,)?) => {
-        vec![$($((<$F as Format>::NAME, <Twin<$F> as Format>::NAME)),+),*]
+        vec![$($((
+            <$F as Format>::NAME,
+            <Twin<$F> as Format>::NAME,
+            (!<$F as Format>::STREAM).then_some(<Planted<$F> as Format>::NAME),
+        )),+),*]
     };
+}
+
+/// Every packet format's name, its twin's and its control's (none for a stream format), in
+/// `for_each_format!`'s order.
+fn copies() -> Vec<(&'static str, &'static str, Option<&'static str>)> {
+    crate::for_each_format!(copy_names)
 }
 
 /// Every format's name and its twin's, in `for_each_format!`'s order.
 pub fn pairs() -> Vec<(&'static str, &'static str)> {
-    crate::for_each_format!(twin_names)
+    copies().into_iter().map(|(f, t, _)| (f, t)).collect()
 }
 
 /// Every name a runner can have: the formats' (packet formats, then window formats, as
-/// `formats::names`), then the packet formats' twins (a window format has none), each in
-/// registry order (the order of a run's rows).
+/// `formats::names`), then the packet formats' twins, then their controls (a window format has
+/// neither), each in registry order (the order of a run's rows).
 pub fn runner_names() -> Vec<&'static str> {
-    let pairs = pairs();
-    pairs
+    let copies = copies();
+    copies
         .iter()
-        .map(|p| p.0)
+        .map(|c| c.0)
         .chain(crate::formats::window_names())
-        .chain(pairs.iter().map(|p| p.1))
+        .chain(copies.iter().map(|c| c.1))
+        .chain(copies.iter().filter_map(|c| c.2))
         .collect()
 }
 
-/// The format a twin named `name` measures again; `None` for any other name.
+/// The format a twin or a control named `name` measures again; `None` for any other name.
 pub fn original(name: &str) -> Option<&'static str> {
-    pairs().into_iter().find(|p| p.1 == name).map(|p| p.0)
+    copies()
+        .into_iter()
+        .find(|c| c.1 == name || c.2 == Some(name))
+        .map(|c| c.0)
+}
+
+/// The extra work planted in the runner named `name`, as a fraction of its original's: 0 for an
+/// A/A twin, [`PLANTED`] for a positive control, `None` for a format.
+pub fn planted(name: &str) -> Option<f64> {
+    copies().into_iter().find_map(|c| {
+        if c.1 == name {
+            Some(0.0)
+        } else if c.2 == Some(name) {
+            Some(PLANTED)
+        } else {
+            None
+        }
+    })
 }
 
 /// The formats to twin among `selected` (the run's formats), in their order: `asked`
@@ -145,10 +324,22 @@ pub fn chosen(
     selected: &[&'static str],
 ) -> Result<Vec<&'static str>, RunError> {
     let Some(asked) = asked else {
-        return Ok(selected
+        let defaults: Vec<&'static str> = selected
             .iter()
             .copied()
             .filter(|s| DEFAULT.contains(s))
+            .collect();
+        if !defaults.is_empty() {
+            return Ok(defaults);
+        }
+        // None of the defaults measured: the first packet format that is, so that every run
+        // has its controls (`--formats wincode,borsh` twins wincode).
+        let pairs = pairs();
+        return Ok(selected
+            .iter()
+            .copied()
+            .find(|s| pairs.iter().any(|p| p.0 == *s))
+            .into_iter()
             .collect());
     };
     let names = crate::formats::names();
@@ -186,15 +377,97 @@ mod tests {
         assert!(twin_of("sbe.twin").is_none() && twin_of("nope").is_none());
         assert_eq!(original("sbe.twin"), Some("sbe"));
         assert_eq!(original("sbe"), None);
+        assert_eq!(<Planted<Sbe> as Format>::NAME, "sbe.plus5");
+        assert_eq!(control_of("raw").unwrap().name(), "raw.plus5");
+        assert_eq!(original("raw.plus5"), Some("raw"));
+        assert_eq!(
+            (planted("raw.twin"), planted("raw.plus5")),
+            (Some(0.0), Some(PLANTED))
+        );
+        assert_eq!(planted("raw"), None);
+        // A stream format's second encode of a packet would write other bytes: no control.
+        assert!(control_of("dbn").is_none() && twin_of("dbn").is_some());
         let all = runner_names();
         // Every format, then a twin per packet format (a window format has none: `--twins
-        // arrow` is refused).
+        // arrow` is refused), then a control per packet format that is not a stream format.
         let formats = crate::formats::names();
         let windows = crate::formats::window_names().len();
-        assert_eq!(all.len(), 2 * formats.len() - windows);
+        let streams = copies().iter().filter(|c| c.2.is_none()).count();
+        assert_eq!(streams, 1, "dbn");
+        assert_eq!(all.len(), 3 * (formats.len() - windows) + windows - streams);
         assert_eq!(&all[..formats.len()], &formats[..]);
         // No twin's name is a format's.
         assert!(all[formats.len()..].iter().all(|t| !formats.contains(t)));
+    }
+
+    /// Raw, counting the calls of each workload.
+    #[derive(Default)]
+    struct Counted {
+        raw: Raw,
+        calls: [u32; 3],
+    }
+
+    impl Format for Counted {
+        const NAME: &'static str = "counted";
+        const DOCUMENTED: Documented = Raw::DOCUMENTED;
+
+        fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
+            self.calls[0] += 1;
+            self.raw.encode(packet, out)
+        }
+
+        fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
+            self.calls[1] += 1;
+            self.raw.decode(bytes, sink)
+        }
+
+        fn decode_all<V: Visitor>(
+            &mut self,
+            bytes: &[u8],
+            visitor: &mut V,
+        ) -> Result<usize, DecodeError> {
+            self.calls[2] += 1;
+            self.raw.decode_all(bytes, visitor)
+        }
+    }
+
+    #[test]
+    fn a_control_does_one_packet_in_twenty_twice_and_its_receivers_get_the_originals_values() {
+        use crate::formats::{every_kind, full_datagram};
+        use crate::model::kind;
+        let packets: Vec<Packet> = (0..40)
+            .map(|i| match i % 2 {
+                0 => every_kind(),
+                _ => full_datagram(kind::QUOTE_UPDATE),
+            })
+            .collect();
+        let (mut control, mut raw) = (Planted::<Counted>::default(), Raw);
+        let (mut mine, mut theirs) = (Vec::new(), Vec::new());
+        for p in &packets {
+            assert_eq!(control.encode(p, &mut mine), raw.encode(p, &mut theirs));
+        }
+        assert_eq!(mine, theirs, "a control writes its original's bytes");
+        let read = |f: &mut dyn FnMut(&[u8], &mut Aggregate, &mut Checksum) -> usize| {
+            let (mut agg, mut sum, mut at) = (Aggregate::new(), Checksum::default(), 0);
+            while at < theirs.len() {
+                at += f(&theirs[at..], &mut agg, &mut sum);
+            }
+            (agg, sum.value(), sum.messages())
+        };
+        let planted = read(&mut |b, agg, sum| {
+            let used = control.decode_copy(b, agg).unwrap();
+            assert_eq!(control.decode_all_copy(b, sum).unwrap(), used);
+            used
+        });
+        let original = read(&mut |b, agg, sum| {
+            let used = raw.decode(b, agg).unwrap();
+            raw.decode_all(b, sum).unwrap();
+            used
+        });
+        assert_eq!(planted, original);
+        // 40 calls of each workload: two of them done twice (+5%).
+        assert_eq!(control.codec.calls, [42; 3]);
+        assert_eq!(PLANTED, 2.0 / 40.0);
     }
 
     #[test]
@@ -203,7 +476,11 @@ mod tests {
             chosen(None, &["json", "sbe", "raw"]).unwrap(),
             ["sbe", "raw"]
         );
-        assert_eq!(chosen(None, &["json"]).unwrap(), Vec::<&str>::new());
+        // Neither default measured: the first packet format, so that a run has its controls;
+        // none for a window format alone.
+        assert_eq!(chosen(None, &["json", "cbor"]).unwrap(), ["json"]);
+        assert_eq!(chosen(None, &["arrow", "cbor"]).unwrap(), ["cbor"]);
+        assert!(chosen(None, &["arrow"]).unwrap().is_empty());
         let asked = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         assert_eq!(
             chosen(Some(&asked(&["raw", "json", "json"])), &["json", "raw"]).unwrap(),
@@ -225,5 +502,30 @@ mod tests {
             "{e}"
         );
         assert_eq!(e.lines().count(), 1);
+    }
+
+    #[test]
+    fn a_marked_receiver_gets_exactly_what_the_bare_one_gets() {
+        let packet = crate::formats::every_kind();
+        let mut bytes = Vec::new();
+        let mut f = Sbe;
+        f.encode(&packet, &mut bytes);
+        let (mut bare, mut marked) = (Aggregate::new(), Aggregate::new());
+        let used = f.decode(&bytes, &mut bare).unwrap();
+        assert_eq!(
+            f.decode(&bytes, &mut Marked::<_, 7>(&mut marked)).unwrap(),
+            used
+        );
+        assert_eq!(bare, marked);
+        assert!(bare.messages > 0);
+        let (mut bare, mut marked) = (Checksum::default(), Checksum::default());
+        f.decode_all(&bytes, &mut bare).unwrap();
+        f.decode_all(&bytes, &mut Marked::<_, 3>(&mut marked))
+            .unwrap();
+        assert_eq!(
+            (bare.value(), bare.messages()),
+            (marked.value(), marked.messages())
+        );
+        assert_eq!(bare.messages(), packet.messages.len() as u64);
     }
 }

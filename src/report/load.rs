@@ -107,6 +107,10 @@ pub struct RunRow {
     pub retimed: Option<u64>,
     /// `aggregate_batch_ns`: the aggregation's own cost per unit, the floor under `de` batch.
     pub aggregate_batch_ns: Option<f64>,
+    /// `planted`: on a twin's row, the extra work planted in it as a fraction of its original's
+    /// (0 for an A/A twin, 0.05 for the +5% positive control); `None` on every other row (and
+    /// in CSVs from before controls, where a twin is an A/A twin).
+    pub planted: Option<f64>,
 }
 
 impl RunRow {
@@ -327,6 +331,7 @@ fn run_row(r: Row, source: usize) -> Result<RunRow, String> {
         preempted: r.preempted,
         retimed: r.retimed,
         aggregate_batch_ns: r.aggregate_batch_ns,
+        planted: r.planted,
     })
 }
 

@@ -7,6 +7,7 @@
 pub mod baseline;
 pub mod bmf;
 pub mod charts;
+pub mod controls;
 pub mod decision;
 pub mod dist;
 pub mod document;

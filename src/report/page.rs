@@ -13,7 +13,7 @@ use super::stats::{section_hosts, section_name, Group, Summary, Warning};
 use super::tables::{allocations_table, merged_table, section_tables};
 use super::verdict;
 use super::verification;
-use super::{twins, warnings};
+use super::{controls, twins, warnings};
 
 /// What the page is built from: the summary, the charts drawn for it, and every warning (the
 /// summary's and those found while drawing).
@@ -44,6 +44,7 @@ pub fn build(c: &Contents<'_>) -> Document {
         .map(|(input, label, groups)| {
             let (eligible, _) = c.decision.eligible(groups);
             let pairs = s.twin_pairs(input, label);
+            let controls = s.control_pairs(input, label);
             let verdicts = verdict::verdicts_with(&eligible, &pairs);
             let mut winners: Vec<String> = Vec::new();
             for (w, _) in verdicts.iter().filter_map(|v| v.winner.as_ref()) {
@@ -59,6 +60,9 @@ pub fn build(c: &Contents<'_>) -> Document {
                     notes: [
                         c.decision.notes(groups, &winners),
                         twins::answer_lines(&pairs),
+                        controls::answer_line(&controls, &pairs)
+                            .into_iter()
+                            .collect(),
                     ]
                     .concat(),
                     figures: c.figures(input, label, &[ChartKind::Scatter]),
@@ -168,6 +172,8 @@ impl Contents<'_> {
             }
             blocks.push(Block::Table(t));
         }
+        let controls = self.summary.control_pairs(input, label);
+        blocks.extend(controls::table(&controls, &pairs).map(Block::Table));
         blocks.extend(verification::table(groups).map(Block::Table));
         blocks.extend(allocations_table(groups).map(Block::Table));
         let merged: Vec<_> = self

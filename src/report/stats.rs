@@ -330,8 +330,9 @@ pub struct Summary {
     /// Sorted by input, label, then fastest first. A/A twins are not among them: they are never
     /// ranked, charted or compared with a baseline.
     pub groups: Vec<Group>,
-    /// The A/A twins' groups (rows with `twin_of`: a format measured a second time under the
-    /// name `<format>.twin` in the same runs), sorted by input, label and name.
+    /// The twins' groups (rows with `twin_of`: a format measured a second time under the name
+    /// `<format>.twin` in the same runs, or with a planted extra work as `<format>.plus5`),
+    /// sorted by input, label and name.
     pub twins: Vec<Group>,
     pub warnings: Vec<Warning>,
     /// The CSVs read, for the report's header and the default histogram folders.
@@ -443,13 +444,30 @@ pub struct TwinPair<'a> {
     pub original: &'a Group,
 }
 
+/// The extra work planted in a twin's row, as a fraction of its original's (`planted`): 0 for an
+/// A/A twin (and for a twin's row from before the column), 0.05 for the +5% positive control.
+pub fn planted(r: &RunRow) -> f64 {
+    r.planted.unwrap_or(0.0)
+}
+
 impl Summary {
-    /// The twins of one section with their originals (a twin whose original is not in the
-    /// section is left out).
+    /// The A/A twins of one section with their originals (a twin whose original is not in the
+    /// section is left out). Positive controls are not among them: [`Summary::control_pairs`].
     pub fn twin_pairs(&self, input: &str, label: &str) -> Vec<TwinPair<'_>> {
+        self.copies(input, label, false)
+    }
+
+    /// The positive controls of one section (twins with planted extra work), each with its
+    /// original.
+    pub fn control_pairs(&self, input: &str, label: &str) -> Vec<TwinPair<'_>> {
+        self.copies(input, label, true)
+    }
+
+    fn copies(&self, input: &str, label: &str, controls: bool) -> Vec<TwinPair<'_>> {
         self.twins
             .iter()
             .filter(|t| t.input == input && t.label == label)
+            .filter(|t| (planted(&t.rows[0]) > 0.0) == controls)
             .filter_map(|twin| {
                 let of = twin_of(&twin.rows[0])?;
                 let original = self

@@ -12,10 +12,10 @@ use super::tables::Table;
 use crate::measure::Workload;
 
 /// One run's figure, ns per unit; `None` where not measured.
-type Of = fn(&RunRow) -> Option<f64>;
+pub(super) type Of = fn(&RunRow) -> Option<f64>;
 
 /// The batch figures a twin is compared on: each workload, then the ranking sum.
-const FIGURES: [(&str, Of); 4] = [
+pub(super) const FIGURES: [(&str, Of); 4] = [
     ("ser batch", |r| r.throughput[Workload::Encode]),
     ("de batch", |r| r.throughput[Workload::Selective]),
     ("de_all batch", |r| r.throughput[Workload::Complete]),
@@ -38,7 +38,7 @@ pub struct TwinFigure {
     pub apart: bool,
 }
 
-fn paired(f: Of, original: &[RunRow], twin: &[RunRow]) -> Vec<f64> {
+pub(super) fn paired(f: Of, original: &[RunRow], twin: &[RunRow]) -> Vec<f64> {
     original
         .iter()
         .filter_map(|o| {

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::baseline::Comparison;
+use super::controls::ControlsCsv;
 use super::decision::Decision;
 use super::error::ReportError;
 use super::export::{Export, ReportData};
@@ -69,7 +70,7 @@ pub fn write_report_with(
         summary,
         document: &document,
     };
-    let exports: [&dyn Export; 3] = [&SummaryCsv, &Markdown, &Html];
+    let exports: [&dyn Export; 4] = [&SummaryCsv, &ControlsCsv, &Markdown, &Html];
     for export in exports {
         let path = out_dir.join(export.file_name());
         write_atomically(&path, |w| export.write(&data, w))

@@ -348,7 +348,7 @@ pub fn pcapng_blocks(file: &[u8]) -> Vec<usize> {
 }
 
 /// The rows a run of every format writes, in order: the formats, then the default A/A twins
-/// (`measure::twins`) in the registry's order.
+/// (`measure::twins`) in the registry's order, then their +5% positive controls.
 pub fn rows_of_every_format() -> Vec<String> {
     let names = md_shootout::formats::names();
     let twins = md_shootout::measure::twins::chosen(None, &names).unwrap();
@@ -359,5 +359,6 @@ pub fn rows_of_every_format() -> Vec<String> {
     );
     (names.iter().map(|n| n.to_string()))
         .chain(twins.iter().map(|t| format!("{t}.twin")))
+        .chain(twins.iter().map(|t| format!("{t}.plus5")))
         .collect()
 }

@@ -24,6 +24,7 @@ mod gen_like;
 mod held_back;
 mod iex_golden;
 mod jobs;
+mod memory;
 mod realdata;
 mod report;
 mod report_answer;

@@ -168,12 +168,18 @@ fn values(f: &Fixture) -> HashMap<String, String> {
     );
     // An A/A twin names its original (`sbe.twin` is sbe's); the harness columns of issue 39
     // as given.
-    set(
-        "twin_of",
-        f.format
-            .strip_suffix(".twin")
-            .map_or(String::new(), str::to_owned),
-    );
+    // A positive control (`sbe.plus5`) too, with its planted extra work (issue 46): 0 on an A/A
+    // twin's row, 0.05 on a control's, empty on a format's.
+    let (twin_of, planted) = match (
+        f.format.strip_suffix(".twin"),
+        f.format.strip_suffix(".plus5"),
+    ) {
+        (Some(of), _) => (of, "0"),
+        (_, Some(of)) => (of, "0.05"),
+        _ => ("", ""),
+    };
+    set("twin_of", twin_of.to_owned());
+    set("planted", planted.to_owned());
     set("clock_step_ns", float(f.clock_step));
     set("preempted", cell(f.preempted));
     set("retimed", cell(f.retimed));

@@ -13,7 +13,7 @@ use crate::common::{
     csv_rows, rows_of_every_format, shootout, shootout_ok, summary_csv, widen, Expected,
 };
 
-const COLUMNS: [&str; 77] = [
+const COLUMNS: [&str; 78] = [
     "run_id",
     "started_at",
     "label",
@@ -91,6 +91,7 @@ const COLUMNS: [&str; 77] = [
     "shard",
     "latency_note",
     "lossy",
+    "planted",
 ];
 
 /// The summary CSV the issue specifies, computed from the generator's packets.
@@ -268,10 +269,20 @@ fn run_matches_an_independent_summary_and_writes_sound_csv() {
                 num(r, "msgs_per_sec")
             );
             assert!(["tsc", "cntvct", "monotonic"].contains(&col(r, "clock").as_str()));
-            // An A/A twin's row says whose twin it is; its bytes are its original's.
+            // An A/A twin's row says whose twin it is, a control's too, and what work was
+            // planted in it; its bytes are its original's.
             let twin_of = col(r, "twin_of");
-            if col(r, "format").ends_with(".twin") {
-                assert_eq!(format!("{twin_of}.twin"), col(r, "format"));
+            let format = col(r, "format");
+            if let Some(suffix) = format
+                .strip_prefix(twin_of.as_str())
+                .filter(|_| !twin_of.is_empty())
+            {
+                let planted = match suffix {
+                    ".twin" => 0.0,
+                    ".plus5" => 0.05,
+                    other => panic!("{format}: a twin's suffix {other}"),
+                };
+                assert_eq!(num(r, "planted"), planted, "{format}");
                 let original = rows
                     .iter()
                     .find(|x| col(x, "run_id") == col(r, "run_id") && col(x, "format") == twin_of)
@@ -281,7 +292,7 @@ fn run_matches_an_independent_summary_and_writes_sound_csv() {
                     assert_eq!(col(r, c), "", "{c}: a twin's windows are not compressed");
                 }
             } else {
-                assert_eq!(twin_of, "");
+                assert_eq!((twin_of.as_str(), col(r, "planted").as_str()), ("", ""));
                 // Size as stored: compressed, smaller than encoded, timed.
                 for c in ["zstd_bytes", "zlib_bytes"] {
                     assert!(
@@ -421,8 +432,13 @@ fn twins_can_be_chosen_and_a_twin_of_nothing_is_refused() {
             .map(|r| (r[at("format")].to_owned(), r[at("twin_of")].to_owned()))
             .collect();
         for (format, twin_of) in &rows {
-            if !twin_of.is_empty() {
+            if format.ends_with(".twin") {
                 assert!(table.contains(&format!("{format} (A/A)")), "{table}");
+            } else if !twin_of.is_empty() {
+                assert!(
+                    table.contains(&format!("{format} (+5% control)")),
+                    "{table}"
+                );
             }
         }
         rows
@@ -430,7 +446,22 @@ fn twins_can_be_chosen_and_a_twin_of_nothing_is_refused() {
     let pair = |f: &str, t: &str| (f.to_owned(), t.to_owned());
     assert_eq!(
         formats(&["--formats", "json,raw"]),
-        [pair("json", ""), pair("raw", ""), pair("raw.twin", "raw")]
+        [
+            pair("json", ""),
+            pair("raw", ""),
+            pair("raw.twin", "raw"),
+            pair("raw.plus5", "raw")
+        ]
+    );
+    // Neither default measured: the first format is twinned, so the controls are always there.
+    assert_eq!(
+        formats(&["--formats", "json,cbor"]),
+        [
+            pair("json", ""),
+            pair("cbor", ""),
+            pair("json.twin", "json"),
+            pair("json.plus5", "json")
+        ]
     );
     assert_eq!(
         formats(&["--formats", "json,raw", "--twins", "json,raw"]),
@@ -438,7 +469,9 @@ fn twins_can_be_chosen_and_a_twin_of_nothing_is_refused() {
             pair("json", ""),
             pair("raw", ""),
             pair("json.twin", "json"),
-            pair("raw.twin", "raw")
+            pair("raw.twin", "raw"),
+            pair("json.plus5", "json"),
+            pair("raw.plus5", "raw")
         ]
     );
     assert_eq!(

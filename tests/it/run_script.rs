@@ -318,7 +318,8 @@ fn explicit_prefixes_and_labels_replace_the_defaults() {
     let expected: BTreeMap<(String, String), usize> = ["plain", "env", "lab"]
         .iter()
         .flat_map(|l| {
-            ["flatbuffers", "sbe", "sbe.twin"].map(|f| ((l.to_string(), f.to_string()), 1))
+            ["flatbuffers", "sbe", "sbe.twin", "sbe.plus5"]
+                .map(|f| ((l.to_string(), f.to_string()), 1))
         })
         .collect();
     assert_eq!(by_label_format, expected);
