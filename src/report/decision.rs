@@ -154,9 +154,10 @@ impl Decision {
         (kept, left_out)
     }
 
-    /// The lines under the verdict: what was required and who was left out, then each winner's
-    /// capabilities.
-    pub fn notes(&self, groups: &[&Group], winners: &[String]) -> Vec<String> {
+    /// The lines under the verdict: what was required and who was left out, then the
+    /// capabilities of each format in `named` (the winners, then the tied formats: see
+    /// [`super::verdict::named_formats`]).
+    pub fn notes(&self, groups: &[&Group], named: &[String]) -> Vec<String> {
         let mut notes = window_notes(groups);
         let (kept, left_out) = self.eligible(groups);
         if self.require.is_empty() {
@@ -209,7 +210,7 @@ impl Decision {
                 notes.push(format!("Left out: {}: {}.", shown(&format), why.join("; ")));
             }
         }
-        for w in winners {
+        for w in named {
             if let Some(row) = self.row(w) {
                 notes.push(format!("{w}: {}.", summary(row)));
             }

@@ -45,7 +45,8 @@ pub enum Block {
 pub struct Answer {
     pub verdict: Table,
     pub input: String,
-    /// Under the input line: what was required and who was left out, the winners' capabilities.
+    /// Under the input line: what a tie means (when the verdict has one), what was required
+    /// and who was left out, the capabilities of the formats the verdict names.
     pub notes: Vec<String>,
     pub figures: Vec<Figure>,
 }

@@ -46,19 +46,15 @@ pub fn build(c: &Contents<'_>) -> Document {
             let pairs = s.twin_pairs(input, label);
             let controls = s.control_pairs(input, label);
             let verdicts = verdict::verdicts_with(&eligible, &pairs);
-            let mut winners: Vec<String> = Vec::new();
-            for (w, _) in verdicts.iter().filter_map(|v| v.winner.as_ref()) {
-                if !winners.contains(w) {
-                    winners.push(w.clone());
-                }
-            }
             Section {
                 heading: None,
                 blocks: vec![Block::Answer(Answer {
                     verdict: verdict::table(&verdicts, &section_name(input, label)),
                     input: verdict::input_line(input, groups, label),
+                    // What a tie means first, nearest the table it explains.
                     notes: [
-                        c.decision.notes(groups, &winners),
+                        verdict::tie_note(&verdicts).into_iter().collect(),
+                        c.decision.notes(groups, &verdict::named_formats(&verdicts)),
                         twins::answer_lines(&pairs),
                         controls::answer_line(&controls, &pairs)
                             .into_iter()
@@ -156,10 +152,10 @@ impl Contents<'_> {
         let pairs = self.summary.twin_pairs(input, label);
         if !primary {
             let name = section_name(input, label);
-            blocks.push(Block::Verdict(verdict::table(
-                &verdict::verdicts_with(&self.decision.rankable(groups), &pairs),
-                &name,
-            )));
+            let verdicts = verdict::verdicts_with(&self.decision.rankable(groups), &pairs);
+            blocks.push(Block::Verdict(verdict::table(&verdicts, &name)));
+            // Under the table, as the answer's notes are.
+            blocks.extend(verdict::tie_note(&verdicts).map(Block::Paragraph));
         }
         blocks.extend(section_tables(groups).map(Block::Table));
         if let Some(t) = twins::table(&pairs) {

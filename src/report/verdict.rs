@@ -1,6 +1,7 @@
 //! The answer first: for each need (fastest encode, smallest as stored, ...) the winner, the
 //! runner-up and the margin with its spread across runs, for the top of `index.html` and
-//! `summary.md`.
+//! `summary.md`; where the runs cannot resolve a winner, the tied group instead, its margin in
+//! one short line and one note under the table saying what a tie is ([`tie_note`]).
 //!
 //! Formats are ranked by serialize plus the complete decode (see [`Basis`]). A margin is the
 //! median of per-run ratios, runner-up over winner with both figures from the same run (matched
@@ -31,6 +32,9 @@ pub const RATIO_STEPS: f64 = 5.0;
 
 /// What the winner's cell says for a percentile that rests on too few samples.
 pub const TOO_FEW: &str = "too few samples: a longer input or --timing both";
+
+/// How a tie's cells begin (the tied group's, the margin's): a tie names no winner.
+pub const TIE: &str = "tie: ";
 
 /// What a reader may want from a format, in the order of the table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -154,14 +158,19 @@ impl Need {
 
     /// How a figure of this need is written: ns, bytes, or bytes × ns.
     pub fn show(self, s: &Stat) -> String {
-        let v = |x: f64| match self {
-            Need::BytesTime => compact(x),
-            _ => trim(x),
-        };
+        let v = |x: f64| self.number(x);
         if s.min == s.max {
             v(s.median)
         } else {
             format!("{} ({}–{})", v(s.median), v(s.min), v(s.max))
+        }
+    }
+
+    /// One number of this need: bytes × ns products compact, the rest trimmed.
+    fn number(self, x: f64) -> String {
+        match self {
+            Need::BytesTime => compact(x),
+            _ => trim(x),
         }
     }
 }
@@ -197,10 +206,15 @@ pub enum Call {
     /// The winner is only a few clock steps wide: the margin in ns, not a ratio; `step` is the
     /// clock's step.
     Steps { ns: f64, step: f64 },
-    /// Not resolved: some format's interval against the winner reaches within the resolution,
-    /// too few paired runs, the medians within [`TIE_STEPS`] clock steps, or the same size;
-    /// `with` names every format tied with the winner, `why` says it for the first.
-    Tie { why: String, with: Vec<String> },
+    /// Not resolved: some format's interval against the fastest reaches within the resolution,
+    /// too few paired runs, the medians within [`TIE_STEPS`] clock steps, or the same size.
+    /// `with` is every format tied with the fastest and its figure, in ranked order; `why` is
+    /// the first one's case in short (`1.03x (95% CI 0.98–1.08x, 6 runs) ≤ 5.0%`), so the
+    /// margin cell stays one line and [`tie_note`] explains it once under the table.
+    Tie {
+        why: String,
+        with: Vec<(String, Stat)>,
+    },
     /// A percentile with fewer than [`MIN_TAIL_SAMPLES`] samples beyond it in a run: never
     /// ranked. `beyond` is the fewest samples beyond it in a run of any format.
     TooFew {
@@ -216,7 +230,8 @@ pub enum Call {
 pub struct Verdict {
     pub need: Need,
     pub measure: String,
-    /// `(format, figure)`; `None` when the figure rests on too few samples to rank.
+    /// The fastest by median, `(format, figure)`: the winner unless the call is a tie (see
+    /// [`Verdict::named_winner`]); `None` when the figure rests on too few samples to rank.
     pub winner: Option<(String, Stat)>,
     pub runner_up: Option<(String, Stat)>,
     pub call: Call,
@@ -381,10 +396,10 @@ pub fn resolution(need: Need, basis: Basis, twins: &[TwinPair<'_>]) -> Resolutio
 /// Sizes are exact (the same bytes in every run): the smaller wins, equal sizes tie.
 fn exact_call(ranked: &[(&Group, Stat)]) -> Call {
     let (_, ws) = ranked[0];
-    let tied: Vec<String> = ranked[1..]
+    let tied: Vec<(String, Stat)> = ranked[1..]
         .iter()
         .filter(|(_, s)| s.median <= ws.median)
-        .map(|(g, _)| g.format.clone())
+        .map(|(g, s)| (g.format.clone(), *s))
         .collect();
     if !tied.is_empty() {
         return Call::Tie {
@@ -413,22 +428,20 @@ fn call(need: Need, basis: Basis, ranked: &[(&Group, Stat)], res: &Resolution, s
         .iter()
         .filter(|(g, s)| near(s) || !resolved(g))
         .collect();
+    // The first tied is the second name of the group the row shows: the margin is its case.
     if let Some((first, fs)) = tied.first() {
         let why = if near(fs) {
             format!(
-                "{} ns apart, under {TIE_STEPS:.0} steps of the {} ns clock",
+                "+{} ns, under {TIE_STEPS:.0} clock steps of {} ns",
                 trim(fs.median - ws.median),
                 trim(step)
             )
-        } else if tied.len() > 1 || first.format != ranked[1].0.format {
-            // Say whose interval it is when the column beside names another format.
-            format!("{} {}", shown(&first.format), unresolved(of(first), res))
         } else {
             unresolved(of(first), res)
         };
         return Call::Tie {
             why,
-            with: tied.iter().map(|(g, _)| g.format.clone()).collect(),
+            with: tied.iter().map(|(g, s)| (g.format.clone(), *s)).collect(),
         };
     }
     let (r, rs) = ranked[1];
@@ -447,31 +460,24 @@ fn call(need: Need, basis: Basis, ranked: &[(&Group, Stat)], res: &Resolution, s
     }
 }
 
-/// Why an interval names no winner: `1.03x (95% CI 0.98–1.08x) within the 5.0% resolution`.
+/// Why an interval names no winner, in short: `1.03x (95% CI 0.98–1.08x, 6 runs) ≤ 5.0%`, its
+/// lower end not above 1 + the resolution; or too few paired runs. [`tie_note`] says it whole.
 fn unresolved(iv: Option<Interval>, res: &Resolution) -> String {
-    let pct = format!("{:.1}%", res.delta * 100.0);
     match iv {
         Some(iv) if iv.runs >= MIN_PAIRED_RUNS => {
-            let within = if iv.ratio <= 1.0 + res.delta {
-                format!("within the {pct} resolution")
-            } else {
-                format!("not resolved: its lower bound is under 1 + the {pct} resolution")
-            };
-            format!(
-                "{:.2}x (95% CI {:.2}–{:.2}x, {} runs) {within}",
-                iv.ratio, iv.lo, iv.hi, iv.runs
-            )
+            format!("{} ≤ {:.1}%", iv.text(), res.delta * 100.0)
         }
         Some(iv) => format!(
-            "{:.2}x over {} paired runs: fewer than {MIN_PAIRED_RUNS} runs cannot resolve it",
+            "{:.2}x over {} paired runs ({MIN_PAIRED_RUNS} needed)",
             iv.ratio, iv.runs
         ),
-        None => format!("fewer than {MIN_PAIRED_RUNS} runs timed both: the runs cannot resolve it"),
+        None => format!("fewer than {MIN_PAIRED_RUNS} runs timed both"),
     }
 }
 
 impl Verdict {
-    /// The margin column: `1.32x (95% CI 1.24–1.41x, 8 runs)`, `tie with X: ...`.
+    /// The margin column: `1.32x (95% CI 1.24–1.41x, 8 runs)`, or for a tie its case in short,
+    /// `tie: 1.03x (95% CI 0.98–1.08x, 6 runs) ≤ 5.0%`.
     pub fn margin_text(&self) -> String {
         let text = match &self.call {
             Call::Margin { ratio, runs: 0, .. } => {
@@ -494,10 +500,7 @@ impl Verdict {
                 trim(*ns),
                 ns / step
             ),
-            Call::Tie { why, with } => {
-                let with: Vec<String> = with.iter().map(|f| shown(f)).collect();
-                format!("tie with {}: {why}", with.join(", "))
-            }
+            Call::Tie { why, .. } => format!("{TIE}{why}"),
             Call::TooFew { percentile, beyond } => format!(
                 "{:.0} samples beyond {percentile} in a run; {MIN_TAIL_SAMPLES:.0} needed",
                 beyond.floor()
@@ -528,6 +531,80 @@ impl Verdict {
     pub fn is_tie(&self) -> bool {
         matches!(self.call, Call::Tie { .. })
     }
+
+    /// The winner the row names: none for a tie (a group the runs cannot tell apart) or a
+    /// percentile on too few samples. What counts winners must read this, not `winner`.
+    pub fn named_winner(&self) -> Option<&str> {
+        match self.call {
+            Call::Tie { .. } | Call::TooFew { .. } => None,
+            _ => self.winner.as_ref().map(|(f, _)| f.as_str()),
+        }
+    }
+
+    /// A tie's group, fastest first, each with its figure; empty when the call is not a tie.
+    pub fn tied(&self) -> Vec<(&str, &Stat)> {
+        let (Call::Tie { with, .. }, Some((w, ws))) = (&self.call, &self.winner) else {
+            return Vec::new();
+        };
+        std::iter::once((w.as_str(), ws))
+            .chain(with.iter().map(|(f, s)| (f.as_str(), s)))
+            .collect()
+    }
+
+    /// The winner and runner-up cells: `sbe: 55.8 (49.7–66.1)`, `wincode: 64.2`; for a tie
+    /// the group with each median, `tie: wincode 116.9, borsh 138.8`, and no runner-up.
+    fn contender_cells(&self) -> [String; 2] {
+        let named = |x: &Option<(String, Stat)>| {
+            x.as_ref().map_or("-".to_owned(), |(f, s)| {
+                format!("{}: {}", shown(f), self.need.show(s))
+            })
+        };
+        match self.call {
+            Call::TooFew { .. } => [TOO_FEW.to_owned(), named(&self.runner_up)],
+            Call::Tie { .. } => {
+                let group: Vec<String> = (self.tied().iter())
+                    .map(|(f, s)| format!("{} {}", shown(f), self.need.number(s.median)))
+                    .collect();
+                [format!("{TIE}{}", group.join(", ")), "-".to_owned()]
+            }
+            _ => [named(&self.winner), named(&self.runner_up)],
+        }
+    }
+}
+
+/// The formats the verdict names, for the notes on their capabilities: each winner, then each
+/// member of a tied group (a tie leaves the choice among them to what they can do, so theirs
+/// are noted too, though none is a winner); each once.
+pub fn named_formats(verdicts: &[Verdict]) -> Vec<String> {
+    let winners = verdicts.iter().filter_map(Verdict::named_winner);
+    let tied = verdicts
+        .iter()
+        .flat_map(|v| v.tied().into_iter().map(|(f, _)| f));
+    let mut named: Vec<String> = Vec::new();
+    for f in winners.chain(tied) {
+        if !named.iter().any(|n| n == f) {
+            named.push(f.to_owned());
+        }
+    }
+    named
+}
+
+/// The one note under a verdict table with a tie (none without): what a tie means and how to
+/// read its short margin, said once rather than in every tied row.
+pub fn tie_note(verdicts: &[Verdict]) -> Option<String> {
+    verdicts.iter().any(Verdict::is_tie).then(|| {
+        format!(
+            "A tie names the fastest and every format the runs cannot call slower than it by \
+             more than the resolution (the larger of the {:.0}% floor and the gap the A/A twins \
+             show in the same figure): these runs cannot tell them apart at that resolution. \
+             Its margin: the second named over the first, run by run, with its 95% interval \
+             and, after ≤, the resolution the interval's lower end does not clear; or what is \
+             too few to tell (under {TIE_STEPS:.0} clock steps apart, fewer than \
+             {MIN_PAIRED_RUNS} paired runs). Sizes tie only when equal. More runs (--runs) or \
+             a quieter machine may resolve a tie.",
+            RESOLUTION_FLOOR * 100.0
+        )
+    })
 }
 
 /// What the input was, in one line: feed, packets, messages, a real IEX day or synthetic, and
@@ -655,17 +732,17 @@ fn raw_cell(v: &Verdict) -> String {
     }
 }
 
-/// The verdict as a table for the outputs.
 /// The verdict table's columns.
 pub const HEADER: [&str; 6] = [
     "need",
     "measured by",
-    "winner",
+    "winner or tie",
     "runner-up",
     "margin",
     "raw floor",
 ];
 
+/// The verdict as a table for the outputs.
 pub fn table(verdicts: &[Verdict], what: &str) -> Table {
     let runs = verdicts.iter().map(|v| v.runs).max().unwrap_or(0);
     let step = verdicts.iter().find_map(|v| match v.call {
@@ -714,20 +791,12 @@ pub fn table(verdicts: &[Verdict], what: &str) -> Table {
         rows: verdicts
             .iter()
             .map(|v| {
-                let named = |x: &Option<(String, Stat)>| {
-                    x.as_ref().map_or("-".to_owned(), |(f, s)| {
-                        format!("{}: {}", shown(f), v.need.show(s))
-                    })
-                };
-                let winner = match v.call {
-                    Call::TooFew { .. } => TOO_FEW.to_owned(),
-                    _ => named(&v.winner),
-                };
+                let [winner, runner_up] = v.contender_cells();
                 vec![
                     v.need.name().to_owned(),
                     v.measure.clone(),
                     winner,
-                    named(&v.runner_up),
+                    runner_up,
                     v.margin_text(),
                     raw_cell(v),
                 ]
@@ -767,6 +836,78 @@ mod tests {
         );
         assert!(provenance("sample-deep-plus.pcapng.gz").starts_with("synthetic: "));
         assert!(provenance("mine.pcap").starts_with("not an IEX file name"));
+    }
+
+    fn stat(median: f64) -> Stat {
+        Stat {
+            median,
+            min: median,
+            max: median,
+            cv_pct: 0.0,
+        }
+    }
+
+    /// An encode row: wincode fastest by median, borsh the runner-up; `call` a tie (borsh and
+    /// rkyv with wincode) or a resolved margin.
+    fn encode(call: Call) -> Verdict {
+        Verdict {
+            need: Need::Encode,
+            measure: "ser batch, ns/packet".into(),
+            winner: Some(("wincode".into(), stat(116.9))),
+            runner_up: Some(("borsh".into(), stat(138.8))),
+            call,
+            raw: Some(stat(116.7)),
+            runs: 6,
+            basis: Basis::Batch,
+            resolution: Some(Resolution::floor()),
+            aggregate: None,
+            step: CLOCK_STEP_NS,
+        }
+    }
+
+    #[test]
+    fn a_tie_names_its_group_and_no_winner() {
+        let tie = encode(Call::Tie {
+            why: "1.16x (95% CI 1.07–1.25x, 6 runs) ≤ 10.6%".into(),
+            with: vec![("borsh".into(), stat(138.8)), ("rkyv".into(), stat(146.3))],
+        });
+        assert_eq!(tie.named_winner(), None);
+        assert_eq!(
+            tie.contender_cells(),
+            ["tie: wincode 116.9, borsh 138.8, rkyv 146.3", "-"]
+        );
+        assert_eq!(
+            tie.margin_text(),
+            "tie: 1.16x (95% CI 1.07–1.25x, 6 runs) ≤ 10.6%"
+        );
+        let win = encode(Call::Margin {
+            ratio: 1.19,
+            lo: 1.12,
+            hi: 1.26,
+            runs: 6,
+        });
+        assert_eq!(win.named_winner(), Some("wincode"));
+        assert!(win.tied().is_empty());
+        assert_eq!(
+            win.contender_cells(),
+            ["wincode: 116.9", "borsh: 138.8"].map(String::from)
+        );
+        assert_eq!(win.margin_text(), "1.19x (95% CI 1.12–1.26x, 6 runs)");
+        // Winners first, then the tied, each once; the note only where a row ties.
+        let both = [win.clone(), tie];
+        assert_eq!(named_formats(&both), ["wincode", "borsh", "rkyv"]);
+        assert!(tie_note(&both).is_some_and(|n| n.starts_with("A tie names the fastest")));
+        assert_eq!(tie_note(&[win]), None);
+        let t = table(&both, "day");
+        assert_eq!(t.header[2], "winner or tie");
+        assert_eq!(
+            t.rows[1][2..5],
+            [
+                "tie: wincode 116.9, borsh 138.8, rkyv 146.3",
+                "-",
+                "tie: 1.16x (95% CI 1.07–1.25x, 6 runs) ≤ 10.6%"
+            ]
+        );
     }
 
     #[test]

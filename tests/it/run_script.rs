@@ -179,7 +179,8 @@ fn quick_runs_every_format_under_every_prefix_into_one_csv() {
     assert!(
         stored_rows
             .iter()
-            .all(|l| l.contains("x (the same bytes in every run)") || l.contains("tie with")),
+            .all(|l| l.contains("x (the same bytes in every run)")
+                || l.contains("| tie: the same size")),
         "{stored_rows:#?}"
     );
     let env = std::fs::read_to_string(out.join("environment.txt")).unwrap();
