@@ -184,9 +184,7 @@ impl<F: Format> Format for Planted<F> {
     #[inline(always)]
     fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
         if self.again(0) {
-            let start = out.len();
-            self.codec.encode(packet, out);
-            out.truncate(start);
+            self.encode_again(packet, out);
         }
         self.codec.encode(packet, out)
     }
@@ -213,8 +211,7 @@ impl<F: Format> Format for Planted<F> {
     #[inline(always)]
     fn decode_copy<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
         if self.again(1) {
-            self.codec
-                .decode(bytes, &mut Marked::<Aggregate, 2>(&mut self.shadow))?;
+            self.decode_again(bytes)?;
         }
         self.codec.decode(bytes, &mut Marked::<K, 2>(sink))
     }
@@ -226,10 +223,34 @@ impl<F: Format> Format for Planted<F> {
         visitor: &mut V,
     ) -> Result<usize, DecodeError> {
         if self.again(2) {
-            self.codec
-                .decode_all(bytes, &mut Marked::<Checksum, 2>(&mut self.shadow_sum))?;
+            self.decode_all_again(bytes)?;
         }
         self.codec.decode_all(bytes, &mut Marked::<V, 2>(visitor))
+    }
+}
+
+/// The planted extra work, each out of line, so that the control's timed loop is its twin's
+/// but for the count (a branch taken once in 20): the +5% is the repeated work, not a loop made
+/// bigger or laid out otherwise by a second inlined copy of the codec. Not `#[cold]`, which
+/// would optimize the repeat for size rather than speed.
+impl<F: Format> Planted<F> {
+    #[inline(never)]
+    fn encode_again(&mut self, packet: &Packet, out: &mut Vec<u8>) {
+        let start = out.len();
+        self.codec.encode(packet, out);
+        out.truncate(start);
+    }
+
+    #[inline(never)]
+    fn decode_again(&mut self, bytes: &[u8]) -> Result<usize, DecodeError> {
+        self.codec
+            .decode(bytes, &mut Marked::<Aggregate, 2>(&mut self.shadow))
+    }
+
+    #[inline(never)]
+    fn decode_all_again(&mut self, bytes: &[u8]) -> Result<usize, DecodeError> {
+        self.codec
+            .decode_all(bytes, &mut Marked::<Checksum, 2>(&mut self.shadow_sum))
     }
 }
 

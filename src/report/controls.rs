@@ -55,22 +55,20 @@ impl ControlFigure {
         })
     }
 
-    /// What became of the planted difference, in a few words.
+    /// What became of the planted difference, in a few words, the why in brackets (the report
+    /// shows the brackets smaller, as the twins' calls).
     pub fn call(&self) -> String {
-        let planted = format!("+{:.0}%", self.planted * 100.0);
         let delta = self.resolution.delta * 100.0;
         match self.interval {
+            None => "not measured".to_owned(),
             Some(iv) if iv.runs < MIN_PAIRED_RUNS => {
                 format!("not resolved (fewer than {MIN_PAIRED_RUNS} paired runs)")
             }
-            None => "not measured".to_owned(),
-            Some(_) if self.resolved() => {
-                format!("{planted} resolved (beyond the {delta:.1}% resolution)")
-            }
+            Some(_) if self.resolved() => format!("resolved (beyond the {delta:.1}% resolution)"),
             Some(_) if self.seen() => {
-                format!("{planted} seen, not resolved: under the {delta:.1}% resolution")
+                format!("seen, not resolved (under the {delta:.1}% resolution)")
             }
-            Some(_) => format!("{planted} not seen"),
+            Some(_) => "not seen (the interval holds 1)".to_owned(),
         }
     }
 }
