@@ -372,12 +372,35 @@ fn checked_line(t: &mut String, o: &Outcome) {
         o.formats.iter().filter(|f| !is_twin(f)).count(),
         o.messages,
         o.reference.symbol_count(),
-        match o.formats.iter().filter(is_twin).count() {
-            0 => String::new(),
-            1 => "; the same for its A/A twin".to_owned(),
-            twins => format!("; the same for their {twins} A/A twins"),
-        }
+        copies_checked(o)
     );
+}
+
+/// `; the same for their 2 A/A twins and 2 positive controls`, or nothing without copies.
+fn copies_checked(o: &Outcome) -> String {
+    let count = |control: bool| {
+        o.formats
+            .iter()
+            .filter(|f| f.planted().is_some_and(|p| (p > 0.0) == control))
+            .count()
+    };
+    let named = |n: usize, one: &str, many: &str| match n {
+        0 => None,
+        1 => Some(format!("1 {one}")),
+        n => Some(format!("{n} {many}")),
+    };
+    let parts: Vec<String> = [
+        named(count(false), "A/A twin", "A/A twins"),
+        named(count(true), "positive control", "positive controls"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!("; the same for their {}", parts.join(" and "))
+    }
 }
 
 /// A `--jobs` run: each worker's CPU, share, wall, timed and idle time, and what the times

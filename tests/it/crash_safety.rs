@@ -90,8 +90,8 @@ fn sigkill_at_any_point_leaves_only_whole_results() {
     let full = started.elapsed();
     let complete_summary = std::fs::read_to_string(out.join("summary.csv")).unwrap();
     let mut rows = assert_whole_rows(&out.join("runs.csv"));
-    // Three formats and sbe's A/A twin.
-    const PER_RUN: usize = 4;
+    // Three formats, sbe's A/A twin and its positive control.
+    const PER_RUN: usize = 5;
     assert_eq!(rows, PER_RUN);
 
     // Kill later runs at points spread over (and a little past) a whole run.

@@ -414,8 +414,8 @@ fn bench_passes_jobs_to_every_run_and_labels_them_apart() {
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let rows = csv_rows(&out.join("runs.csv"));
-    // raw, sbe, json, and the twins of sbe and raw.
-    assert_eq!(rows.len(), 5);
+    // raw, sbe, json, the twins of sbe and raw, and their positive controls.
+    assert_eq!(rows.len(), 7);
     for r in &rows {
         assert_eq!(r["jobs"], "2");
         assert_eq!(r["label"], "normal (2 jobs)");

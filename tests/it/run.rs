@@ -441,6 +441,18 @@ fn twins_can_be_chosen_and_a_twin_of_nothing_is_refused() {
                 );
             }
         }
+        // The checks' line counts them apart.
+        let twins = rows.iter().filter(|r| r.0.ends_with(".twin")).count();
+        let controls = rows.iter().filter(|r| r.0.ends_with(".plus5")).count();
+        let plural = |n: usize| if n == 1 { "" } else { "s" };
+        if twins > 0 {
+            let said = format!(
+                "the same for their {twins} A/A twin{} and {controls} positive control{}",
+                plural(twins),
+                plural(controls)
+            );
+            assert!(table.contains(&said), "{table}");
+        }
         rows
     };
     let pair = |f: &str, t: &str| (f.to_owned(), t.to_owned());

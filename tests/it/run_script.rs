@@ -15,10 +15,12 @@ use md_shootout::export::csv::COLUMNS;
 
 /// The rows of every run: every format in the registry runs in every run, and the default A/A
 /// twins (`measure::twins`) beside them.
+/// Rows of a run of every format: the formats, and for each default twin its A/A twin and its
+/// positive control.
 fn formats() -> usize {
     let names = md_shootout::formats::names();
     names.len()
-        + md_shootout::measure::twins::chosen(None, &names)
+        + 2 * md_shootout::measure::twins::chosen(None, &names)
             .unwrap()
             .len()
 }
@@ -418,8 +420,8 @@ fn date_fetches_the_day_then_runs_it() {
     let fetched = data.join("day.pcapng.gz");
     assert!(std::fs::read(&fetched).unwrap() == sample);
     let records = rows(&out);
-    // sbe and its A/A twin.
-    assert_eq!(records.len(), 2);
+    // sbe, its A/A twin and its positive control.
+    assert_eq!(records.len(), 3);
     assert_eq!(&records[0][3], fetched.to_str().unwrap());
     assert_eq!(&records[0][6], "50000", "the sample's packets");
     let stdout = String::from_utf8_lossy(&output.stdout);
@@ -527,9 +529,9 @@ fn globbed_inputs_and_the_report_when_the_binary_has_one() {
     assert!(!stdout.contains("== summary across runs"), "{stdout}");
     assert!(stdout.contains(&format!("report: {o}/report/")), "{stdout}");
     assert!(
-        // Two inputs, each sbe and its A/A twin.
+        // Two inputs, each sbe, its A/A twin and its positive control.
         stdout.contains(&format!(
-            "results: {o}/runs.csv (4 rows), histograms in {o}/hist/, each run's own output in \
+            "results: {o}/runs.csv (6 rows), histograms in {o}/hist/, each run's own output in \
              {o}/logs/"
         )),
         "{stdout}"
@@ -705,8 +707,8 @@ echo '{{"reason":"build-finished","success":true}}'
             .any(|l| l == format!("binary: {}", exe.display())),
         "{env}"
     );
-    // sbe and its A/A twin.
-    assert_eq!(rows(&out).len(), 2);
+    // sbe, its A/A twin and its positive control.
+    assert_eq!(rows(&out).len(), 3);
 }
 
 /// The real thing, slow (a whole release build in a fresh target folder): `cargo test --test
@@ -839,8 +841,8 @@ fn date_with_feed_deep_plus_fetches_the_dpls_file_and_runs_it() {
     let fetched = data.join("dpls.pcapng.gz");
     assert!(std::fs::read(&fetched).unwrap() == plus);
     let records = rows(&out);
-    // sbe and its A/A twin.
-    assert_eq!(records.len(), 2);
+    // sbe, its A/A twin and its positive control.
+    assert_eq!(records.len(), 3);
     assert_eq!(&records[0][5], "deep-plus", "the feed column");
     assert_eq!(&records[0][7], "120553", "the DEEP+ sample's messages");
 }
