@@ -122,9 +122,10 @@ pub fn table(controls: &[TwinPair<'_>], twins: &[TwinPair<'_>]) -> Option<Table>
                   resolution the verdict uses here (the floor and the A/A twins); contains: the \
                   95% interval holds the planted ratio. A control never resolved says the runs \
                   cannot see a difference that size; one whose interval misses its planted \
-                  ratio, that the interval is not to be read at face value. The extra runs \
-                  warm (the packet is in cache), so a true ratio a little under 1 + planted is \
-                  expected. Controls are left out of every other table, chart and ranking."
+                  ratio, that the interval is not to be read at face value, or that the \
+                  repeat cost more than a unit: on a 2-core VM it measured 1.04–1.30, its \
+                  receivers colder in cache than the original's (docs/BENCHMARKS.md, issue 46). \
+                  Controls are left out of every other table, chart and ranking."
             .to_owned(),
         header: [
             "control",
