@@ -11,7 +11,7 @@ use super::export::{Export, ReportData};
 use super::resolution::{Interval, Resolution, MIN_PAIRED_RUNS};
 use super::stats::{planted, Summary, TwinPair};
 use super::tables::Table;
-use super::twins::{paired, FIGURES};
+use super::twins::{paired, per_run, FIGURES};
 
 /// One control on one figure.
 #[derive(Debug, Clone, PartialEq)]
@@ -144,11 +144,7 @@ pub fn table(controls: &[TwinPair<'_>], twins: &[TwinPair<'_>]) -> Option<Table>
                     f.control.clone(),
                     f.figure.to_owned(),
                     f.call(),
-                    f.ratios
-                        .iter()
-                        .map(|r| format!("{r:.3}"))
-                        .collect::<Vec<_>>()
-                        .join(" "),
+                    per_run(&f.ratios),
                     f.interval_text(),
                     yes(f.contains()).to_owned(),
                 ]

@@ -100,6 +100,15 @@ impl TwinFigure {
     }
 }
 
+/// A twin's or a control's ratios, run by run, as the tables show them: `1.013 0.987 …`.
+pub(super) fn per_run(ratios: &[f64]) -> String {
+    ratios
+        .iter()
+        .map(|r| format!("{r:.3}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// The section's A/A block; `None` without twins.
 pub fn table(pairs: &[TwinPair<'_>]) -> Option<Table> {
     let figures = figures(pairs);
@@ -126,11 +135,7 @@ pub fn table(pairs: &[TwinPair<'_>]) -> Option<Table> {
                     f.twin.clone(),
                     f.figure.to_owned(),
                     f.call(),
-                    f.ratios
-                        .iter()
-                        .map(|r| format!("{r:.3}"))
-                        .collect::<Vec<_>>()
-                        .join(" "),
+                    per_run(&f.ratios),
                     f.interval_text(),
                 ]
             })
