@@ -345,9 +345,10 @@ impl Row {
     }
 }
 
-/// Appends the run's rows to `path`, writing the header if the file is new or empty. All rows
-/// go out in one write and are synced, so a killed run leaves all of them or none. A file whose
-/// header is not ours is refused rather than mixed.
+/// Appends the run's rows to `path`, writing the header if the file is new or empty, and its
+/// windows to the file beside it (`export::windows`). All rows go out in one write and are
+/// synced, so a killed run leaves all of them or none. A file whose header is not ours is
+/// refused rather than mixed.
 pub fn append(path: &Path, report: &RunReport<'_>) -> io::Result<()> {
     let existing_header = match std::fs::File::open(path) {
         Ok(f) => {
@@ -368,6 +369,8 @@ pub fn append(path: &Path, report: &RunReport<'_>) -> io::Result<()> {
             )))
         }
     };
+    // The run's windows first (`export::windows`): a run in the results file always has them.
+    super::windows::append(&super::windows::path_of(path), report)?;
     // The header (when new) and all of the run's rows go out in one append: a run is in the
     // file whole or not at all, which is what `shootout bench --resume` relies on.
     let mut w = ::csv::WriterBuilder::new()

@@ -226,6 +226,9 @@ fn add_format(f: &mut FormatResult, g: &FormatResult) -> Result<(), RunError> {
     for (w, t) in g.throughput.iter() {
         f.throughput[w].add(t.ns, t.packets as usize);
     }
+    for (w, t) in g.windows.iter() {
+        f.windows[w].absorb(t);
+    }
     f.encoded_bytes += g.encoded_bytes;
     f.messages_encoded += g.messages_encoded;
     f.messages_batch += g.messages_batch;

@@ -26,6 +26,7 @@ pub mod twins;
 pub mod verify;
 pub mod window;
 pub mod window_runner;
+pub mod window_times;
 pub mod workload;
 
 pub use config::{Config, RunError};

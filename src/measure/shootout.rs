@@ -754,10 +754,12 @@ impl<'c> Shootout<'c> {
         };
         let (expected, _) = references(&self.projected, &self.expected, span.packets, i);
         let (check, messages) = (expected.batch_check, expected.batch_messages);
+        let id = self.id;
         for workload in order.workloads() {
             let pass = self.batch_pass(i, workload, recorded, from, first_packet)?;
             let (runner, result) = (&mut self.runners[i], &mut self.results[i]);
             result.throughput[workload].add(pass.ns, pass.packets);
+            result.windows[workload].add(id, pass.packets as u64, pass.ns);
             self.passes.window[workload] += pass.ns;
             match workload {
                 // The window's only encode: the decodes read it, and it counts as the window's

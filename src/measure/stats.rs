@@ -5,6 +5,7 @@ use hdrhistogram::Histogram;
 
 use super::allocations::AllocTally;
 use super::stored::{Estimate, StoredMode, StoredTally};
+use super::window_times::WindowTimes;
 use super::workload::{PerWorkload, Workload};
 use crate::formats::Aggregate;
 
@@ -101,6 +102,10 @@ pub struct FormatResult {
     pub latency: PerWorkload<Latency>,
     /// Each workload timed by whole windows ([`super::workload::Timing::Window`]).
     pub throughput: PerWorkload<Throughput>,
+    /// The same passes window by window (`measure::window_times`): what the report compares two
+    /// formats on, window by window.
+    #[serde(default)]
+    pub windows: PerWorkload<WindowTimes>,
     /// Bytes written for every packet (warm-up included).
     pub encoded_bytes: u64,
     /// Messages the encoder reported writing (warm-up included).
@@ -147,6 +152,7 @@ impl FormatResult {
             name,
             latency: PerWorkload::default(),
             throughput: PerWorkload::default(),
+            windows: PerWorkload::default(),
             encoded_bytes: 0,
             messages_encoded: 0,
             messages_batch: 0,

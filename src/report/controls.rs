@@ -11,7 +11,7 @@ use super::export::{Export, ReportData};
 use super::resolution::{Interval, Resolution, MIN_PAIRED_RUNS};
 use super::stats::{planted, Summary, TwinPair};
 use super::tables::Table;
-use super::twins::{paired, per_run, FIGURES};
+use super::twins::{bias, paired, per_run, FIGURES};
 
 /// One control on one figure.
 #[derive(Debug, Clone, PartialEq)]
@@ -23,7 +23,7 @@ pub struct ControlFigure {
     /// Control over original, run by run (paired by run id).
     pub ratios: Vec<f64>,
     pub interval: Option<Interval>,
-    /// The resolution the verdict would name a winner by on this figure (the floor and the
+    /// The resolution the verdict would name a winner by on this figure (the A/A bias, or the
     /// section's A/A twins).
     pub resolution: Resolution,
 }
@@ -78,18 +78,15 @@ impl ControlFigure {
 pub fn figures(controls: &[TwinPair<'_>], twins: &[TwinPair<'_>]) -> Vec<ControlFigure> {
     let mut out = Vec::new();
     for c in controls {
-        for (figure, f) in FIGURES {
+        for f in &FIGURES {
             let ratios = paired(f, &c.original.rows, &c.twin.rows);
             if ratios.is_empty() {
                 continue;
             }
-            let resolution = Resolution::of(twins.iter().filter_map(|t| {
-                let iv = Interval::of_ratios(&paired(f, &t.original.rows, &t.twin.rows))?;
-                Some((t.twin.format.as_str(), iv))
-            }));
+            let resolution = bias(twins, None);
             out.push(ControlFigure {
                 control: c.twin.format.clone(),
-                figure,
+                figure: f.name,
                 planted: planted(&c.twin.rows[0]),
                 interval: Interval::of_ratios(&ratios),
                 ratios,
@@ -119,7 +116,7 @@ pub fn table(controls: &[TwinPair<'_>], twins: &[TwinPair<'_>]) -> Option<Table>
         caption: "Positive controls: a format measured again with a known extra work planted \
                   (one packet in 20 encoded and decoded twice: +5%), control over original run \
                   by run, paired by run. Resolved: the verdict's rule calls it slower, at the \
-                  resolution the verdict uses here (the floor and the A/A twins); contains: the \
+                  resolution the verdict uses here (the A/A twins' bias); contains: the \
                   95% interval holds the planted ratio. A control never resolved says the runs \
                   cannot see a difference that size; one whose interval misses its planted \
                   ratio, that the interval is not to be read at face value, or that the \

@@ -7,11 +7,14 @@
 //! row from an older build in a pooled file) means not measured. Any other column is ignored, so
 //! files from older and newer builds can be pooled.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::error::ReportError;
 use crate::export::csv::{required, Row};
+use crate::export::windows::{path_of, WindowRow};
+use crate::measure::window_times::{Block, WindowTimes};
 use crate::measure::{PerWorkload, Workload};
 
 /// The latency columns of one side, in this order: p50, p90, p99, p99.9, p99.99, max, mean.
@@ -111,6 +114,9 @@ pub struct RunRow {
     /// (0 for an A/A twin, 0.05 for the +5% positive control); `None` on every other row (and
     /// in CSVs from before controls, where a twin is an A/A twin).
     pub planted: Option<f64>,
+    /// Its whole-window passes window by window, from the windows file beside the CSV
+    /// (`report::windows` compares formats on them); `None` where there is none (results from before it).
+    pub windows: Option<Windows>,
 }
 
 impl RunRow {
@@ -163,7 +169,11 @@ pub fn load(paths: &[PathBuf]) -> Result<Runs, ReportError> {
     let mut seen = HashSet::new();
     for path in paths {
         let source = runs.sources.len();
-        let rows = read_csv(path, source)?;
+        let mut rows = read_csv(path, source)?;
+        let mut windows = read_beside(path)?;
+        for row in &mut rows {
+            row.windows = windows.remove(&(row.run_id.clone(), row.format.clone()));
+        }
         let (mut kept, mut duplicates) = (0, 0);
         for row in rows {
             let key = (
@@ -187,6 +197,66 @@ pub fn load(paths: &[PathBuf]) -> Result<Runs, ReportError> {
         });
     }
     Ok(runs)
+}
+
+/// One format's windows in one run, per workload.
+pub type Windows = Arc<PerWorkload<WindowTimes>>;
+
+/// The windows file beside the results file `csv`, by run id and format; empty when there is
+/// none (results from before it, or copied without it). A malformed file is an error naming it
+/// and the line.
+pub fn read_beside(csv: &Path) -> Result<HashMap<(String, String), Windows>, ReportError> {
+    let path = path_of(csv);
+    if !path.exists() {
+        return Ok(HashMap::new());
+    }
+    let err = |msg: String| ReportError::new(&path, msg);
+    let mut reader = ::csv::Reader::from_path(&path).map_err(|e| err(e.to_string()))?;
+    let mut by_run: HashMap<(String, String), PerWorkload<WindowTimes>> = HashMap::new();
+    for (i, row) in reader.deserialize::<WindowRow>().enumerate() {
+        let line = i + 2;
+        let row = row.map_err(|e| err(format!("line {line}: {e}")))?;
+        let workload = Workload::ALL
+            .into_iter()
+            .find(|w| w.column() == row.workload)
+            .ok_or_else(|| {
+                err(format!(
+                    "line {line}: workload {:?} is none of ser, de, de_all",
+                    row.workload
+                ))
+            })?;
+        if !row.windows.is_power_of_two() {
+            return Err(err(format!(
+                "line {line}: {} windows in a block; a block holds a power of two",
+                row.windows
+            )));
+        }
+        let times = &mut by_run.entry((row.run_id, row.format)).or_default()[workload];
+        let shift = row.windows.trailing_zeros();
+        if !times.blocks.is_empty() && times.shift != shift {
+            return Err(err(format!(
+                "line {line}: blocks of {} windows where the run's earlier ones hold {}",
+                row.windows,
+                1u64 << times.shift
+            )));
+        }
+        times.shift = shift;
+        times.blocks.push(Block {
+            chunk: row.chunk,
+            first: row.window,
+            units: row.units,
+            ns: row.ns,
+        });
+    }
+    Ok(by_run
+        .into_iter()
+        .map(|(k, mut v)| {
+            for t in v.0.iter_mut() {
+                t.blocks.sort_by_key(Block::key);
+            }
+            (k, Arc::new(v))
+        })
+        .collect())
 }
 
 fn read_csv(path: &Path, source: usize) -> Result<Vec<RunRow>, ReportError> {
@@ -332,6 +402,7 @@ fn run_row(r: Row, source: usize) -> Result<RunRow, String> {
         retimed: r.retimed,
         aggregate_batch_ns: r.aggregate_batch_ns,
         planted: r.planted,
+        windows: None,
     })
 }
 
@@ -404,6 +475,39 @@ pub fn parse_governor(text: &str) -> Governor {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reads_the_windows_file_beside_the_results() {
+        let dir = std::env::temp_dir().join(format!("md-windows-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let csv = dir.join("runs.csv");
+        std::fs::write(
+            dir.join("runs.windows.csv"),
+            "run_id,format,workload,chunk,window,windows,units,ns\n\
+             r1,sbe,ser,0,1,1,10,300\n\
+             r1,sbe,ser,0,0,1,10,100\n\
+             r1,sbe,de_all,0,0,1,10,50\n\
+             r1,sbe,de_all,0,1,1,10,70\n\
+             r1,sbe,de,0,1,1,10,70\n",
+        )
+        .unwrap();
+        let read = read_beside(&csv).unwrap();
+        let w = &read[&("r1".to_owned(), "sbe".to_owned())];
+        // Blocks in input order, whatever order the file had them in.
+        assert_eq!(w[Workload::Encode].blocks[0].ns, 100);
+        assert_eq!(w[Workload::Complete].blocks.len(), 2);
+        assert_eq!(w[Workload::Selective].blocks.len(), 1);
+        // No windows file: no windows, no error.
+        assert!(read_beside(&dir.join("other.csv")).unwrap().is_empty());
+        std::fs::write(
+            dir.join("bad.windows.csv"),
+            "run_id,format,workload,chunk,window,windows,units,ns\nr1,sbe,ser,0,0,3,10,1\n",
+        )
+        .unwrap();
+        let e = read_beside(&dir.join("bad.csv")).unwrap_err().to_string();
+        assert!(e.contains("bad.windows.csv") && e.contains("line 2"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn names_and_governors() {

@@ -30,6 +30,7 @@ pub mod twins;
 pub mod verdict;
 pub mod verification;
 pub mod warnings;
+pub mod windows;
 pub mod write;
 
 pub use crate::output::write_atomically;

@@ -8,15 +8,18 @@
 //! ratio (a geometric mean with its interval).
 //!
 //! An interval alone is not enough: the same code built twice, under two names, differs by a
-//! few percent in every run (placement, order, neighbours; issue 39 measured ~4% between
-//! `flatbuffers` and `flatbuffers-unverified`'s identical encoders), a systematic gap that more
-//! runs only make more certain. So a winner must also clear a resolution: the larger of
-//! [`RESOLUTION_FLOOR`] and the widest gap the section's A/A twins cannot rule out in the same
-//! figure. The simulation in this module's tests is what chose the rule and checks it.
+//! few percent (placement, order, neighbours; issue 39 measured ~4% between `flatbuffers` and
+//! `flatbuffers-unverified`'s identical encoders), a systematic gap that more runs only make
+//! more certain. So a winner must also clear a resolution, earned from the run's own A/A twins
+//! ([`TwinWidth::Pooled`]): each twin copies its original's codec, so each twin's gap on each
+//! batch figure is one draw of how far two placements of the same code land apart, and
+//! [`BIAS_Z`] × their root mean square is a gap two different formats' placements stay within
+//! 95% of the time. Where no twin measured a figure, [`RESOLUTION_FLOOR`] stands in. The
+//! simulation in this module's tests compares the rules and checks the chosen one.
 
-/// The smallest difference the verdict names a winner by, whatever the twins show: a relative
-/// difference (0.05 is 5%). The simulated runs in the tests (`simulation`) give the false-winner
-/// rate and the power at each floor; the default is set from those and the twins' measured gap.
+/// The resolution where the runs have no A/A twins to earn one from (fewer than [`MIN_GAPS`]
+/// gaps): a relative difference (0.05 is 5%), the guess the verdict used before the twins
+/// copied the codec.
 pub const RESOLUTION_FLOOR: f64 = 0.05;
 
 /// What a twin adds to the resolution: the widest difference its interval allows
@@ -30,10 +33,23 @@ pub enum TwinWidth {
     /// The twin's measured ratio (geometric mean across runs): the systematic gap between two
     /// copies of the same code, which the contenders' interval does not contain.
     Gap,
+    /// The A/A bias: [`BIAS_Z`] × the root mean square of the logarithms of every twin's
+    /// measured ratio on every batch figure (each twin copies the codec, so each gap is a draw
+    /// of the placement bias between two copies of code; `report::twins::bias` pools them), the
+    /// floor only where fewer than [`MIN_GAPS`] gaps were measured. A 5% difference is then
+    /// resolvable where the twins show it is.
+    Pooled,
 }
 
-/// What the verdict uses (see [`TwinWidth`]; the simulation in the tests compares both).
-pub const TWIN_WIDTH: TwinWidth = TwinWidth::Gap;
+/// What the verdict uses (see [`TwinWidth`]; the simulation in the tests compares them).
+pub const TWIN_WIDTH: TwinWidth = TwinWidth::Pooled;
+
+/// How many standard deviations of the pooled A/A gaps the resolution is: a systematic gap
+/// between two different formats' placements lies within it 95% of the time.
+pub const BIAS_Z: f64 = 1.96;
+
+/// Fewer A/A gaps than this pool to nothing: the floor decides.
+pub const MIN_GAPS: usize = 2;
 
 /// Below this many paired runs nothing is resolved: the runs cannot resolve a winner.
 pub const MIN_PAIRED_RUNS: usize = 3;
@@ -134,8 +150,10 @@ impl Interval {
 pub struct Resolution {
     /// Relative: 0.05 is 5%.
     pub delta: f64,
-    /// The twin whose interval set it (`sbe.twin`); `None` when the floor did.
+    /// The twin whose interval set it (`sbe.twin`); `None` when the floor or the pool did.
     pub twin: Option<String>,
+    /// The A/A gaps pooled into it ([`TwinWidth::Pooled`]); 0 when the floor or one twin set it.
+    pub pooled: usize,
 }
 
 impl Resolution {
@@ -144,6 +162,7 @@ impl Resolution {
         Resolution {
             delta: RESOLUTION_FLOOR,
             twin: None,
+            pooled: 0,
         }
     }
 
@@ -158,19 +177,22 @@ impl Resolution {
         width: TwinWidth,
         twins: impl IntoIterator<Item = (&'a str, Interval)>,
     ) -> Resolution {
-        let of = |iv: &Interval| match width {
-            TwinWidth::Bound => iv.widest(),
-            TwinWidth::Gap => iv.gap(),
-        };
         let start = Resolution {
             delta: floor,
             twin: None,
+            pooled: 0,
+        };
+        let of = match width {
+            TwinWidth::Bound => Interval::widest,
+            TwinWidth::Gap => Interval::gap,
+            TwinWidth::Pooled => return Resolution::pooled(floor, twins),
         };
         twins.into_iter().fold(start, |best, (twin, iv)| {
             if of(&iv) > best.delta {
                 Resolution {
                     delta: of(&iv),
                     twin: Some(twin.to_owned()),
+                    pooled: 0,
                 }
             } else {
                 best
@@ -178,15 +200,41 @@ impl Resolution {
         })
     }
 
+    /// [`TwinWidth::Pooled`]: [`BIAS_Z`] × the rms of the twins' log ratios; `floor` with fewer
+    /// than [`MIN_GAPS`] of them.
+    pub fn pooled<'a>(
+        floor: f64,
+        twins: impl IntoIterator<Item = (&'a str, Interval)>,
+    ) -> Resolution {
+        let logs: Vec<f64> = twins.into_iter().map(|(_, iv)| iv.ratio.ln()).collect();
+        if logs.len() < MIN_GAPS {
+            return Resolution {
+                delta: floor,
+                twin: None,
+                pooled: 0,
+            };
+        }
+        let rms = (logs.iter().map(|l| l * l).sum::<f64>() / logs.len() as f64).sqrt();
+        Resolution {
+            delta: (BIAS_Z * rms).exp() - 1.0,
+            twin: None,
+            pooled: logs.len(),
+        }
+    }
+
     /// `5.0% (the floor)`, `7.3% (sbe.twin's A/A gap)`.
     pub fn text(&self) -> String {
         let what = match TWIN_WIDTH {
             TwinWidth::Bound => "interval",
-            TwinWidth::Gap => "gap",
+            TwinWidth::Gap | TwinWidth::Pooled => "gap",
         };
+        let pct = self.delta * 100.0;
         match &self.twin {
-            Some(t) => format!("{:.1}% ({t}'s A/A {what})", self.delta * 100.0),
-            None => format!("{:.1}% (the floor)", self.delta * 100.0),
+            _ if self.pooled > 0 => {
+                format!("{pct:.1}% (the A/A bias of {} twin gaps)", self.pooled)
+            }
+            Some(t) => format!("{pct:.1}% ({t}'s A/A {what})"),
+            None => format!("{pct:.1}% (the floor)"),
         }
     }
 }

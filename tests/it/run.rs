@@ -329,6 +329,7 @@ fn run_matches_an_independent_summary_and_writes_sound_csv() {
         }
         // The second run's first row.
         assert_ne!(col(&rows[0], "run_id"), col(&rows[every.len()], "run_id"));
+        windows_sum_to_the_batch_figures(&csv, &rows, &col);
 
         for f in &formats {
             if md_shootout::formats::per_window_only(f) {
@@ -352,6 +353,48 @@ fn run_matches_an_independent_summary_and_writes_sound_csv() {
                 let h = md_shootout::report::dist::parse_log(&log).unwrap();
                 assert_eq!(h.len(), 10000, "{f} {side}.hlog");
             }
+        }
+    }
+}
+
+/// The windows file beside the results (`runs.windows.csv`): every format's batch passes of
+/// every run window by window, one window per block on an input this small, summing to the
+/// row's batch units and figures.
+fn windows_sum_to_the_batch_figures(
+    csv: &std::path::Path,
+    rows: &[csv::StringRecord],
+    col: &dyn Fn(&csv::StringRecord, &str) -> String,
+) {
+    let path = csv.with_file_name("runs.windows.csv");
+    let mut reader = csv::Reader::from_path(&path).unwrap();
+    assert_eq!(
+        reader.headers().unwrap().iter().collect::<Vec<_>>(),
+        ["run_id", "format", "workload", "chunk", "window", "windows", "units", "ns"]
+    );
+    let windows: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
+    for r in rows {
+        let window_format = md_shootout::formats::per_window_only(&col(r, "format"));
+        for side in ["ser", "de", "de_all"] {
+            let mine: Vec<&csv::StringRecord> = windows
+                .iter()
+                .filter(|w| w[0] == col(r, "run_id") && w[1] == col(r, "format") && &w[2] == side)
+                .collect();
+            // A packet format times the first window after the warm-up whole, then every other
+            // one (10 of 19); a window format every window that holds a unit after the warm-up.
+            if window_format {
+                assert!(mine.len() >= 19, "{side}: {}", mine.len());
+            } else {
+                assert_eq!(mine.len(), 10, "{side}");
+            }
+            assert!(mine.iter().all(|w| &w[5] == "1"));
+            let sum = |i: usize| {
+                mine.iter()
+                    .map(|w| w[i].parse::<f64>().unwrap())
+                    .sum::<f64>()
+            };
+            assert_eq!(sum(6), col(r, "batch_units").parse::<f64>().unwrap());
+            let figure = col(r, &format!("{side}_batch_ns")).parse::<f64>().unwrap();
+            assert!((sum(7) / sum(6) - figure).abs() <= 0.01 * figure, "{side}");
         }
     }
 }
