@@ -250,16 +250,28 @@ pub fn find(
     formats: &[&str],
 ) -> Result<Vec<FormatRuns>, ReportError> {
     let mut folders = Vec::new();
-    for dir in hist_dirs {
-        let labelled = dir.join(input).join(label);
-        let base = if labelled.is_dir() {
-            labelled
-        } else {
-            dir.join(input)
-        };
-        if !base.is_dir() {
+    // A pooled section's runs are its labels' (`stats::POOL_SEP`).
+    let labels: Vec<&str> = if super::stats::is_pooled(label) {
+        label.split(super::stats::POOL_SEP).collect()
+    } else {
+        vec![label]
+    };
+    let bases = hist_dirs.iter().flat_map(|dir| {
+        labels.iter().map(move |label| {
+            let labelled = dir.join(input).join(label);
+            if labelled.is_dir() {
+                labelled
+            } else {
+                dir.join(input)
+            }
+        })
+    });
+    let mut seen = Vec::new();
+    for base in bases {
+        if !base.is_dir() || seen.contains(&base) {
             continue;
         }
+        seen.push(base.clone());
         folders.push(base.clone());
         let mut subs: Vec<PathBuf> = std::fs::read_dir(&base)
             .map_err(|e| ReportError::new(&base, format!("cannot list: {e}")))?

@@ -3,7 +3,7 @@
 //! whether pinning changed the ranking or the tails beyond the run-to-run spread. The per-label
 //! sections repeat each other; this says what differs.
 
-use super::stats::{trim, Group, Stat, Summary};
+use super::stats::{is_pooled, trim, Group, Stat, Summary};
 use super::tables::{spread, Table, NOT_MEASURED};
 use crate::measure::Workload;
 
@@ -52,7 +52,7 @@ pub fn compare(summary: &Summary) -> Vec<Comparison> {
             let sections: Vec<(&str, Vec<&Group>)> = summary
                 .sections()
                 .into_iter()
-                .filter(|(i, _, gs)| *i == input && gs[0].unit == unit)
+                .filter(|(i, l, gs)| *i == input && gs[0].unit == unit && !is_pooled(l))
                 .map(|(_, l, gs)| (l, gs))
                 .collect();
             if sections.len() < 2 {
@@ -60,8 +60,15 @@ pub fn compare(summary: &Summary) -> Vec<Comparison> {
             }
             let baseline = summary
                 .primary(input)
-                .filter(|(_, _, gs)| gs[0].unit == unit)
-                .map_or(sections[0].0, |(_, l, _)| l);
+                .filter(|(_, l, gs)| gs[0].unit == unit && !is_pooled(l))
+                .map_or(
+                    sections
+                        .iter()
+                        .find(|(l, _)| *l == "normal")
+                        .unwrap_or(&sections[0])
+                        .0,
+                    |(_, l, _)| l,
+                );
             let mut sections = sections;
             sections.sort_by_key(|(l, _)| *l != baseline);
             out.push(comparison(input, unit, baseline, &sections, &order));

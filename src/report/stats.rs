@@ -364,15 +364,16 @@ impl Summary {
         f
     }
 
-    /// The section the answer is given for on `input`: per packet, label `normal` when there is
-    /// one, else the first label (per-packet before per-message).
+    /// The section the answer is given for on `input`: per packet, every label pooled where it
+    /// ran under several, else label `normal` when there is one, else the first label
+    /// (per-packet before per-message).
     pub fn primary(&self, input: &str) -> Option<(&str, &str, Vec<&Group>)> {
         let mut of_input: Vec<(&str, &str, Vec<&Group>)> = self
             .sections()
             .into_iter()
             .filter(|(i, _, _)| *i == input)
             .collect();
-        of_input.sort_by_key(|(_, l, gs)| (gs[0].unit != "packet", *l != "normal"));
+        of_input.sort_by_key(|(_, l, gs)| (gs[0].unit != "packet", !is_pooled(l), *l != "normal"));
         of_input.into_iter().next()
     }
 
@@ -482,6 +483,7 @@ impl Summary {
 
 /// Groups `runs` by (input file name, label, format) and reduces each group.
 pub fn summarize(runs: &Runs) -> Summary {
+    let pooled = pooled_labels(runs);
     let mut by_key: BTreeMap<(&str, &str, &str), Vec<&RunRow>> = BTreeMap::new();
     let mut stored_by_bytes: BTreeMap<SameBytes, Vec<&RunRow>> = BTreeMap::new();
     for r in &runs.rows {
@@ -489,6 +491,13 @@ pub fn summarize(runs: &Runs) -> Summary {
             .entry((&r.input_name, &r.label, &r.format))
             .or_default()
             .push(r);
+        // The same row in its input's pooled section, when it has one.
+        if let Some(label) = pooled.get(r.input_name.as_str()).filter(|_| poolable(r)) {
+            by_key
+                .entry((&r.input_name, label, &r.format))
+                .or_default()
+                .push(r);
+        }
         if r.zstd_bytes.is_some() {
             stored_by_bytes.entry(SameBytes::of(r)).or_default().push(r);
         }
@@ -654,6 +663,42 @@ pub fn section_hosts(groups: &[&Group]) -> String {
     distinct(groups, |g| &g.hosts).join(", ")
 }
 
+/// What joins the labels of a pooled section: `normal + taskset`.
+pub const POOL_SEP: &str = " + ";
+
+/// Whether `label` is a pooled section's: every scheduling label of its input at once.
+pub fn is_pooled(label: &str) -> bool {
+    label.contains(POOL_SEP)
+}
+
+/// A row whose label may be pooled with its input's others: one process timing one unit per
+/// packet, as `bench`'s scheduling prefixes run it (`--jobs` and per-message runs measure
+/// something else, and stay sections of their own).
+fn poolable(r: &RunRow) -> bool {
+    r.unit == "packet" && !r.label.ends_with(" jobs)")
+}
+
+/// Each input run under more than one poolable label, with its pooled section's label (its
+/// labels in order, joined by [`POOL_SEP`]). Every run of an input informs its answer: the label
+/// is a block of runs, not a question of its own (`report::windows` centres each label's ratios).
+fn pooled_labels(runs: &Runs) -> BTreeMap<&str, String> {
+    let mut labels: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for r in runs.rows.iter().filter(|r| poolable(r)) {
+        let of_input = labels.entry(&r.input_name).or_default();
+        if !of_input.contains(&r.label.as_str()) {
+            of_input.push(&r.label);
+        }
+    }
+    labels
+        .into_iter()
+        .filter(|(_, l)| l.len() > 1)
+        .map(|(input, mut l)| {
+            l.sort_unstable();
+            (input, l.join(POOL_SEP))
+        })
+        .collect()
+}
+
 /// `input [label]` as shown in warnings.
 pub fn section_name(input: &str, label: &str) -> String {
     if label.is_empty() {
@@ -668,7 +713,8 @@ fn warnings(summary: &Summary, runs: &Runs) -> Vec<Warning> {
     timed_faults(&mut out, runs);
     cut_short(&mut out, runs);
     preemptions(&mut out, runs);
-    for g in &summary.groups {
+    // A pooled group's rows are its labels' groups' rows: warned about there.
+    for g in summary.groups.iter().filter(|g| !is_pooled(&g.label)) {
         few_runs(&mut out, g);
         high_variation(&mut out, g);
     }
@@ -831,9 +877,17 @@ fn high_variation(out: &mut Vec<Warning>, g: &Group) {
     }
 }
 
+/// The sections of one label each (a pooled section repeats their rows).
+fn own_sections(summary: &Summary) -> impl Iterator<Item = (&str, &str, Vec<&Group>)> {
+    summary
+        .sections()
+        .into_iter()
+        .filter(|(_, l, _)| !is_pooled(l))
+}
+
 /// Sections whose fastest p50 is within a few clock costs.
 fn timer_overhead(out: &mut Vec<Warning>, summary: &Summary) {
-    for (input, label, groups) in summary.sections() {
+    for (input, label, groups) in own_sections(summary) {
         let overhead = groups
             .iter()
             .map(|g| g.timer_overhead_ns.max)
@@ -859,7 +913,7 @@ fn timer_overhead(out: &mut Vec<Warning>, summary: &Summary) {
 
 /// Sections where raw is well above the memcpy floor it should be near.
 fn above_floor(out: &mut Vec<Warning>, summary: &Summary) {
-    for (input, label, groups) in summary.sections() {
+    for (input, label, groups) in own_sections(summary) {
         let Some(raw) = groups.iter().find(|g| g.format == RAW) else {
             continue;
         };

@@ -657,13 +657,20 @@ pub fn input_line(input: &str, groups: &[&Group], label: &str) -> String {
         ),
         _ => String::new(),
     };
+    let label = match label {
+        "" => "label (none)".to_owned(),
+        l if super::stats::is_pooled(l) => format!(
+            "labels {} pooled (each label a block of runs: its own shift is not counted as noise)",
+            l.replace(super::stats::POOL_SEP, " and ")
+        ),
+        l => format!("label {l}"),
+    };
     format!(
         "Input: {input}, IEX {} feed, {} packets, {} messages; {kind}. Each figure above is the \
-         median of {runs} under label {}, timed per {}, on {}.{timed}",
+         median of {runs} under {label}, timed per {}, on {}.{timed}",
         feed_name(&g.feed),
         super::tables::count(g.packets),
         super::tables::count(g.messages),
-        if label.is_empty() { "(none)" } else { label },
         g.unit,
         super::stats::section_hosts(groups),
     )

@@ -4,7 +4,9 @@
 
 use std::collections::BTreeMap;
 
-use super::stats::{Summary, Warning, WarningKind, MAX_CV_PCT, MIN_RUNS, MIN_TAIL_SAMPLES};
+use super::stats::{
+    is_pooled, Group, Summary, Warning, WarningKind, MAX_CV_PCT, MIN_RUNS, MIN_TAIL_SAMPLES,
+};
 
 /// Every warning of one kind.
 #[derive(Debug, Clone, PartialEq)]
@@ -21,14 +23,19 @@ pub fn group(warnings: &[Warning], summary: &Summary) -> Vec<WarningGroup> {
     for w in warnings {
         by_kind.entry(w.kind).or_default().push(w);
     }
-    let groups = summary.groups.len();
+    // A pooled section repeats its labels' rows: counted once, in their own sections.
+    let own = |g: &&Group| !is_pooled(&g.label);
+    let groups = summary.groups.iter().filter(own).count();
     let rows: usize = summary
         .groups
         .iter()
         .chain(&summary.twins)
+        .filter(own)
         .map(|g| g.runs)
         .sum();
-    let sections = summary.sections().len();
+    let sections = (summary.sections().iter())
+        .filter(|(_, l, _)| !is_pooled(l))
+        .count();
     let files = summary.sources.len();
     let plural = |n: usize, one: &str, many: &str| {
         if n == 1 {
@@ -113,8 +120,10 @@ fn issue39_summary(kind: WarningKind, n: usize, rows: usize) -> String {
     match kind {
         WarningKind::TwinApart => format!(
             "THE METHOD IS BROKEN: {n} A/A twin figure{} called apart from {} own copy \
-             (the same code measured twice). A winner at this resolution is not to be \
-             trusted: raise RESOLUTION_FLOOR or the runs.",
+             (the same code measured twice): two copies of one codec land further apart \
+             than the other twins' gaps allow, so a winner at this resolution is not to be \
+             trusted. More runs make such a gap more certain, not smaller; compare the twins' \
+             tables, and on a busy machine run again.",
             if n == 1 { "" } else { "s" },
             if n == 1 { "its" } else { "their" }
         ),

@@ -115,7 +115,7 @@ pub struct Paired {
 pub fn paired_ratios(figure: &[Workload], a: &[RunRow], b: &[RunRow]) -> Option<Paired> {
     let mut runs: Vec<Vec<Shared>> = Vec::new();
     for ra in a {
-        let Some(rb) = b.iter().find(|rb| rb.run_id == ra.run_id) else {
+        let Some(rb) = partner(ra, b) else {
             continue;
         };
         let run = shared(ra.windows.as_ref()?, rb.windows.as_ref()?, figure);
@@ -130,6 +130,10 @@ pub fn paired_ratios(figure: &[Workload], a: &[RunRow], b: &[RunRow]) -> Option<
 /// `b`'s figure over `a`'s run by run (matched by run id, in `a`'s order): from the windows
 /// both timed where the figure is timed whole (`figure` names its workloads) and every paired run
 /// has windows ([`paired_ratios`]), else by the runs' own figures (`of`).
+///
+/// Runs of several labels (a pooled section, `stats::POOL_SEP`) are blocks: each label's ratios
+/// are centred on the pooled mean (in logarithms) before the interval sees them, so that what
+/// one scheduling prefix shifts is not counted as noise.
 pub fn ratios(
     figure: &[Workload],
     a: &[RunRow],
@@ -138,14 +142,58 @@ pub fn ratios(
 ) -> Vec<f64> {
     if !figure.is_empty() {
         if let Some(p) = paired_ratios(figure, a, b) {
-            return p.ratios;
+            let matched: Vec<&RunRow> = a.iter().filter(|ra| partner(ra, b).is_some()).collect();
+            return centred(&labels(&matched), p.ratios);
         }
     }
-    a.iter()
+    let (matched, ratios): (Vec<&RunRow>, Vec<f64>) = a
+        .iter()
         .filter_map(|ra| {
-            let rb = b.iter().find(|rb| rb.run_id == ra.run_id)?;
+            let rb = partner(ra, b)?;
             let (x, y) = (of(ra)?, of(rb)?);
-            (x > 0.0).then(|| y / x)
+            (x > 0.0).then(|| (ra, y / x))
+        })
+        .unzip();
+    centred(&labels(&matched), ratios)
+}
+
+/// Each run's label.
+fn labels<'r>(runs: &[&'r RunRow]) -> Vec<&'r str> {
+    runs.iter().map(|r| r.label.as_str()).collect()
+}
+
+/// `ra`'s run in `b`.
+fn partner<'b>(ra: &RunRow, b: &'b [RunRow]) -> Option<&'b RunRow> {
+    b.iter().find(|rb| rb.run_id == ra.run_id)
+}
+
+/// `ratios` (one per run, of the runs' `labels`) with each label's geometric mean moved onto
+/// the pooled one; as they are with one label.
+fn centred(labels: &[&str], ratios: Vec<f64>) -> Vec<f64> {
+    let mut distinct = labels.to_vec();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let logs: Vec<f64> = ratios.iter().map(|r| r.ln()).collect();
+    let mean = |of: &dyn Fn(usize) -> bool| {
+        let v: Vec<f64> = (0..logs.len())
+            .filter(|&i| of(i) && logs[i].is_finite())
+            .map(|i| logs[i])
+            .collect();
+        (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+    };
+    let Some(all) = mean(&|_| true).filter(|_| distinct.len() > 1) else {
+        return ratios;
+    };
+    let shifts: Vec<(&str, f64)> = distinct
+        .iter()
+        .filter_map(|l| Some((*l, mean(&|i| labels[i] == *l)? - all)))
+        .collect();
+    ratios
+        .iter()
+        .zip(labels)
+        .map(|(r, l)| match shifts.iter().find(|(s, _)| s == l) {
+            Some((_, shift)) => r * (-shift).exp(),
+            None => *r,
         })
         .collect()
 }
@@ -352,6 +400,20 @@ mod tests {
         // At two windows per block, one block.
         let wide = series(&w, &[Workload::Encode], 1);
         assert_eq!(wide.into_iter().collect::<Vec<_>>(), [((0, 0), 400.0)]);
+    }
+
+    #[test]
+    fn each_labels_ratios_are_centred_on_the_pooled_mean() {
+        // `taskset` shifts every ratio by 10%: centred, the two labels' runs agree.
+        let labels = ["normal", "normal", "taskset", "taskset"];
+        let c = centred(&labels, vec![1.0, 1.02, 1.1, 1.122]);
+        let all = ((1.0f64 * 1.02 * 1.1 * 1.122).ln() / 4.0).exp();
+        let gm = |x: f64, y: f64| (x * y).sqrt();
+        assert!((gm(c[0], c[1]) - all).abs() < 1e-12 && (gm(c[2], c[3]) - all).abs() < 1e-12);
+        // Within a label the spread is kept.
+        assert!((c[1] / c[0] - 1.02).abs() < 1e-12);
+        // One label: as they are.
+        assert_eq!(centred(&["normal"; 2], vec![1.0, 1.2]), [1.0, 1.2]);
     }
 
     #[test]
