@@ -21,7 +21,7 @@
 //! power and the calibration of the very runs it reports. A stream format (`Format::STREAM`),
 //! whose second encode of a packet would write other bytes, gets no control.
 
-use crate::formats::{Aggregate, Checksum, DecodeError, Documented, Format, Marked, Sink, Visitor};
+use crate::formats::{DecodeError, Documented, Format, Marked, Sink, Visitor};
 use crate::model::Packet;
 
 use super::config::RunError;
@@ -69,9 +69,28 @@ const fn joined(name: &str, suffix: &str) -> [u8; NAME_CAP] {
     out
 }
 
-/// The codec of `F` under the name `<F::NAME>.twin`.
+/// The copy of the codec an A/A twin calls (its original calls copy 0).
+pub const TWIN: u32 = 1;
+
+/// The copy of the codec a positive control calls.
+pub const CONTROL: u32 = 2;
+
+/// What the name of copy `copy` adds to its original's.
+const fn suffix(copy: u32) -> &'static str {
+    match copy {
+        TWIN => SUFFIX,
+        _ => CONTROL_SUFFIX,
+    }
+}
+
+/// The codec of `F` as its copy `N` (`formats::Marked`), under the name `<F::NAME>.twin` for
+/// an A/A twin ([`TWIN`]) and `<F::NAME>.plus5` for a positive control ([`CONTROL`]). The two
+/// run the same code: what tells a control apart is the window it is fed (see the module docs).
 #[derive(Default)]
-pub struct Twin<F>(F);
+pub struct Twin<F, const N: u32>(F);
+
+/// A positive control: the twin fed the window with its planted repeats.
+pub type Control<F> = Twin<F, CONTROL>;
 
 /// The first `len` bytes of `bytes` as a name (a const fn's `&str` from [`joined`]).
 const fn name_of(bytes: &'static [u8; NAME_CAP], len: usize) -> &'static str {
@@ -81,12 +100,12 @@ const fn name_of(bytes: &'static [u8; NAME_CAP], len: usize) -> &'static str {
     }
 }
 
-impl<F: Format> Twin<F> {
-    const BYTES: &'static [u8; NAME_CAP] = &joined(F::NAME, SUFFIX);
+impl<F: Format, const N: u32> Twin<F, N> {
+    const BYTES: &'static [u8; NAME_CAP] = &joined(F::NAME, suffix(N));
 }
 
-impl<F: Format> Format for Twin<F> {
-    const NAME: &'static str = name_of(Self::BYTES, F::NAME.len() + SUFFIX.len());
+impl<F: Format, const N: u32> Format for Twin<F, N> {
+    const NAME: &'static str = name_of(Self::BYTES, F::NAME.len() + suffix(N).len());
     const DOCUMENTED: Documented = F::DOCUMENTED;
     const LOSSY: Option<crate::formats::Lossy> = F::LOSSY;
     const STREAM: bool = F::STREAM;
@@ -117,7 +136,7 @@ impl<F: Format> Format for Twin<F> {
 
     #[inline(always)]
     fn decode_copy<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
-        self.0.decode(bytes, &mut Marked::<K, 1>(sink))
+        self.0.decode(bytes, &mut Marked::<K, N>(sink))
     }
 
     #[inline(always)]
@@ -126,131 +145,7 @@ impl<F: Format> Format for Twin<F> {
         bytes: &[u8],
         visitor: &mut V,
     ) -> Result<usize, DecodeError> {
-        self.0.decode_all(bytes, &mut Marked::<V, 1>(visitor))
-    }
-}
-
-/// The codec of `F` under the name `<F::NAME>.plus5`, with one packet in [`PLANTED_EVERY`] done
-/// twice in each timed workload: a positive control of known size (see the module docs).
-pub struct Planted<F> {
-    codec: F,
-    /// Calls so far of each workload (encode, selective, complete decode).
-    calls: [u32; 3],
-    /// Where the extra selective and complete decodes go, so that the real receivers get what
-    /// the original's get. Sized (and its pages written) up front: a timed pass never grows it.
-    shadow: Aggregate,
-    shadow_sum: Checksum,
-}
-
-/// Symbols the shadow aggregate has room for: more than IEX lists.
-const SHADOW_SYMBOLS: usize = 1 << 15;
-
-impl<F: Format> Default for Planted<F> {
-    fn default() -> Self {
-        let mut shadow = Aggregate::new();
-        shadow.reserve(SHADOW_SYMBOLS);
-        Planted {
-            codec: F::default(),
-            calls: [0; 3],
-            shadow,
-            shadow_sum: Checksum::default(),
-        }
-    }
-}
-
-impl<F: Format> Planted<F> {
-    const BYTES: &'static [u8; NAME_CAP] = &joined(F::NAME, CONTROL_SUFFIX);
-
-    /// Counts a call of workload `w`; `true` on every [`PLANTED_EVERY`]th.
-    #[inline(always)]
-    fn again(&mut self, w: usize) -> bool {
-        let n = &mut self.calls[w];
-        *n += 1;
-        if *n == PLANTED_EVERY {
-            *n = 0;
-            true
-        } else {
-            false
-        }
-    }
-}
-
-impl<F: Format> Format for Planted<F> {
-    const NAME: &'static str = name_of(Self::BYTES, F::NAME.len() + CONTROL_SUFFIX.len());
-    const DOCUMENTED: Documented = F::DOCUMENTED;
-    const LOSSY: Option<crate::formats::Lossy> = F::LOSSY;
-    const STREAM: bool = F::STREAM;
-
-    #[inline(always)]
-    fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
-        if self.again(0) {
-            self.encode_again(packet, out);
-        }
-        self.codec.encode(packet, out)
-    }
-
-    #[inline(always)]
-    fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
-        self.codec.decode(bytes, sink)
-    }
-
-    #[inline(always)]
-    fn decode_all<V: Visitor>(
-        &mut self,
-        bytes: &[u8],
-        visitor: &mut V,
-    ) -> Result<usize, DecodeError> {
-        self.codec.decode_all(bytes, visitor)
-    }
-
-    #[inline(always)]
-    fn decode_packet(&mut self, bytes: &[u8]) -> Result<(Packet, usize), DecodeError> {
-        self.codec.decode_packet(bytes)
-    }
-
-    #[inline(always)]
-    fn decode_copy<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
-        if self.again(1) {
-            self.decode_again(bytes)?;
-        }
-        self.codec.decode(bytes, &mut Marked::<K, 2>(sink))
-    }
-
-    #[inline(always)]
-    fn decode_all_copy<V: Visitor>(
-        &mut self,
-        bytes: &[u8],
-        visitor: &mut V,
-    ) -> Result<usize, DecodeError> {
-        if self.again(2) {
-            self.decode_all_again(bytes)?;
-        }
-        self.codec.decode_all(bytes, &mut Marked::<V, 2>(visitor))
-    }
-}
-
-/// The planted extra work, each out of line, so that the control's timed loop is its twin's
-/// but for the count (a branch taken once in 20): the +5% is the repeated work, not a loop made
-/// bigger or laid out otherwise by a second inlined copy of the codec. Not `#[cold]`, which
-/// would optimize the repeat for size rather than speed.
-impl<F: Format> Planted<F> {
-    #[inline(never)]
-    fn encode_again(&mut self, packet: &Packet, out: &mut Vec<u8>) {
-        let start = out.len();
-        self.codec.encode(packet, out);
-        out.truncate(start);
-    }
-
-    #[inline(never)]
-    fn decode_again(&mut self, bytes: &[u8]) -> Result<usize, DecodeError> {
-        self.codec
-            .decode(bytes, &mut Marked::<Aggregate, 2>(&mut self.shadow))
-    }
-
-    #[inline(never)]
-    fn decode_all_again(&mut self, bytes: &[u8]) -> Result<usize, DecodeError> {
-        self.codec
-            .decode_all(bytes, &mut Marked::<Checksum, 2>(&mut self.shadow_sum))
+        self.0.decode_all(bytes, &mut Marked::<V, N>(visitor))
     }
 }
 
@@ -259,9 +154,9 @@ macro_rules! copy_runner {
         |original: &str, control: bool| -> Option<Box<dyn Runner>> {
             $($(if original == <$F as Format>::NAME {
                 return match control {
-                    false => Some(runner::<Twin<$F>>()),
+                    false => Some(runner::<Twin<$F, TWIN>>()),
                     true if <$F as Format>::STREAM => None,
-                    true => Some(runner::<Planted<$F>>()),
+                    true => Some(runner::<Control<$F>>()),
                 };
             })+)*
             None
@@ -284,8 +179,8 @@ macro_rules! copy_names {
     ($($module:ident: [$($name:ident: $F:ty),+ $(,)?]),* $(,)?) => {
         vec![$($((
             <$F as Format>::NAME,
-            <Twin<$F> as Format>::NAME,
-            (!<$F as Format>::STREAM).then_some(<Planted<$F> as Format>::NAME),
+            <Twin<$F, TWIN> as Format>::NAME,
+            (!<$F as Format>::STREAM).then_some(<Control<$F> as Format>::NAME),
         )),+),*]
     };
 }
@@ -388,17 +283,17 @@ pub fn chosen(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formats::{raw::Raw, sbe::Sbe};
+    use crate::formats::{raw::Raw, sbe::Sbe, Aggregate, Checksum};
 
     #[test]
     fn a_twin_is_named_after_its_original_and_found_back() {
-        assert_eq!(<Twin<Sbe> as Format>::NAME, "sbe.twin");
-        assert_eq!(<Twin<Raw> as Format>::NAME, "raw.twin");
+        assert_eq!(<Twin<Sbe, TWIN> as Format>::NAME, "sbe.twin");
+        assert_eq!(<Twin<Raw, TWIN> as Format>::NAME, "raw.twin");
         assert_eq!(twin_of("sbe").unwrap().name(), "sbe.twin");
         assert!(twin_of("sbe.twin").is_none() && twin_of("nope").is_none());
         assert_eq!(original("sbe.twin"), Some("sbe"));
         assert_eq!(original("sbe"), None);
-        assert_eq!(<Planted<Sbe> as Format>::NAME, "sbe.plus5");
+        assert_eq!(<Control<Sbe> as Format>::NAME, "sbe.plus5");
         assert_eq!(control_of("raw").unwrap().name(), "raw.plus5");
         assert_eq!(original("raw.plus5"), Some("raw"));
         assert_eq!(
@@ -453,7 +348,7 @@ mod tests {
     }
 
     #[test]
-    fn a_control_does_one_packet_in_twenty_twice_and_its_receivers_get_the_originals_values() {
+    fn a_control_runs_its_originals_code_once_a_packet_and_its_receivers_get_the_same_values() {
         use crate::formats::{every_kind, full_datagram};
         use crate::model::kind;
         let packets: Vec<Packet> = (0..40)
@@ -462,7 +357,7 @@ mod tests {
                 _ => full_datagram(kind::QUOTE_UPDATE),
             })
             .collect();
-        let (mut control, mut raw) = (Planted::<Counted>::default(), Raw);
+        let (mut control, mut raw) = (Control::<Counted>::default(), Raw);
         let (mut mine, mut theirs) = (Vec::new(), Vec::new());
         for p in &packets {
             assert_eq!(control.encode(p, &mut mine), raw.encode(p, &mut theirs));
@@ -475,7 +370,7 @@ mod tests {
             }
             (agg, sum.value(), sum.messages())
         };
-        let planted = read(&mut |b, agg, sum| {
+        let control_read = read(&mut |b, agg, sum| {
             let used = control.decode_copy(b, agg).unwrap();
             assert_eq!(control.decode_all_copy(b, sum).unwrap(), used);
             used
@@ -485,9 +380,10 @@ mod tests {
             raw.decode_all(b, sum).unwrap();
             used
         });
-        assert_eq!(planted, original);
-        // 40 calls of each workload: two of them done twice (+5%).
-        assert_eq!(control.codec.calls, [42; 3]);
+        assert_eq!(control_read, original);
+        // One call per packet and workload: the planted work is in the window it is fed
+        // (`measure::fed`), not in its code.
+        assert_eq!(control.0.calls, [40; 3]);
         assert_eq!(PLANTED, 2.0 / 40.0);
     }
 
