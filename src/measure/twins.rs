@@ -3,23 +3,32 @@
 //! place in the binary, their neighbours in the order, the noise of the run), so the report reads
 //! the method's resolution from how far apart a format and its twin come out.
 //!
-//! A twin is a runner of its own: [`Twin<F>`] implements [`Format`] by delegating every call
-//! (`#[inline(always)]`), so `FormatRunner<Twin<F>>` is a second monomorphized copy of the timed
-//! loop at an address of its own (`FormatRunner::pass` names its format in a way the optimizer
-//! cannot merge away: LLVM's function merging would otherwise fold two identical copies into
-//! one), and its timed decodes call copy 1 of the codec's decodes (`formats::Marked`), machine
-//! code of their own, where the original calls copy 0: the A/A gap includes where the codec's
-//! code landed, not only the loop's. `scripts/twin_copies.py` checks it on the release binary.
-//! It takes its turn in each window's order like any format and gets every check the original
-//! gets. Twins are not formats of the registry (`for_each_format!`): `shootout formats`, the
-//! fuzz target and the conformance tests never see them.
+//! A twin is a runner of its own: [`Twin<F, N>`] implements [`Format`] by delegating every call
+//! (`#[inline(always)]`), so `FormatRunner<Twin<F, N>>` is another monomorphized copy of the
+//! timed loop at an address of its own (`FormatRunner::pass` names its format in a way the
+//! optimizer cannot merge away: LLVM's function merging would otherwise fold two identical copies
+//! into one), and its timed decodes call copy `N` of the codec's decodes (`formats::Marked`),
+//! machine code of their own, where the original calls copy 0: the A/A gap includes where the
+//! codec's code landed, not only the loop's. `scripts/twin_copies.py` checks it on the release
+//! binary. It takes its turn in each window's order like any format and gets every check the
+//! original gets. Twins are not formats of the registry (`for_each_format!`): `shootout
+//! formats`, the fuzz target and the conformance tests never see them.
 //!
-//! Beside each A/A twin runs a **positive control**, [`Planted<F>`] (`sbe.plus5`): the same codec
-//! (copy 2) with a known extra work planted, every [`PLANTED_EVERY`]th packet encoded, decoded
-//! and completely decoded twice (the extra decode into a receiver of its own, so every check
-//! still holds). Whether the report sees the +5% and whether its interval contains it is the
-//! power and the calibration of the very runs it reports. A stream format (`Format::STREAM`),
-//! whose second encode of a packet would write other bytes, gets no control.
+//! Beside each A/A twin (copy [`TWIN`]) runs a **positive control**, [`Control<F>`]
+//! (`sbe.plus5`, copy [`CONTROL`]): the same code again, fed a window of more work. Its window
+//! is its original's with every [`PLANTED_EVERY`]th unit repeated right after itself
+//! (`measure::fed`), and its figures timed whole are divided by the original window's units, so
+//! its time per unit is its original's times `1 + PLANTED` in expectation: the planted work is
+//! units of the original's own, through the original's own code, warm as the original's are, by
+//! construction. (An earlier control repeated the work out of line into receivers of its own, and
+//! planted 4 to 30% where 5% was meant: the repeat's call and cold receivers cost more than the
+//! unit.) Its checks are against its own window (`measure::shootout`, `Fed`): per-packet and
+//! batch checksums, counts, aggregates and `--verify` of the window with the repeats. Its counts
+//! (bytes, messages) are per unit of the source, equal to its original's; its latency histograms
+//! hold its window's units, repeats included. Whether the report sees the +5% and whether its
+//! interval contains it is the power and the calibration of the very runs it reports. A stream
+//! format (`Format::STREAM`), whose repeated packet would be encoded otherwise the second time
+//! (its bytes depend on the packets before), gets no control.
 
 use crate::formats::{DecodeError, Documented, Format, Marked, Sink, Visitor};
 use crate::model::Packet;
@@ -33,11 +42,11 @@ pub const SUFFIX: &str = ".twin";
 /// What a positive control's name adds to its original's.
 pub const CONTROL_SUFFIX: &str = ".plus5";
 
-/// A positive control does every this many'th packet twice in each workload.
+/// A positive control's window repeats every this many'th unit of its chunk (`measure::fed`).
 pub const PLANTED_EVERY: u32 = 20;
 
 /// The extra work a positive control plants, as a fraction of its original's (the CSV's
-/// `planted`): one packet in [`PLANTED_EVERY`] done twice.
+/// `planted`): one unit in [`PLANTED_EVERY`] fed twice.
 pub const PLANTED: f64 = 1.0 / PLANTED_EVERY as f64;
 
 /// The formats twinned when `--twins` is not given (those of them the run measures; when it
