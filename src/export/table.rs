@@ -90,7 +90,7 @@ pub const CONTROL_MARK: &str = "(+5% control)";
 
 /// What [`CONTROL_MARK`] means, said once under the tables.
 pub const CONTROL_NOTE: &str = "(+5% control): the codec of the format named before .plus5, \
-    measured again as a copy of its own with one packet in 20 encoded and decoded twice; never \
+    measured again as a copy of its own fed its window with one packet in 20 repeated; never \
     ranked: the report says whether the runs resolved the planted difference";
 
 fn is_twin(f: &&FormatResult) -> bool {

@@ -506,10 +506,10 @@ mod tests {
         a_decoder_that_claims_more_bytes_than_it_read_fails_the_run: decoder_failure::<4>(),
             "broken: packet 1 (seq ", ["): the complete decode used ", " bytes, the encoder wrote "];
         a_broken_twin_fails_the_run_like_its_original: failure_of(Box::new(
-            FormatRunner::<crate::measure::twins::Twin<BrokenDecoder<1>>>::default()
+            FormatRunner::<crate::measure::twins::Twin<BrokenDecoder<1>, 1>>::default()
         )), "broken.twin: ", ["].TradeReport.trade_id should be "];
         a_twin_whose_encoder_drops_a_message_fails_the_run: failure_of(Box::new(
-            FormatRunner::<crate::measure::twins::Twin<Broken<0>>>::default()
+            FormatRunner::<crate::measure::twins::Twin<Broken<0>, 1>>::default()
         )), "broken.twin: packet ", ["messages.len() should be "];
         a_dropped_message_fails_the_run: failure::<0>(),
             "broken: packet ", ["messages.len() should be "];

@@ -7,6 +7,7 @@ pub mod args;
 pub mod checks;
 pub mod clock;
 pub mod config;
+pub mod fed;
 pub mod file;
 pub mod floor;
 pub mod interference;

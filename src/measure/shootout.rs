@@ -15,6 +15,7 @@ use super::checks::{checksum_mismatch, cross_check, verify_window, PassCheck};
 use super::clock::Timer;
 /// Re-exported where `measure::args` has always found them.
 pub use super::config::{Config, RunError, DEFAULT_WINDOW, MAX_WINDOW};
+use super::fed::Feed;
 use super::floor::{AggregateFloor, MemcpyFloor};
 use super::interference::{observe, retime};
 use super::memory::Written;
@@ -196,49 +197,95 @@ impl Expected {
     }
 }
 
-/// A lossy format's references ([`Format::LOSSY`]): the window's packets as the format carries
-/// them and what its complete decode, `--verify` and selective decode are checked against,
-/// computed once per window outside the timed regions. Its message counts are the source's (a
-/// lossy format carries every message); its aggregation is the projection's, which differs from
-/// the source's only where a field the aggregation reads has no slot (a price too large for
-/// DBN's 1e-9 units).
-///
-/// [`Format::LOSSY`]: crate::formats::Format::LOSSY
-struct Projected {
-    project: fn(&Packet) -> Packet,
+/// A runner fed a window of its own ([`Feed`]: a lossy format's projection, a positive
+/// control's repeats), its references: the window's packets as fed and what its complete decode,
+/// `--verify` and selective decode are checked against, computed once per window outside the
+/// timed regions. A lossy format's message counts are the source's (it carries every message);
+/// its aggregation is the projection's, which differs from the source's only where a field the
+/// aggregation reads has no slot (a price too large for DBN's 1e-9 units). A control's counts
+/// and aggregation are those of its window, repeats included; what it reports per unit is per
+/// unit of the source (see [`Span::units`] and [`Shootout::take_out_repeats`]).
+struct Fed {
+    feed: Feed,
     packets: Vec<Packet>,
+    /// The packets repeated in `packets`, once each (empty but for a control).
+    repeats: Vec<Packet>,
+    /// The warm-up of `packets`: the source's warm-up units and their repeats.
+    skip: usize,
     expected: Expected,
-    /// The aggregation of the projected packets of the windows timed per packet, of those timed
-    /// whole (after the warm-up), and the latter as it was before this window: the source's
-    /// `reference_per_packet`, `reference_batch` and `reference_batch_before`, projected.
+    /// The aggregation of the packets fed in the windows timed per packet, of those timed whole
+    /// (after the warm-up), and the latter as it was before this window: the source's
+    /// `reference_per_packet`, `reference_batch` and `reference_batch_before`, as fed.
     per_packet: Aggregate,
     batch: Aggregate,
     batch_before: Aggregate,
 }
 
-/// What format `i`'s passes are checked against: its projection's, if it is lossy, else the
-/// source's references and packets.
-fn references<'a>(
-    projected: &'a [Option<Projected>],
-    source: &'a Expected,
-    packets: &'a [Packet],
-    i: usize,
-) -> (&'a Expected, &'a [Packet]) {
-    match &projected[i] {
-        Some(p) => (&p.expected, &p.packets),
-        None => (source, packets),
+impl Fed {
+    fn new(feed: Feed) -> Fed {
+        Fed {
+            feed,
+            packets: Vec::new(),
+            repeats: Vec::new(),
+            skip: 0,
+            expected: Expected::default(),
+            per_packet: Aggregate::new(),
+            batch: Aggregate::new(),
+            batch_before: Aggregate::new(),
+        }
+    }
+
+    /// This window's packets as fed and their references: the source's `packets`, the units
+    /// from place `before` of their chunk, whose first `skip` are warm-up, timed `timed`.
+    fn prepare(
+        &mut self,
+        packets: &[Packet],
+        before: u64,
+        skip: usize,
+        timed: Plan,
+        windowed: bool,
+    ) {
+        self.feed
+            .window(packets, before, &mut self.packets, &mut self.repeats);
+        self.skip = self.feed.position(before, skip);
+        self.expected
+            .compute(&self.packets, self.skip, timed, windowed);
+        if timed.per_unit {
+            for q in &self.packets {
+                visit_packet(q, &mut self.per_packet);
+            }
+        }
+        if timed.window {
+            for q in &self.packets[self.skip..] {
+                visit_packet(q, &mut self.batch);
+            }
+        }
     }
 }
 
-/// The window being measured, as each format's passes and checks see it.
+/// What format `i`'s passes are checked against: its own if it is fed a window of its own,
+/// else the source's. The packets it is fed are its [`Span`]'s.
+fn references<'a>(fed: &'a [Option<Fed>], source: &'a Expected, i: usize) -> &'a Expected {
+    match &fed[i] {
+        Some(f) => &f.expected,
+        None => source,
+    }
+}
+
+/// The window being measured, as each format's passes and checks see it: the source's, or the
+/// one the format is fed ([`Fed`]).
 #[derive(Clone, Copy)]
 struct Span<'w> {
     packets: &'w [Packet],
     /// Packets at its start that are warm-up: passed through, not recorded.
     skip: usize,
-    /// Its first packet's number in the run (from 1), for messages.
+    /// Its first packet's number in the run (from 1), for messages (in a control's window, a
+    /// packet's place counts the repeats before it).
     first_packet: u64,
     timed: Plan,
+    /// The source window's units after the warm-up: what a pass timed whole is timed per, so
+    /// that a control's figure compares with its original's (its window holds more).
+    units: usize,
 }
 
 /// The state of one run between windows: the formats, what they measured, the references.
@@ -269,8 +316,8 @@ struct Shootout<'c> {
     /// named by the same words whether or not a pass of it was timed again.
     retry_disagreed: Vec<Option<u64>>,
     expected: Expected,
-    /// Per format, its own references if it is lossy.
-    projected: Vec<Option<Projected>>,
+    /// Per format, its own window and references if it is fed one ([`Feed`]).
+    fed: Vec<Option<Fed>>,
     checksum: Checksum,
     stats: Written<PacketStat>,
     /// Where each packet's encoding ends in the buffer, as the per-packet encode wrote it.
@@ -295,6 +342,9 @@ struct Shootout<'c> {
     windows: u64,
     /// Units so far (packets or messages, see `Config::unit`).
     packets: u64,
+    /// Units of this window's chunk before this window (where a control's repeats fall, see
+    /// `measure::fed`).
+    chunk_units: u64,
     /// Units after the warm-up timed one by one, and timed in whole windows.
     units_per_packet: u64,
     units_batch: u64,
@@ -318,17 +368,11 @@ impl<'c> Shootout<'c> {
                 ..FormatResult::new(r.name())
             })
             .collect();
-        let projected = runners
+        let fed = runners
             .iter()
             .map(|r| {
-                r.lossy().map(|l| Projected {
-                    project: l.project,
-                    packets: Vec::new(),
-                    expected: Expected::default(),
-                    per_packet: Aggregate::new(),
-                    batch: Aggregate::new(),
-                    batch_before: Aggregate::new(),
-                })
+                let control = twins::planted(r.name()).is_some_and(|p| p > 0.0);
+                Feed::of(r.lossy().map(|l| l.project), control).map(Fed::new)
             })
             .collect();
         Ok(Shootout {
@@ -349,7 +393,7 @@ impl<'c> Shootout<'c> {
             windowed,
             retry_aggregate: Aggregate::new(),
             expected: Expected::default(),
-            projected,
+            fed,
             checksum: Checksum::default(),
             stats: Written::default(),
             ends: Written::default(),
@@ -362,6 +406,7 @@ impl<'c> Shootout<'c> {
             id: WindowId::default(),
             windows: 0,
             packets: 0,
+            chunk_units: 0,
             units_per_packet: 0,
             units_batch: 0,
             segments: 0,
@@ -406,6 +451,7 @@ impl<'c> Shootout<'c> {
             skip,
             first_packet,
             timed,
+            units: n - skip,
         };
         let symbols = self.reference.symbol_count();
         // No decompression while the window is timed: the gunzip thread waits (see
@@ -424,7 +470,7 @@ impl<'c> Shootout<'c> {
                         self.aggregate_floor
                             .measure(packets, skip, timed, &self.timer, symbols);
                 }
-                i => self.measure_format(i, span)?,
+                i => self.with_fed(i, span, |s, span| s.measure_format(i, span))?,
             }
         }
         drop(closed);
@@ -432,8 +478,8 @@ impl<'c> Shootout<'c> {
             for p in &packets[skip..] {
                 visit_packet(p, &mut self.reference_batch_before);
             }
-            for p in self.projected.iter_mut().flatten() {
-                for q in &p.packets[skip..] {
+            for p in self.fed.iter_mut().flatten() {
+                for q in &p.packets[p.skip..] {
                     visit_packet(q, &mut p.batch_before);
                 }
             }
@@ -449,7 +495,7 @@ impl<'c> Shootout<'c> {
         // measurement bug found while doing this"). Each runner still holds this window's
         // encoding.
         for i in 0..count {
-            self.after_window(i, span)?;
+            self.with_fed(i, span, |s, span| s.after_window(i, span))?;
         }
         let recorded = (n - skip) as u64;
         if timed.per_unit {
@@ -460,6 +506,7 @@ impl<'c> Shootout<'c> {
         }
         self.windows += 1;
         self.packets += n as u64;
+        self.chunk_units += n as u64;
         self.messages += window.messages;
         Ok(())
     }
@@ -470,6 +517,7 @@ impl<'c> Shootout<'c> {
     fn next_window(&mut self, chunk: u64) {
         if self.windows == 0 || chunk != self.id.chunk {
             self.id = WindowId { chunk, local: 0 };
+            self.chunk_units = 0;
             let seed = self.config.order_seed ^ chunk.wrapping_mul(0x9e37_79b9_7f4a_7c15);
             self.order = Order::new(self.runners.len() + FLOORS, seed);
         } else {
@@ -501,66 +549,31 @@ impl<'c> Shootout<'c> {
         }
         let windowed = self.windowed;
         self.expected.compute(packets, skip, timed, windowed);
-        for p in self.projected.iter_mut().flatten() {
-            p.packets.clear();
-            p.packets.extend(packets.iter().map(p.project));
-            p.expected.compute(&p.packets, skip, timed, windowed);
-            if timed.per_unit {
-                for q in &p.packets {
-                    visit_packet(q, &mut p.per_packet);
-                }
-            }
-            if timed.window {
-                for q in &p.packets[skip..] {
-                    visit_packet(q, &mut p.batch);
-                }
-            }
+        let before = self.chunk_units;
+        for p in self.fed.iter_mut().flatten() {
+            p.prepare(packets, before, skip, timed, windowed);
         }
 
         let symbols = self.reference.symbol_count();
+        let mut longest = packets.len();
         for (i, runner) in self.runners.iter_mut().enumerate() {
-            let first = self.footprints[i].is_empty();
-            if first || self.footprints[i].unlike(packets.len(), window.messages) {
-                // The first window, or one unlike any seen: an encode, untimed, to learn how much
-                // room the format's encoding needs (`Footprint`).
-                let (mut sink, mut checksum) = (Aggregate::new(), Checksum::default());
-                let mut io = PassIo::new(packets, &mut sink, &mut checksum);
-                let mut stats = Vec::with_capacity(packets.len());
-                let _ = runner.pass(
-                    Workload::Encode,
-                    Timing::Window,
-                    &mut io,
-                    &self.timer,
-                    &mut stats,
-                );
-                self.footprints[i].learn(
-                    runner.batch_buffer().len(),
-                    packets.len(),
-                    window.messages,
-                );
-                if first {
-                    // Every pass once, untimed, so that the format's own buffers and scratch
-                    // reach their size before anything is timed. Both timings, since their code
-                    // and stack pages are mapped on first use. A decode error here is found
-                    // again, and reported, by the timed passes.
-                    let timings = match runner.grain() {
-                        Grain::Packet => &Timing::ALL[..],
-                        Grain::Window => &[Timing::Window][..],
-                    };
-                    for &timing in timings {
-                        for workload in Workload::ALL {
-                            stats.clear();
-                            let _ = runner.pass(workload, timing, &mut io, &self.timer, &mut stats);
-                        }
-                    }
-                }
-            }
-            runner.reserve(self.footprints[i].room(packets.len(), window.messages));
+            let (fed, messages) = match &self.fed[i] {
+                Some(f) => (&f.packets[..], f.expected.messages),
+                None => (packets, window.messages),
+            };
+            longest = longest.max(fed.len());
+            ready(
+                runner.as_mut(),
+                &mut self.footprints[i],
+                &self.timer,
+                fed,
+                messages,
+            );
             self.results[i].aggregate.reserve(symbols);
             self.results[i].batch_aggregate.reserve(symbols);
         }
-        self.stats.reserve(packets.len());
-        self.ends.reserve(packets.len());
+        self.stats.reserve(longest);
+        self.ends.reserve(longest);
     }
 
     /// Format `i`'s timed passes over the window: encode, selective decode and complete decode,
@@ -713,15 +726,13 @@ impl<'c> Shootout<'c> {
                 Workload::Selective => check.each_packet_whole()?,
                 Workload::Complete => {
                     check.each_packet_whole()?;
-                    let (expected, source) =
-                        references(&self.projected, &self.expected, packets, i);
-                    let checks = &expected.checks;
+                    let checks = &references(&self.fed, &self.expected, i).checks;
                     if let Some(at) = stats.iter().zip(checks).position(|(s, e)| s.check != *e) {
                         let start = if at == 0 { 0 } else { stats[at - 1].end };
                         return Err(checksum_mismatch(
                             runner.as_mut(),
                             start,
-                            &source[at],
+                            &packets[at],
                             first_packet + at as u64,
                         ));
                     }
@@ -752,14 +763,16 @@ impl<'c> Shootout<'c> {
             format: name,
             what: format!("window starting at packet {first_packet}: {what}"),
         };
-        let (expected, _) = references(&self.projected, &self.expected, span.packets, i);
+        let expected = references(&self.fed, &self.expected, i);
         let (check, messages) = (expected.batch_check, expected.batch_messages);
+        // Counted per unit of the source: its own messages, once the pass read the window's.
+        let (units, counted) = (span.units, self.expected.batch_messages);
         let id = self.id;
         for workload in order.workloads() {
             let pass = self.batch_pass(i, workload, recorded, from, first_packet)?;
             let (runner, result) = (&mut self.runners[i], &mut self.results[i]);
-            result.throughput[workload].add(pass.ns, pass.packets);
-            result.windows[workload].add(id, pass.packets as u64, pass.ns);
+            result.throughput[workload].add(pass.ns, units);
+            result.windows[workload].add(id, units as u64, pass.ns);
             self.passes.window[workload] += pass.ns;
             match workload {
                 // The window's only encode: the decodes read it, and it counts as the window's
@@ -803,7 +816,7 @@ impl<'c> Shootout<'c> {
             // the per-unit one.
             self.runners[i].adopt_batch();
         }
-        self.results[i].messages_batch += messages;
+        self.results[i].messages_batch += counted;
         Ok(())
     }
 
@@ -831,7 +844,7 @@ impl<'c> Shootout<'c> {
         loop {
             tries += 1;
             let again = tries > 1 && workload == Workload::Selective;
-            let (before, after) = match (runner.grain(), &self.projected[i]) {
+            let (before, after) = match (runner.grain(), &self.fed[i]) {
                 (Grain::Packet, Some(p)) => (&p.batch_before, &p.batch),
                 (Grain::Packet, None) => (&self.reference_batch_before, &self.reference_batch),
                 (Grain::Window, _) => (&self.reference_recorded_before, &self.reference_recorded),
@@ -875,38 +888,20 @@ impl<'c> Shootout<'c> {
     fn after_window(&mut self, i: usize, span: Span<'_>) -> Result<(), RunError> {
         let windowed = self.runners[i].grain() == Grain::Window;
         let span = if windowed { whole(span) } else { span };
+        encodes_agree(self.runners[i].as_ref(), self.results[i].name, span)?;
+        let messages = references(&self.fed, &self.expected, i).messages;
+        let bytes = self.runners[i].buffer().len();
+        self.footprints[i].learn(bytes, span.packets.len(), messages);
+        let repeated = self.take_out_repeats(i)?;
         let Span {
             packets,
             skip,
             first_packet,
-            timed,
+            ..
         } = span;
         let (runner, result) = (&mut self.runners[i], &mut self.results[i]);
-        let whole = runner.buffer();
-        let batch = runner.batch_buffer();
-        // A stream format's batch stream starts after the warm-up, the per-packet one before it:
-        // their bytes differ legitimately there (e.g. symbols announced again), so they are
-        // compared only in a window with no warm-up, where both streams start together.
-        let comparable = !runner.stream() || skip == 0;
-        if timed == Plan::BOTH
-            && comparable
-            && (batch.len() > whole.len() || whole[whole.len() - batch.len()..] != *batch)
-        {
-            return Err(RunError::Disagree {
-                format: result.name,
-                what: format!(
-                    "window starting at packet {first_packet}: the batch encode of packets \
-                     {} to {} wrote other bytes than the per-packet encode ({} bytes, not {})",
-                    first_packet + skip as u64,
-                    first_packet + packets.len() as u64 - 1,
-                    batch.len(),
-                    whole.len()
-                ),
-            });
-        }
-        self.footprints[i].learn(whole.len(), packets.len(), self.expected.messages);
         // Size as stored: the whole window compressed, if the mode picks it (measure::stored).
-        let encoded = runner.buffer().len() as u64;
+        let encoded = (bytes as u64).saturating_sub(repeated);
         // An A/A twin's bytes are its original's: not compressed again (no size as stored).
         let stored = if self.config.stored.compresses(self.id) && result.twin_of().is_none() {
             let compress_start = Instant::now();
@@ -922,13 +917,12 @@ impl<'c> Shootout<'c> {
         result.stored.add(self.id, encoded, stored.as_ref());
         if self.config.verify {
             let verify_start = Instant::now();
-            let (_, source) = references(&self.projected, &self.expected, packets, i);
             // A window format's buffer holds the packets after the warm-up (its warm-up's own
             // window when there are none).
             let (source, first) = if windowed && skip < packets.len() {
-                (&source[skip..], first_packet + skip as u64)
+                (&packets[skip..], first_packet + skip as u64)
             } else {
-                (source, first_packet)
+                (packets, first_packet)
             };
             verify_window(runner.as_mut(), source, first, &mut self.decoded)?;
             self.verify_ns += verify_start.elapsed().as_nanos() as u64;
@@ -959,6 +953,66 @@ impl<'c> Shootout<'c> {
         Ok(())
     }
 
+    /// A control's window holds its original's units and the repeats planted among them: what
+    /// the repeats added to its encoded bytes and messages, counted from its whole window as any
+    /// format's are, is taken back out, so that its counts are per unit of the source like its
+    /// figures timed whole (its latencies are its window's, repeats included). The repeats'
+    /// bytes are theirs as the control encodes them alone, untimed: a control's format is no
+    /// stream format, so a packet's bytes do not depend on the packets before it. Their messages
+    /// are the window's less the source's. Returns the bytes taken out (0 for any other format).
+    fn take_out_repeats(&mut self, i: usize) -> Result<u64, RunError> {
+        let Some(fed) = self.fed[i].as_ref().filter(|f| !f.repeats.is_empty()) else {
+            return Ok(0);
+        };
+        let (runner, result) = (&mut self.runners[i], &mut self.results[i]);
+        let (mut sink, mut checksum) = (Aggregate::new(), Checksum::default());
+        let mut io = PassIo::new(&fed.repeats, &mut sink, &mut checksum);
+        let stats = self.stats.vec();
+        runner
+            .pass(
+                Workload::Encode,
+                Timing::Window,
+                &mut io,
+                &self.timer,
+                stats,
+            )
+            .map_err(|e| RunError::Disagree {
+                format: result.name,
+                what: format!("the untimed encode of a window's repeats failed: {e}"),
+            })?;
+        let bytes = runner.batch_buffer().len() as u64;
+        let messages = fed.expected.messages.saturating_sub(self.expected.messages);
+        result.encoded_bytes = result.encoded_bytes.saturating_sub(bytes);
+        result.messages_encoded = result.messages_encoded.saturating_sub(messages);
+        Ok(bytes)
+    }
+
+    /// `work` on format `i`'s window as it is fed: the source's `span`, or its own ([`Fed`]),
+    /// lent out of `self` for the call (and put back whatever `work` returns).
+    fn with_fed<T>(
+        &mut self,
+        i: usize,
+        span: Span<'_>,
+        work: impl for<'a> FnOnce(&mut Self, Span<'a>) -> Result<T, RunError>,
+    ) -> Result<T, RunError> {
+        let Some(fed) = self.fed[i].as_mut() else {
+            return work(self, span);
+        };
+        let (packets, skip) = (std::mem::take(&mut fed.packets), fed.skip);
+        let out = work(
+            self,
+            Span {
+                packets: &packets,
+                skip,
+                ..span
+            },
+        );
+        if let Some(fed) = self.fed[i].as_mut() {
+            fed.packets = packets;
+        }
+        out
+    }
+
     /// The run's closing checks and figures.
     fn finish(
         self,
@@ -982,9 +1036,9 @@ impl<'c> Shootout<'c> {
             )));
         }
         let of_grain = |grain| {
-            (self.results.iter().zip(&self.runners))
-                .filter(move |(_, r)| r.grain() == grain && r.lossy().is_none())
-                .map(|(f, _)| f)
+            (self.results.iter().zip(&self.runners).zip(&self.fed))
+                .filter(move |((_, r), fed)| r.grain() == grain && fed.is_none())
+                .map(|((f, _), _)| f)
         };
         cross_check(
             of_grain(Grain::Packet),
@@ -992,9 +1046,11 @@ impl<'c> Shootout<'c> {
             &self.reference_batch,
             self.messages,
         )?;
-        // A lossy format against what it carries of the same packets.
-        for (result, projected) in self.results.iter().zip(&self.projected) {
-            if let Some(p) = projected {
+        // A format fed a window of its own against that window's references: a lossy format
+        // against what it carries of the same packets, a control against its repeats too (its
+        // messages counted per unit of the source, see `take_out_repeats`).
+        for (result, fed) in self.results.iter().zip(&self.fed) {
+            if let Some(p) = fed {
                 cross_check([result], &p.per_packet, &p.batch, self.messages)?;
             }
         }
@@ -1057,6 +1113,78 @@ impl<'c> Shootout<'c> {
             elapsed_ns: wall_ns,
         })
     }
+}
+
+/// `runner`'s buffers sized for its window of `packets` holding `messages` (the window it is
+/// fed), so that no timed pass grows one. In the first window, or one unlike any seen, an encode,
+/// untimed, first learns how much room the format's encoding needs ([`Footprint`]); in the
+/// first, every pass runs once, untimed, so that the format's own buffers and scratch reach their
+/// size before anything is timed.
+fn ready(
+    runner: &mut dyn Runner,
+    footprint: &mut Footprint,
+    timer: &Timer,
+    packets: &[Packet],
+    messages: u64,
+) {
+    let first = footprint.is_empty();
+    if first || footprint.unlike(packets.len(), messages) {
+        let (mut sink, mut checksum) = (Aggregate::new(), Checksum::default());
+        let mut io = PassIo::new(packets, &mut sink, &mut checksum);
+        let mut stats = Vec::with_capacity(packets.len());
+        let _ = runner.pass(Workload::Encode, Timing::Window, &mut io, timer, &mut stats);
+        footprint.learn(runner.batch_buffer().len(), packets.len(), messages);
+        if first {
+            // Both timings, since their code and stack pages are mapped on first use. A decode
+            // error here is found again, and reported, by the timed passes.
+            let timings = match runner.grain() {
+                Grain::Packet => &Timing::ALL[..],
+                Grain::Window => &[Timing::Window][..],
+            };
+            for &timing in timings {
+                for workload in Workload::ALL {
+                    stats.clear();
+                    let _ = runner.pass(workload, timing, &mut io, timer, &mut stats);
+                }
+            }
+        }
+    }
+    runner.reserve(footprint.room(packets.len(), messages));
+}
+
+/// When `runner` (named `name`) encoded `span` both ways, the batch encode must have written the
+/// same bytes as the per-packet one.
+fn encodes_agree(runner: &dyn Runner, name: &'static str, span: Span<'_>) -> Result<(), RunError> {
+    let Span {
+        packets,
+        skip,
+        first_packet,
+        timed,
+        ..
+    } = span;
+    let whole = runner.buffer();
+    let batch = runner.batch_buffer();
+    // A stream format's batch stream starts after the warm-up, the per-packet one before it:
+    // their bytes differ legitimately there (e.g. symbols announced again), so they are
+    // compared only in a window with no warm-up, where both streams start together.
+    let comparable = !runner.stream() || skip == 0;
+    if timed == Plan::BOTH
+        && comparable
+        && (batch.len() > whole.len() || whole[whole.len() - batch.len()..] != *batch)
+    {
+        return Err(RunError::Disagree {
+            format: name,
+            what: format!(
+                "window starting at packet {first_packet}: the batch encode of packets {} to {} \
+                 wrote other bytes than the per-packet encode ({} bytes, not {})",
+                first_packet + skip as u64,
+                first_packet + packets.len() as u64 - 1,
+                batch.len(),
+                whole.len()
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// `span` as a window format ([`Grain::Window`]) is timed in it: whole, never per packet.
@@ -1169,10 +1297,18 @@ mod tests {
             // the bytes.
             assert_eq!(a.messages_encoded, alt.messages);
             assert_eq!(a.encoded_bytes, b.encoded_bytes, "{}", a.name);
+            // A control's latencies are its window's, one unit in 20 repeated (give or take
+            // one a window); its figures timed whole are per unit of the source.
+            let repeats = |n: u64| match a.planted() {
+                Some(p) if p > 0.0 => n / 20,
+                _ => 0,
+            };
             for w in Workload::ALL {
-                assert_eq!(a.latency[w].hist.len(), alt.units_recorded);
+                let (got, want) = (a.latency[w].hist.len(), alt.units_recorded);
+                assert!(got.abs_diff(want + repeats(want)) <= 6, "{} {got}", a.name);
                 assert_eq!(a.throughput[w].packets, alt.units_batch);
-                assert_eq!(b.latency[w].hist.len(), recorded);
+                let (got, want) = (b.latency[w].hist.len(), recorded);
+                assert!(got.abs_diff(want + repeats(want)) <= 6, "{} {got}", b.name);
             }
             assert!(a.messages_batch > 0 && a.messages_batch < b.messages_batch);
         }
@@ -1224,13 +1360,27 @@ mod tests {
             assert_eq!(format!("{original}{suffix}"), twin.name);
             let f = o.formats.iter().find(|f| f.name == original).unwrap();
             assert_eq!(f.twin_of(), None);
-            // The same work, checked the same way (the run passed every check for both).
+            // The same work, checked the same way (the run passed every check for both); a
+            // control's, with every 20th unit repeated, counted per unit of the source.
             assert_eq!(twin.encoded_bytes, f.encoded_bytes);
             assert_eq!(twin.messages_encoded, o.messages);
             assert_eq!(twin.messages_batch, f.messages_batch);
-            assert_eq!(twin.batch_aggregate, f.batch_aggregate);
+            let recorded = f.latency[Workload::Encode].hist.len();
+            let repeats = match suffix {
+                ".twin" => {
+                    assert_eq!(twin.batch_aggregate, f.batch_aggregate);
+                    0
+                }
+                // One chunk of 3,000 units: those after the warm-up, one in 20 repeated.
+                _ => {
+                    let (a, b) = (&twin.batch_aggregate, &f.batch_aggregate);
+                    assert!(a.packets > b.packets && a.messages > b.messages);
+                    let feed = crate::measure::fed::Feed::of(None, true).unwrap();
+                    feed.repeats_in(3_000 - recorded, recorded as usize) as u64
+                }
+            };
             for w in Workload::ALL {
-                assert_eq!(twin.latency[w].hist.len(), f.latency[w].hist.len());
+                assert_eq!(twin.latency[w].hist.len(), recorded + repeats);
                 assert_eq!(twin.throughput[w].packets, f.throughput[w].packets);
                 assert!(twin.throughput[w].ns > 0);
             }

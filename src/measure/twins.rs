@@ -3,25 +3,34 @@
 //! place in the binary, their neighbours in the order, the noise of the run), so the report reads
 //! the method's resolution from how far apart a format and its twin come out.
 //!
-//! A twin is a runner of its own: [`Twin<F>`] implements [`Format`] by delegating every call
-//! (`#[inline(always)]`), so `FormatRunner<Twin<F>>` is a second monomorphized copy of the timed
-//! loop at an address of its own (`FormatRunner::pass` names its format in a way the optimizer
-//! cannot merge away: LLVM's function merging would otherwise fold two identical copies into
-//! one), and its timed decodes call copy 1 of the codec's decodes (`formats::Marked`), machine
-//! code of their own, where the original calls copy 0: the A/A gap includes where the codec's
-//! code landed, not only the loop's. `scripts/twin_copies.py` checks it on the release binary.
-//! It takes its turn in each window's order like any format and gets every check the original
-//! gets. Twins are not formats of the registry (`for_each_format!`): `shootout formats`, the
-//! fuzz target and the conformance tests never see them.
+//! A twin is a runner of its own: [`Twin<F, N>`] implements [`Format`] by delegating every call
+//! (`#[inline(always)]`), so `FormatRunner<Twin<F, N>>` is another monomorphized copy of the
+//! timed loop at an address of its own (`FormatRunner::pass` names its format in a way the
+//! optimizer cannot merge away: LLVM's function merging would otherwise fold two identical copies
+//! into one), and its timed decodes call copy `N` of the codec's decodes (`formats::Marked`),
+//! machine code of their own, where the original calls copy 0: the A/A gap includes where the
+//! codec's code landed, not only the loop's. `scripts/twin_copies.py` checks it on the release
+//! binary. It takes its turn in each window's order like any format and gets every check the
+//! original gets. Twins are not formats of the registry (`for_each_format!`): `shootout
+//! formats`, the fuzz target and the conformance tests never see them.
 //!
-//! Beside each A/A twin runs a **positive control**, [`Planted<F>`] (`sbe.plus5`): the same codec
-//! (copy 2) with a known extra work planted, every [`PLANTED_EVERY`]th packet encoded, decoded
-//! and completely decoded twice (the extra decode into a receiver of its own, so every check
-//! still holds). Whether the report sees the +5% and whether its interval contains it is the
-//! power and the calibration of the very runs it reports. A stream format (`Format::STREAM`),
-//! whose second encode of a packet would write other bytes, gets no control.
+//! Beside each A/A twin (copy [`TWIN`]) runs a **positive control**, [`Control<F>`]
+//! (`sbe.plus5`, copy [`CONTROL`]): the same code again, fed a window of more work. Its window
+//! is its original's with every [`PLANTED_EVERY`]th unit repeated right after itself
+//! (`measure::fed`), and its figures timed whole are divided by the original window's units, so
+//! its time per unit is its original's times `1 + PLANTED` in expectation: the planted work is
+//! units of the original's own, through the original's own code, warm as the original's are, by
+//! construction. (An earlier control repeated the work out of line into receivers of its own, and
+//! planted 4 to 30% where 5% was meant: the repeat's call and cold receivers cost more than the
+//! unit.) Its checks are against its own window (`measure::shootout`, `Fed`): per-packet and
+//! batch checksums, counts, aggregates and `--verify` of the window with the repeats. Its counts
+//! (bytes, messages) are per unit of the source, equal to its original's; its latency histograms
+//! hold its window's units, repeats included. Whether the report sees the +5% and whether its
+//! interval contains it is the power and the calibration of the very runs it reports. A stream
+//! format (`Format::STREAM`), whose repeated packet would be encoded otherwise the second time
+//! (its bytes depend on the packets before), gets no control.
 
-use crate::formats::{Aggregate, Checksum, DecodeError, Documented, Format, Marked, Sink, Visitor};
+use crate::formats::{DecodeError, Documented, Format, Marked, Sink, Visitor};
 use crate::model::Packet;
 
 use super::config::RunError;
@@ -33,11 +42,11 @@ pub const SUFFIX: &str = ".twin";
 /// What a positive control's name adds to its original's.
 pub const CONTROL_SUFFIX: &str = ".plus5";
 
-/// A positive control does every this many'th packet twice in each workload.
+/// A positive control's window repeats every this many'th unit of its chunk (`measure::fed`).
 pub const PLANTED_EVERY: u32 = 20;
 
 /// The extra work a positive control plants, as a fraction of its original's (the CSV's
-/// `planted`): one packet in [`PLANTED_EVERY`] done twice.
+/// `planted`): one unit in [`PLANTED_EVERY`] fed twice.
 pub const PLANTED: f64 = 1.0 / PLANTED_EVERY as f64;
 
 /// The formats twinned when `--twins` is not given (those of them the run measures; when it
@@ -69,9 +78,28 @@ const fn joined(name: &str, suffix: &str) -> [u8; NAME_CAP] {
     out
 }
 
-/// The codec of `F` under the name `<F::NAME>.twin`.
+/// The copy of the codec an A/A twin calls (its original calls copy 0).
+pub const TWIN: u32 = 1;
+
+/// The copy of the codec a positive control calls.
+pub const CONTROL: u32 = 2;
+
+/// What the name of copy `copy` adds to its original's.
+const fn suffix(copy: u32) -> &'static str {
+    match copy {
+        TWIN => SUFFIX,
+        _ => CONTROL_SUFFIX,
+    }
+}
+
+/// The codec of `F` as its copy `N` (`formats::Marked`), under the name `<F::NAME>.twin` for
+/// an A/A twin ([`TWIN`]) and `<F::NAME>.plus5` for a positive control ([`CONTROL`]). The two
+/// run the same code: what tells a control apart is the window it is fed (see the module docs).
 #[derive(Default)]
-pub struct Twin<F>(F);
+pub struct Twin<F, const N: u32>(F);
+
+/// A positive control: the twin fed the window with its planted repeats.
+pub type Control<F> = Twin<F, CONTROL>;
 
 /// The first `len` bytes of `bytes` as a name (a const fn's `&str` from [`joined`]).
 const fn name_of(bytes: &'static [u8; NAME_CAP], len: usize) -> &'static str {
@@ -81,12 +109,12 @@ const fn name_of(bytes: &'static [u8; NAME_CAP], len: usize) -> &'static str {
     }
 }
 
-impl<F: Format> Twin<F> {
-    const BYTES: &'static [u8; NAME_CAP] = &joined(F::NAME, SUFFIX);
+impl<F: Format, const N: u32> Twin<F, N> {
+    const BYTES: &'static [u8; NAME_CAP] = &joined(F::NAME, suffix(N));
 }
 
-impl<F: Format> Format for Twin<F> {
-    const NAME: &'static str = name_of(Self::BYTES, F::NAME.len() + SUFFIX.len());
+impl<F: Format, const N: u32> Format for Twin<F, N> {
+    const NAME: &'static str = name_of(Self::BYTES, F::NAME.len() + suffix(N).len());
     const DOCUMENTED: Documented = F::DOCUMENTED;
     const LOSSY: Option<crate::formats::Lossy> = F::LOSSY;
     const STREAM: bool = F::STREAM;
@@ -117,7 +145,7 @@ impl<F: Format> Format for Twin<F> {
 
     #[inline(always)]
     fn decode_copy<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
-        self.0.decode(bytes, &mut Marked::<K, 1>(sink))
+        self.0.decode(bytes, &mut Marked::<K, N>(sink))
     }
 
     #[inline(always)]
@@ -126,131 +154,7 @@ impl<F: Format> Format for Twin<F> {
         bytes: &[u8],
         visitor: &mut V,
     ) -> Result<usize, DecodeError> {
-        self.0.decode_all(bytes, &mut Marked::<V, 1>(visitor))
-    }
-}
-
-/// The codec of `F` under the name `<F::NAME>.plus5`, with one packet in [`PLANTED_EVERY`] done
-/// twice in each timed workload: a positive control of known size (see the module docs).
-pub struct Planted<F> {
-    codec: F,
-    /// Calls so far of each workload (encode, selective, complete decode).
-    calls: [u32; 3],
-    /// Where the extra selective and complete decodes go, so that the real receivers get what
-    /// the original's get. Sized (and its pages written) up front: a timed pass never grows it.
-    shadow: Aggregate,
-    shadow_sum: Checksum,
-}
-
-/// Symbols the shadow aggregate has room for: more than IEX lists.
-const SHADOW_SYMBOLS: usize = 1 << 15;
-
-impl<F: Format> Default for Planted<F> {
-    fn default() -> Self {
-        let mut shadow = Aggregate::new();
-        shadow.reserve(SHADOW_SYMBOLS);
-        Planted {
-            codec: F::default(),
-            calls: [0; 3],
-            shadow,
-            shadow_sum: Checksum::default(),
-        }
-    }
-}
-
-impl<F: Format> Planted<F> {
-    const BYTES: &'static [u8; NAME_CAP] = &joined(F::NAME, CONTROL_SUFFIX);
-
-    /// Counts a call of workload `w`; `true` on every [`PLANTED_EVERY`]th.
-    #[inline(always)]
-    fn again(&mut self, w: usize) -> bool {
-        let n = &mut self.calls[w];
-        *n += 1;
-        if *n == PLANTED_EVERY {
-            *n = 0;
-            true
-        } else {
-            false
-        }
-    }
-}
-
-impl<F: Format> Format for Planted<F> {
-    const NAME: &'static str = name_of(Self::BYTES, F::NAME.len() + CONTROL_SUFFIX.len());
-    const DOCUMENTED: Documented = F::DOCUMENTED;
-    const LOSSY: Option<crate::formats::Lossy> = F::LOSSY;
-    const STREAM: bool = F::STREAM;
-
-    #[inline(always)]
-    fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
-        if self.again(0) {
-            self.encode_again(packet, out);
-        }
-        self.codec.encode(packet, out)
-    }
-
-    #[inline(always)]
-    fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
-        self.codec.decode(bytes, sink)
-    }
-
-    #[inline(always)]
-    fn decode_all<V: Visitor>(
-        &mut self,
-        bytes: &[u8],
-        visitor: &mut V,
-    ) -> Result<usize, DecodeError> {
-        self.codec.decode_all(bytes, visitor)
-    }
-
-    #[inline(always)]
-    fn decode_packet(&mut self, bytes: &[u8]) -> Result<(Packet, usize), DecodeError> {
-        self.codec.decode_packet(bytes)
-    }
-
-    #[inline(always)]
-    fn decode_copy<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
-        if self.again(1) {
-            self.decode_again(bytes)?;
-        }
-        self.codec.decode(bytes, &mut Marked::<K, 2>(sink))
-    }
-
-    #[inline(always)]
-    fn decode_all_copy<V: Visitor>(
-        &mut self,
-        bytes: &[u8],
-        visitor: &mut V,
-    ) -> Result<usize, DecodeError> {
-        if self.again(2) {
-            self.decode_all_again(bytes)?;
-        }
-        self.codec.decode_all(bytes, &mut Marked::<V, 2>(visitor))
-    }
-}
-
-/// The planted extra work, each out of line, so that the control's timed loop is its twin's
-/// but for the count (a branch taken once in 20): the +5% is the repeated work, not a loop made
-/// bigger or laid out otherwise by a second inlined copy of the codec. Not `#[cold]`, which
-/// would optimize the repeat for size rather than speed.
-impl<F: Format> Planted<F> {
-    #[inline(never)]
-    fn encode_again(&mut self, packet: &Packet, out: &mut Vec<u8>) {
-        let start = out.len();
-        self.codec.encode(packet, out);
-        out.truncate(start);
-    }
-
-    #[inline(never)]
-    fn decode_again(&mut self, bytes: &[u8]) -> Result<usize, DecodeError> {
-        self.codec
-            .decode(bytes, &mut Marked::<Aggregate, 2>(&mut self.shadow))
-    }
-
-    #[inline(never)]
-    fn decode_all_again(&mut self, bytes: &[u8]) -> Result<usize, DecodeError> {
-        self.codec
-            .decode_all(bytes, &mut Marked::<Checksum, 2>(&mut self.shadow_sum))
+        self.0.decode_all(bytes, &mut Marked::<V, N>(visitor))
     }
 }
 
@@ -259,9 +163,9 @@ macro_rules! copy_runner {
         |original: &str, control: bool| -> Option<Box<dyn Runner>> {
             $($(if original == <$F as Format>::NAME {
                 return match control {
-                    false => Some(runner::<Twin<$F>>()),
+                    false => Some(runner::<Twin<$F, TWIN>>()),
                     true if <$F as Format>::STREAM => None,
-                    true => Some(runner::<Planted<$F>>()),
+                    true => Some(runner::<Control<$F>>()),
                 };
             })+)*
             None
@@ -284,8 +188,8 @@ macro_rules! copy_names {
     ($($module:ident: [$($name:ident: $F:ty),+ $(,)?]),* $(,)?) => {
         vec![$($((
             <$F as Format>::NAME,
-            <Twin<$F> as Format>::NAME,
-            (!<$F as Format>::STREAM).then_some(<Planted<$F> as Format>::NAME),
+            <Twin<$F, TWIN> as Format>::NAME,
+            (!<$F as Format>::STREAM).then_some(<Control<$F> as Format>::NAME),
         )),+),*]
     };
 }
@@ -388,17 +292,17 @@ pub fn chosen(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formats::{raw::Raw, sbe::Sbe};
+    use crate::formats::{raw::Raw, sbe::Sbe, Aggregate, Checksum};
 
     #[test]
     fn a_twin_is_named_after_its_original_and_found_back() {
-        assert_eq!(<Twin<Sbe> as Format>::NAME, "sbe.twin");
-        assert_eq!(<Twin<Raw> as Format>::NAME, "raw.twin");
+        assert_eq!(<Twin<Sbe, TWIN> as Format>::NAME, "sbe.twin");
+        assert_eq!(<Twin<Raw, TWIN> as Format>::NAME, "raw.twin");
         assert_eq!(twin_of("sbe").unwrap().name(), "sbe.twin");
         assert!(twin_of("sbe.twin").is_none() && twin_of("nope").is_none());
         assert_eq!(original("sbe.twin"), Some("sbe"));
         assert_eq!(original("sbe"), None);
-        assert_eq!(<Planted<Sbe> as Format>::NAME, "sbe.plus5");
+        assert_eq!(<Control<Sbe> as Format>::NAME, "sbe.plus5");
         assert_eq!(control_of("raw").unwrap().name(), "raw.plus5");
         assert_eq!(original("raw.plus5"), Some("raw"));
         assert_eq!(
@@ -453,7 +357,7 @@ mod tests {
     }
 
     #[test]
-    fn a_control_does_one_packet_in_twenty_twice_and_its_receivers_get_the_originals_values() {
+    fn a_control_runs_its_originals_code_once_a_packet_and_its_receivers_get_the_same_values() {
         use crate::formats::{every_kind, full_datagram};
         use crate::model::kind;
         let packets: Vec<Packet> = (0..40)
@@ -462,7 +366,7 @@ mod tests {
                 _ => full_datagram(kind::QUOTE_UPDATE),
             })
             .collect();
-        let (mut control, mut raw) = (Planted::<Counted>::default(), Raw);
+        let (mut control, mut raw) = (Control::<Counted>::default(), Raw);
         let (mut mine, mut theirs) = (Vec::new(), Vec::new());
         for p in &packets {
             assert_eq!(control.encode(p, &mut mine), raw.encode(p, &mut theirs));
@@ -475,7 +379,7 @@ mod tests {
             }
             (agg, sum.value(), sum.messages())
         };
-        let planted = read(&mut |b, agg, sum| {
+        let control_read = read(&mut |b, agg, sum| {
             let used = control.decode_copy(b, agg).unwrap();
             assert_eq!(control.decode_all_copy(b, sum).unwrap(), used);
             used
@@ -485,9 +389,10 @@ mod tests {
             raw.decode_all(b, sum).unwrap();
             used
         });
-        assert_eq!(planted, original);
-        // 40 calls of each workload: two of them done twice (+5%).
-        assert_eq!(control.codec.calls, [42; 3]);
+        assert_eq!(control_read, original);
+        // One call per packet and workload: the planted work is in the window it is fed
+        // (`measure::fed`), not in its code.
+        assert_eq!(control.0.calls, [40; 3]);
         assert_eq!(PLANTED, 2.0 / 40.0);
     }
 

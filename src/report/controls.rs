@@ -1,5 +1,5 @@
 //! The positive controls of a section: a format measured again with a known extra work planted
-//! (`<format>.plus5`: one packet in 20 done twice, `planted` 0.05; see `measure::twins`), in the
+//! (`<format>.plus5`: one unit in 20 fed twice, `planted` 0.05; see `measure::twins`), in the
 //! same runs as its original. Did the method see the planted difference (resolved by the
 //! verdict's own rule, at the resolution the section's A/A twins set), and does its interval
 //! contain it? That is the power and the calibration of the very runs the verdict comes from,
@@ -114,15 +114,15 @@ pub fn table(controls: &[TwinPair<'_>], twins: &[TwinPair<'_>]) -> Option<Table>
     Some(Table {
         left: 3,
         caption: "Positive controls: a format measured again with a known extra work planted \
-                  (one packet in 20 encoded and decoded twice: +5%), control over original run \
-                  by run, paired by run. Resolved: the verdict's rule calls it slower, at the \
-                  resolution the verdict uses here (the A/A twins' bias); contains: the \
-                  95% interval holds the planted ratio. A control never resolved says the runs \
-                  cannot see a difference that size; one whose interval misses its planted \
-                  ratio, that the interval is not to be read at face value, or that the \
-                  repeat cost more than a unit: on a 2-core VM it measured 1.04–1.30, its \
-                  receivers colder in cache than the original's (docs/BENCHMARKS.md, issue 46). \
-                  Controls are left out of every other table, chart and ranking."
+                  (its original's code fed the original's window with one unit in 20 repeated, \
+                  its time divided by the original's units: +5% by construction), control over \
+                  original run by run, paired by run. Resolved: the verdict's rule calls it \
+                  slower, at the resolution the verdict uses here (the A/A twins' bias); \
+                  contains: the 95% interval holds the planted ratio. A control never resolved \
+                  says the runs cannot see a difference that size; one whose interval misses its \
+                  planted ratio, that the interval is not to be read at face value (or that the \
+                  repeated units were not the window's average: see docs/method.md). Controls \
+                  are left out of every other table, chart and ranking."
             .to_owned(),
         header: [
             "control",
