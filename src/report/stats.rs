@@ -510,16 +510,7 @@ pub fn summarize(runs: &Runs) -> Summary {
             hosts.dedup();
             let col =
                 |f: fn(&RunRow) -> f64| Stat::of(&rows.iter().map(|r| f(r)).collect::<Vec<_>>());
-            // The runs that measured the size as stored of these bytes, under any label.
-            let mut same: Vec<SameBytes> = rows.iter().map(|r| SameBytes::of(r)).collect();
-            same.sort_unstable();
-            same.dedup();
-            let stored: Vec<&RunRow> = same
-                .iter()
-                .filter_map(|k| stored_by_bytes.get(k))
-                .flatten()
-                .copied()
-                .collect();
+            let stored = stored_of(&rows, &stored_by_bytes);
             Group {
                 input: input.to_owned(),
                 label: label.to_owned(),
@@ -585,6 +576,21 @@ pub fn summarize(runs: &Runs) -> Summary {
     };
     summary.warnings = warnings(&summary, runs);
     summary
+}
+
+/// The runs that measured the size as stored of the bytes `rows` encoded, under any label.
+fn stored_of<'r>(
+    rows: &[&'r RunRow],
+    stored_by_bytes: &BTreeMap<SameBytes<'r>, Vec<&'r RunRow>>,
+) -> Vec<&'r RunRow> {
+    let mut same: Vec<SameBytes> = rows.iter().map(|r| SameBytes::of(r)).collect();
+    same.sort_unstable();
+    same.dedup();
+    same.iter()
+        .filter_map(|k| stored_by_bytes.get(k))
+        .flatten()
+        .copied()
+        .collect()
 }
 
 /// `key` over `base` for ranking: 1 when both are 0 (equal), infinite when only the base is (the
