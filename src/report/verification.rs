@@ -32,7 +32,7 @@ fn paired(checked: &Group, trusting: &Group, w: Workload, figure: Figure) -> Vec
         .rows
         .iter()
         .filter_map(|c| {
-            let t = trusting.rows.iter().find(|t| t.run_id == c.run_id)?;
+            let t = (trusting.rows.iter()).find(|t| t.run_id == c.run_id && t.label == c.label)?;
             Some((figure(c, w)?, figure(t, w)?))
         })
         .collect()

@@ -162,9 +162,11 @@ fn labels<'r>(runs: &[&'r RunRow]) -> Vec<&'r str> {
     runs.iter().map(|r| r.label.as_str()).collect()
 }
 
-/// `ra`'s run in `b`.
+/// `ra`'s run in `b`: the same run id under the same label (a pooled section holds several
+/// labels, whose run ids need not differ in a hand-made file).
 fn partner<'b>(ra: &RunRow, b: &'b [RunRow]) -> Option<&'b RunRow> {
-    b.iter().find(|rb| rb.run_id == ra.run_id)
+    b.iter()
+        .find(|rb| rb.run_id == ra.run_id && rb.label == ra.label)
 }
 
 /// `ratios` (one per run, of the runs' `labels`) with each label's geometric mean moved onto

@@ -362,3 +362,19 @@ pub fn rows_of_every_format() -> Vec<String> {
         .chain(twins.iter().map(|t| format!("{t}.plus5")))
         .collect()
 }
+
+/// A row's histogram holds `count` latencies where its `units` column says the units timed one
+/// by one: the same, but for a positive control (`.plus5`), whose latencies are its fed window's,
+/// one unit in 20 of each chunk repeated (`measure::fed`), give or take one a window.
+pub fn latencies_are_the_units(format: &str, count: u64, units: &str, side: &str) {
+    if format.ends_with(".plus5") {
+        let units: f64 = units.parse().unwrap();
+        let want = units * 1.05;
+        assert!(
+            (count as f64 - want).abs() <= units * 0.01 + 10.0,
+            "{side} of {format}: {count} latencies against {want}"
+        );
+    } else {
+        assert_eq!(count.to_string(), units, "{side} of {format}");
+    }
+}

@@ -379,7 +379,10 @@ fn medians_spreads_cv_and_ratios() {
         assert_eq!(r.messages, 121655.0);
     }
     let s = report::summarize(&runs);
-    assert_eq!(s.groups.len(), 4);
+    // Two labels of two formats, and the section pooling both labels (`normal + pinned`).
+    assert_eq!(s.groups.len(), 6);
+    let pooled = group(&s, "normal + pinned", "sbe");
+    assert_eq!(pooled.runs, 5);
     // Both paths of day1.pcapng.gz pool into one input.
     assert!(s.groups.iter().all(|g| g.input == "day1.pcapng.gz"));
 
@@ -451,6 +454,8 @@ fn medians_spreads_cv_and_ratios() {
         [
             ("normal", "sbe"),
             ("normal", "capnp-packed"),
+            ("normal + pinned", "sbe"),
+            ("normal + pinned", "capnp-packed"),
             ("pinned", "sbe"),
             ("pinned", "capnp-packed")
         ]
@@ -808,7 +813,9 @@ fn writes_csv_markdown_charts_and_html() {
         ]
     );
     let rows: Vec<HashMap<String, String>> = r.deserialize().map(|x| x.unwrap()).collect();
-    assert_eq!(rows.len(), 4);
+    // Two formats under each of two labels, then pooled (`normal + pinned`, between them).
+    assert_eq!(rows.len(), 6);
+    assert_eq!(rows[2]["label"], "normal + pinned");
     let capnp = &rows[1];
     assert_eq!(capnp["format"], "capnp-packed");
     assert_eq!(capnp["label"], "normal");
@@ -825,7 +832,7 @@ fn writes_csv_markdown_charts_and_html() {
     assert_eq!(capnp["msgs_per_sec_median"], "3500000");
     assert_eq!(capnp["timer_overhead_ns_median"], "10");
     assert_eq!(rows[0]["ratio_to_fastest"], "1");
-    assert_eq!(rows[2]["de_p50_ns_median"], "110");
+    assert_eq!(rows[4]["de_p50_ns_median"], "110");
     // Not measured (old header, empty cells) and no raw: empty cells, not zeros. Without batch
     // figures the ranking is by p50.
     for row in &rows {
@@ -860,9 +867,10 @@ fn writes_csv_markdown_charts_and_html() {
         .iter()
         .filter(|p| p.extension().is_some_and(|e| e == "svg"))
         .collect();
-    // scatter (wire only: no size as stored) + pct ser/de + bytes per (input, label) = 8, dist
-    // ser/de for the label with histograms = 2.
-    assert_eq!(svgs.len(), 10, "{svgs:?}");
+    // scatter (wire only: no size as stored) + pct ser/de + bytes per (input, label), the
+    // pooled `normal + pinned` too = 12, dist ser/de for the label with histograms and for the
+    // pool that holds it = 4.
+    assert_eq!(svgs.len(), 16, "{svgs:?}");
     assert!(
         md.contains("day1.pcapng.gz [pinned]: no histograms (.hlog or .hgrm) found"),
         "{md}"
@@ -944,17 +952,17 @@ fn writes_csv_markdown_charts_and_html() {
             "{name} not in index.html"
         );
     }
-    // Two tables per (input, label), the labels side by side, and the verdicts: the primary
-    // label's at the top, the other's in its section.
-    assert_eq!(html.matches("<table>").count(), 5);
-    assert_eq!(html.matches("<table class=\"verdict\">").count(), 2);
+    // Two tables per (input, label), the pooled `normal + pinned` too, the labels side by side,
+    // and the verdicts: the primary (pooled) section's at the top, the others' in their sections.
+    assert_eq!(html.matches("<table>").count(), 7);
+    assert_eq!(html.matches("<table class=\"verdict\">").count(), 3);
     // The answer first: the verdict and the size-vs-speed chart before any warning.
     let at = |what: &str| {
         html.find(what)
             .unwrap_or_else(|| panic!("{what} not in index.html"))
     };
     assert!(at("<table class=\"verdict\">") < at("id=\"warnings\""));
-    assert!(at("scatter-day1.pcapng.gz-normal-wire.svg") < at("id=\"warnings\""));
+    assert!(at("scatter-day1.pcapng.gz-normal___pinned-wire.svg") < at("id=\"warnings\""));
     assert!(at("id=\"scheduling\"") < at("id=\"warnings\""));
     assert!(html.contains("<details class=\"warnings\"><summary>Fewer than 3 runs behind 2 of 4"));
     assert!(html.contains("Input: day1.pcapng.gz, IEX DEEP feed, 50,000 packets"));

@@ -87,7 +87,8 @@ pub fn write_all(
                 .push_str(trusts_note(runs.iter().map(|r| r.format.as_str())));
             files.write((input, label), chart)?;
         }
-        if sides.is_empty() {
+        // A pooled section's histograms are its labels': said there, once.
+        if sides.is_empty() && !super::super::stats::is_pooled(label) {
             warnings.push(no_histograms((input, label), hist_dirs));
         }
     }
