@@ -1,12 +1,12 @@
 //! `--csv`: one row per format per run, appended and flushed row by row under a header written
 //! once. Column names are a contract: people paste these files into their decisions.
 
-use std::fs::OpenOptions;
-use std::io::{self, BufRead, BufReader, Write};
+use std::io;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use super::append::{append_rows, header_needed};
 use super::RunReport;
 use crate::measure::stats::FormatResult;
 
@@ -350,47 +350,13 @@ impl Row {
 /// synced, so a killed run leaves all of them or none. A file whose header is not ours is
 /// refused rather than mixed.
 pub fn append(path: &Path, report: &RunReport<'_>) -> io::Result<()> {
-    let existing_header = match std::fs::File::open(path) {
-        Ok(f) => {
-            let mut line = String::new();
-            BufReader::new(f).read_line(&mut line)?;
-            Some(line.trim_end().to_owned())
-        }
-        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-        Err(e) => return Err(e),
-    };
-    let needs_header = match existing_header.as_deref() {
-        None | Some("") => true,
-        Some(COLUMNS) => false,
-        Some(other) => {
-            return Err(io::Error::other(format!(
-                "{} has other columns than this version writes (first line: {other:.60}...)",
-                path.display()
-            )))
-        }
-    };
+    let header = header_needed(path, COLUMNS)?;
     // The run's windows first (`export::windows`): a run in the results file always has them.
     super::windows::append(&super::windows::path_of(path), report)?;
     // The header (when new) and all of the run's rows go out in one append: a run is in the
     // file whole or not at all, which is what `shootout bench --resume` relies on.
-    let mut w = ::csv::WriterBuilder::new()
-        .has_headers(false)
-        .from_writer(Vec::new());
-    for f in &report.outcome.formats {
-        w.serialize(Row::new(report, f)).map_err(io::Error::other)?;
-    }
-    let rows = w
-        .into_inner()
-        .map_err(|e| io::Error::other(e.to_string()))?;
-    let mut text = Vec::with_capacity(COLUMNS.len() + 1 + rows.len());
-    if needs_header {
-        text.extend_from_slice(COLUMNS.as_bytes());
-        text.push(b'\n');
-    }
-    text.extend_from_slice(&rows);
-    let mut file = OpenOptions::new().create(true).append(true).open(path)?;
-    file.write_all(&text)?;
-    file.sync_data()
+    let rows = report.outcome.formats.iter().map(|f| Row::new(report, f));
+    append_rows(path, COLUMNS, header, rows)
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 //! `shootout merge` joins (`part`). `shootout report` reads them back (`crate::report`).
 
 pub mod aggregation;
+pub mod append;
 pub mod capabilities;
 pub mod csv;
 pub mod environment;

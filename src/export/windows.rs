@@ -3,12 +3,12 @@
 //! report compares two formats on the windows they shared (`report::windows`); a results file
 //! without its windows file is read as before, by the ratio of the runs' sums.
 
-use std::fs::OpenOptions;
-use std::io::{self, BufRead, BufReader, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::append::{append_rows, header_needed};
 use super::RunReport;
 use crate::measure::workload::Workload;
 
@@ -63,42 +63,8 @@ pub fn rows(report: &RunReport<'_>) -> Vec<WindowRow> {
 /// synced, so a killed run leaves all of its windows or none. A file with other columns is
 /// refused rather than mixed.
 pub fn append(path: &Path, report: &RunReport<'_>) -> io::Result<()> {
-    let needs_header = match std::fs::File::open(path) {
-        Ok(f) => {
-            let mut line = String::new();
-            BufReader::new(f).read_line(&mut line)?;
-            match line.trim_end() {
-                "" => true,
-                COLUMNS => false,
-                other => {
-                    return Err(io::Error::other(format!(
-                        "{} has other columns than this version writes (first line: {other:.60})",
-                        path.display()
-                    )))
-                }
-            }
-        }
-        Err(e) if e.kind() == io::ErrorKind::NotFound => true,
-        Err(e) => return Err(e),
-    };
-    let mut w = ::csv::WriterBuilder::new()
-        .has_headers(false)
-        .from_writer(Vec::new());
-    for row in rows(report) {
-        w.serialize(row).map_err(io::Error::other)?;
-    }
-    let body = w
-        .into_inner()
-        .map_err(|e| io::Error::other(e.to_string()))?;
-    let mut text = Vec::with_capacity(COLUMNS.len() + 1 + body.len());
-    if needs_header {
-        text.extend_from_slice(COLUMNS.as_bytes());
-        text.push(b'\n');
-    }
-    text.extend_from_slice(&body);
-    let mut file = OpenOptions::new().create(true).append(true).open(path)?;
-    file.write_all(&text)?;
-    file.sync_data()
+    let header = header_needed(path, COLUMNS)?;
+    append_rows(path, COLUMNS, header, rows(report))
 }
 
 #[cfg(test)]
