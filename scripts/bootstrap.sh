@@ -64,6 +64,8 @@ apt_install javac openjdk-17-jdk-headless
 apt_install parallel parallel
 # objdump and nm: scripts/twin_copies.py reads the release binary (each twin's own code).
 apt_install objdump binutils
+# Callgrind: `run --instructions` counts instructions under it where the CPU has no counters.
+apt_install valgrind valgrind
 capnp_bin="$(command -v capnp)"
 
 # --- flatc -----------------------------------------------------------------------------

@@ -20,7 +20,8 @@ use md_shootout::gen::{self, GenOptions};
 use md_shootout::inspect;
 use md_shootout::measure::{
     self,
-    args::{positive, RunArgs, SharedArgs, UnitArg},
+    args::{positive, InstructionsArg, RunArgs, SharedArgs, UnitArg},
+    instructions::{self, Counting, Source, Want},
 };
 use md_shootout::model::Feed;
 use md_shootout::report;
@@ -129,6 +130,10 @@ struct RunCommand {
     /// Internal: run as a `--jobs` worker pinned to this CPU (JSON results on stdout).
     #[arg(long, hide = true, conflicts_with = "jobs")]
     worker_cpu: Option<usize>,
+    /// Internal: run under Callgrind for a parent's `--instructions` (each batch pass dumped;
+    /// nothing written).
+    #[arg(long, hide = true)]
+    callgrind_child: bool,
 }
 
 const MERGE_ABOUT: &str = "Join the parts `run --shard I/N --part FILE` wrote into one run's \
@@ -357,6 +362,12 @@ struct GateArgs {
     /// ser batch, de batch and de_all batch each on its own).
     #[arg(long, value_enum, default_value_t = FailOnArg::Ranking, requires = "fail_if_slower")]
     fail_on: FailOnArg,
+    /// With --baseline: exit with code 3 when a format's instructions per unit (ser, de or
+    /// de_all batch, median across the runs that counted them with --instructions) grew by more
+    /// than PCT percent. Counts of two sources (pmu, callgrind) are never compared; a baseline
+    /// with nothing to compare is refused (exit code 2).
+    #[arg(long, value_name = "PCT", requires = "baseline", value_parser = percent)]
+    fail_if_more_instructions: Option<f64>,
 }
 
 impl GateArgs {
@@ -473,9 +484,13 @@ fn main() -> ExitCode {
             eprintln!("error: {e}");
             ExitCode::from(2)
         }
-        Err(e) if e.is::<report::baseline::Regressed>() => {
+        Err(e) if e.is::<report::baseline::Regressed>() || e.is::<report::instructions::Grew>() => {
             eprintln!("error: {e}");
             ExitCode::from(report::baseline::REGRESSION_EXIT)
+        }
+        Err(e) if e.is::<report::instructions::NothingCompared>() => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
         }
         Err(e) => {
             eprintln!("error: {e:#}");
@@ -560,6 +575,14 @@ impl RunCommand {
     fn run(self) -> anyhow::Result<()> {
         let (file, lenient) = (&self.file, self.measure.shared.lenient);
         let mut config = self.measure.config();
+        if self.callgrind_child {
+            config.counting = Some(Counting::CallgrindChild);
+            config.check()?;
+            measure::run_file(file, &config, lenient)?;
+            return Ok(());
+        }
+        let source = Want::from(self.measure.shared.instructions).resolve()?;
+        config.counting = (source == Some(Source::Pmu)).then_some(Counting::Pmu);
         let share = config.chunking.share;
         if !share.is_whole() && self.worker_cpu.is_none() {
             if self.part.is_none() {
@@ -576,10 +599,16 @@ impl RunCommand {
             return Ok(measure::jobs::work(file, &config, lenient, cpu)?);
         }
         let info = RunInfo::collect(file, &self.label);
-        let outcome = match self.measure.shared.jobs {
+        let mut outcome = match self.measure.shared.jobs {
             1 => measure::run_file(file, &config, lenient)?,
             jobs => measure::jobs::run(file, &config, lenient, jobs)?,
         };
+        if source == Some(Source::Callgrind) {
+            eprintln!(
+                "counting instructions under Callgrind (the same run once more, untimed) ..."
+            );
+            instructions::child::count(file, &config, lenient, &mut outcome)?;
+        }
         if let Some(path) = &self.part {
             let part = export::part::Part {
                 version: export::part::PART_VERSION,
@@ -588,6 +617,8 @@ impl RunCommand {
                 options: {
                     let mut args = measure::args::RunArgs::of(&config, lenient);
                     args.shard = None;
+                    // Shares may count instructions on hosts with and without counters.
+                    args.shared.instructions = InstructionsArg::Auto;
                     args.to_args()
                         .iter()
                         .map(|a| a.to_string_lossy().into_owned())
@@ -691,6 +722,13 @@ impl ReportArgs {
                 return Err(refused.into());
             }
         }
+        let instructions = match self.gate.fail_if_more_instructions {
+            Some(pct) => {
+                let old = report::summarize(&report::load(&self.baseline)?);
+                Some(report::instructions::check(&summary, &old, pct)?)
+            }
+            None => None,
+        };
         let mut decision = report::decision::Decision::load(
             &self.csvs,
             self.capabilities.as_deref(),
@@ -721,15 +759,19 @@ impl ReportArgs {
             self.out.display(),
             files.index.display()
         ))?;
-        // `requires = "baseline"`: a gate always has a comparison.
+        // `requires = "baseline"`: a gate always has a comparison. Both gates print before
+        // either fails.
+        let mut failed: Option<anyhow::Error> = None;
         if let (Some(c), Some(gate)) = (&against, self.gate.gate()) {
-            let (lines, failed) = report::baseline::check(c, gate);
+            let (lines, regressed) = report::baseline::check(c, gate);
             print(lines.trim_end())?;
-            if let Some(failed) = failed {
-                return Err(failed.into());
-            }
+            failed = regressed.map(Into::into);
         }
-        Ok(())
+        if let Some((lines, grew)) = instructions {
+            print(lines.trim_end())?;
+            failed = failed.or(grew.map(Into::into));
+        }
+        failed.map_or(Ok(()), Err)
     }
 }
 

@@ -12,7 +12,7 @@ use super::report::{write_capabilities, write_report};
 use super::resume::{self, Done, Record};
 use crate::fetch::{self, FetchOptions};
 use crate::gen::{self, GenOptions};
-use crate::measure::args::{RunArgs, StoredArg};
+use crate::measure::args::{InstructionsArg, RunArgs, StoredArg};
 use crate::measure::Unit;
 use crate::model::Feed;
 use crate::report;
@@ -26,6 +26,10 @@ pub fn bench(opts: &Options) -> Result<(), Failure> {
         date,
     } = check(opts)?;
     let baseline = baseline_csv(opts)?;
+    // A source of instruction counts this machine lacks is refused before the first run.
+    crate::measure::instructions::Want::from(opts.run.instructions)
+        .resolve()
+        .map_err(|e| Failure::Usage(e.to_string()))?;
     let exe = std::env::current_exe()
         .map_err(|e| Failure::Failed(format!("cannot find this program's own path: {e}")))?;
     // Inputs read with --lenient: all with the option, else the default inputs that need it.
@@ -61,6 +65,21 @@ pub fn bench(opts: &Options) -> Result<(), Failure> {
     run_matrix(opts, &exe, &out, &matrix, &mut record)?;
     write_capabilities(&out);
     write_report(&out, baseline.as_deref(), opts.gate, opts.verbose)
+}
+
+/// A run after an input's first leaves out what is the same in every run of it: the size as
+/// stored, a property of the bytes (compressing them again in each run made the default bench
+/// half as long again; the report gives every label the first run's, report::stats::SameBytes),
+/// and the instructions under Callgrind (a run 20-100 times slower; the CPU's counter, free,
+/// counts in every run).
+fn not_again(run: &mut RunArgs) {
+    run.shared.stored_size = StoredArg::None;
+    run.shared.no_stored_size = false;
+    run.shared.instructions = match run.shared.instructions {
+        InstructionsArg::On => InstructionsArg::Auto,
+        InstructionsArg::Callgrind => InstructionsArg::Off,
+        other => other,
+    };
 }
 
 /// [`DEFAULT_INPUTS`], and those of them read with `--lenient`.
@@ -237,11 +256,7 @@ fn run_matrix(
         };
         run.shared.lenient |= matrix.lenient.iter().any(|p| p == step.input);
         if step.run > 1 || step.prefix != &matrix.prefixes[0] {
-            // The size as stored is a property of the bytes, which are the same in every run of
-            // an input: compressing them again in each run made the default bench half as long
-            // again. The report gives every label the first run's (report::stats::SameBytes).
-            run.shared.stored_size = StoredArg::None;
-            run.shared.no_stored_size = false;
+            not_again(&mut run);
         }
         let place = Path::new(&step.name)
             .join(&label)

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::append::{append_rows, header_needed};
 use super::RunReport;
 use crate::measure::stats::FormatResult;
+use crate::measure::Workload;
 
 /// One CSV row, as `run` writes it and `shootout report` reads it back; field order is column
 /// order. The columns up to `git_rev` are [`required`]; every later one was added since, so it
@@ -194,6 +195,18 @@ pub struct Row {
     /// Empty on every other row. Last, so that readers of the earlier columns keep working.
     #[serde(default)]
     pub planted: Option<f64>,
+    /// Instructions per unit of the batch encode, selective and complete decode, where the run
+    /// counted them (`--instructions`, `measure::instructions`); never a time.
+    #[serde(default)]
+    pub ser_instr: Option<f64>,
+    #[serde(default)]
+    pub de_instr: Option<f64>,
+    #[serde(default)]
+    pub de_all_instr: Option<f64>,
+    /// Where the counts come from: `pmu` (the CPU's counter) or `callgrind`; counts of two
+    /// sources are never compared.
+    #[serde(default)]
+    pub instr_source: Option<String>,
 }
 
 /// The header line, as written: [`Row`]'s fields in order (a test checks it).
@@ -204,7 +217,8 @@ de_max_ns,de_mean_ns,de_total_ns,msgs_per_sec,timer_overhead_ns,host,cpu,rustc,g
 memcpy_p50_ns,memcpy_mean_ns,de_all_p50_ns,de_all_p90_ns,de_all_p99_ns,de_all_p999_ns,de_all_p9999_ns,\
 de_all_max_ns,de_all_mean_ns,de_all_total_ns,ser_batch_ns,de_batch_ns,de_all_batch_ns,clock,memcpy_batch_ns,unit,units,stored_mode,stored_sampled_bytes,timing,batch_units,jobs,worker_cpu,timed_faults,order_seed,dropped_bytes,\
 ser_allocs,de_allocs,de_all_allocs,ser_alloc_bytes,de_alloc_bytes,de_all_alloc_bytes,trusts_producer,\
-twin_of,clock_step_ns,preempted,retimed,aggregate_batch_ns,shard,latency_note,lossy,planted";
+twin_of,clock_step_ns,preempted,retimed,aggregate_batch_ns,shard,latency_note,lossy,planted,\
+ser_instr,de_instr,de_all_instr,instr_source";
 
 /// How many of [`COLUMNS`] every results CSV has: those up to `git_rev`, the first header
 /// `run` wrote. [`Row`]'s later fields are optional.
@@ -258,6 +272,8 @@ impl Row {
             allocs.map_or([None; 3], |a| a.0.map(|u| Some(round3(u.allocations))));
         let [ser_alloc_bytes, de_alloc_bytes, de_all_alloc_bytes] =
             allocs.map_or([None; 3], |a| a.0.map(|u| Some(round3(u.bytes))));
+        let [ser_instr, de_instr, de_all_instr] =
+            Workload::ALL.map(|w| f.instructions_per_unit(w).map(round3));
         Row {
             run_id: info.run_id.clone(),
             started_at: info.started_at.clone(),
@@ -341,6 +357,10 @@ impl Row {
             // A twin is lossy when its original is.
             lossy: Some(crate::formats::lossy(f.twin_of().unwrap_or(f.name)).is_some()),
             planted: f.planted(),
+            ser_instr,
+            de_instr,
+            de_all_instr,
+            instr_source: f.instructions.map(|c| c.source.name().to_owned()),
         }
     }
 }

@@ -43,6 +43,7 @@ pub fn render(report: &RunReport<'_>) -> String {
     throughput_table(&mut t, o, &ranked);
     latency_table(&mut t, o, &ranked);
     allocations_table(&mut t, o, &ranked);
+    instructions_table(&mut t, o);
     if o.formats.iter().any(|f| trusts_producer(f.name)) {
         let _ = writeln!(t, "\n{TRUSTS_NOTE}");
     }
@@ -240,6 +241,36 @@ fn allocations_table(t: &mut String, o: &Outcome, ranked: &[&FormatResult]) {
             }
             None => row.extend(std::iter::repeat_n("-".to_owned(), 6)),
         }
+        rows.push(row);
+    }
+    write_rows(t, &rows);
+}
+
+/// Instructions per unit of each batch pass, where the run counted them (`--instructions`):
+/// every format, twins and controls too (a control's count is its plant made visible).
+fn instructions_table(t: &mut String, o: &Outcome) {
+    let Some(source) = o
+        .formats
+        .iter()
+        .find_map(|f| f.instructions)
+        .map(|c| c.source)
+    else {
+        return;
+    };
+    let _ = writeln!(
+        t,
+        "\ninstructions per {} of the batch passes ({}; instructions, not time):",
+        o.unit.name(),
+        source.name()
+    );
+    let mut rows: Vec<Vec<String>> =
+        vec![["format", "ser", "de", "de_all"].map(String::from).to_vec()];
+    for f in &o.formats {
+        let mut row = vec![label(f)];
+        row.extend(Workload::ALL.map(|w| {
+            f.instructions_per_unit(w)
+                .map_or("-".to_owned(), |n| fmt_f(n, 0))
+        }));
         rows.push(row);
     }
     write_rows(t, &rows);

@@ -10,6 +10,7 @@ use std::str::FromStr;
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser};
 
+use super::instructions::{Counting, Want};
 use super::schedule::Schedule;
 use super::shootout::{Config, DEFAULT_WINDOW};
 use super::stored::StoredMode;
@@ -51,6 +52,16 @@ pub struct SharedArgs {
     /// Packets (units, see --unit) run through every format before times are recorded.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub warmup: u64,
+    /// Count the instructions of every batch pass (per unit in the CSV's ser_instr, de_instr
+    /// and de_all_instr; where from in instr_source): `auto` with the CPU's counter where the
+    /// machine has one (user space only, read outside the timed region, so free), `on` (the
+    /// option alone) with it or else under Callgrind (the run's options once more under
+    /// valgrind: the same passes, 20-100 times slower, nothing timed there), `pmu` or `callgrind`
+    /// that source only, `off` never. `bench` counts under Callgrind in the first run of each
+    /// input only: the count is the same in every run.
+    #[arg(long, value_enum, value_name = "WHERE", num_args = 0..=1,
+          default_value_t = InstructionsArg::Auto, default_missing_value = "on")]
+    pub instructions: InstructionsArg,
 }
 
 impl SharedArgs {
@@ -142,6 +153,11 @@ impl RunArgs {
                 timing: config.timing.into(),
                 jobs: 1,
                 warmup: config.warmup,
+                // A child counts only with the CPU's counter; Callgrind counts in a run of its own.
+                instructions: match config.counting {
+                    Some(Counting::Pmu) => InstructionsArg::Pmu,
+                    _ => InstructionsArg::Off,
+                },
             },
             window: config.window,
             unit: config.unit.into(),
@@ -171,6 +187,8 @@ impl RunArgs {
                 bytes: self.chunk,
                 share: self.share(),
             },
+            // Resolved by the caller (`Want::resolve`): opening a counter is not an option's job.
+            counting: None,
         }
     }
 
@@ -287,6 +305,10 @@ mirror!(
     TimingArg <=> Schedule { Alternate, Both }
 );
 mirror!(
+    /// `--instructions`.
+    InstructionsArg <=> Want { Auto, On, Pmu, Callgrind, Off }
+);
+mirror!(
     /// `--stored-size`.
     StoredArg <=> StoredMode { Sample, All, None }
 );
@@ -320,6 +342,7 @@ mod tests {
                 timing: TimingArg::Both,
                 jobs: 3,
                 warmup: 1000,
+                instructions: InstructionsArg::Callgrind,
             },
             window: 512,
             unit: UnitArg::Message,
@@ -338,8 +361,8 @@ mod tests {
         assert_eq!(
             text.join(" "),
             "--formats sbe,json --verify --lenient --stored-size all --timing both --jobs 3 \
-             --warmup 1000 --window 512 --unit message --order-seed 7 --twins sbe \
-             --chunk 1048576 --shard 2/4"
+             --warmup 1000 --instructions callgrind --window 512 --unit message --order-seed 7 \
+             --twins sbe --chunk 1048576 --shard 2/4"
         );
     }
 
@@ -395,11 +418,28 @@ mod tests {
                 bytes: 3 << 20,
                 share: Share { index: 2, count: 3 },
             },
+            counting: None,
         };
         let args = RunArgs::of(&config, true);
         let back = round_trip(&args);
         assert!(back.shared.lenient);
         assert_eq!(format!("{:?}", back.config()), format!("{config:?}"));
+        // A child of a run counting with the CPU's counter counts with it; of any other, not
+        // (Callgrind counts in a run of its own).
+        for (counting, child) in [
+            (Some(Counting::Pmu), InstructionsArg::Pmu),
+            (Some(Counting::CallgrindChild), InstructionsArg::Off),
+            (None, InstructionsArg::Off),
+        ] {
+            let config = Config {
+                counting,
+                ..config.clone()
+            };
+            assert_eq!(
+                round_trip(&RunArgs::of(&config, false)).shared.instructions,
+                child
+            );
+        }
         for twins in [None, Some(vec!["capnp".to_owned(), "postcard".into()])] {
             let config = Config {
                 twins,

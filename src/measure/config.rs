@@ -4,6 +4,7 @@
 use crate::error::Error;
 use crate::formats::DecodeError;
 
+use super::instructions::Counting;
 use super::schedule::Schedule;
 use super::stored::StoredMode;
 use super::window::Unit;
@@ -45,6 +46,9 @@ pub struct Config {
     /// How the input is cut into chunks, and the share of them this process measures (see
     /// `stream::share`).
     pub chunking: Chunking,
+    /// Whether and how this process counts the instructions of its batch passes (see
+    /// [`super::instructions`]); `None` for not at all.
+    pub counting: Option<Counting>,
 }
 
 impl Default for Config {
@@ -60,6 +64,7 @@ impl Default for Config {
             timing: Schedule::Alternate,
             order_seed: 0,
             chunking: Chunking::default(),
+            counting: None,
         }
     }
 }

@@ -13,6 +13,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::config::RunError;
+use super::instructions::Instructions;
 use super::outcome::Outcome;
 use super::stats::FormatResult;
 use super::twins;
@@ -236,6 +237,7 @@ fn add_format(f: &mut FormatResult, g: &FormatResult) -> Result<(), RunError> {
     f.timed_faults += g.timed_faults;
     f.preempted += g.preempted;
     f.retimed += g.retimed;
+    f.instructions = Instructions::merge(f.instructions, g.instructions);
     f.allocations = match (f.allocations, g.allocations) {
         (Some(mut a), Some(b)) => {
             a.absorb(&b);

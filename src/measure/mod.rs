@@ -10,6 +10,7 @@ pub mod config;
 pub mod fed;
 pub mod file;
 pub mod floor;
+pub mod instructions;
 pub mod interference;
 pub mod jobs;
 pub mod memory;

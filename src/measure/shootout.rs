@@ -17,6 +17,7 @@ use super::clock::Timer;
 pub use super::config::{Config, RunError, DEFAULT_WINDOW, MAX_WINDOW};
 use super::fed::Feed;
 use super::floor::{AggregateFloor, MemcpyFloor};
+use super::instructions;
 use super::interference::{observe, retime};
 use super::memory::Written;
 use super::order::{pass_order, Order, PassOrder};
@@ -327,6 +328,8 @@ struct Shootout<'c> {
     /// Counts each format's allocations after the timed work; `None` where the counting
     /// allocator is not installed (`alloc_count::counting`).
     counter: Option<Counter>,
+    /// Counts the instructions of each batch pass where the run asked (`Config::counting`).
+    instructions: Option<instructions::Counter>,
     floor: MemcpyFloor,
     aggregate_floor: AggregateFloor,
     order: Order,
@@ -360,11 +363,25 @@ struct Shootout<'c> {
 impl<'c> Shootout<'c> {
     fn new(runners: Vec<Box<dyn Runner>>, config: &'c Config) -> Result<Self, RunError> {
         let counting = crate::alloc_count::counting();
+        let instructions = config
+            .counting
+            .map(instructions::Counter::open)
+            .transpose()
+            .map_err(|e| {
+                RunError::Config(format!(
+                    "--instructions pmu: the CPU's instruction counter cannot be opened: {e}"
+                ))
+            })?;
+        let source = match instructions {
+            Some(instructions::Counter::Pmu(_)) => Some(instructions::Source::Pmu),
+            _ => None,
+        };
         let windowed = runners.iter().any(|r| r.grain() == Grain::Window);
         let results = runners
             .iter()
             .map(|r| FormatResult {
                 allocations: counting.then(AllocTally::default),
+                instructions: source.map(instructions::Instructions::new),
                 ..FormatResult::new(r.name())
             })
             .collect();
@@ -400,6 +417,7 @@ impl<'c> Shootout<'c> {
             decoded: Vec::new(),
             compressors: Compressors::new().map_err(RunError::Compress)?,
             counter: counting.then(Counter::default),
+            instructions,
             floor: MemcpyFloor::default(),
             aggregate_floor: AggregateFloor::default(),
             gate: None,
@@ -864,8 +882,12 @@ impl<'c> Shootout<'c> {
                 },
                 checksum: &mut self.checksum,
             };
-            let (pass, taken) =
-                observe(|| runner.pass(workload, Timing::Window, &mut io, timer, stats));
+            let counter = &mut self.instructions;
+            let ((pass, counted), taken) = observe(|| {
+                count(counter, name, workload, || {
+                    runner.pass(workload, Timing::Window, &mut io, timer, stats)
+                })
+            });
             (result.timed_faults, result.preempted) = (
                 result.timed_faults + taken.faults,
                 result.preempted + taken.switches,
@@ -875,7 +897,17 @@ impl<'c> Shootout<'c> {
             if again && self.retry_aggregate != *after {
                 self.retry_disagreed[i].get_or_insert(first_packet);
             }
-            if !retime(taken, tries) {
+            let retries = counter.as_ref().is_none_or(|c| c.allows_retries());
+            if !retries || !retime(taken, tries) {
+                // The pass kept is the one counted (a counter that fails to read, or was shared
+                // with another event mid-pass, leaves the format without a count).
+                if let Some(n) = counted {
+                    if let Some(c) = &mut result.instructions {
+                        c.count[workload] += n;
+                    }
+                } else if matches!(counter, Some(instructions::Counter::Pmu(_))) {
+                    result.instructions = None;
+                }
                 return Ok(pass);
             }
             result.retimed += 1;
@@ -1188,6 +1220,19 @@ fn encodes_agree(runner: &dyn Runner, name: &'static str, span: Span<'_>) -> Res
 }
 
 /// `span` as a window format ([`Grain::Window`]) is timed in it: whole, never per packet.
+/// `work`, counted by `counter` where there is one.
+fn count<R>(
+    counter: &mut Option<instructions::Counter>,
+    format: &'static str,
+    workload: Workload,
+    work: impl FnOnce() -> R,
+) -> (R, Option<u64>) {
+    match counter {
+        Some(c) => c.count(format, workload, work),
+        None => (work(), None),
+    }
+}
+
 fn whole(span: Span<'_>) -> Span<'_> {
     Span {
         timed: Plan {

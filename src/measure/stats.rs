@@ -4,6 +4,7 @@
 use hdrhistogram::Histogram;
 
 use super::allocations::AllocTally;
+use super::instructions::Instructions;
 use super::stored::{Estimate, StoredMode, StoredTally};
 use super::window_times::WindowTimes;
 use super::workload::{PerWorkload, Workload};
@@ -144,9 +145,20 @@ pub struct FormatResult {
     /// `measure::interference`).
     #[serde(default)]
     pub retimed: u64,
+    /// The instructions of the batch passes, where the run counted them (`--instructions`,
+    /// see `measure::instructions`).
+    #[serde(default)]
+    pub instructions: Option<Instructions>,
 }
 
 impl FormatResult {
+    /// Instructions per unit of `workload`'s batch passes, where they were counted.
+    pub fn instructions_per_unit(&self, workload: Workload) -> Option<f64> {
+        let counted = self.instructions?;
+        let units = self.throughput[workload].packets;
+        (units > 0).then(|| counted.count[workload] as f64 / units as f64)
+    }
+
     pub fn new(name: &'static str) -> Self {
         FormatResult {
             name,
@@ -164,6 +176,7 @@ impl FormatResult {
             allocations: None,
             preempted: 0,
             retimed: 0,
+            instructions: None,
         }
     }
 

@@ -14,6 +14,7 @@ use std::sync::Arc;
 use super::error::ReportError;
 use crate::export::csv::{required, Row};
 use crate::export::windows::{path_of, WindowRow};
+use crate::measure::instructions::Source as Counter;
 use crate::measure::window_times::{Block, WindowTimes};
 use crate::measure::{PerWorkload, Workload};
 
@@ -114,6 +115,9 @@ pub struct RunRow {
     /// (0 for an A/A twin, 0.05 for the +5% positive control); `None` on every other row (and
     /// in CSVs from before controls, where a twin is an A/A twin).
     pub planted: Option<f64>,
+    /// `ser_instr`, `de_instr`, `de_all_instr` and `instr_source`: instructions per unit of each
+    /// batch workload and where they were counted; `None` where the run did not count them.
+    pub instructions: Option<(Counter, [f64; 3])>,
     /// Its whole-window passes window by window, from the windows file beside the CSV
     /// (`report::windows` compares formats on them); `None` where there is none (results from before it).
     pub windows: Option<Windows>,
@@ -402,6 +406,9 @@ fn run_row(r: Row, source: usize) -> Result<RunRow, String> {
         retimed: r.retimed,
         aggregate_batch_ns: r.aggregate_batch_ns,
         planted: r.planted,
+        instructions: all_or_none([r.ser_instr, r.de_instr, r.de_all_instr], "*_instr")?
+            .zip(r.instr_source.as_deref().and_then(Counter::parse))
+            .map(|(counts, source)| (source, counts)),
         windows: None,
     })
 }

@@ -14,6 +14,7 @@ pub mod document;
 pub mod error;
 pub mod export;
 pub mod html;
+pub mod instructions;
 pub mod load;
 pub mod markdown;
 pub mod page;

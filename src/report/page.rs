@@ -172,6 +172,7 @@ impl Contents<'_> {
         blocks.extend(controls::table(&controls, &pairs).map(Block::Table));
         blocks.extend(verification::table(groups).map(Block::Table));
         blocks.extend(allocations_table(groups).map(Block::Table));
+        blocks.extend(super::instructions::table(groups).map(Block::Table));
         let merged: Vec<_> = self
             .merged
             .iter()

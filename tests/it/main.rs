@@ -23,6 +23,7 @@ mod gen_deep_plus;
 mod gen_like;
 mod held_back;
 mod iex_golden;
+mod instructions;
 mod jobs;
 mod memory;
 mod realdata;

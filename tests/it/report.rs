@@ -188,6 +188,10 @@ fn values(f: &Fixture) -> HashMap<String, String> {
     // issue 37: `arrow`) and carry every field (`lossy`, issue 37: `dbn`).
     set("latency_note", String::new());
     set("lossy", "false".to_owned());
+    // Instructions are counted only with `--instructions` where the CPU has no counters.
+    for column in ["ser_instr", "de_instr", "de_all_instr", "instr_source"] {
+        set(column, String::new());
+    }
     v
 }
 

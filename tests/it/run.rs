@@ -13,7 +13,7 @@ use crate::common::{
     csv_rows, rows_of_every_format, shootout, shootout_ok, summary_csv, widen, Expected,
 };
 
-const COLUMNS: [&str; 78] = [
+const COLUMNS: [&str; 82] = [
     "run_id",
     "started_at",
     "label",
@@ -92,6 +92,10 @@ const COLUMNS: [&str; 78] = [
     "latency_note",
     "lossy",
     "planted",
+    "ser_instr",
+    "de_instr",
+    "de_all_instr",
+    "instr_source",
 ];
 
 /// The summary CSV the issue specifies, computed from the generator's packets.
