@@ -43,6 +43,9 @@ fn section_label(label: String, unit: Option<&str>, jobs: Option<usize>) -> Stri
 pub struct RunRow {
     /// Index into [`Runs::sources`].
     pub source: usize,
+    /// Its place among its CSV's rows (0 for the first): with `source`, the file order that
+    /// `--baseline` pairs runs in.
+    pub line: usize,
     pub run_id: String,
     /// The `input` column as written (a path on the machine that ran).
     pub input: String,
@@ -296,7 +299,10 @@ fn read_csv(path: &Path, source: usize) -> Result<Vec<RunRow>, ReportError> {
                  `shootout merge` and report its results.csv"
             )));
         }
-        rows.push(run_row(r, source).map_err(line)?);
+        rows.push(RunRow {
+            line: i,
+            ..run_row(r, source).map_err(line)?
+        });
     }
     if rows.is_empty() {
         return Err(err(
@@ -362,6 +368,7 @@ fn run_row(r: Row, source: usize) -> Result<RunRow, String> {
     let ns = |x: u64| x as f64;
     Ok(RunRow {
         source,
+        line: 0,
         input_name: input_name(&r.input),
         run_id: r.run_id,
         input: r.input,

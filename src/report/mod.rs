@@ -17,6 +17,7 @@ pub mod html;
 pub mod load;
 pub mod markdown;
 pub mod page;
+pub mod pairing;
 pub mod resolution;
 pub mod scheduling;
 pub mod significance;
