@@ -178,7 +178,8 @@ struct ReportArgs {
     #[arg(long, value_name = "FILE")]
     bmf: Option<PathBuf>,
     /// Results CSV(s) to compare against (repeatable): each format's ratio to the baseline
-    /// with both sides' spreads, "no change" where they overlap, and a Mann–Whitney p.
+    /// with both sides' spreads, "no change" where they overlap, and its change normalized over
+    /// runs paired within each label, with a one-sided signed-rank p.
     #[arg(long, value_name = "OLD.csv")]
     baseline: Vec<PathBuf>,
     /// The verdict only among the formats that meet every requirement (comma-separated: schema,
@@ -352,10 +353,12 @@ struct BenchArgs {
 /// `--fail-if-slower PCT [--fail-on ranking|all]`, for `report` and `bench`.
 #[derive(Args)]
 struct GateArgs {
-    /// With --baseline: exit with code 3 when a format's ranking figure (ser + de_all batch per
-    /// run) is slower than the baseline's by more than PCT percent (median over median) AND the
-    /// difference is significant (two-sided Mann–Whitney U over the runs, p < 0.05; never with
-    /// fewer than 3 runs a side). One line per regression; improvements never fail.
+    /// With --baseline: exit with code 3 when a format's ranking figure (ser + de_all batch) is
+    /// slower than the baseline's by more than PCT percent and significantly so: runs paired by
+    /// position within each label, each format's new/old over the median of its pair's formats
+    /// (the machine's share cancels), Hodges–Lehmann change, one-sided Wilcoxon signed-rank test,
+    /// Holm-adjusted p < 0.05 over the figures gated. One line per regression; improvements never
+    /// fail; run counts too few to fail are refused.
     #[arg(long, value_name = "PCT", requires = "baseline", value_parser = percent)]
     fail_if_slower: Option<f64>,
     /// What --fail-if-slower looks at: `ranking` (the figure the report ranks by) or `all` (also
@@ -714,11 +717,12 @@ impl ReportArgs {
             None
         } else {
             let old = report::summarize(&report::load(&self.baseline)?);
-            Some(report::baseline::compare(&summary, &old))
+            let on = self.gate.gate().map(|g| g.on).unwrap_or_default();
+            Some(report::baseline::compare(&summary, &old, on))
         };
         // A gate that cannot fail is refused before anything is written or printed.
-        if let (Some(c), Some(gate)) = (&against, self.gate.gate()) {
-            if let Some(refused) = report::baseline::refusal(c, gate) {
+        if let (Some(c), Some(_)) = (&against, self.gate.gate()) {
+            if let Some(refused) = report::baseline::refusal(c) {
                 return Err(refused.into());
             }
         }

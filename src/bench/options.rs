@@ -12,7 +12,8 @@ use crate::model::Feed;
 use crate::report;
 
 /// Runs per input and prefix unless `--runs` says otherwise: the run is the verdict's unit of
-/// replication (`report::resolution`), and a gate needs at least 4 a side to reach p < 0.05.
+/// replication (`report::resolution`). Under the two default labels they make 12 pairs for a
+/// gate, enough for Holm over up to 204 figures (`report::significance::pairs_needed`).
 /// Six fit the default run's budget on the 2-core VM (docs/BENCHMARKS.md, issue 39).
 pub const DEFAULT_RUNS: u32 = 6;
 /// Packets in the `--quick` input.
@@ -131,7 +132,7 @@ pub(crate) fn check(opts: &Options) -> Result<Checked, Failure> {
     let runs = opts
         .runs
         .unwrap_or(if opts.quick { 1 } else { DEFAULT_RUNS });
-    check_gate_runs(opts, runs)?;
+    check_gate_runs(opts, runs, prefixes.len())?;
     Ok(Checked {
         inputs,
         runs,
@@ -140,19 +141,30 @@ pub(crate) fn check(opts: &Options) -> Result<Checked, Failure> {
     })
 }
 
-/// `--fail-if-slower` with fewer runs than the gate's test can fail with: refused before the
-/// first run, not after them.
-fn check_gate_runs(opts: &Options, runs: u32) -> Result<(), Failure> {
-    let least = report::significance::min_runs_a_side();
-    if opts.gate.is_none() || opts.baseline.is_none() || runs as usize >= least {
+/// `--fail-if-slower` with fewer runs than the gate's test can fail with, however few figures
+/// it tests: refused before the first run, not after them. The gate pairs runs within each
+/// label and tests each input's labels pooled, so a section has at most `runs` × labels pairs
+/// (one label's `runs` under `--jobs` or per message, which are never pooled); report's own
+/// refusal, which knows how many figures Holm's adjustment is over, does the rest.
+fn check_gate_runs(opts: &Options, runs: u32, labels: usize) -> Result<(), Failure> {
+    let pooled = opts.run.jobs <= 1 && opts.units.contains(&Unit::Packet);
+    let blocks = if pooled { labels.max(1) } else { 1 };
+    let pairs = runs as usize * blocks;
+    let least = report::significance::pairs_needed(1);
+    if opts.gate.is_none() || opts.baseline.is_none() || pairs >= least {
         return Ok(());
     }
-    let smallest = report::significance::smallest_p(runs as usize, runs as usize);
+    let s = |n: usize| if n == 1 { "" } else { "s" };
     Err(Failure::Usage(format!(
-        "--fail-if-slower: {runs} run{} a side cannot reach p < {} (Mann–Whitney's smallest p \
-         is {smallest:.3}); run at least {least} runs a side (--runs {least})",
-        if runs == 1 { "" } else { "s" },
-        report::significance::ALPHA
+        "--fail-if-slower: {runs} run{} under each of {blocks} label{} make at most {pairs} \
+         pair{} of runs, whose smallest signed-rank p is {:.4}, not below {}; run at least \
+         {least} runs a side (--runs {})",
+        s(runs as usize),
+        s(blocks),
+        s(pairs),
+        report::significance::smallest_p(pairs),
+        report::significance::ALPHA,
+        least.div_ceil(blocks)
     )))
 }
 

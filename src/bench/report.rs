@@ -53,12 +53,13 @@ pub(crate) fn write_report(
             Some(report::baseline::compare(
                 &summary,
                 &report::summarize(&old),
+                gate.map(|g| g.on).unwrap_or_default(),
             ))
         }
         None => None,
     };
-    if let (Some(c), Some(gate)) = (&against, gate) {
-        if let Some(refused) = report::baseline::refusal(c, gate) {
+    if let (Some(c), Some(_)) = (&against, gate) {
+        if let Some(refused) = report::baseline::refusal(c) {
             return Err(Failure::Usage(format!(
                 "{refused}; the results are in {}",
                 csv.display()

@@ -1,14 +1,22 @@
 //! `report NEW.csv --baseline OLD.csv`: each format against a baseline (two machines, two
 //! versions, two days) as ratios, with the run-to-run spread of both sides, and "no change"
-//! where the spreads overlap: a ratio of two medians alone would call noise a regression. The
-//! two sides ran apart, so there is no per-run pairing here (unlike the verdict's margins).
+//! where the spreads overlap: a ratio of two medians alone would call noise a regression.
 //! What is compared is what the sections are ranked by: ser + de_all (see [`Basis`]), and each
-//! batch figure on its own; every figure with a Mann–Whitney p-value (see [`super::significance`])
-//! so that `--fail-if-slower` can gate on differences beyond chance (see [`regressions`]).
+//! batch figure on its own.
+//!
+//! `--fail-if-slower` gates on each figure with runs paired across the sides and normalized
+//! within each pair ([`super::pairing`]: over the median of the pair's formats, so what the
+//! machine did to every format at once cancels): the one-sided Wilcoxon signed-rank test of the
+//! pairs' log differences, its Hodges–Lehmann estimate as the change, and Holm's adjustment over
+//! every figure the gate tests ([`super::significance`]), so that a bench of ~40 formats and
+//! figures fails by chance no more often than 5% of the time. Each input is tested once: its
+//! pooled section (every label's runs, each label a block of pairs) where it has one, else its
+//! section.
 
 use super::load::RunRow;
-use super::significance::{self, ALPHA, MIN_RUNS};
-use super::stats::{trim, Basis, Stat, Summary};
+use super::pairing::{self, Pairing};
+use super::significance::{self, ALPHA};
+use super::stats::{is_pooled, section_name, trim, Basis, Group, Stat, Summary};
 use super::tables::Table;
 use super::verdict::{CLOCK_STEP_NS, TIE_STEPS};
 use crate::measure::Workload;
@@ -20,7 +28,7 @@ pub struct Change {
     pub section: String,
     pub format: String,
     /// What was compared: `ser + de_all batch`, `ser + de_all p50` or `ser + de p50` (the
-    /// first both sides have, see [`Basis`]).
+    /// first every format of the section has on both sides, see [`Basis`]).
     pub basis: &'static str,
     pub new: Stat,
     pub old: Stat,
@@ -29,56 +37,67 @@ pub struct Change {
     /// The range of that ratio the runs allow: new min over old max .. new max over old min.
     pub lo: f64,
     pub hi: f64,
-    /// `no change`, `faster` or `slower`.
+    /// `no change`, `faster` or `slower` (by the raw spreads).
     pub call: &'static str,
     /// New bytes per message over old.
     pub size_ratio: f64,
-    /// The figure compared above (`basis`) run by run, then ser batch, de batch and de_all batch
-    /// where both sides have them: what the p-values and the gate work on.
+    /// The figure compared above (`basis`), then ser batch, de batch and de_all batch where
+    /// both sides have them: what the p-values and the gate work on.
     pub figures: Vec<Figure>,
 }
 
 impl Change {
-    /// The two-sided Mann–Whitney p of the compared figure; `None` with fewer than
-    /// [`MIN_RUNS`] runs a side.
+    /// The compared figure's one-sided signed-rank p; `None` without pairs.
     pub fn p(&self) -> Option<f64> {
-        self.figures[0].p
+        self.figures.first().and_then(|f| f.p)
     }
 }
 
-/// One figure of a format on both sides, run by run.
+/// One figure of a format on both sides.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Figure {
     /// `ser + de_all batch` (or the basis compared), `ser batch`, `de batch`, `de_all batch`.
     pub name: &'static str,
-    /// Each run's figure, ns per unit, in file order.
+    /// Each run's figure, ns per unit, in file order (paired or not).
     pub new: Vec<f64>,
     pub old: Vec<f64>,
-    /// New median over old median.
+    /// New median over old median, raw.
     pub ratio: f64,
-    /// Two-sided Mann–Whitney p; `None` with fewer than [`MIN_RUNS`] runs a side.
+    /// log(new / old) of each pair of runs, centred on the pair's formats' median (see
+    /// [`super::pairing`]).
+    pub diffs: Vec<f64>,
+    /// The normalized change: e to the Hodges–Lehmann estimate of `diffs`; `None` without pairs.
+    pub change: Option<f64>,
+    /// One-sided (new slower) Wilcoxon signed-rank p of `diffs`; `None` without pairs.
     pub p: Option<f64>,
+    /// `p` Holm-adjusted over every figure the comparison's [`FailOn`] gates; `None` on the
+    /// others.
+    pub holm: Option<f64>,
 }
 
-impl Figure {
-    fn of(
-        name: &'static str,
-        g: &[RunRow],
-        o: &[RunRow],
-        f: impl Fn(&RunRow) -> Option<f64>,
-    ) -> Option<Figure> {
-        let new: Vec<f64> = g.iter().filter_map(&f).collect();
-        let old: Vec<f64> = o.iter().filter_map(&f).collect();
-        if new.is_empty() || old.is_empty() {
-            return None;
+/// What a figure is of a run.
+#[derive(Debug, Clone, Copy)]
+enum Measure {
+    /// ser + decode on a basis.
+    Sum(Basis),
+    /// One workload timed by whole windows.
+    Batch(Workload),
+}
+
+impl Measure {
+    fn name(self) -> &'static str {
+        match self {
+            Measure::Sum(b) => b.sum_name(),
+            Measure::Batch(Workload::Encode) => "ser batch",
+            Measure::Batch(Workload::Selective) => "de batch",
+            Measure::Batch(Workload::Complete) => "de_all batch",
         }
-        Some(Figure {
-            name,
-            ratio: ratio(Stat::of(&new).median, Stat::of(&old).median),
-            p: significance::mann_whitney(&new, &old),
-            new,
-            old,
-        })
+    }
+    fn of(self, r: &RunRow) -> Option<f64> {
+        match self {
+            Measure::Sum(b) => b.run_speed(r),
+            Measure::Batch(w) => r.throughput[w],
+        }
     }
 }
 
@@ -96,92 +115,201 @@ pub struct Comparison {
     pub changes: Vec<Change>,
     /// `input [label] format` of the new runs without a baseline.
     pub unmatched: Vec<String>,
+    /// `input [label]: ...` for each label whose runs are not all paired.
+    pub unpaired: Vec<String>,
+    /// The figures Holm's adjustment is over (and the gate tests).
+    pub on: FailOn,
 }
 
-/// Matches by (input, label, format); when the two sides have one input each under other names
-/// (two days), by (label, format).
-pub fn compare(new: &Summary, old: &Summary) -> Comparison {
+/// The sections compared: each input's pooled section where it has one (its labels' sections
+/// are the same runs again: testing both would test them twice), every other section as it is.
+fn compared(s: &Summary) -> Vec<(&str, &str, Vec<&Group>)> {
+    let sections = s.sections();
+    let pooled_in = |input: &str, label: &str| {
+        sections.iter().any(|(i, l, gs)| {
+            *i == input
+                && is_pooled(l)
+                && gs.iter().any(|g| g.rows.iter().any(|r| r.label == label))
+        })
+    };
+    (sections.iter())
+        .filter(|(i, l, _)| is_pooled(l) || !pooled_in(i, l))
+        .cloned()
+        .collect()
+}
+
+/// The labels of a section's runs.
+fn labels<'a>(groups: &[&'a Group]) -> Vec<&'a str> {
+    let mut l: Vec<&str> = (groups.iter().flat_map(|g| &g.rows))
+        .map(|r| r.label.as_str())
+        .collect();
+    l.sort_unstable();
+    l.dedup();
+    l
+}
+
+/// Matches sections by (input, label), or by label alone when the two sides have one input each
+/// under other names (two days); a pooled section with no namesake takes the baseline's section
+/// of the same input that shares a label with it (one side ran a label the other did not).
+pub fn compare(new: &Summary, old: &Summary, on: FailOn) -> Comparison {
     let by_label =
         new.inputs().len() == 1 && old.inputs().len() == 1 && new.inputs() != old.inputs();
-    let mut changes = Vec::new();
-    let mut unmatched = Vec::new();
-    // A pooled section repeats its labels' runs: testing it beside them would test the same
-    // runs twice (the gate's own error control is issue 46's item 6).
-    for g in new
-        .groups
-        .iter()
-        .filter(|g| !super::stats::is_pooled(&g.label))
-    {
-        let section = super::stats::section_name(&g.input, &g.label);
-        let Some(o) = old.groups.iter().find(|o| {
-            o.format == g.format && o.label == g.label && (by_label || o.input == g.input)
-        }) else {
-            unmatched.push(format!("{section} {}", g.format));
+    let theirs = compared(old);
+    let mut c = Comparison {
+        changes: Vec::new(),
+        unmatched: Vec::new(),
+        unpaired: Vec::new(),
+        on,
+    };
+    for (input, label, groups) in compared(new) {
+        let section = section_name(input, label);
+        let same_input = |i: &str| by_label || i == input;
+        let mine = labels(&groups);
+        let matched =
+            (theirs.iter().find(|(i, l, _)| same_input(i) && *l == label)).or_else(|| {
+                (theirs.iter())
+                    .find(|(i, _, gs)| same_input(i) && labels(gs).iter().any(|l| mine.contains(l)))
+            });
+        let Some((_, _, old_groups)) = matched else {
+            c.unmatched
+                .extend(groups.iter().map(|g| format!("{section} {}", g.format)));
             continue;
         };
-        // Each side's runs' ser + decode on the first basis both have (the selective decode
-        // always is).
-        let (basis, n, b) = [Basis::Batch, Basis::P50, Basis::Selective]
-            .into_iter()
-            .find_map(|basis| Some((basis, g.speed_on(basis)?, o.speed_on(basis)?)))
-            .expect("every row has ser and de p50");
-        let overlap = n.min <= b.max && b.min <= n.max;
-        // p50s move in clock steps: a few steps apart is no change whatever the spread.
-        let within_steps =
-            basis.quantized() && (n.median - b.median).abs() < TIE_STEPS * CLOCK_STEP_NS;
-        let call = if overlap || within_steps {
-            "no change"
-        } else if n.median < b.median {
-            "faster"
-        } else {
-            "slower"
-        };
-        let figures: Vec<Figure> = [
-            Figure::of(basis.sum_name(), &g.rows, &o.rows, |r| basis.run_speed(r)),
-            Figure::of("ser batch", &g.rows, &o.rows, |r| {
-                r.throughput[Workload::Encode]
-            }),
-            Figure::of("de batch", &g.rows, &o.rows, |r| {
-                r.throughput[Workload::Selective]
-            }),
-            Figure::of("de_all batch", &g.rows, &o.rows, |r| {
-                r.throughput[Workload::Complete]
-            }),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
-        changes.push(Change {
-            section,
-            format: g.format.clone(),
-            basis: basis.sum_name(),
-            ratio: ratio(n.median, b.median),
-            lo: ratio(n.min, b.max),
-            hi: ratio(n.max, b.min),
-            new: n,
-            old: b,
-            call,
-            size_ratio: ratio(g.bytes_per_message.median, o.bytes_per_message.median),
-            figures,
-        });
+        compare_section(&mut c, &section, &groups, old_groups);
     }
-    Comparison { changes, unmatched }
+    adjust(&mut c.changes, on);
+    c
+}
+
+/// One section's formats against the baseline's section `old`.
+fn compare_section(c: &mut Comparison, section: &str, new: &[&Group], old: &[&Group]) {
+    let mut both: Vec<(&Group, &Group)> = Vec::new();
+    for g in new {
+        match old.iter().find(|o| o.format == g.format) {
+            Some(o) => both.push((g, o)),
+            None => c.unmatched.push(format!("{section} {}", g.format)),
+        }
+    }
+    let Pairing { pairs, unpaired } = pairing::pair(new, old);
+    c.unpaired
+        .extend(unpaired.into_iter().map(|u| format!("{section}: {u}")));
+    // The first basis every format has on both sides: normalizing needs one figure for all.
+    let basis = [Basis::Batch, Basis::P50]
+        .into_iter()
+        .find(|b| {
+            both.iter()
+                .all(|(g, o)| g.speed_on(*b).is_some() && o.speed_on(*b).is_some())
+        })
+        .unwrap_or(Basis::Selective);
+    let formats: Vec<&str> = both.iter().map(|(g, _)| g.format.as_str()).collect();
+    let measures = [
+        Measure::Sum(basis),
+        Measure::Batch(Workload::Encode),
+        Measure::Batch(Workload::Selective),
+        Measure::Batch(Workload::Complete),
+    ];
+    let diffs: Vec<Vec<Vec<f64>>> = (measures.iter())
+        .map(|m| pairing::log_differences(&pairs, &formats, |r| m.of(r)))
+        .collect();
+    for (i, (g, o)) in both.into_iter().enumerate() {
+        let figures = (measures.iter().zip(&diffs))
+            .filter_map(|(m, d)| figure(*m, g, o, d[i].clone()))
+            .collect();
+        if let Some(change) = change_of(section, basis, g, o, figures) {
+            c.changes.push(change);
+        }
+    }
+}
+
+/// `m` of one format on both sides; `None` when a side has no run with it.
+fn figure(m: Measure, g: &Group, o: &Group, diffs: Vec<f64>) -> Option<Figure> {
+    let new: Vec<f64> = g.rows.iter().filter_map(|r| m.of(r)).collect();
+    let old: Vec<f64> = o.rows.iter().filter_map(|r| m.of(r)).collect();
+    if new.is_empty() || old.is_empty() {
+        return None;
+    }
+    Some(Figure {
+        name: m.name(),
+        ratio: ratio(Stat::of(&new).median, Stat::of(&old).median),
+        change: significance::hodges_lehmann(&diffs).map(f64::exp),
+        p: significance::signed_rank(&diffs),
+        holm: None,
+        diffs,
+        new,
+        old,
+    })
+}
+
+/// The format's line: its compared figure's spreads and call, and its figures.
+fn change_of(
+    section: &str,
+    basis: Basis,
+    g: &Group,
+    o: &Group,
+    figures: Vec<Figure>,
+) -> Option<Change> {
+    let (n, b) = (g.speed_on(basis)?, o.speed_on(basis)?);
+    let overlap = n.min <= b.max && b.min <= n.max;
+    // p50s move in clock steps: a few steps apart is no change whatever the spread.
+    let within_steps = basis.quantized() && (n.median - b.median).abs() < TIE_STEPS * CLOCK_STEP_NS;
+    let call = if overlap || within_steps {
+        "no change"
+    } else if n.median < b.median {
+        "faster"
+    } else {
+        "slower"
+    };
+    Some(Change {
+        section: section.to_owned(),
+        format: g.format.clone(),
+        basis: basis.sum_name(),
+        ratio: ratio(n.median, b.median),
+        lo: ratio(n.min, b.max),
+        hi: ratio(n.max, b.min),
+        new: n,
+        old: b,
+        call,
+        size_ratio: ratio(g.bytes_per_message.median, o.bytes_per_message.median),
+        figures,
+    })
+}
+
+/// Sets each gated figure's Holm-adjusted p, over every gated figure that has a p.
+fn adjust(changes: &mut [Change], on: FailOn) {
+    let mut cells: Vec<&mut Figure> = changes
+        .iter_mut()
+        .flat_map(|ch| on.gated_mut(&mut ch.figures))
+        .filter(|f| f.p.is_some())
+        .collect();
+    let p: Vec<f64> = cells.iter().map(|f| f.p.unwrap_or(1.0)).collect();
+    for (f, adjusted) in cells.iter_mut().zip(significance::holm(&p)) {
+        f.holm = Some(adjusted);
+    }
 }
 
 fn spread(s: &Stat) -> String {
     format!("{} ({}–{})", trim(s.median), trim(s.min), trim(s.max))
 }
 
+/// `1.19x`, or `-` without pairs.
+fn times(x: Option<f64>) -> String {
+    x.map_or_else(|| "-".to_owned(), |x| format!("{x:.2}x"))
+}
+
 /// The comparison as a table (also what `report --baseline` prints).
 pub fn table(c: &Comparison) -> Table {
     Table {
         left: 3,
-        caption: "Against the baseline: new over old, ns per unit (median, min–max across \
-                  runs). The ratio's range is new min over old max to new max over old min; \
-                  where the two sides' spreads overlap it is no change. p: two-sided Mann–Whitney \
-                  U test of the two sides' runs (significant below 0.05; not tested with fewer \
-                  than 3 runs a side)."
-            .to_owned(),
+        caption: format!(
+            "Against the baseline: new over old, ns per unit (median, min–max across runs). The \
+             ratio's range is new min over old max to new max over old min; where the two \
+             sides' spreads overlap it is no change. normalized: runs paired by position within \
+             their label, each format's new over old in a pair divided by the median of that \
+             over the pair's formats (a run's machine factor cancels), as the Hodges–Lehmann \
+             estimate over the pairs; p: one-sided Wilcoxon signed-rank test of those pairs \
+             (new slower); Holm p: adjusted over the {} figures the gate tests.",
+            gated(c).count()
+        ),
         header: [
             "format",
             "section",
@@ -190,37 +318,47 @@ pub fn table(c: &Comparison) -> Table {
             "baseline",
             "new / baseline",
             "change",
+            "normalized",
+            "pairs",
             "p",
+            "Holm p",
             "size new / baseline",
         ]
         .map(String::from)
         .to_vec(),
-        rows: c
-            .changes
-            .iter()
-            .map(|ch| {
-                vec![
-                    ch.format.clone(),
-                    ch.section.clone(),
-                    ch.basis.to_owned(),
-                    spread(&ch.new),
-                    spread(&ch.old),
-                    format!("{:.2}x ({:.2}–{:.2}x)", ch.ratio, ch.lo, ch.hi),
-                    ch.call.to_owned(),
-                    p_text(ch.p()),
-                    format!("{:.2}x", ch.size_ratio),
-                ]
-            })
-            .collect(),
+        rows: c.changes.iter().map(table_row).collect(),
     }
 }
 
-/// Plain text for the terminal: one line per format.
+fn table_row(ch: &Change) -> Vec<String> {
+    let first = ch.figures.first();
+    vec![
+        ch.format.clone(),
+        ch.section.clone(),
+        ch.basis.to_owned(),
+        spread(&ch.new),
+        spread(&ch.old),
+        format!("{:.2}x ({:.2}–{:.2}x)", ch.ratio, ch.lo, ch.hi),
+        ch.call.to_owned(),
+        times(first.and_then(|f| f.change)),
+        first.map_or(0, |f| f.diffs.len()).to_string(),
+        p_text(ch.p()),
+        p_text(first.and_then(|f| f.holm)),
+        format!("{:.2}x", ch.size_ratio),
+    ]
+}
+
+/// Plain text for the terminal: one line per format, then the runs left unpaired.
 pub fn text(c: &Comparison) -> String {
-    let mut out = String::from("against the baseline (new / baseline, ser + de_all):\n");
+    let mut out = String::from(
+        "against the baseline (new / baseline, ser + de_all; normalized: over the median of the \
+         formats, runs paired within each label; p one-sided, Holm-adjusted):\n",
+    );
     for ch in &c.changes {
+        let first = ch.figures.first();
         out.push_str(&format!(
-            "  {:<16} {:<40} {:.2}x ({:.2}–{:.2}x)  {}  [{}: {} vs {}]  {}\n",
+            "  {:<16} {:<40} {:.2}x ({:.2}–{:.2}x)  {}  [{}: {} vs {}]  normalized {}, {} pairs, \
+             {}, Holm {}\n",
             ch.format,
             ch.section,
             ch.ratio,
@@ -230,21 +368,27 @@ pub fn text(c: &Comparison) -> String {
             ch.basis,
             trim(ch.new.median),
             trim(ch.old.median),
-            p_text(ch.p())
+            times(first.and_then(|f| f.change)),
+            first.map_or(0, |f| f.diffs.len()),
+            p_text(ch.p()),
+            p_text(first.and_then(|f| f.holm)),
         ));
     }
     for u in &c.unmatched {
         out.push_str(&format!("  {u}: not in the baseline\n"));
     }
+    for u in &c.unpaired {
+        out.push_str(&format!("  {u}\n"));
+    }
     out
 }
 
-/// `p = 0.008`, or why there is none.
+/// `p = 0.008`, or `p: n/a` without pairs.
 pub fn p_text(p: Option<f64>) -> String {
     match p {
         Some(p) if p < 0.001 => "p < 0.001".to_owned(),
         Some(p) => format!("p = {p:.3}"),
-        None => format!("p: n/a, fewer than {MIN_RUNS} runs a side cannot be significant"),
+        None => "p: n/a".to_owned(),
     }
 }
 
@@ -262,12 +406,35 @@ pub enum FailOn {
     All,
 }
 
+impl FailOn {
+    /// The figures of one format this gates on.
+    /// How many of a format's figures (the first ones) this gates on.
+    fn count(self, figures: usize) -> usize {
+        match self {
+            FailOn::Ranking => figures.min(1),
+            FailOn::All => figures,
+        }
+    }
+    fn gated(self, figures: &[Figure]) -> &[Figure] {
+        &figures[..self.count(figures.len())]
+    }
+    fn gated_mut(self, figures: &mut [Figure]) -> &mut [Figure] {
+        let n = self.count(figures.len());
+        &mut figures[..n]
+    }
+}
+
+/// Every (change, figure) the comparison's gate tests: Holm's family.
+fn gated(c: &Comparison) -> impl Iterator<Item = (&Change, &Figure)> {
+    (c.changes.iter()).flat_map(|ch| c.on.gated(&ch.figures).iter().map(move |f| (ch, f)))
+}
+
 /// `--fail-if-slower PCT [--fail-on ...]`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Gate {
-    /// A slowdown of more than this many percent (new median over old median), when
-    /// significant, fails.
+    /// A normalized slowdown of more than this many percent, when significant, fails.
     pub pct: f64,
+    /// Pass it to [`compare`]: the figures tested, and so Holm's family.
     pub on: FailOn,
 }
 
@@ -282,42 +449,38 @@ pub struct Regression {
 impl std::fmt::Display for Regression {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let runs = |v: &[f64]| v.iter().map(|x| trim(*x)).collect::<Vec<_>>().join(", ");
+        let fig = &self.figure;
         write!(
             f,
-            "regression: {} {} {}: {:.2}x slower, {}; new runs [{}] vs baseline runs [{}]",
+            "regression: {} {} {}: {} slower normalized ({:.2}x raw median), {} pairs, {}, Holm \
+             {}; new runs [{}] vs baseline runs [{}]",
             self.format,
             self.section,
-            self.figure.name,
-            self.figure.ratio,
-            p_text(self.figure.p),
-            runs(&self.figure.new),
-            runs(&self.figure.old)
+            fig.name,
+            times(fig.change),
+            fig.ratio,
+            fig.diffs.len(),
+            p_text(fig.p),
+            p_text(fig.holm),
+            runs(&fig.new),
+            runs(&fig.old)
         )
     }
 }
 
-/// Every figure the gate looks at that is slower than the baseline by more than `gate.pct`
-/// percent with p < [`ALPHA`]. Faster figures never are (the gate is one-sided on purpose: an
-/// improvement is news, not a failure); nor are figures with too few runs to test.
+/// Every gated figure whose normalized change is above 1 + `gate.pct` / 100 with a
+/// Holm-adjusted p below [`ALPHA`]. Faster figures never are (the test is one-sided on
+/// purpose: an improvement is news, not a failure).
 pub fn regressions(c: &Comparison, gate: Gate) -> Vec<Regression> {
     let limit = 1.0 + gate.pct / 100.0;
-    let mut found = Vec::new();
-    for ch in &c.changes {
-        let figures = match gate.on {
-            FailOn::Ranking => &ch.figures[..1],
-            FailOn::All => &ch.figures[..],
-        };
-        for fig in figures {
-            if fig.ratio > limit && fig.p.is_some_and(|p| p < ALPHA) {
-                found.push(Regression {
-                    section: ch.section.clone(),
-                    format: ch.format.clone(),
-                    figure: fig.clone(),
-                });
-            }
-        }
-    }
-    found
+    gated(c)
+        .filter(|(_, f)| f.holm.is_some_and(|p| p < ALPHA) && f.change.is_some_and(|x| x > limit))
+        .map(|(ch, f)| Regression {
+            section: ch.section.clone(),
+            format: ch.format.clone(),
+            figure: f.clone(),
+        })
+        .collect()
 }
 
 /// A gate whose test cannot fail at the run counts given: refused (exit code 2) before
@@ -326,36 +489,30 @@ pub fn regressions(c: &Comparison, gate: Gate) -> Vec<Regression> {
 #[error("{0}")]
 pub struct GateRefused(pub String);
 
-/// Why `gate` cannot fail on `c`: the fewest runs of a figure it gates on, new and baseline,
-/// cannot give a Mann–Whitney p below [`ALPHA`]; `None` when every figure can.
-pub fn refusal(c: &Comparison, gate: Gate) -> Option<GateRefused> {
-    let (n, m) = c
-        .changes
-        .iter()
-        .flat_map(|ch| match gate.on {
-            FailOn::Ranking => &ch.figures[..1],
-            FailOn::All => &ch.figures[..],
-        })
-        .map(|f| (f.new.len(), f.old.len()))
-        .max_by(|a, b| {
-            significance::smallest_p(a.0, a.1).total_cmp(&significance::smallest_p(b.0, b.1))
-        })?;
-    let p = significance::smallest_p(n, m);
-    if p < ALPHA {
+/// Why the gate cannot fail on `c`: with n pairs the smallest one-sided signed-rank p is 1/2^n,
+/// and Holm over m figures rejects none unless one p is below [`ALPHA`] / m; so the figure with
+/// the fewest pairs must reach that (a regression there alone must be able to fail). `None`
+/// when it can; refused too when nothing is compared at all.
+pub fn refusal(c: &Comparison) -> Option<GateRefused> {
+    let m = gated(c).count();
+    let Some(n) = gated(c).map(|(_, f)| f.diffs.len()).min() else {
+        return Some(GateRefused(
+            "--fail-if-slower: no format of the new runs is in the baseline: nothing to gate"
+                .to_owned(),
+        ));
+    };
+    let smallest = significance::smallest_p(n);
+    if smallest * (m as f64) < ALPHA {
         return None;
     }
-    let runs = if n == m {
-        format!("{n} run{} a side", if n == 1 { "" } else { "s" })
-    } else {
-        format!(
-            "{n} new run{} against {m} baseline",
-            if n == 1 { "" } else { "s" }
-        )
-    };
     Some(GateRefused(format!(
-        "--fail-if-slower: {runs} cannot reach p < {ALPHA} (Mann–Whitney's smallest p is \
-         {p:.3}); run at least {} runs a side",
-        significance::min_runs_a_side()
+        "--fail-if-slower: {n} pair{} of runs cannot reach p < {ALPHA} over {m} figure{} (the \
+         signed-rank test's smallest p is 1/2^{n} = {smallest:.4}, Holm's first step needs \
+         {ALPHA}/{m} = {:.4}); run at least {} runs a side (paired within each label)",
+        if n == 1 { "" } else { "s" },
+        if m == 1 { "" } else { "s" },
+        ALPHA / m as f64,
+        significance::pairs_needed(m)
     )))
 }
 
@@ -363,7 +520,8 @@ pub fn refusal(c: &Comparison, gate: Gate) -> Option<GateRefused> {
 /// [`REGRESSION_EXIT`] on.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error(
-    "{count} figure(s) slower than the baseline by more than {pct}% (Mann–Whitney p < {ALPHA})"
+    "{count} figure(s) slower than the baseline by more than {pct}% (normalized, Holm-adjusted \
+     signed-rank p < {ALPHA})"
 )]
 pub struct Regressed {
     pub count: usize,
@@ -377,23 +535,12 @@ pub fn check(c: &Comparison, gate: Gate) -> (String, Option<Regressed>) {
     for r in &found {
         out.push_str(&format!("{r}\n"));
     }
-    let untested: Vec<String> = c
-        .changes
-        .iter()
-        .filter(|ch| ch.p().is_none())
-        .map(|ch| format!("{} {}", ch.format, ch.section))
-        .collect();
-    if !untested.is_empty() {
-        // A gate that cannot fail should not pass silently.
-        out.push_str(&format!(
-            "gate: not tested (fewer than {MIN_RUNS} runs a side): {}\n",
-            untested.join(", ")
-        ));
-    }
     if found.is_empty() {
         out.push_str(&format!(
-            "gate: no figure slower than the baseline by more than {}% with p < {ALPHA}\n",
-            gate.pct
+            "gate: no figure slower than the baseline by more than {}% normalized with \
+             Holm-adjusted p < {ALPHA} ({} figures tested)\n",
+            gate.pct,
+            gated(c).count()
         ));
         (out, None)
     } else {

@@ -44,6 +44,9 @@ fn section_label(label: String, unit: Option<&str>, jobs: Option<usize>) -> Stri
 pub struct RunRow {
     /// Index into [`Runs::sources`].
     pub source: usize,
+    /// Its place among its CSV's rows (0 for the first): with `source`, the file order that
+    /// `--baseline` pairs runs in.
+    pub line: usize,
     pub run_id: String,
     /// The `input` column as written (a path on the machine that ran).
     pub input: String,
@@ -300,7 +303,10 @@ fn read_csv(path: &Path, source: usize) -> Result<Vec<RunRow>, ReportError> {
                  `shootout merge` and report its results.csv"
             )));
         }
-        rows.push(run_row(r, source).map_err(line)?);
+        rows.push(RunRow {
+            line: i,
+            ..run_row(r, source).map_err(line)?
+        });
     }
     if rows.is_empty() {
         return Err(err(
@@ -366,6 +372,7 @@ fn run_row(r: Row, source: usize) -> Result<RunRow, String> {
     let ns = |x: u64| x as f64;
     Ok(RunRow {
         source,
+        line: 0,
         input_name: input_name(&r.input),
         run_id: r.run_id,
         input: r.input,
@@ -406,11 +413,16 @@ fn run_row(r: Row, source: usize) -> Result<RunRow, String> {
         retimed: r.retimed,
         aggregate_batch_ns: r.aggregate_batch_ns,
         planted: r.planted,
-        instructions: all_or_none([r.ser_instr, r.de_instr, r.de_all_instr], "*_instr")?
-            .zip(r.instr_source.as_deref().and_then(Counter::parse))
-            .map(|(counts, source)| (source, counts)),
+        instructions: instructions(&r)?,
         windows: None,
     })
+}
+
+/// The row's instructions per unit and their source; `None` where the run did not count.
+fn instructions(r: &Row) -> Result<Option<(Counter, [f64; 3])>, String> {
+    let counts = all_or_none([r.ser_instr, r.de_instr, r.de_all_instr], "*_instr")?;
+    let source = r.instr_source.as_deref().and_then(Counter::parse);
+    Ok(counts.zip(source).map(|(counts, source)| (source, counts)))
 }
 
 /// The three sides' cells of one figure: all there, or none (not measured).

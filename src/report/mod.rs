@@ -18,6 +18,7 @@ pub mod instructions;
 pub mod load;
 pub mod markdown;
 pub mod page;
+pub mod pairing;
 pub mod resolution;
 pub mod scheduling;
 pub mod significance;

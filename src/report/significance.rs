@@ -1,74 +1,82 @@
-//! Whether two sides' per-run figures differ beyond chance: the two-sided Mann–Whitney U test
-//! (the Wilcoxon rank-sum test), what `report --baseline` prints as p and gates on.
+//! Whether a format got slower against a baseline beyond chance: the one-sided Wilcoxon
+//! signed-rank test on paired runs' log differences ([`signed_rank`]), its effect estimate
+//! ([`hodges_lehmann`]), and Holm's adjustment across every figure a gate tests ([`holm`]).
 //!
-//! Why this test and not Welch's t: it assumes nothing about the shape of the runs' figures
-//! (no normality, which five runs could not show anyway), and it works on ranks, so one run
-//! that a busy VM neighbour made 3x slower moves it no more than any other slower run; a t-test
-//! on the same figures would be pulled by the outlier's size. Its price is that few runs cannot
-//! reach a small p at all: with 3 runs a side the smallest two-sided p is 0.10, with 4 it is
-//! 0.029, with 5 it is 0.0079.
+//! Why a rank test: it assumes nothing about the shape of the differences (no normality, which a
+//! dozen runs could not show anyway), and one run that a busy neighbour made 3x slower moves it
+//! no more than any other slower run. Why paired: a run's machine factor (a slow run, a noisy
+//! bench) is shared by its formats, so the pair's difference of normalized figures is free of
+//! it (`super::baseline`). Its price is that few pairs cannot reach a small p at all: with n
+//! pairs the smallest one-sided p is 1/2^n ([`smallest_p`]).
 
-/// The significance level the gate uses: a difference is significant when p < 0.05.
+/// The significance level the gate uses: a difference is significant when p < 0.05 (after
+/// Holm's adjustment).
 pub const ALPHA: f64 = 0.05;
 
-/// Below this many runs on either side a comparison is not tested at all ("cannot be
-/// significant"): a rank test on one or two runs says nothing.
-pub const MIN_RUNS: usize = 3;
+/// Up to this many non-zero differences the p-value is exact (the sign-flip distribution of the
+/// rank sum, ties included, counts exact in an f64 up to 2^53); beyond it, the normal
+/// approximation with tie correction. 50 is scipy's threshold for its exact method too.
+pub const EXACT_MAX: usize = 50;
 
-/// Up to this many runs a side the p-value is exact (the permutation distribution of the rank
-/// sum, ties included); beyond it, the normal approximation with tie and continuity corrections.
-pub const EXACT_MAX: usize = 20;
+/// Log differences closer than this are one value (a tie; a zero when this close to 0): the
+/// same ratio up to float rounding, not a measured difference.
+const SAME: f64 = 1e-12;
 
-/// The smallest two-sided p the exact test can give with `n` runs against `m`: both sides fully
-/// apart, 2 / C(n + m, n) (at most 1). A gate at α needs it below α, or it can never fail.
-pub fn smallest_p(n: usize, m: usize) -> f64 {
-    // C(n + m, n) as a running product; f64 is exact far beyond the run counts used.
-    let c = (1..=n).fold(1.0, |c, i| c * (m + i) as f64 / i as f64);
-    (2.0 / c).min(1.0)
+/// The smallest one-sided p the exact test can give with `pairs` pairs: every difference above
+/// zero, 1/2^pairs (1 with none).
+pub fn smallest_p(pairs: usize) -> f64 {
+    0.5f64.powi(pairs.min(1100) as i32)
 }
 
-/// The fewest runs a side for which the test can reach p < [`ALPHA`] (4: 2 / C(8, 4) = 0.029).
-pub fn min_runs_a_side() -> usize {
-    (1..)
-        .find(|&n| smallest_p(n, n) < ALPHA)
-        .expect("p falls with n")
+/// The fewest pairs with which Holm over `cells` tests can reject one: 1/2^n < [`ALPHA`] /
+/// `cells` (5 for one cell, 12 up to 204 cells).
+pub fn pairs_needed(cells: usize) -> usize {
+    (0..1100)
+        .find(|&n| smallest_p(n) * (cells.max(1) as f64) < ALPHA)
+        .unwrap_or(1100)
 }
 
-/// The two-sided p-value of the Mann–Whitney U test of `a` against `b`; `None` when either side
-/// has fewer than [`MIN_RUNS`] values. NaNs are ranked by [`f64::total_cmp`], never panicked on.
-pub fn mann_whitney(a: &[f64], b: &[f64]) -> Option<f64> {
-    if a.len() < MIN_RUNS || b.len() < MIN_RUNS {
+/// The one-sided p of the Wilcoxon signed-rank test that the differences `d` lie above zero
+/// (H1: new slower); `None` when there are none. Zero differences are dropped (Wilcoxon's own
+/// rule, scipy's default `zero_method="wilcox"`): a pair that did not move says nothing about
+/// the direction. Tied absolute values share their average rank; the exact p is then the share
+/// of the 2^n sign flips of those very ranks whose positive rank sum reaches the observed one
+/// (conditional on the ties, as a permutation test is). All differences zero: p = 1. NaNs are
+/// dropped, never panicked on.
+pub fn signed_rank(d: &[f64]) -> Option<f64> {
+    if d.is_empty() {
         return None;
     }
-    let ranks = doubled_midranks(a, b);
-    let (n, m) = (a.len(), b.len());
-    Some(if n <= EXACT_MAX && m <= EXACT_MAX {
-        exact_p(&ranks, n)
+    let moved: Vec<f64> = d
+        .iter()
+        .copied()
+        .filter(|x| !x.is_nan() && x.abs() > SAME)
+        .collect();
+    if moved.is_empty() {
+        return Some(1.0);
+    }
+    let ranks = doubled_ranks(&moved);
+    let observed: u64 = (ranks.iter().zip(&moved))
+        .filter(|(_, x)| **x > 0.0)
+        .map(|(r, _)| r)
+        .sum();
+    Some(if moved.len() <= EXACT_MAX {
+        exact_p(&ranks, observed)
     } else {
-        normal_p(&ranks, n, m)
+        normal_p(&ranks, observed)
     })
 }
 
-/// U of `a` (how many (a, b) pairs have a above b, ties counting a half): what the p-value
-/// is a tail of; `n·m − U` is b's.
-pub fn u_statistic(a: &[f64], b: &[f64]) -> f64 {
-    let ranks = doubled_midranks(a, b);
-    let n = a.len() as f64;
-    let r: u64 = ranks[..a.len()].iter().sum();
-    r as f64 / 2.0 - n * (n + 1.0) / 2.0
-}
-
-/// Every value's midrank (1-based, ties sharing the mean of their ranks) times two, so that
-/// every rank is a whole number: `a`'s values first, then `b`'s.
-fn doubled_midranks(a: &[f64], b: &[f64]) -> Vec<u64> {
-    let all: Vec<f64> = a.iter().chain(b).copied().collect();
-    let mut order: Vec<usize> = (0..all.len()).collect();
-    order.sort_by(|&i, &j| all[i].total_cmp(&all[j]));
-    let mut ranks = vec![0u64; all.len()];
+/// Each value's rank by absolute value (1-based, ties sharing their mean) times two, so that
+/// every rank is a whole number.
+fn doubled_ranks(d: &[f64]) -> Vec<u64> {
+    let mut order: Vec<usize> = (0..d.len()).collect();
+    order.sort_by(|&i, &j| d[i].abs().total_cmp(&d[j].abs()));
+    let mut ranks = vec![0u64; d.len()];
     let mut i = 0;
     while i < order.len() {
         let mut j = i;
-        while j + 1 < order.len() && all[order[j + 1]].total_cmp(&all[order[i]]).is_eq() {
+        while j + 1 < order.len() && d[order[j + 1]].abs() - d[order[i]].abs() <= SAME {
             j += 1;
         }
         // Ranks i + 1 ..= j + 1 share their mean; doubled: i + j + 2.
@@ -80,49 +88,28 @@ fn doubled_midranks(a: &[f64], b: &[f64]) -> Vec<u64> {
     ranks
 }
 
-/// The exact two-sided p: the share of the C(N, n) ways to pick `n` of the pooled ranks whose
-/// (doubled) sum lies at least as far from its mean as the observed one. Counted with the usual
-/// subset-sum recursion (`count[k][s]`: ways to pick k ranks summing to s), which handles ties as
-/// they are instead of assuming none.
-fn exact_p(ranks: &[u64], n: usize) -> f64 {
+/// The share of the 2^n sign assignments whose (doubled) positive rank sum is at least
+/// `observed`, counted by the subset-sum recursion over the ranks as they are.
+fn exact_p(ranks: &[u64], observed: u64) -> f64 {
     let total: u64 = ranks.iter().sum();
-    let max = total as usize;
-    // f64 counts: C(40, 20) ≈ 1.4e11 is exact in an f64.
-    let mut count = vec![vec![0f64; max + 1]; n + 1];
-    count[0][0] = 1.0;
+    let mut count = vec![0f64; total as usize + 1];
+    count[0] = 1.0;
     for &r in ranks {
         let r = r as usize;
-        for k in (1..=n).rev() {
-            for s in (r..=max).rev() {
-                count[k][s] += count[k - 1][s - r];
-            }
+        for s in (r..count.len()).rev() {
+            count[s] += count[s - r];
         }
     }
-    let observed: u64 = ranks[..n].iter().sum();
-    let n_all = ranks.len() as f64;
-    // Mean of the doubled rank sum: n (N + 1).
-    let mean = n as f64 * (n_all + 1.0);
-    let dist = (observed as f64 - mean).abs();
-    let (mut extreme, mut all) = (0.0, 0.0);
-    for (s, &c) in count[n].iter().enumerate() {
-        all += c;
-        // Doubled sums are whole numbers: a small slack only guards the float of `mean`.
-        if (s as f64 - mean).abs() >= dist - 1e-9 {
-            extreme += c;
-        }
-    }
-    (extreme / all).min(1.0)
+    let all: f64 = count.iter().sum();
+    let at_least: f64 = count.iter().skip(observed as usize).sum();
+    (at_least / all).min(1.0)
 }
 
-/// The normal approximation: U's mean n·m/2, its variance corrected for ties, and a continuity
-/// correction of a half (as scipy's `mannwhitneyu` does by default).
-fn normal_p(ranks: &[u64], n: usize, m: usize) -> f64 {
-    let (nf, mf) = (n as f64, m as f64);
-    let big_n = nf + mf;
-    let r: u64 = ranks[..n].iter().sum();
-    let u = r as f64 / 2.0 - nf * (nf + 1.0) / 2.0;
-    let mu = nf * mf / 2.0;
-    // Tie correction: Σ (t³ − t) over groups of t equal values.
+/// The normal approximation: the positive rank sum's mean n(n + 1)/4 and variance
+/// n(n + 1)(2n + 1)/24 less Σ(t³ − t)/48 over groups of t tied values; no continuity correction
+/// (scipy's `wilcoxon(..., method="asymptotic")` default).
+fn normal_p(ranks: &[u64], observed: u64) -> f64 {
+    let n = ranks.len() as f64;
     let mut sorted = ranks.to_vec();
     sorted.sort_unstable();
     let ties: f64 = sorted
@@ -132,12 +119,46 @@ fn normal_p(ranks: &[u64], n: usize, m: usize) -> f64 {
             t * t * t - t
         })
         .sum();
-    let var = nf * mf / 12.0 * ((big_n + 1.0) - ties / (big_n * (big_n - 1.0)));
+    let var = n * (n + 1.0) * (2.0 * n + 1.0) / 24.0 - ties / 48.0;
     if var <= 0.0 {
         return 1.0;
     }
-    let z = ((u - mu).abs() - 0.5).max(0.0) / var.sqrt();
-    erfc(z / std::f64::consts::SQRT_2).min(1.0)
+    let z = (observed as f64 / 2.0 - n * (n + 1.0) / 4.0) / var.sqrt();
+    (0.5 * erfc(z / std::f64::consts::SQRT_2)).min(1.0)
+}
+
+/// The Hodges–Lehmann estimate of where `d` is centred: the median of the Walsh averages
+/// (d_i + d_j)/2, i ≤ j, zeros included (a pair that did not move is part of the effect); the
+/// estimate that goes with the signed-rank test, as robust as it. `None` when `d` has no number.
+pub fn hodges_lehmann(d: &[f64]) -> Option<f64> {
+    let d: Vec<f64> = d.iter().copied().filter(|x| !x.is_nan()).collect();
+    let d = &d;
+    let mut walsh: Vec<f64> = (0..d.len())
+        .flat_map(|i| d[i..].iter().map(move |y| (d[i] + y) / 2.0))
+        .collect();
+    walsh.sort_by(f64::total_cmp);
+    let n = walsh.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(walsh[n / 2]),
+        _ => Some((walsh[n / 2 - 1] + walsh[n / 2]) / 2.0),
+    }
+}
+
+/// Holm's step-down adjustment of `p` (in the same order): the k-th smallest times m − k + 1,
+/// never below the one before it, at most 1. A family of m tests rejected where the adjusted p
+/// is below α makes a false rejection among them no likelier than α, whatever their dependence.
+pub fn holm(p: &[f64]) -> Vec<f64> {
+    let m = p.len();
+    let mut order: Vec<usize> = (0..m).collect();
+    order.sort_by(|&i, &j| p[i].total_cmp(&p[j]));
+    let mut adjusted = vec![1.0; m];
+    let mut floor: f64 = 0.0;
+    for (k, &i) in order.iter().enumerate() {
+        floor = floor.max(((m - k) as f64 * p[i]).min(1.0));
+        adjusted[i] = floor;
+    }
+    adjusted
 }
 
 /// The complementary error function, fractional error below 1.2e-7 everywhere (the Chebyshev
@@ -169,128 +190,148 @@ mod tests {
         (a - b).abs() <= tol
     }
 
-    /// Samples of n and m values whose U (of the first) is `u`, no ties: the first side's
-    /// values interleaved into the second's.
-    fn with_u(n: usize, m: usize, u: usize) -> (Vec<f64>, Vec<f64>) {
-        // Start with every a below every b (U = 0), then move a's values up one b at a time.
-        let mut above = vec![0usize; n]; // how many b's each a is above
-        let mut left = u;
-        for slot in above.iter_mut().rev() {
-            let k = left.min(m);
-            *slot = k;
-            left -= k;
-        }
-        assert_eq!(left, 0);
-        let b: Vec<f64> = (0..m).map(|j| (j as f64 + 1.0) * 10.0).collect();
-        let a: Vec<f64> = above
-            .iter()
-            .enumerate()
-            .map(|(i, &k)| k as f64 * 10.0 + 1.0 + i as f64 * 0.01)
-            .collect();
-        (a, b)
+    /// Differences of ranks 1..=n (values 1, 2, ..., n) whose negative ones sum to `t_minus`
+    /// (the largest ranks that fit, greedily), no ties.
+    fn with_t_minus(n: usize, t_minus: usize) -> Vec<f64> {
+        let mut left = t_minus;
+        (1..=n)
+            .rev()
+            .map(|r| {
+                if r <= left {
+                    left -= r;
+                    -(r as f64)
+                } else {
+                    r as f64
+                }
+            })
+            .collect()
     }
 
     #[test]
-    fn scipy_documented_example_exact_and_asymptotic() {
-        // scipy.stats.mannwhitneyu's documentation example (the males/females ages from
-        // Conover): U1 = 17, exact p = 0.1111111111111111, asymptotic p = 0.11134688653314041.
-        let males = [19.0, 22.0, 16.0, 29.0, 24.0];
-        let females = [20.0, 11.0, 17.0, 12.0];
-        assert_eq!(u_statistic(&males, &females), 17.0);
-        let ranks = doubled_midranks(&males, &females);
-        assert!(close(exact_p(&ranks, 5), 0.111_111_111_111_111_1, 1e-12));
-        assert!(close(
-            normal_p(&ranks, 5, 4),
-            0.111_346_886_533_140_41,
-            1e-6
-        ));
+    fn scipy_documented_example() {
+        // scipy.stats.wilcoxon's documentation example (Fisher's, Darwin's corn heights): the
+        // two-sided p is 0.041259765625 and with alternative="greater" 0.0206298828125, exact.
+        let d = [
+            6.0, 8.0, 14.0, 16.0, 23.0, 24.0, 28.0, 29.0, 41.0, -48.0, 49.0, 56.0, 60.0, -67.0,
+            75.0,
+        ];
+        assert_eq!(signed_rank(&d), Some(0.020_629_882_812_5));
+        // The other direction: its complement plus the observed sum's own probability.
+        assert!(signed_rank(&d.map(|x| -x)).unwrap() > 0.97);
     }
 
     #[test]
-    fn fully_separated_samples_have_the_smallest_exact_p() {
-        // Two-sided: 2 / C(n + m, n), counted by hand.
-        let p = |n: usize, m: usize| {
-            let (a, b) = with_u(n, m, 0);
-            mann_whitney(&a, &b).unwrap()
-        };
-        assert!(close(p(3, 3), 2.0 / 20.0, 1e-12));
-        assert!(close(p(4, 4), 2.0 / 70.0, 1e-12));
-        assert!(close(p(5, 5), 2.0 / 252.0, 1e-12));
-        assert!(close(p(3, 5), 2.0 / 56.0, 1e-12));
-    }
-
-    #[test]
-    fn tabled_critical_values_are_the_last_significant_u() {
-        // Two-sided α = 0.05 critical values of U from the standard tables (e.g. Siegel &
-        // Castellan, Table J; the same in every statistics textbook): U ≤ critical rejects.
+    fn tabled_one_sided_critical_values_are_the_last_significant_sums() {
+        // One-tailed α = 0.05 critical values of T (the smaller rank sum) from the standard
+        // Wilcoxon signed-rank table (e.g. Siegel & Castellan, Table H; scipy's exact p of the
+        // same data agrees: n = 12, T = 17 gives 0.046142578125, T = 18 0.054931640625).
         for (n, crit) in [
-            (5, 2),
-            (6, 5),
-            (8, 13),
-            (10, 23),
-            (12, 37),
-            (15, 64),
-            (20, 127),
+            (5, 0),
+            (6, 2),
+            (7, 3),
+            (8, 5),
+            (9, 8),
+            (10, 10),
+            (12, 17),
+            (15, 30),
+            (20, 60),
         ] {
-            let (a, b) = with_u(n, n, crit);
-            assert_eq!(u_statistic(&a, &b), crit as f64);
-            let p = mann_whitney(&a, &b).unwrap();
-            assert!(p <= ALPHA, "n = {n}, U = {crit}: p = {p}");
-            let (a, b) = with_u(n, n, crit + 1);
-            let p = mann_whitney(&a, &b).unwrap();
-            assert!(p > ALPHA, "n = {n}, U = {}: p = {p}", crit + 1);
+            let p = signed_rank(&with_t_minus(n, crit)).unwrap();
+            assert!(p <= ALPHA, "n = {n}, T = {crit}: p = {p}");
+            let p = signed_rank(&with_t_minus(n, crit + 1)).unwrap();
+            assert!(p > ALPHA, "n = {n}, T = {}: p = {p}", crit + 1);
         }
+        assert_eq!(signed_rank(&with_t_minus(12, 17)), Some(0.046_142_578_125));
     }
 
     #[test]
-    fn identical_or_all_tied_sides_are_never_significant() {
-        let a = [5.0, 6.0, 7.0, 8.0, 9.0];
-        assert_eq!(mann_whitney(&a, &a), Some(1.0));
-        // Three equal values against three other equal values: the exact permutation p is
-        // 2 / C(6, 3) = 0.1 (a normal approximation would say 0.047 here).
-        let p = mann_whitney(&[70.0; 3], &[60.0; 3]).unwrap();
-        assert!(close(p, 0.1, 1e-12), "{p}");
-        let big = vec![3.0; 30];
-        assert_eq!(mann_whitney(&big, &big), Some(1.0));
+    fn ties_get_average_ranks_and_zeros_are_dropped() {
+        // scipy 1.17.1: wilcoxon(d, alternative="greater",
+        // method=PermutationMethod(n_resamples=10**6)) enumerates all 2^11 sign flips of the
+        // midranks: 0.01318359375; with two zeros added (dropped by zero_method="wilcox") the
+        // same.
+        let d = [1.0, 1.0, 2.0, -2.0, 3.0, 3.0, 3.0, 4.0, -1.0, 5.0, 0.5];
+        assert_eq!(signed_rank(&d), Some(0.013_183_593_75));
+        let mut with_zeros = d.to_vec();
+        with_zeros.extend([0.0, 0.0]);
+        assert_eq!(signed_rank(&with_zeros), Some(0.013_183_593_75));
+        // Midranks doubled: the three 1s share rank 2.5 of 2, 3, 4 (0.5 is rank 1).
+        assert_eq!(doubled_ranks(&[1.0, 0.5, -1.0, 1.0])[0], 6);
     }
 
     #[test]
-    fn the_smallest_p_at_each_run_count() {
-        // 2 / C(n + m, n): 3 vs 3 is 2 / 20, 3 vs 4 2 / 35, 4 vs 4 2 / 70, 5 vs 5 2 / 252.
-        assert!(close(smallest_p(3, 3), 0.1, 1e-12));
-        assert!(close(smallest_p(3, 4), 2.0 / 35.0, 1e-12));
-        assert!(close(smallest_p(4, 3), 2.0 / 35.0, 1e-12));
-        assert!(close(smallest_p(4, 4), 2.0 / 70.0, 1e-12));
-        assert!(close(smallest_p(5, 5), 2.0 / 252.0, 1e-12));
-        assert!(close(smallest_p(3, 5), 2.0 / 56.0, 1e-12));
-        assert_eq!(smallest_p(1, 1), 1.0);
-        assert_eq!(smallest_p(0, 5), 1.0);
-        assert_eq!(min_runs_a_side(), 4);
-        // What the exact test gives on fully separated sides is that smallest p.
-        for (n, m) in [(3, 3), (3, 4), (4, 4), (5, 6), (8, 8)] {
-            let a: Vec<f64> = (0..n).map(|i| i as f64).collect();
-            let b: Vec<f64> = (0..m).map(|i| 100.0 + i as f64).collect();
-            let p = mann_whitney(&a, &b).unwrap();
-            assert!(close(p, smallest_p(n, m), 1e-12), "{n} vs {m}: {p}");
+    fn beyond_the_exact_range_the_normal_approximation_with_tie_correction() {
+        // 60 differences with 3 zeros and many ties (numpy default_rng(46) normal(0.3, 1),
+        // rounded to 0.1); scipy 1.17.1 wilcoxon(d, alternative="greater",
+        // method="asymptotic", correction=False): 0.013129755932273317.
+        let d = [
+            -0.2, 1.5, 0.0, 1.0, -0.9, -1.1, 0.3, -0.1, 0.4, 0.8, 0.6, -0.1, -0.6, -0.8, 0.5, 2.0,
+            0.3, -0.9, 0.1, 1.1, 0.5, -1.0, 0.3, 0.8, 1.1, -1.7, -0.1, 0.8, 2.2, 1.5, -0.8, 1.3,
+            -0.1, 0.2, -0.0, 0.6, 2.0, -0.7, 1.2, 0.4, 1.1, 1.2, 0.2, 1.0, 1.5, -0.8, 1.6, 0.6,
+            1.8, -1.8, 0.3, -0.2, -0.4, -1.6, 0.1, 0.0, -0.8, -0.6, 1.1, 0.1,
+        ];
+        let p = signed_rank(&d).unwrap();
+        assert!(close(p, 0.013_129_755_932_273_317, 1e-8), "{p}");
+    }
+
+    #[test]
+    fn the_smallest_p_is_every_pair_slower() {
+        for n in [1, 4, 5, 12, 20] {
+            let d: Vec<f64> = (1..=n).map(|i| i as f64 * 0.01).collect();
+            assert_eq!(signed_rank(&d), Some(smallest_p(n)), "{n}");
         }
+        // All tied and above zero: still 1/2^n (one sign assignment of 2^n reaches it).
+        assert_eq!(signed_rank(&[0.1; 12]), Some(1.0 / 4096.0));
+        assert_eq!(smallest_p(12), 0.000_244_140_625);
+        assert_eq!(pairs_needed(1), 5);
+        assert_eq!(pairs_needed(204), 12);
+        assert_eq!(pairs_needed(205), 13);
+        assert_eq!(pairs_needed(0), 5);
     }
 
     #[test]
-    fn fewer_than_three_runs_are_not_tested() {
-        assert_eq!(mann_whitney(&[1.0, 2.0], &[10.0, 11.0, 12.0, 13.0]), None);
-        assert_eq!(mann_whitney(&[1.0, 2.0, 3.0], &[]), None);
+    fn nothing_moved_or_nothing_given() {
+        assert_eq!(signed_rank(&[]), None);
+        assert_eq!(signed_rank(&[0.0; 6]), Some(1.0));
+        assert_eq!(signed_rank(&[f64::NAN, 0.0]), Some(1.0));
+        assert_eq!(hodges_lehmann(&[]), None);
+        assert_eq!(hodges_lehmann(&[f64::NAN]), None);
     }
 
     #[test]
-    fn beyond_the_exact_range_the_normal_approximation_agrees() {
-        // 21 vs 21, fully separated: z = (220.5 − 0.5) / sqrt(21·21·43/12) = 5.5417…, two-sided
-        // p = erfc(z / √2) ≈ 3.0e-8; and one a in the middle of the b's is far from significant.
-        let a: Vec<f64> = (0..21).map(|i| i as f64).collect();
-        let b: Vec<f64> = (0..21).map(|i| 100.0 + i as f64).collect();
-        let p = mann_whitney(&a, &b).unwrap();
-        assert!(p < 1e-7 && p > 1e-8, "{p}");
-        let interleaved: Vec<f64> = (0..21).map(|i| i as f64 + 0.5).collect();
-        assert!(mann_whitney(&a, &interleaved).unwrap() > 0.5);
+    fn hodges_lehmann_is_the_median_of_walsh_averages() {
+        // numpy: np.median([(d[i] + d[j]) / 2 for i in range(n) for j in range(i, n)]) is 25.0
+        // for the corn data above and 2.0 for the tied data.
+        let corn = [
+            6.0, 8.0, 14.0, 16.0, 23.0, 24.0, 28.0, 29.0, 41.0, -48.0, 49.0, 56.0, 60.0, -67.0,
+            75.0,
+        ];
+        assert_eq!(hodges_lehmann(&corn), Some(25.0));
+        let tied = [1.0, 1.0, 2.0, -2.0, 3.0, 3.0, 3.0, 4.0, -1.0, 5.0, 0.5];
+        assert_eq!(hodges_lehmann(&tied), Some(2.0));
+        // By hand: [1, 3]: Walsh averages 1, 2, 3, median 2; [1, 2, 10]: 1, 1.5, 2, 5.5, 6, 10,
+        // median (2 + 5.5) / 2.
+        assert_eq!(hodges_lehmann(&[1.0, 3.0]), Some(2.0));
+        assert_eq!(hodges_lehmann(&[1.0, 2.0, 10.0]), Some(3.75));
+    }
+
+    #[test]
+    fn holm_matches_the_textbook_example() {
+        // Wikipedia's Holm–Bonferroni example: p = 0.01, 0.04, 0.03, 0.005 at α = 0.05 rejects
+        // H1 and H4 only; statsmodels 0.15 multipletests(p, method="holm") adjusts them to 0.03,
+        // 0.06, 0.06, 0.02.
+        let adjusted = holm(&[0.01, 0.04, 0.03, 0.005]);
+        for (a, e) in adjusted.iter().zip([0.03, 0.06, 0.06, 0.02]) {
+            assert!(close(*a, e, 1e-12), "{adjusted:?}");
+        }
+        // statsmodels: [0.001, 0.2, 0.012, 0.04, 0.013, 0.5] → [0.006, 0.4, 0.06, 0.12, 0.06,
+        // 0.5] (the running maximum lifts 0.013 × 4 = 0.052 to 0.06; capped at 1).
+        let adjusted = holm(&[0.001, 0.2, 0.012, 0.04, 0.013, 0.5]);
+        for (a, e) in adjusted.iter().zip([0.006, 0.4, 0.06, 0.12, 0.06, 0.5]) {
+            assert!(close(*a, e, 1e-12), "{adjusted:?}");
+        }
+        assert_eq!(holm(&[0.6, 0.9]), vec![1.0, 1.0]);
+        assert!(holm(&[]).is_empty());
     }
 
     #[test]
