@@ -370,6 +370,7 @@ fn run_row(r: Row, source: usize) -> Result<RunRow, String> {
         "*_alloc_bytes",
     )?;
     let ns = |x: u64| x as f64;
+    let instructions = instructions(&r)?;
     Ok(RunRow {
         source,
         line: 0,
@@ -413,7 +414,7 @@ fn run_row(r: Row, source: usize) -> Result<RunRow, String> {
         retimed: r.retimed,
         aggregate_batch_ns: r.aggregate_batch_ns,
         planted: r.planted,
-        instructions: instructions(&r)?,
+        instructions,
         windows: None,
     })
 }
