@@ -35,6 +35,17 @@ fn counted(g: &Group) -> Option<(Source, [Stat; 3])> {
     ))
 }
 
+/// A format's name as the tables show it, with what a twin or control is.
+fn named(format: &str) -> String {
+    if format.ends_with(".twin") {
+        format!("{format} (A/A)")
+    } else if format.ends_with(".plus5") {
+        format!("{format} (+5% control)")
+    } else {
+        shown(format)
+    }
+}
+
 /// Per format: instructions per unit of each batch workload, median across the runs that
 /// counted them (min–max where they differ); `None` when no run of the section counted.
 pub fn table(groups: &[&Group]) -> Option<Table> {
@@ -45,7 +56,7 @@ pub fn table(groups: &[&Group]) -> Option<Table> {
         .collect();
     let (_, source, _) = rows.first()?;
     let cell = |s: &Stat| {
-        if s.min == s.max {
+        if s.min.round() == s.max.round() {
             format!("{:.0}", s.median)
         } else {
             format!("{:.0} ({:.0}–{:.0})", s.median, s.min, s.max)
@@ -77,7 +88,7 @@ pub fn table(groups: &[&Group]) -> Option<Table> {
         rows: rows
             .iter()
             .map(|(g, s, v)| {
-                let mut row = vec![shown(&g.format), s.name().to_owned()];
+                let mut row = vec![named(&g.format), s.name().to_owned()];
                 row.extend(v.iter().map(cell));
                 row
             })

@@ -172,7 +172,11 @@ impl Contents<'_> {
         blocks.extend(controls::table(&controls, &pairs).map(Block::Table));
         blocks.extend(verification::table(groups).map(Block::Table));
         blocks.extend(allocations_table(groups).map(Block::Table));
-        blocks.extend(super::instructions::table(groups).map(Block::Table));
+        // Twins and controls too: a control's count is its plant, made visible.
+        let counted: Vec<&Group> = (groups.iter().copied())
+            .chain(pairs.iter().chain(&controls).map(|p| p.twin))
+            .collect();
+        blocks.extend(super::instructions::table(&counted).map(Block::Table));
         let merged: Vec<_> = self
             .merged
             .iter()
