@@ -713,25 +713,23 @@ impl MergeArgs {
 impl ReportArgs {
     fn run(self) -> anyhow::Result<()> {
         let summary = report::summarize(&report::load(&self.csvs)?);
-        let against = if self.baseline.is_empty() {
+        let old = if self.baseline.is_empty() {
             None
         } else {
-            let old = report::summarize(&report::load(&self.baseline)?);
-            let on = self.gate.gate().map(|g| g.on).unwrap_or_default();
-            Some(report::baseline::compare(&summary, &old, on))
+            Some(report::summarize(&report::load(&self.baseline)?))
         };
+        let on = self.gate.gate().map(|g| g.on).unwrap_or_default();
+        let against = (old.as_ref()).map(|old| report::baseline::compare(&summary, old, on));
         // A gate that cannot fail is refused before anything is written or printed.
         if let (Some(c), Some(_)) = (&against, self.gate.gate()) {
             if let Some(refused) = report::baseline::refusal(c) {
                 return Err(refused.into());
             }
         }
-        let instructions = match self.gate.fail_if_more_instructions {
-            Some(pct) => {
-                let old = report::summarize(&report::load(&self.baseline)?);
-                Some(report::instructions::check(&summary, &old, pct)?)
-            }
-            None => None,
+        // `requires = "baseline"`: a gate always has a baseline.
+        let instructions = match (self.gate.fail_if_more_instructions, &old) {
+            (Some(pct), Some(old)) => Some(report::instructions::check(&summary, old, pct)?),
+            _ => None,
         };
         let mut decision = report::decision::Decision::load(
             &self.csvs,

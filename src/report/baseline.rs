@@ -148,12 +148,17 @@ fn labels<'a>(groups: &[&'a Group]) -> Vec<&'a str> {
     l
 }
 
+/// Whether the two sides are matched by label alone: one input each, under other names (two
+/// days of one feed, say).
+pub fn by_label(new: &Summary, old: &Summary) -> bool {
+    new.inputs().len() == 1 && old.inputs().len() == 1 && new.inputs() != old.inputs()
+}
+
 /// Matches sections by (input, label), or by label alone when the two sides have one input each
 /// under other names (two days); a pooled section with no namesake takes the baseline's section
 /// of the same input that shares a label with it (one side ran a label the other did not).
 pub fn compare(new: &Summary, old: &Summary, on: FailOn) -> Comparison {
-    let by_label =
-        new.inputs().len() == 1 && old.inputs().len() == 1 && new.inputs() != old.inputs();
+    let by_label = by_label(new, old);
     let theirs = compared(old);
     let mut c = Comparison {
         changes: Vec::new(),

@@ -135,8 +135,7 @@ impl std::fmt::Display for Growth {
 /// has one input under another name); pooled sections are left out (their runs are their
 /// labels'). Also what could not be compared, one line each.
 pub fn compare(new: &Summary, old: &Summary) -> (Vec<Growth>, Vec<String>) {
-    let by_label =
-        new.inputs().len() == 1 && old.inputs().len() == 1 && new.inputs() != old.inputs();
+    let by_label = super::baseline::by_label(new, old);
     let (mut compared, mut not) = (Vec::new(), Vec::new());
     for g in new.groups.iter().filter(|g| !is_pooled(&g.label)) {
         let Some((source, n)) = counted(g) else {

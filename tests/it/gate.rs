@@ -36,6 +36,15 @@ const OLD: Side = Side {
     machine: 1.0,
 };
 
+/// The old side's runs, `runs` of them, with capnp's ser batch at `capnp_ser`.
+fn side(runs: usize, capnp_ser: f64) -> Side {
+    Side {
+        runs,
+        capnp_ser,
+        ..OLD
+    }
+}
+
 /// `side.runs` runs of raw, sbe and capnp on `input` under `label`. Per run: ser batch, de batch,
 /// de_all batch (ns per packet), all three formats times the run's machine factor: 1 + 4% × k
 /// for the k-th run of the old side, 1 + 4% × (8 − k) of the new (the runs' order reversed), so
@@ -219,13 +228,8 @@ fn a_slower_machine_does_not_fail() {
 #[test]
 fn a_gate_that_cannot_fail_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let with = |runs: usize, capnp_ser: f64| Side {
-        runs,
-        capnp_ser,
-        ..OLD
-    };
-    let old = runs_csv(dir.path(), "old4.csv", with(4, 10.0));
-    let new = runs_csv(dir.path(), "new4.csv", with(4, 28.0));
+    let old = runs_csv(dir.path(), "old4.csv", side(4, 10.0));
+    let new = runs_csv(dir.path(), "new4.csv", side(4, 28.0));
     let (code, stdout, stderr) = gate(dir.path(), &new, &old, &["--fail-if-slower", "10"]);
     assert_eq!(code, Some(2), "{stdout}{stderr}");
     assert_eq!(
@@ -236,8 +240,8 @@ fn a_gate_that_cannot_fail_is_refused() {
     );
     assert!(!stdout.contains("gate:"), "{stdout}");
     assert!(!dir.path().join("out").exists());
-    let old = runs_csv(dir.path(), "old3.csv", with(3, 10.0));
-    let new = runs_csv(dir.path(), "new8.csv", with(8, 28.0));
+    let old = runs_csv(dir.path(), "old3.csv", side(3, 10.0));
+    let new = runs_csv(dir.path(), "new8.csv", side(8, 28.0));
     let (code, _, stderr) = gate(dir.path(), &new, &old, &["--fail-if-slower", "10"]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(
@@ -245,8 +249,8 @@ fn a_gate_that_cannot_fail_is_refused() {
         "{stderr}"
     );
     // 6 a side can: the planted slowdown fails with exit 3.
-    let old = runs_csv(dir.path(), "old6.csv", with(6, 10.0));
-    let new = runs_csv(dir.path(), "new6.csv", with(6, 28.0));
+    let old = runs_csv(dir.path(), "old6.csv", side(6, 10.0));
+    let new = runs_csv(dir.path(), "new6.csv", side(6, 28.0));
     let (code, stdout, _) = gate(dir.path(), &new, &old, &["--fail-if-slower", "10"]);
     assert_eq!(code, Some(3), "{stdout}");
     assert!(
@@ -261,8 +265,8 @@ fn a_gate_that_cannot_fail_is_refused() {
         "{stderr}"
     );
     // Without the gate, the comparison of 3 pairs is printed as before.
-    let old = runs_csv(dir.path(), "old3.csv", with(3, 10.0));
-    let new = runs_csv(dir.path(), "new3.csv", with(3, 28.0));
+    let old = runs_csv(dir.path(), "old3.csv", side(3, 10.0));
+    let new = runs_csv(dir.path(), "new3.csv", side(3, 28.0));
     let (code, stdout, _) = gate(dir.path(), &new, &old, &[]);
     assert_eq!(code, Some(0), "{stdout}");
     assert!(stdout.contains("3 pairs, p = 0.125"), "{stdout}");
@@ -395,11 +399,6 @@ fn fail_on_all_also_gates_each_batch_figure() {
 #[test]
 fn labels_are_paired_within_and_tested_pooled() {
     let dir = tempfile::tempdir().unwrap();
-    let side = |runs: usize, capnp_ser: f64| Side {
-        runs,
-        capnp_ser,
-        ..OLD
-    };
     let write = |name: &str, taskset: usize, capnp_ser: f64| {
         let mut all = rows(name, "normal", side(4, capnp_ser));
         all.extend(rows(name, "taskset", side(taskset, capnp_ser)));
