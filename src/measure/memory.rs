@@ -8,6 +8,7 @@
 //! [`count_faults`], which reads the thread's fault counter before and after it (outside the
 //! clock reads) so that a run shows what is left: `timed_faults`, 0 when all is well.
 
+use crate::model::Packet;
 use crate::sys;
 
 /// A `Vec` whose whole capacity has been written once, so that filling it up to its capacity
@@ -58,6 +59,31 @@ pub fn touch_stack() {
         stack[at] = 1;
     }
     std::hint::black_box(&mut stack);
+}
+
+/// Reads every cache line of `packets` (their headers and their messages), so that every
+/// format's turn in a window starts from the same state of the caches: its own input read last.
+///
+/// Without it a format inherits its predecessor's reads. The source's packets are read by every
+/// format, so whichever format went before left them warm; a positive control reads a copy of its
+/// own (`measure::fed`) that no predecessor touched, and its encode came out 1.1 to 1.4 times its
+/// original's where 1.05 was planted (BENCHMARKS, issue 46). Untimed, outside every clock read.
+pub fn read_through(packets: &[Packet]) {
+    const LINE: usize = 64;
+    let mut sum = 0u8;
+    for p in packets {
+        // SAFETY: each pointer is within a live allocation (the slice of packets, a packet's
+        // messages) and `u8` has no invalid values or alignment; volatile so that no read is
+        // optimized away.
+        sum ^= unsafe { std::ptr::read_volatile((p as *const Packet).cast::<u8>()) };
+        let bytes = std::mem::size_of_val(p.messages.as_slice());
+        let start = p.messages.as_ptr().cast::<u8>();
+        for at in (0..bytes).step_by(LINE) {
+            // SAFETY: as above, `at` < the messages' size in bytes.
+            sum ^= unsafe { std::ptr::read_volatile(start.add(at)) };
+        }
+    }
+    std::hint::black_box(sum);
 }
 
 /// Runs `pass` and adds the minor page faults this thread took meanwhile to `faults`. The two

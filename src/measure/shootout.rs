@@ -19,7 +19,7 @@ use super::fed::Feed;
 use super::floor::{AggregateFloor, MemcpyFloor};
 use super::instructions;
 use super::interference::{observe, retime};
-use super::memory::Written;
+use super::memory::{read_through, Written};
 use super::order::{pass_order, Order, PassOrder};
 use super::outcome::{Outcome, Passes};
 use super::runner::{Grain, PacketStat, PassIo, Runner};
@@ -599,7 +599,8 @@ impl<'c> Shootout<'c> {
     /// In a window timed both ways, which timing goes first, and which decode goes first
     /// within each, alternate (`measure::order::pass_order`).
     fn measure_format(&mut self, i: usize, span: Span<'_>) -> Result<(), RunError> {
-        let order = pass_order(self.id.turn(), i);
+        let order = pass_order(self.id.turn());
+        read_through(span.packets);
         if self.runners[i].grain() == Grain::Window {
             return self.whole_windows(i, span, order);
         }
