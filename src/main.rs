@@ -354,11 +354,12 @@ struct BenchArgs {
 #[derive(Args)]
 struct GateArgs {
     /// With --baseline: exit with code 3 when a format's ranking figure (ser + de_all batch) is
-    /// slower than the baseline's by more than PCT percent and significantly so: runs paired by
-    /// position within each label, each format's new/old over the median of its pair's formats
-    /// (the machine's share cancels), Hodges–Lehmann change, one-sided Wilcoxon signed-rank test,
-    /// Holm-adjusted p < 0.05 over the figures gated. One line per regression; improvements never
-    /// fail; run counts too few to fail are refused.
+    /// significantly slower than the baseline's and the runs cannot show the slowdown below PCT
+    /// percent (PCT is the slowdown the gate must not let through): runs paired by position
+    /// within each label, each format's new/old over the median of its pair's formats (the
+    /// machine's share cancels), one-sided Wilcoxon signed-rank tests, Holm-adjusted p < 0.05
+    /// over the figures gated, Hodges–Lehmann change. One line per regression; improvements
+    /// never fail; run counts too few to fail are refused.
     #[arg(long, value_name = "PCT", requires = "baseline", value_parser = percent)]
     fail_if_slower: Option<f64>,
     /// What --fail-if-slower looks at: `ranking` (the figure the report ranks by) or `all` (also

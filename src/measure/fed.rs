@@ -57,12 +57,11 @@ impl Feed {
 
     /// The window fed for `packets`, the units from place `before` of their chunk, into `out`,
     /// and the packets repeated in it, once each, into `repeats` (what the repeats added to the
-    /// window's bytes is counted from them). Each packet is copied into the storage of the one
-    /// at its place in the last window, as [`super::window::Window`] reuses its own, so that a
-    /// control's packets lie in memory as its original's do rather than wherever the allocator
-    /// hands back what the last window freed (with fresh clones, the first measured run had a
-    /// control's encode per unit 1.2 times its original's on the DEEP+ sample; whether the layout
-    /// was the cause, a run under load could not tell: docs/method.md).
+    /// window's bytes is counted from them). Each packet is cloned afresh, in order, as
+    /// [`super::window::Window`] allocates its own each window, so that a control's packets lie in
+    /// memory as its original's do (with each slot's storage reused instead, a control's encode
+    /// per unit came out 0.86 to 1.4 times its original's where 1.05 was planted, depending on
+    /// which of the two had the more compact window: BENCHMARKS, issue 46 "part four").
     pub fn window(
         self,
         packets: &[Packet],
@@ -85,15 +84,10 @@ impl Feed {
     }
 }
 
-/// `packet` copied into `out[*len]`, reusing its storage (pushed when `out` is that short), and
-/// `len` moved on.
+/// `packet` cloned into `out[*len]` (pushed when `out` is that short), and `len` moved on.
 fn put(out: &mut Vec<Packet>, len: &mut usize, packet: &Packet) {
     match out.get_mut(*len) {
-        Some(slot) => {
-            slot.seq = packet.seq;
-            slot.send_time = packet.send_time;
-            slot.messages.clone_from(&packet.messages);
-        }
+        Some(slot) => *slot = packet.clone(),
         None => out.push(packet.clone()),
     }
     *len += 1;

@@ -4,8 +4,14 @@
 //! one IEX message, carried as a packet of that one message (its sequence number is the
 //! packet's first plus its index; heartbeats, which carry no message, make no unit).
 //!
-//! Packets are owned (the capture buffer moves on while formats run) but their storage is reused
-//! from window to window, so filling a window allocates nothing once it has been filled once.
+//! Packets are owned (the capture buffer moves on while formats run). Each packet's messages are
+//! allocated afresh in every window, in the order the packets arrive (the slots of packets are
+//! reused): a positive control's copy of the window is allocated the same way (`measure::fed`),
+//! so the two lie in memory alike. Reusing each slot's messages, as before 2026-11-29, left every
+//! slot the largest allocation any window had put there, the source's packets spread over far
+//! more memory than a fresh copy's, and a control's encode per unit 0.86 times its original's on
+//! DEEP10 where 1.05 was planted (its interval holding 1.05 in 4 of 10 benches; BENCHMARKS,
+//! "part four"). The allocations are outside every timed pass.
 
 use std::io::Read;
 
@@ -127,7 +133,7 @@ impl Window {
         Ok(self.len)
     }
 
-    /// Starts the next unit, reusing a packet's storage from an earlier window.
+    /// Starts the next unit in a packet slot of an earlier window, its messages allocated afresh.
     fn next_unit(&mut self, seq: u64, send_time: i64) {
         if self.len == self.packets.len() {
             self.packets.push(Packet::default());
@@ -135,7 +141,7 @@ impl Window {
         let packet = &mut self.packets[self.len];
         packet.seq = seq;
         packet.send_time = send_time;
-        packet.messages.clear();
+        packet.messages = Vec::new();
         self.len += 1;
     }
 

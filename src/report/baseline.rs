@@ -437,13 +437,14 @@ fn gated(c: &Comparison) -> impl Iterator<Item = (&Change, &Figure)> {
 /// `--fail-if-slower PCT [--fail-on ...]`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Gate {
-    /// A normalized slowdown of more than this many percent, when significant, fails.
+    /// The slowdown the gate must not let through: a figure the runs show slower fails unless
+    /// they show it below this many percent ([`regressions`]).
     pub pct: f64,
     /// Pass it to [`compare`]: the figures tested, and so Holm's family.
     pub on: FailOn,
 }
 
-/// A figure slower than the baseline beyond the gate's percent, and significantly so.
+/// A figure significantly slower than the baseline and not shown within the gate's percent.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Regression {
     pub section: String,
@@ -473,19 +474,34 @@ impl std::fmt::Display for Regression {
     }
 }
 
-/// Every gated figure whose normalized change is above 1 + `gate.pct` / 100 with a
-/// Holm-adjusted p below [`ALPHA`]. Faster figures never are (the test is one-sided on
-/// purpose: an improvement is news, not a failure).
+/// Every gated figure the runs show slower (Holm-adjusted one-sided signed-rank p below
+/// [`ALPHA`]) and cannot show within the gate's percent ([`within`]). Faster figures never are
+/// (the test is one-sided on purpose: an improvement is news, not a failure).
+///
+/// Why not "the estimate above the percent": a slowdown of exactly the percent would then fail
+/// about half the time, however many runs, since its estimate falls either side of the limit;
+/// measured on ten real benches, a planted 10% failed a 10% gate in 41% of 45 pairs. The
+/// percent is the slowdown the gate must not let through, so a slowdown that is real fails
+/// unless the runs show it smaller than that (a 3% slowdown measured tightly passes a 10% gate;
+/// measured loosely, it fails).
 pub fn regressions(c: &Comparison, gate: Gate) -> Vec<Regression> {
-    let limit = 1.0 + gate.pct / 100.0;
     gated(c)
-        .filter(|(_, f)| f.holm.is_some_and(|p| p < ALPHA) && f.change.is_some_and(|x| x > limit))
+        .filter(|(_, f)| f.holm.is_some_and(|p| p < ALPHA) && !within(f, gate.pct))
         .map(|(ch, f)| Regression {
             section: ch.section.clone(),
             format: ch.format.clone(),
             figure: f.clone(),
         })
         .collect()
+}
+
+/// The runs show `f`'s slowdown below `pct` percent: the one-sided signed-rank test that the
+/// pairs' log differences lie below ln(1 + pct/100) gives p below [`ALPHA`] (not adjusted: a
+/// figure passes on it, so Holm's family is not the place for it).
+pub fn within(f: &Figure, pct: f64) -> bool {
+    let limit = (1.0 + pct / 100.0).ln();
+    let below: Vec<f64> = f.diffs.iter().map(|d| limit - d).collect();
+    significance::signed_rank(&below).is_some_and(|p| p < ALPHA)
 }
 
 /// A gate whose test cannot fail at the run counts given: refused (exit code 2) before
@@ -525,8 +541,8 @@ pub fn refusal(c: &Comparison) -> Option<GateRefused> {
 /// [`REGRESSION_EXIT`] on.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error(
-    "{count} figure(s) slower than the baseline by more than {pct}% (normalized, Holm-adjusted \
-     signed-rank p < {ALPHA})"
+    "{count} figure(s) slower than the baseline (normalized, Holm-adjusted signed-rank p < \
+     {ALPHA}) and not shown within {pct}%"
 )]
 pub struct Regressed {
     pub count: usize,
@@ -542,8 +558,8 @@ pub fn check(c: &Comparison, gate: Gate) -> (String, Option<Regressed>) {
     }
     if found.is_empty() {
         out.push_str(&format!(
-            "gate: no figure slower than the baseline by more than {}% normalized with \
-             Holm-adjusted p < {ALPHA} ({} figures tested)\n",
+            "gate: no figure shown slower than the baseline (normalized, Holm-adjusted p < \
+             {ALPHA}) and not shown within {}% ({} figures tested)\n",
             gate.pct,
             gated(c).count()
         ));

@@ -140,7 +140,7 @@ fn identical_runs_never_fail_even_at_zero_percent() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("gate: no figure slower than the baseline by more than 0% normalized")
+        stdout.contains("gate: no figure shown slower than the baseline (normalized")
             && stdout.contains("(12 figures tested)"),
         "{stdout}"
     );
@@ -172,7 +172,10 @@ fn a_format_made_30_percent_slower_fails_with_its_line_and_exit_3() {
         "{stdout}"
     );
     assert!(
-        stderr.contains("error: 1 figure(s) slower than the baseline by more than 10%"),
+        stderr.contains(
+            "error: 1 figure(s) slower than the baseline (normalized, Holm-adjusted signed-rank p < \
+             0.05) and not shown within 10%"
+        ),
         "{stderr}"
     );
     // The report is written all the same, with the p-values in the comparison table.
@@ -186,6 +189,40 @@ fn a_format_made_30_percent_slower_fails_with_its_line_and_exit_3() {
     assert_eq!(code, Some(0), "{stdout}");
     // Without --fail-if-slower the comparison is printed and the exit stays 0.
     let (code, stdout, _) = gate(dir.path(), &new, &old, &[]);
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(regressions(&stdout).is_empty(), "{stdout}");
+}
+
+/// capnp's ser batch made exactly 1.10x in every pair: at `--fail-if-slower 10` that is the
+/// slowdown the gate must not let through, and the runs cannot show it smaller (every pair at
+/// the limit), so it fails, on that figure alone; a 15% gate, which every pair shows it within,
+/// passes it. (A rule of "the estimate above the percent" let it through at 10%, and caught a
+/// planted 10% in 41% of 45 pairs of real benches.)
+#[test]
+fn a_slowdown_of_the_gates_percent_fails_and_passes_a_gate_it_is_shown_within() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = runs_csv(dir.path(), "old.csv", OLD);
+    let new = runs_csv(dir.path(), "new.csv", side(8, 11.0));
+    let all = ["--fail-on", "all"];
+    let (code, stdout, stderr) = gate(
+        dir.path(),
+        &new,
+        &old,
+        &["--fail-if-slower", "10", all[0], all[1]],
+    );
+    assert_eq!(code, Some(3), "{stdout}{stderr}");
+    let found = regressions(&stdout);
+    assert_eq!(found.len(), 1, "{stdout}");
+    assert!(
+        found[0].starts_with("regression: capnp day5.pcapng.gz [normal] ser batch: 1.10x slower"),
+        "{stdout}"
+    );
+    let (code, stdout, _) = gate(
+        dir.path(),
+        &new,
+        &old,
+        &["--fail-if-slower", "15", all[0], all[1]],
+    );
     assert_eq!(code, Some(0), "{stdout}");
     assert!(regressions(&stdout).is_empty(), "{stdout}");
 }
