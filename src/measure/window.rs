@@ -6,8 +6,9 @@
 //!
 //! Packets are owned (the capture buffer moves on while formats run). Each packet's messages are
 //! allocated afresh in every window, in the order the packets arrive (the slots of packets are
-//! reused): a positive control's copy of the window is allocated the same way (`measure::fed`),
-//! so the two lie in memory alike. Reusing each slot's messages, as before 2026-11-29, left every
+//! reused): a positive control's copy of the window is cloned afresh the same way, slot by slot in
+//! order (`measure::fed`; a clone's storage is its exact length where this one grew by pushes), so
+//! the two lie in memory alike. Reusing each slot's messages, as before 2026-11-29, left every
 //! slot the largest allocation any window had put there, the source's packets spread over far
 //! more memory than a fresh copy's, and a control's encode per unit 0.86 times its original's on
 //! DEEP10 where 1.05 was planted (its interval holding 1.05 in 4 of 10 benches; BENCHMARKS,
