@@ -21,6 +21,7 @@ mod gate;
 mod gen;
 mod gen_deep_plus;
 mod gen_like;
+mod golden_encodings;
 mod held_back;
 mod iex_golden;
 mod instructions;
