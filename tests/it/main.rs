@@ -37,5 +37,6 @@ mod run;
 mod run_script;
 mod sample;
 mod schema_v2;
+mod schemas_current;
 mod trusting;
 mod window_format;
