@@ -1,8 +1,11 @@
-//! Generates the Cap'n Proto, FlatBuffers (flatc's and planus's), SBE and Protocol Buffers codecs from `schemas/` into
-//! `OUT_DIR`, and from `schemas/iex-messages.txt` (the one description of the IEX messages) the
+//! Generates, from `schemas/iex-messages.txt` (the one description of the IEX messages), the
 //! model's message types, the derive-driven formats' wire vocabulary and raw's records
-//! (`build/messages.rs`), and version 2 of the four compiled schemas for the schema-evolution
-//! check (`build/schema_v2.rs`, into `OUT_DIR/evolution-v2/`).
+//! (`build/messages.rs`), and the four compiled schemas (`build/schemas.rs`: Cap'n Proto,
+//! FlatBuffers, SBE, Protocol Buffers) into `OUT_DIR/schemas/`, and version 2 of each for the
+//! schema-evolution check into `OUT_DIR/evolution-v2/schemas/`; then the Cap'n Proto,
+//! FlatBuffers (flatc's and planus's), SBE and Protocol Buffers codecs from them into `OUT_DIR`
+//! and `OUT_DIR/evolution-v2/`. `schemas/marketdata.*` are copies of version 1 for readers,
+//! checked by a test to equal what is compiled; the build does not read them.
 //!
 //! The generators are found through the environment (`CAPNP`, `FLATC`, `SBE_JAR`, `JAVA`,
 //! `PROTOC`, `PROTOC_RUST`) or in the places `scripts/bootstrap.sh` puts them (`tools/`, `capnp`
@@ -19,8 +22,6 @@ use std::time::SystemTime;
 
 #[path = "build/messages.rs"]
 mod messages;
-#[path = "build/schema_v2.rs"]
-mod schema_v2;
 
 const FLATC_VERSION: &str = "25.12.19";
 const SBE_VERSION: &str = "1.34.0";
@@ -40,51 +41,38 @@ fn main() {
         println!("cargo:rerun-if-env-changed={var}");
     }
 
-    messages::generate(&schemas, &out);
-    capnp(&schemas, "marketdata.capnp", &["formats", "capnp"], &out);
-    flatbuffers(&schemas.join("marketdata.fbs"), &out, &tools);
-    planus(&schemas.join("marketdata.fbs"), &out);
-    sbe(&schemas.join("marketdata.xml"), &out, &tools);
-    protobuf(&schemas, "marketdata.proto", &out);
-    protobuf_google(&schemas, "marketdata.proto", &out, &tools);
-    evolution_v2(&schemas, &out.join("evolution-v2"), &tools);
+    let compiled = messages::generate(&schemas, &out);
+    let made_from = newest(&schemas);
+    let v1 = write_schemas(&compiled.v1, &out.join("schemas"), made_from);
+    capnp(&v1, "marketdata.capnp", &["formats", "capnp"], &out);
+    flatbuffers(&v1.join("marketdata.fbs"), &out, &tools);
+    planus(&v1.join("marketdata.fbs"), &out);
+    sbe(&v1.join("marketdata.xml"), &out, &tools);
+    protobuf(&v1, "marketdata.proto", &out);
+    protobuf_google(&v1, "marketdata.proto", &out, &tools);
+    evolution_v2(&compiled, &out.join("evolution-v2"), made_from, &tools);
     provenance(&root);
 }
 
-/// Version 2 of the four compiled schemas (`build/schema_v2.rs`), written into `v2/schemas/`,
-/// the values of the appended fields into `v2`, and their code generated into `v2` by the same
-/// generators. The schemas have a folder of their own because protobuf-codegen asks cargo to
-/// watch its include folder: were it `v2`, which the generators write into after, every build
-/// would find the build script stale and compile the crate again; and the folder and its files
-/// are [`dated`] as their sources, or the first build after a clean one would.
-fn evolution_v2(schemas: &Path, v2: &Path, tools: &Path) {
-    let read = |name: &str| {
-        let path = schemas.join(name);
-        fs::read_to_string(&path).unwrap_or_else(|e| fail(&format!("{}: {e}", path.display())))
-    };
-    let appends = schema_v2::parse(&read("evolution-v2.txt")).unwrap_or_else(|e| fail(&e));
-    let v2_schemas = v2.join("schemas");
-    fs::create_dir_all(&v2_schemas)
-        .unwrap_or_else(|e| fail(&format!("{}: {e}", v2_schemas.display())));
-    let transforms: [(&str, schema_v2::Transform); 4] = [
-        ("marketdata.capnp", schema_v2::capnp),
-        ("marketdata.fbs", schema_v2::flatbuffers),
-        ("marketdata.xml", schema_v2::sbe),
-        ("marketdata.proto", schema_v2::protobuf),
-    ];
-    let made_from = newest(schemas);
-    for (name, transform) in transforms {
-        let text = transform(&read(name), &appends).unwrap_or_else(|e| {
-            fail(&format!(
-                "schemas/{name}: cannot derive version 2 from evolution-v2.txt: {e}"
-            ))
-        });
-        write_if_changed(&v2_schemas.join(name), &text);
-        dated(&v2_schemas.join(name), made_from);
+/// Writes `schemas` into `dir` (created), each file and the folder [`dated`] `made_from`;
+/// returns `dir`. The schemas have a folder of their own because protobuf-codegen asks cargo to
+/// watch its include folder: were it `OUT_DIR`, which the generators write into after, every
+/// build would find the build script stale and compile the crate again.
+fn write_schemas(schemas: &messages::Schemas, dir: &Path, made_from: SystemTime) -> PathBuf {
+    fs::create_dir_all(dir).unwrap_or_else(|e| fail(&format!("{}: {e}", dir.display())));
+    for (name, text) in schemas {
+        write_if_changed(&dir.join(name), text);
+        dated(&dir.join(name), made_from);
     }
-    dated(&v2_schemas, made_from);
-    write_if_changed(&v2.join("appended.rs"), &schema_v2::values(&appends));
+    dated(dir, made_from);
+    dir.to_owned()
+}
 
+/// Version 2 of the four compiled schemas written into `v2/schemas/`, the values of the appended
+/// fields into `v2`, and their code generated into `v2` by the same generators.
+fn evolution_v2(compiled: &messages::Compiled, v2: &Path, made_from: SystemTime, tools: &Path) {
+    let v2_schemas = write_schemas(&compiled.v2, &v2.join("schemas"), made_from);
+    write_if_changed(&v2.join("appended.rs"), &compiled.appended);
     capnp(
         &v2_schemas,
         "marketdata.capnp",

@@ -8,7 +8,9 @@ use std::path::Path;
 use super::compare::{self, Bytes, TheirPacket};
 use super::tool::{self, Tool, ToolError};
 
-const SCHEMA: &str = include_str!("../../../schemas/marketdata.capnp");
+/// The schema the Rust code is compiled from, as build.rs generated it from the message table
+/// (`schemas/marketdata.capnp` is a copy).
+const SCHEMA: &str = include_str!(concat!(env!("OUT_DIR"), "/schemas/marketdata.capnp"));
 
 fn capnp() -> Tool {
     Tool::find("CAPNP", None, "capnp", "Debian's capnproto")

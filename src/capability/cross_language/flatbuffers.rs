@@ -12,7 +12,9 @@ use super::compare::{self, Bytes, TheirMessage, TheirPacket};
 use super::tool::{self, Tool, ToolError};
 use crate::model::for_each_message;
 
-const SCHEMA: &str = include_str!("../../../schemas/marketdata.fbs");
+/// The schema the Rust code is compiled from, as build.rs generated it from the message table
+/// (`schemas/marketdata.fbs` is a copy).
+const SCHEMA: &str = include_str!(concat!(env!("OUT_DIR"), "/schemas/marketdata.fbs"));
 
 fn flatc() -> Tool {
     Tool::find(

@@ -11,7 +11,9 @@ use serde_json::{Map, Value as Json};
 use super::compare::{self, Bytes, TheirPacket};
 use super::tool::{self, Tool, ToolError};
 
-const SCHEMA: &str = include_str!("../../../schemas/marketdata.proto");
+/// The schema the Rust code is compiled from, as build.rs generated it from the message table
+/// (`schemas/marketdata.proto` is a copy).
+const SCHEMA: &str = include_str!(concat!(env!("OUT_DIR"), "/schemas/marketdata.proto"));
 
 /// The wrapper whose one repeated field holds the packets.
 const WINDOW: &str = "syntax = \"proto3\";

@@ -13,8 +13,9 @@ use super::compare::{self, Bytes, TheirPacket, Value};
 use super::tool::{self, Tool, ToolError};
 use crate::model::for_each_message;
 
-/// Version 1 of the schema, the one `formats::sbe` is generated from.
-pub(crate) const SCHEMA: &str = include_str!("../../../schemas/marketdata.xml");
+/// Version 1 of the schema, the one `formats::sbe` is generated from, as build.rs generated it
+/// from the message table (`schemas/marketdata.xml` is a copy).
+pub(crate) const SCHEMA: &str = include_str!(concat!(env!("OUT_DIR"), "/schemas/marketdata.xml"));
 const DUMP: &str = include_str!("../../../xlang/SbeDump.java");
 /// The generator's version, as scripts/bootstrap.sh fetches it.
 pub(crate) const SBE_VERSION: &str = "1.34.0";
