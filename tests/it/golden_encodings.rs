@@ -41,29 +41,6 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The first `n` IEX-TP segments of `path` as packets (messages of unknown types left out).
-fn first_packets(path: &Path, lenient: bool, n: usize) -> Vec<Packet> {
-    let mut opened = md_shootout::stream::open(path, lenient).unwrap();
-    let mut out = Vec::with_capacity(n);
-    while out.len() < n {
-        let Some(item) = opened.reader.next_segment().unwrap() else {
-            break;
-        };
-        let header = item.segment.header;
-        out.push(Packet {
-            seq: header.first_seq,
-            send_time: header.send_time,
-            messages: item
-                .segment
-                .messages()
-                .filter_map(Result::ok)
-                .map(|m| m.to_owned())
-                .collect(),
-        });
-    }
-    out
-}
-
 /// One line per format: `SET FORMAT PACKETS BYTES SHA256`, the hash over every packet's bytes,
 /// each preceded by its length (u64, little-endian), so a byte moved between packets shows.
 fn lines(set: &str, packets: &[Packet], out: &mut String) {
@@ -86,7 +63,9 @@ fn lines(set: &str, packets: &[Packet], out: &mut String) {
 fn schema_compiled_formats_write_the_golden_bytes() {
     let mut got = String::new();
     for (file, lenient) in CAPTURES {
-        let packets = first_packets(&root().join("data").join(file), lenient, PACKETS);
+        let packets =
+            cross_language::first_packets(&root().join("data").join(file), lenient, PACKETS)
+                .unwrap();
         assert_eq!(packets.len(), PACKETS, "{file}");
         lines(file, &packets, &mut got);
     }

@@ -77,7 +77,7 @@ pub fn sample() -> Result<Vec<Packet>, String> {
 
 /// The first `n` IEX-TP segments of `path` as packets (messages of unknown types left out, as
 /// the shootout does).
-fn first_packets(path: &Path, lenient: bool, n: usize) -> Result<Vec<Packet>, String> {
+pub fn first_packets(path: &Path, lenient: bool, n: usize) -> Result<Vec<Packet>, String> {
     let mut opened = crate::stream::open(path, lenient).map_err(|e| e.to_string())?;
     let mut out = Vec::with_capacity(n);
     while out.len() < n {
