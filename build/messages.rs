@@ -262,6 +262,15 @@ fn snake(camel: &str) -> String {
     out
 }
 
+/// `PRICE_LEVEL_BUY` -> `PriceLevelBuy`: a union tag's name (planus's, flatc's) from the
+/// variant's constant.
+fn upper_camel(constant: &str) -> String {
+    constant
+        .split('_')
+        .map(|w| w[..1].to_owned() + &w[1..].to_ascii_lowercase())
+        .collect()
+}
+
 /// Every variant, in table order, with its struct.
 fn variants(structs: &[Struct]) -> Vec<(&Struct, &Variant)> {
     structs
@@ -471,11 +480,7 @@ fn table_macro(structs: &[Struct]) -> String {
         let tags: Vec<String> = vs
             .iter()
             .map(|v| {
-                let tag: String = v
-                    .constant
-                    .split('_')
-                    .map(|w| w[..1].to_owned() + &w[1..].to_ascii_lowercase())
-                    .collect();
+                let tag = upper_camel(&v.constant);
                 format!("{tag} body_as_{}", v.constant.to_ascii_lowercase())
             })
             .collect();

@@ -22,7 +22,7 @@ mod protobuf;
 #[path = "schemas/sbe.rs"]
 mod sbe;
 
-use super::{message_variants, snake, variants, Append, Field, Struct, Ty, Variant};
+use super::{message_variants, snake, upper_camel, variants, Append, Field, Struct, Ty, Variant};
 
 /// The schema version the appended fields belong to (SBE's `sinceVersion` and schema `version`).
 const V2: u32 = 2;
@@ -123,14 +123,6 @@ fn lower_camel(name: &str) -> String {
         }
     }
     out
-}
-
-/// `PRICE_LEVEL_BUY` -> `PriceLevelBuy`.
-fn upper_camel(constant: &str) -> String {
-    constant
-        .split('_')
-        .map(|w| w[..1].to_owned() + &w[1..].to_ascii_lowercase())
-        .collect()
 }
 
 /// `text` as a comment line of its own in `marker` (nothing when empty).
