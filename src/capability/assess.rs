@@ -175,7 +175,7 @@ pub fn row<F: Format>(packets: &[Packet], scratch: &Path) -> Row {
     ];
     let mut row =
         Row::new(F::NAME, cells, read.languages, &read.findings).with_evolution_format(format);
-    row.code_path = crate::formats::code_path(F::NAME).map(String::from);
+    row.code_path = F::code_path().map(String::from);
     row.lossy = F::LOSSY.map(|l| l.reason.to_owned());
     row
 }

@@ -38,7 +38,7 @@ pub struct Row {
     #[serde(default)]
     pub evolution_format: Option<FormatEvolution>,
     /// Which of its library's code paths the format ran where the library picks one by the
-    /// build or the CPU (`formats::code_path`); absent for every other format.
+    /// build or the CPU (`Format::code_path`); absent for every other format.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code_path: Option<String>,
     /// For a lossy format (`Format::LOSSY`), every IEX field it does not carry; absent for

@@ -130,6 +130,7 @@ mod tests {
     impl Format for Lax {
         const NAME: &'static str = "lax";
         const DOCUMENTED: Documented = Raw::DOCUMENTED;
+        const OTHER_LANGUAGES: crate::formats::OtherLanguages = Raw::OTHER_LANGUAGES;
         fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
             self.0.encode(packet, out)
         }

@@ -32,6 +32,7 @@
 //! for a huge buffer, union and enum indexes and integer ranges are checked by the crate, and
 //! serde's `Vec` caps what a hostile array count preallocates.
 
+use crate::formats::languages::{OtherLanguages, WireFormat};
 use std::sync::OnceLock;
 
 use apache_avro::reader::datum::GenericDatumReader;
@@ -214,6 +215,7 @@ const SOURCE: &str = "https://docs.rs/apache-avro/0.22.0/apache_avro/reader/datu
 impl Format for Avro {
     const NAME: &'static str = "avro";
     const DOCUMENTED: Documented = Documented::new(SCHEMA, false, true, SOURCE);
+    const OTHER_LANGUAGES: OtherLanguages = OtherLanguages::Read(WireFormat::Avro);
 
     fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
         let p = PacketOut {

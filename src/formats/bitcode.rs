@@ -20,6 +20,7 @@
 //! no decode into an existing value. The reused `Buffer` spares its column decoders' allocations.
 //! Hostile bytes give an error, not a panic (bitcode validates lengths and enum tags).
 
+use crate::formats::languages::OtherLanguages;
 use super::mirror::MPacket;
 use super::codec::{full_datagram, DecodeError, Documented, Format, Sink, Visitor};
 use crate::model::{kind, Packet, Symbol};
@@ -74,6 +75,11 @@ const SOURCE: &str = "https://docs.rs/bitcode/0.6 (derive Encode/Decode: the Rus
 impl Format for Bitcode {
     const NAME: &'static str = "bitcode";
     const DOCUMENTED: Documented = Documented::new(SCHEMA, false, true, SOURCE);
+    const OTHER_LANGUAGES: OtherLanguages = OtherLanguages::RustOnly {
+        detail: "no implementation outside Rust: its README lists compatibility with languages other \
+                 than Rust, and a format stable across major versions, as non-goals",
+        source: "https://docs.rs/crate/bitcode/0.6.9/source/README.md (\"non-goals\")",
+    };
 
     fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
         self.mirror.fill_from(packet);

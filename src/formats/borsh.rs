@@ -23,6 +23,7 @@
 //!
 //! [`Wire`]: super::wire::Wire
 
+use crate::formats::languages::{OtherLanguages, WireFormat};
 use borsh::{BorshDeserialize, BorshSerialize};
 
 use super::codec::{DecodeError, Documented};
@@ -49,4 +50,10 @@ const SOURCE: &str = "https://docs.rs/borsh/1.8.1 and https://borsh.io (derive B
     BorshDeserialize: the Rust types are the schema; fields are read into values, and invalid \
     input is an error)";
 
-sequential_format!(Borsh, u32, "borsh", Documented::new(SCHEMA, false, true, SOURCE));
+sequential_format!(
+    Borsh,
+    u32,
+    "borsh",
+    Documented::new(SCHEMA, false, true, SOURCE),
+    OtherLanguages::Read(WireFormat::Borsh)
+);

@@ -23,6 +23,7 @@
 //! no-alloc mode avoids it, but is a crate-wide switch that drops multi-segment messages and the
 //! heap allocator). Decoding allocates nothing.
 
+use crate::formats::languages::{OtherLanguages, WireFormat};
 use std::ptr::NonNull;
 
 use ::capnp::message::{Allocator, HeapAllocator, ReaderOptions};
@@ -234,6 +235,11 @@ impl<const PACKED: bool> Format for Capnp<PACKED> {
              is bounds-checked on read)"
         },
     };
+    const OTHER_LANGUAGES: OtherLanguages = OtherLanguages::Read(if PACKED {
+        WireFormat::CapnpPacked
+    } else {
+        WireFormat::CapnpUnpacked
+    });
 
     fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
         self.scratch.prepare();

@@ -3,6 +3,7 @@
 //! `formats/mod.rs` (the registry), so the codecs import this file and the registry imports the
 //! codecs, never the other way round.
 
+use super::languages::OtherLanguages;
 use crate::model::{kind, Message, Packet, Side, Timestamp};
 
 /// An IEX-TP header counts its messages in a `u16`, so no real packet holds more. Decoders refuse
@@ -253,6 +254,21 @@ pub trait Format: Default + 'static {
     /// written once per stream); a stream starts where [`Format::encode`] is handed an empty
     /// `out`. A window's batch encode then differs from the per-packet one after a warm-up.
     const STREAM: bool = false;
+
+    /// Which implementations outside Rust read its bytes (the `other languages` cell): every
+    /// format states it, so a new one has its cell from the start.
+    const OTHER_LANGUAGES: OtherLanguages;
+
+    /// The format whose bytes it writes with other code (json-sonic writes json's; a format that
+    /// trusts its producer writes its checked twin's), checked equal by its tests.
+    const WRITES_BYTES_OF: Option<&'static str> = None;
+
+    /// Which of its library's code paths it runs in this build on this CPU, for a library that
+    /// picks one (at compile time: sonic-rs; at run time: simd-json) and whose figures depend on
+    /// it. The run's table and `shootout formats` print it beside the row.
+    fn code_path() -> Option<&'static str> {
+        None
+    }
 
     /// Appends one self-delimiting encoded packet to `out` (a reused buffer: never cleared here)
     /// and returns how many messages it wrote: counted by the encoder, so a format that drops a

@@ -25,6 +25,7 @@
 //! (see `formats::unchecked`), which measures what the verifier costs. Neither side allocates
 //! once warm.
 
+use crate::formats::languages::{OtherLanguages, WireFormat};
 use ::flatbuffers::{FlatBufferBuilder, VerifierOptions, WIPOffset};
 
 use super::codec::{every_kind, reserve_touched, touch, DecodeError, Documented, Format, MessageRead, Sink, Visitor, MAX_DATAGRAM_MESSAGES};
@@ -126,6 +127,13 @@ impl<const VERIFY: bool> Format for FlatBuffersCodec<VERIFY> {
         Documented::new(SCHEMA, true, true, SOURCE)
     } else {
         Documented::new(SCHEMA, true, false, UNVERIFIED_SOURCE)
+    };
+    const OTHER_LANGUAGES: OtherLanguages = OtherLanguages::Read(WireFormat::FlatBuffers);
+    /// Without its verifier it writes the checked codec's bytes ([`super::unchecked`]).
+    const WRITES_BYTES_OF: Option<&'static str> = if VERIFY {
+        None
+    } else {
+        Some(FlatBuffersCodec::<true>::NAME)
     };
 
     fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {

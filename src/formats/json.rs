@@ -23,6 +23,7 @@
 //! sink before its messages. A symbol that is not UTF-8 cannot be a JSON string: it is written
 //! lossily (IEX symbols are ASCII).
 
+use crate::formats::languages::{OtherLanguages, WireFormat};
 use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
@@ -94,6 +95,7 @@ const SOURCE: &str = "https://docs.rs/serde_json (the serde types are the schema
 impl Format for Json {
     const NAME: &'static str = "json";
     const DOCUMENTED: Documented = Documented::new(SCHEMA, false, true, SOURCE);
+    const OTHER_LANGUAGES: OtherLanguages = OtherLanguages::Read(WireFormat::Json);
 
     fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
         let p = PacketOut::new(packet, SymOut);

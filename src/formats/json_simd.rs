@@ -36,6 +36,7 @@
 //! native Rust. [`simd_path`] names the one picked here (`simd_json::Deserializer::algorithm`),
 //! and the run's table and `shootout formats` print it.
 
+use crate::formats::languages::{OtherLanguages, WireFormat};
 use simd_json::{Buffers, Implementation, Node, Tape, INPUT_PADDING};
 
 use super::codec::{
@@ -168,6 +169,12 @@ const SOURCE: &str = "https://docs.rs/simd-json/0.19.0 (serde types are the sche
 impl Format for JsonSimd {
     const NAME: &'static str = "json-simd";
     const DOCUMENTED: Documented = Documented::new(SCHEMA, false, true, SOURCE);
+    const OTHER_LANGUAGES: OtherLanguages = OtherLanguages::Read(WireFormat::Json);
+    const WRITES_BYTES_OF: Option<&'static str> = Some(super::json::Json::NAME);
+
+    fn code_path() -> Option<&'static str> {
+        Some(simd_path())
+    }
 
     fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
         Self::write(packet, out);

@@ -23,6 +23,7 @@
 //! fallback unless the build was given those target features; [`simd_path`] says which, and
 //! the run's table and `shootout formats` print it.
 
+use crate::formats::languages::{OtherLanguages, WireFormat};
 use super::codec::{DecodeError, Documented, Format, Sink, Visitor};
 use super::json::{line_end, SymIn, SymOut, SCHEMA};
 use super::serde_packet::{self, Handler, PacketOut};
@@ -95,6 +96,12 @@ fn read<'de>(
 impl Format for JsonSonic {
     const NAME: &'static str = "json-sonic";
     const DOCUMENTED: Documented = Documented::new(SCHEMA, false, true, SOURCE);
+    const OTHER_LANGUAGES: OtherLanguages = OtherLanguages::Read(WireFormat::Json);
+    const WRITES_BYTES_OF: Option<&'static str> = Some(super::json::Json::NAME);
+
+    fn code_path() -> Option<&'static str> {
+        Some(simd_path())
+    }
 
     fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
         sonic_rs::to_writer(&mut *out, &PacketOut::new(packet, SymOut))

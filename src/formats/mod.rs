@@ -91,42 +91,35 @@ macro_rules! declare_modules {
 }
 for_each_format!(declare_modules);
 for_each_window_format!(declare_modules);
+pub mod descriptor;
+pub mod languages;
 pub mod window;
+pub use descriptor::{descriptor, descriptors, Descriptor, Unit};
+pub use languages::{OtherLanguages, WireFormat};
 pub use window::WindowFormat;
 
 pub use aggregate::{Aggregate, SymbolStats};
 pub use checksum::Checksum;
 pub use codec::*;
 
-macro_rules! format_names {
-    ($($module:ident: [$($name:ident: $F:ty),+ $(,)?]),* $(,)?) => {
-        vec![$($(<$F as Format>::NAME),+),*]
-    };
-}
-
-macro_rules! window_format_names {
-    ($($module:ident: [$($name:ident: $F:ty),+ $(,)?]),* $(,)?) => {
-        vec![$($(<$F as WindowFormat>::NAME),+),*]
-    };
-}
-
 /// Every format's name: `for_each_format!`'s in order, then `for_each_window_format!`'s.
 pub fn names() -> Vec<&'static str> {
-    let mut names = for_each_format!(format_names);
-    names.extend(window_names());
-    names
+    descriptors().iter().map(|d| d.name).collect()
 }
 
 /// The names of the formats whose unit is a whole window ([`WindowFormat`]), in
 /// `for_each_window_format!`'s order.
 pub fn window_names() -> Vec<&'static str> {
-    for_each_window_format!(window_format_names)
+    descriptors()
+        .iter()
+        .filter(|d| d.per_window_only())
+        .map(|d| d.name)
+        .collect()
 }
 
-/// Whether the format named `name` is timed only per window ([`WindowFormat`]): it has no
-/// per-packet latency, and every table or verdict that reads one says so for it.
+/// Whether the format named `name` is timed only per window ([`Descriptor::per_window_only`]).
 pub fn per_window_only(name: &str) -> bool {
-    window_names().contains(&name)
+    descriptor(name).is_some_and(Descriptor::per_window_only)
 }
 
 /// Why a format timed only per window has no per-packet figure, as the CSV and the report say.
@@ -134,31 +127,19 @@ pub fn no_latency_reason(name: &str) -> String {
     format!("{name}: a window format, timed only per window: no per-packet latency")
 }
 
-macro_rules! format_trust {
-    ($($module:ident: [$($name:ident: $F:ty),+ $(,)?]),* $(,)?) => {
-        vec![$($((<$F as Format>::NAME, <$F as Format>::DOCUMENTED.trusts_producer())),+),*]
-    };
-}
-
-macro_rules! window_format_trust {
-    ($($module:ident: [$($name:ident: $F:ty),+ $(,)?]),* $(,)?) => {
-        vec![$($((<$F as WindowFormat>::NAME, <$F as WindowFormat>::DOCUMENTED.trusts_producer())),+),*]
-    };
-}
-
-/// Every format's [`Format::NAME`] and whether it trusts its producer
-/// ([`Documented::trusts_producer`]), in `for_each_format!`'s order.
+/// Every format's name and whether it trusts its producer, in [`names`]' order.
 pub fn trust() -> Vec<(&'static str, bool)> {
-    let mut trust = for_each_format!(format_trust);
-    trust.extend(for_each_window_format!(window_format_trust));
-    trust
+    descriptors()
+        .iter()
+        .map(|d| (d.name, d.trusts_producer()))
+        .collect()
 }
 
 /// Whether the format named `name` trusts its producer: labelled so wherever it appears, and
 /// left out of the verdict unless asked for. `false` for a name no format has (a row from
 /// another build).
 pub fn trusts_producer(name: &str) -> bool {
-    trust().iter().any(|&(n, trusts)| trusts && n == name)
+    descriptor(name).is_some_and(Descriptor::trusts_producer)
 }
 
 /// The mark after the name of a format that trusts its producer wherever the name is shown
@@ -182,20 +163,10 @@ pub fn shown(name: &str) -> String {
     }
 }
 
-macro_rules! format_lossy {
-    ($($module:ident: [$($name:ident: $F:ty),+ $(,)?]),* $(,)?) => {
-        vec![$($((<$F as Format>::NAME, <$F as Format>::LOSSY)),+),*]
-    };
-}
-
-/// The format named `name`'s [`Format::LOSSY`] (every IEX field it does not carry, and its
-/// projection), or `None` for a format that carries every field and for a name no format has.
+/// The format named `name`'s [`Format::LOSSY`], or `None` for a format that carries every
+/// field and for a name no format has.
 pub fn lossy(name: &str) -> Option<Lossy> {
-    let formats: Vec<(&str, Option<Lossy>)> = for_each_format!(format_lossy);
-    formats
-        .into_iter()
-        .find(|&(n, _)| n == name)
-        .and_then(|(_, lossy)| lossy)
+    descriptor(name).and_then(|d| d.lossy)
 }
 
 /// The mark after the name of a lossy format wherever the name is shown, with [`LOSSY_NOTE`]
@@ -208,14 +179,7 @@ pub const LOSSY_NOTE: &str = "§ lossy: has no slot for some IEX fields (`shooto
     records), its counts and aggregation are the source's; left out of the verdict unless \
     report --lossy";
 
-/// Which of its library's code paths the format named `name` runs in this build on this CPU,
-/// for a library that picks one (at compile time: sonic-rs; at run time: simd-json) and whose
-/// figures depend on it; `None` for every other format. The run's table and `shootout formats`
-/// print it beside the row.
+/// Which of its library's code paths the format named `name` runs ([`Format::code_path`]).
 pub fn code_path(name: &str) -> Option<&'static str> {
-    match name {
-        "json-sonic" => Some(json_sonic::simd_path()),
-        "json-simd" => Some(json_simd::simd_path()),
-        _ => None,
-    }
+    descriptor(name).and_then(|d| d.code_path)
 }

@@ -44,7 +44,7 @@ fn read(bytes: &[u8], handler: &mut impl Handler<Sym8>) -> Result<usize, DecodeE
 const SOURCE: &str = "https://docs.rs/rmp-serde/1.3 (serde types are the schema; structs as arrays \
     by default; values are decoded, an error on what does not match the types)";
 
-serde_packet::binary_format!(Msgpack, "msgpack", SOURCE, |out| {
+serde_packet::binary_format!(Msgpack, "msgpack", SOURCE, Msgpack, |out| {
     rmp_serde::Serializer::new(&mut *out)
 });
 

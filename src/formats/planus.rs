@@ -23,6 +23,7 @@
 //! else allocates once warm. Symbols are read as a `SymbolRef` and copied into 8 bytes (its bytes
 //! are private to the generated type).
 
+use crate::formats::languages::{OtherLanguages, WireFormat};
 use ::planus::{Builder, Offset, ReadAsRoot, UnionOffset};
 
 use super::codec::{
@@ -128,6 +129,7 @@ impl Format for Planus {
         true,
         SOURCE,
     );
+    const OTHER_LANGUAGES: OtherLanguages = OtherLanguages::Read(WireFormat::FlatBuffers);
 
     fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
         let b = &mut self.builder;

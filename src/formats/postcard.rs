@@ -17,6 +17,7 @@
 //! `take_from_bytes` and hands them to the sink: no allocation, symbols borrowed, though every
 //! field of every message is decoded (varints cannot be skipped without being read).
 
+use crate::formats::languages::OtherLanguages;
 use super::codec::{DecodeError, Documented, Format, Sink, Visitor};
 use super::serde_packet::PacketOut;
 use super::wire::Wire;
@@ -67,6 +68,12 @@ const SOURCE: &str = "https://docs.rs/postcard/1 (serde types are the schema; va
 impl Format for Postcard {
     const NAME: &'static str = "postcard";
     const DOCUMENTED: Documented = Documented::new(SCHEMA, false, true, SOURCE);
+    const OTHER_LANGUAGES: OtherLanguages = OtherLanguages::RustOnly {
+        detail: "no implementation outside Rust: the wire format has a written, stable specification \
+                 (since 1.0), but no reference implementation in another language",
+        source: "https://postcard.jamesmunns.com (the Postcard Wire Specification); \
+                 https://docs.rs/crate/postcard/1.2.0 (\"Format Stability\")",
+    };
 
     fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
         let p = PacketOut::new(packet, |sym: &Symbol| &sym.0[..]);

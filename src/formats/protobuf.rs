@@ -21,6 +21,7 @@
 //! field is still decoded, including the ones the aggregation never reads: protobuf has no lazy
 //! access.
 
+use crate::formats::languages::{OtherLanguages, WireFormat};
 use prost::Message as _;
 
 use super::wire::{IntoModel, ToLib};
@@ -158,6 +159,7 @@ const SOURCE: &str = "https://docs.rs/prost/0.14 (decodes into owned generated s
 impl Format for Protobuf {
     const NAME: &'static str = "protobuf";
     const DOCUMENTED: Documented = Documented::new(SCHEMA, false, true, SOURCE);
+    const OTHER_LANGUAGES: OtherLanguages = OtherLanguages::Read(WireFormat::Protobuf);
 
     fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
         let p = &mut self.packet;

@@ -20,6 +20,7 @@
 //! message without copying. The length prefix is read and written with prost's varint helpers:
 //! Google's runtime has no length-delimited API, and the prefix is the same bytes.
 
+use crate::formats::languages::{OtherLanguages, WireFormat};
 use super::codec::{DecodeError, Documented, Format, Sink, Visitor, MAX_PACKET_BYTES};
 use super::wire::{IntoModel, ToLib};
 use crate::model::*;
@@ -158,6 +159,7 @@ const SOURCE: &str = "https://protobuf.dev/reference/rust/ (parse() copies into 
 impl Format for ProtobufGoogle {
     const NAME: &'static str = NAME;
     const DOCUMENTED: Documented = Documented::new(SCHEMA, false, true, SOURCE);
+    const OTHER_LANGUAGES: OtherLanguages = OtherLanguages::Read(WireFormat::Protobuf);
 
     fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
         let p = build(packet);

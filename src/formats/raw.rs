@@ -20,6 +20,7 @@
 //! docs/BENCHMARKS.md, "Tried, and not kept"). Nothing is allocated once the output buffer has
 //! grown.
 
+use crate::formats::languages::OtherLanguages;
 use bytemuck::{Pod, Zeroable};
 
 use super::codec::{DecodeError, Documented, Format, Sink, Visitor};
@@ -95,6 +96,11 @@ const SOURCE: &str = "src/formats/raw.rs (the IEX wire layouts as packed structs
 impl Format for Raw {
     const NAME: &'static str = "raw";
     const DOCUMENTED: Documented = Documented::new(SCHEMA, true, true, SOURCE);
+    const OTHER_LANGUAGES: OtherLanguages = OtherLanguages::RustOnly {
+        detail: "no implementation anywhere but this crate: our packed records (the IEX wire \
+                 layout); another language would write its reader from the spec",
+        source: "src/formats/raw.rs (records generated from schemas/iex-messages.txt)",
+    };
 
     fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
         let start = out.len();

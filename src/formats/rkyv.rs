@@ -36,6 +36,7 @@
 //! itself in the same process: `CHECK = false` is `rkyv-unchecked` (see `formats::unchecked`),
 //! `access_unchecked` on the runner's own bytes only, which measures what bytecheck costs.
 
+use crate::formats::languages::OtherLanguages;
 use ::rkyv::rancor::{self, Strategy};
 use ::rkyv::ser::allocator::Arena;
 use ::rkyv::ser::{Positional, Writer};
@@ -207,6 +208,18 @@ impl<const CHECK: bool> Format for RkyvCodec<CHECK> {
         Documented::new(SCHEMA, true, true, SOURCE)
     } else {
         Documented::new(SCHEMA, true, false, UNCHECKED_SOURCE)
+    };
+    const OTHER_LANGUAGES: OtherLanguages = OtherLanguages::RustOnly {
+        detail: "no implementation outside Rust: the archive is the layout of Rust types as the \
+                 crate's derive lays them out, and the project describes itself as a framework for Rust",
+        source: "https://docs.rs/crate/rkyv/0.8.16/source/README.md (\"a zero-copy deserialization \
+                 framework for Rust\")",
+    };
+    /// Without bytecheck it writes the checked codec's bytes ([`super::unchecked`]).
+    const WRITES_BYTES_OF: Option<&'static str> = if CHECK {
+        None
+    } else {
+        Some(RkyvCodec::<true>::NAME)
     };
 
     fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {

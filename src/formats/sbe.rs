@@ -19,6 +19,7 @@
 //! message's header and whole block are bounds-checked here before a generated decoder touches
 //! them, and schema id, template id and block length are validated.
 
+use crate::formats::languages::{OtherLanguages, WireFormat};
 use super::wire::IntoModel;
 use super::codec::table_only as schema_adds;
 use super::codec::{DecodeError, Documented, Format, MessageRead, Sink, Visitor};
@@ -261,6 +262,7 @@ const SOURCE: &str = "https://github.com/real-logic/simple-binary-encoding/wiki 
 impl Format for Sbe {
     const NAME: &'static str = "sbe";
     const DOCUMENTED: Documented = Documented::new(SCHEMA, true, true, SOURCE);
+    const OTHER_LANGUAGES: OtherLanguages = OtherLanguages::Read(WireFormat::Sbe);
 
     fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
         let size = HEADER

@@ -100,10 +100,10 @@ where
 
 /// Implements [`Framed`] (a sequence's length a `$count`) and [`Format`](super::Format) for the
 /// [`Sequential`] codec `$F` (messages as [`MMessage`]), named `$name` and documented by
-/// `$documented`: [`encode`], and [`read`] handing each message to the sink (the fields it
+/// `$documented`, read in other languages as `$other` says: [`encode`], and [`read`] handing each message to the sink (the fields it
 /// needs) or the visitor (all of them).
 macro_rules! sequential_format {
-    ($F:ty, $count:ty, $name:literal, $documented:expr) => {
+    ($F:ty, $count:ty, $name:literal, $documented:expr, $other:expr) => {
         const _: () = {
             use $crate::formats::codec::{DecodeError, Format, Sink, Visitor};
             use $crate::formats::mirror::MMessage;
@@ -117,6 +117,7 @@ macro_rules! sequential_format {
             impl Format for $F {
                 const NAME: &'static str = $name;
                 const DOCUMENTED: $crate::formats::codec::Documented = $documented;
+                const OTHER_LANGUAGES: $crate::formats::languages::OtherLanguages = $other;
 
                 fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
                     encode::<Self>(packet, out)

@@ -43,16 +43,20 @@ macro_rules! decode_through_read {
 }
 pub(super) use decode_through_read;
 
-/// The `Format` impl of a binary serde codec (`$codec`, named `$name`, documented by `$source`):
+/// The `Format` impl of a binary serde codec (`$codec`, named `$name`, documented by `$source`, read in another language as `WireFormat::$wire`):
 /// it writes with the library's serializer made from the output buffer (`|out| …`, through
 /// [`write_binary`]) and reads with the file's `read(bytes, handler)`. No schema: the serde types
 /// are the schema; values are decoded, not read in place; the library refuses what does not
 /// match the types.
 macro_rules! binary_format {
-    ($codec:ty, $name:literal, $source:expr, |$out:ident| $serializer:expr) => {
+    ($codec:ty, $name:literal, $source:expr, $wire:ident, |$out:ident| $serializer:expr) => {
         impl Format for $codec {
             const NAME: &'static str = $name;
             const DOCUMENTED: Documented = Documented::new(None, false, true, $source);
+            const OTHER_LANGUAGES: $crate::formats::languages::OtherLanguages =
+                $crate::formats::languages::OtherLanguages::Read(
+                    $crate::formats::languages::WireFormat::$wire,
+                );
 
             fn encode(&mut self, packet: &Packet, $out: &mut Vec<u8>) -> usize {
                 serde_packet::write_binary(packet, &mut $serializer)

@@ -12,7 +12,7 @@
 //!
 //! - `shootout run` encodes every window itself and decodes only the runner's own buffer;
 //!   [`crate::measure::Runner::load`], the one way foreign bytes reach a runner, refuses them.
-//! - Every check that feeds decoders untrusted bytes skips a format whose [`Format::DOCUMENTED`]
+//! - Every check that feeds decoders untrusted bytes skips a format whose [`Format::DOCUMENTED`](super::Format::DOCUMENTED)
 //!   says it does not validate ([`Documented::trusts_producer`]): `capability::validation` (its
 //!   cell is the documented `no`), the fuzz target, the fuzz regressions and the conformance
 //!   tests' truncations and corruptions.
@@ -24,7 +24,6 @@
 //!
 //! [`Documented::trusts_producer`]: super::Documented::trusts_producer
 
-use super::codec::Format;
 use super::flatbuffers::FlatBuffersCodec;
 use super::rkyv::RkyvCodec;
 
@@ -34,19 +33,19 @@ pub type FlatBuffersUnverified = FlatBuffersCodec<false>;
 /// `rkyv-unchecked`: `rkyv` read with `access_unchecked`, no bytecheck.
 pub type RkyvUnchecked = RkyvCodec<false>;
 
-/// The checked twin of a format that trusts its producer (its [`Format::NAME`]), `None` for any
-/// other name: what the report sets each beside, and whose capability checks it shares.
+/// The checked twin of a format that trusts its producer (its `Format::NAME`), `None` for any
+/// other name: what the report sets each beside, and whose capability checks it shares (its
+/// descriptor's [`checked_as`](super::Descriptor::checked_as)).
 pub fn twin(name: &str) -> Option<&'static str> {
-    const TWINS: [(&str, &str); 2] = [
-        (FlatBuffersUnverified::NAME, super::flatbuffers::FlatBuffers::NAME),
-        (RkyvUnchecked::NAME, super::rkyv::Rkyv::NAME),
-    ];
-    TWINS.iter().find(|(n, _)| *n == name).map(|&(_, twin)| twin)
+    super::descriptor(name)
+        .filter(|d| d.trusts_producer())
+        .map(|d| d.checked_as())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::Format;
     use crate::formats::flatbuffers::FlatBuffers;
     use crate::formats::rkyv::Rkyv;
     use crate::formats::{every_kind, full_datagram, Aggregate, Checksum};

@@ -24,6 +24,7 @@
 //!
 //! [`Wire`]: super::wire::Wire
 
+use crate::formats::languages::OtherLanguages;
 use wincode::config::DefaultConfig;
 use wincode::{DeserializeOwned, SchemaReadOwned, SchemaWrite};
 
@@ -53,4 +54,20 @@ const SCHEMA: Option<&str> = None;
 const SOURCE: &str = "https://docs.rs/wincode/0.6.3 (derive SchemaWrite/SchemaRead: the Rust types \
     are the schema, bincode-compatible; fields are read into values, and invalid input is an error)";
 
-sequential_format!(Wincode, u64, "wincode", Documented::new(SCHEMA, false, true, SOURCE));
+/// Why no other language reads it (the `other languages` cell).
+const OTHER_LANGUAGES: OtherLanguages = OtherLanguages::RustOnly {
+    detail: "no implementation outside Rust: wincode writes bincode 1's format, which the Rust \
+             bincode crate defines (no specification or reference implementation in another \
+             language); the npm packages that port it (bincode-ts, ts-binary) are community \
+             ports, not the format's",
+    source: "https://docs.rs/wincode/0.6.3 (\"bincode-compatible\"); \
+             https://docs.rs/bincode/1.3.3 (the format is the crate's)",
+};
+
+sequential_format!(
+    Wincode,
+    u64,
+    "wincode",
+    Documented::new(SCHEMA, false, true, SOURCE),
+    OTHER_LANGUAGES
+);

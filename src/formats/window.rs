@@ -4,6 +4,7 @@
 //! (`measure::window_runner`), and refuses a per-packet pass of it rather than fake one.
 
 use super::codec::{DecodeError, Documented, Sink, Visitor};
+use super::languages::OtherLanguages;
 use crate::model::{Message, Packet, Timestamp};
 
 /// One encoding of a window of IEX packets as a single unit.
@@ -13,6 +14,11 @@ pub trait WindowFormat: Default + 'static {
 
     /// What the format's documentation says of its schema, reading in place and validation.
     const DOCUMENTED: Documented;
+
+    /// Which implementations outside Rust read its bytes ([`Format::OTHER_LANGUAGES`]).
+    ///
+    /// [`Format::OTHER_LANGUAGES`]: super::Format::OTHER_LANGUAGES
+    const OTHER_LANGUAGES: OtherLanguages;
 
     /// Appends the encoding of `packets`, one unit, to `out` (a reused buffer: never cleared
     /// here) and returns how many messages it wrote (counted by the encoder, as

@@ -275,6 +275,7 @@ mod tests {
     impl<const FAULT: u8> Format for Broken<FAULT> {
         const NAME: &'static str = "broken";
         const DOCUMENTED: Documented = Raw::DOCUMENTED;
+        const OTHER_LANGUAGES: crate::formats::OtherLanguages = Raw::OTHER_LANGUAGES;
 
         fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
             self.scratch.clone_from(packet);
@@ -378,6 +379,7 @@ mod tests {
     impl<const FAULT: u8> Format for BrokenDecoder<FAULT> {
         const NAME: &'static str = "broken";
         const DOCUMENTED: Documented = Raw::DOCUMENTED;
+        const OTHER_LANGUAGES: crate::formats::OtherLanguages = Raw::OTHER_LANGUAGES;
 
         fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
             self.raw.encode(packet, out)

@@ -1508,6 +1508,8 @@ mod tests {
         const NAME: &'static str = "dbn-late";
         const DOCUMENTED: crate::formats::Documented =
             <crate::formats::dbn::Dbn as crate::formats::Format>::DOCUMENTED;
+        const OTHER_LANGUAGES: crate::formats::OtherLanguages =
+            <crate::formats::dbn::Dbn as crate::formats::Format>::OTHER_LANGUAGES;
         const LOSSY: Option<crate::formats::Lossy> =
             <crate::formats::dbn::Dbn as crate::formats::Format>::LOSSY;
         const STREAM: bool = true;

@@ -118,6 +118,12 @@ impl<F: Format, const N: u32> Format for Twin<F, N> {
     const DOCUMENTED: Documented = F::DOCUMENTED;
     const LOSSY: Option<crate::formats::Lossy> = F::LOSSY;
     const STREAM: bool = F::STREAM;
+    const OTHER_LANGUAGES: crate::formats::OtherLanguages = F::OTHER_LANGUAGES;
+    const WRITES_BYTES_OF: Option<&'static str> = F::WRITES_BYTES_OF;
+
+    fn code_path() -> Option<&'static str> {
+        F::code_path()
+    }
 
     #[inline(always)]
     fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
@@ -335,6 +341,7 @@ mod tests {
     impl Format for Counted {
         const NAME: &'static str = "counted";
         const DOCUMENTED: Documented = Raw::DOCUMENTED;
+        const OTHER_LANGUAGES: crate::formats::OtherLanguages = Raw::OTHER_LANGUAGES;
 
         fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
             self.calls[0] += 1;

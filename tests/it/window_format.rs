@@ -161,6 +161,8 @@ impl<V: Visitor> Visitor for Tick<'_, V> {
 impl WindowFormat for Broken {
     const NAME: &'static str = "broken";
     const DOCUMENTED: Documented = <md_shootout::formats::arrow::Arrow as WindowFormat>::DOCUMENTED;
+    const OTHER_LANGUAGES: md_shootout::formats::OtherLanguages =
+        <md_shootout::formats::arrow::Arrow as WindowFormat>::OTHER_LANGUAGES;
 
     fn encode_window(&mut self, packets: &[Packet], out: &mut Vec<u8>) -> usize {
         self.0.encode_window(packets, out)

@@ -2,20 +2,22 @@
 //! format's reference implementation in another language, and what it read is compared field by
 //! field with the source packets ([`compare`]):
 //!
-//! | format | reader | file |
+//! | wire format ([`WireFormat`]) | reader | file |
 //! |---|---|---|
-//! | `capnp-unpacked`, `capnp-packed` | `capnp convert binary:json` / `packed:json` (C++) | [`capnp`] |
-//! | `flatbuffers`, `planus` | `flatc --json` (C++) | [`flatbuffers`] |
-//! | `protobuf`, `protobuf-google` | `protoc --decode` (C++) | [`protobuf`] |
-//! | `sbe` | the Java decoders the SBE generator makes, driven by `xlang/SbeDump.java` | [`sbe`] |
-//! | `json`, `json-sonic`, `json-simd` | Python's `json` module, driven by `xlang/json_read.py` | [`json`] |
-//! | `avro` | Apache Avro's Python implementation, driven by `xlang/avro_read.py` | [`avro`] |
-//! | `msgpack`, `cbor` | PyPI's `msgpack`, `cbor2`, driven by `xlang/serde_read.py` | [`serde_formats`] |
-//! | `borsh` | borsh-js (npm `borsh`), driven by `xlang/borsh_read.js` | [`borsh`] |
-//! | `dbn` | Databento's `databento-dbn` for Python, driven by `xlang/dbn_read.py` | [`dbn`] |
+//! | Cap'n Proto, unpacked and packed | `capnp convert binary:json` / `packed:json` (C++) | [`capnp`] |
+//! | FlatBuffers | `flatc --json` (C++) | [`flatbuffers`] |
+//! | Protocol Buffers | `protoc --decode` (C++) | [`protobuf`] |
+//! | SBE | the Java decoders the SBE generator makes, driven by `xlang/SbeDump.java` | [`sbe`] |
+//! | JSON lines | Python's `json` module, driven by `xlang/json_read.py` | [`json`] |
+//! | Avro | Apache Avro's Python implementation, driven by `xlang/avro_read.py` | [`avro`] |
+//! | MessagePack, CBOR | PyPI's `msgpack`, `cbor2`, driven by `xlang/serde_read.py` | [`serde_formats`] |
+//! | Borsh | borsh-js (npm `borsh`), driven by `xlang/borsh_read.js` | [`borsh`] |
+//! | Arrow IPC | pyarrow, driven by `xlang/arrow_read.py` | [`arrow`] |
+//! | DBN | Databento's `databento-dbn` for Python, driven by `xlang/dbn_read.py` | [`dbn`] |
 //!
-//! rkyv, bitcode, postcard, wincode and raw have no implementation outside Rust: recorded as documented
-//! findings with their source ([`rust_only`]).
+//! Which wire format a format writes is its descriptor's `other_languages`
+//! ([`OtherLanguages`]), stated in the format's own file; a format with no implementation
+//! outside Rust says why there, and the finding is documented with its source ([`rust_only`]).
 //!
 //! The input covers every message type of DEEP, TOPS and DEEP+: a packet of one message of every
 //! kind, then the first packets of the three bundled captures ([`sample`]). Every format encodes
@@ -38,7 +40,7 @@ pub mod tool;
 use std::path::{Path, PathBuf};
 
 use super::finding::Finding;
-use crate::formats::{Format, WindowFormat};
+use crate::formats::{Format, OtherLanguages, WindowFormat, WireFormat};
 use crate::model::Packet;
 use compare::TheirPacket;
 use tool::ToolError;
@@ -161,77 +163,52 @@ pub struct Reader {
 /// The reader of the format named `format` in another language; `None` for a Rust-only format
 /// or an unknown name.
 pub fn reader(format: &str) -> Option<Reader> {
-    let (language, describe, read): (_, fn() -> _, ReadFn) = match format {
-        "capnp-unpacked" => ("C++", capnp::describe, capnp::read_unpacked),
-        "capnp-packed" => ("C++", capnp::describe, capnp::read_packed),
-        // planus frames its buffers as flatbuffers does (formats::planus), and
-        // `flatbuffers-unverified` writes flatbuffers' bytes: flatc reads them alike.
-        "flatbuffers" | "planus" | "flatbuffers-unverified" => {
-            ("C++", flatbuffers::describe, flatbuffers::read)
-        }
-        "protobuf" | "protobuf-google" => ("C++", protobuf::describe, protobuf::read),
-        "sbe" => ("Java", sbe::describe, sbe::read),
-        // json-sonic and json-simd write json's bytes with their own libraries' writers.
-        "json" | "json-sonic" | "json-simd" => ("Python", json::describe, json::read),
-        "avro" => ("Python", avro::describe, avro::read),
-        "msgpack" => (
+    match crate::formats::descriptor(format)?.other_languages {
+        OtherLanguages::Read(wire) => Some(reader_of(wire)),
+        OtherLanguages::RustOnly { .. } => None,
+    }
+}
+
+/// The one reader of each wire format another language reads.
+fn reader_of(wire: WireFormat) -> Reader {
+    let (language, describe, read): (_, fn() -> _, ReadFn) = match wire {
+        WireFormat::CapnpUnpacked => ("C++", capnp::describe, capnp::read_unpacked),
+        WireFormat::CapnpPacked => ("C++", capnp::describe, capnp::read_packed),
+        WireFormat::FlatBuffers => ("C++", flatbuffers::describe, flatbuffers::read),
+        WireFormat::Protobuf => ("C++", protobuf::describe, protobuf::read),
+        WireFormat::Sbe => ("Java", sbe::describe, sbe::read),
+        WireFormat::Json => ("Python", json::describe, json::read),
+        WireFormat::Avro => ("Python", avro::describe, avro::read),
+        WireFormat::Msgpack => (
             "Python",
             serde_formats::describe_msgpack,
             serde_formats::read_msgpack,
         ),
-        "cbor" => (
+        WireFormat::Cbor => (
             "Python",
             serde_formats::describe_cbor,
             serde_formats::read_cbor,
         ),
-        "borsh" => ("JavaScript", borsh::describe, borsh::read),
-        "arrow" => ("Python", arrow::describe, arrow::read),
-        "dbn" => ("Python", dbn::describe, dbn::read),
-        _ => return None,
+        WireFormat::Borsh => ("JavaScript", borsh::describe, borsh::read),
+        WireFormat::Arrow => ("Python", arrow::describe, arrow::read),
+        WireFormat::Dbn => ("Python", dbn::describe, dbn::read),
     };
-    Some(Reader {
+    Reader {
         language,
         describe,
         read,
-    })
+    }
 }
 
-/// Why a Rust-only format has no reader in another language, and the source that says so.
+/// Why a Rust-only format has no reader in another language, and the source that says so (its
+/// descriptor's [`OtherLanguages::RustOnly`]).
 pub fn rust_only(format: &str) -> Option<Finding> {
-    let (detail, source) = match format {
-        "rkyv" | "rkyv-unchecked" => (
-            "no implementation outside Rust: the archive is the layout of Rust types as the \
-             crate's derive lays them out, and the project describes itself as a framework for Rust",
-            "https://docs.rs/crate/rkyv/0.8.16/source/README.md (\"a zero-copy deserialization \
-             framework for Rust\")",
-        ),
-        "bitcode" => (
-            "no implementation outside Rust: its README lists compatibility with languages other \
-             than Rust, and a format stable across major versions, as non-goals",
-            "https://docs.rs/crate/bitcode/0.6.9/source/README.md (\"non-goals\")",
-        ),
-        "postcard" => (
-            "no implementation outside Rust: the wire format has a written, stable specification \
-             (since 1.0), but no reference implementation in another language",
-            "https://postcard.jamesmunns.com (the Postcard Wire Specification); \
-             https://docs.rs/crate/postcard/1.2.0 (\"Format Stability\")",
-        ),
-        "wincode" => (
-            "no implementation outside Rust: wincode writes bincode 1's format, which the Rust \
-             bincode crate defines (no specification or reference implementation in another \
-             language); the npm packages that port it (bincode-ts, ts-binary) are community \
-             ports, not the format's",
-            "https://docs.rs/wincode/0.6.3 (\"bincode-compatible\"); \
-             https://docs.rs/bincode/1.3.3 (the format is the crate's)",
-        ),
-        "raw" => (
-            "no implementation anywhere but this crate: our packed records (the IEX wire \
-             layout); another language would write its reader from the spec",
-            "src/formats/raw.rs (records generated from schemas/iex-messages.txt)",
-        ),
-        _ => return None,
-    };
-    Some(Finding::documented(false, detail, source))
+    match crate::formats::descriptor(format)?.other_languages {
+        OtherLanguages::RustOnly { detail, source } => {
+            Some(Finding::documented(false, detail, source))
+        }
+        OtherLanguages::Read(_) => None,
+    }
 }
 
 /// [`sample`], read once per process: every format's check (and `capability::assess`'s
@@ -304,7 +281,7 @@ pub fn check(
     };
     // A lossy format's bytes hold what it carries: compared with the source projected so.
     let carried: Vec<Packet>;
-    let packets = match crate::formats::lossy(format) {
+    let packets = match crate::formats::descriptor(format).and_then(|d| d.lossy) {
         Some(l) => {
             carried = packets.iter().map(l.project).collect();
             &carried[..]

@@ -270,6 +270,12 @@ pub(super) fn check() -> (Finding, Finding) {
     )
 }
 
+impl super::Evolves for Arrow {
+    fn evolution() -> (Finding, Finding) {
+        check()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -52,3 +52,9 @@ pub(super) fn check() -> (Finding, Finding) {
     let check = "capability::evolution::bitcode";
     without_mechanism::<Bitcode>(check, calls, write, read, NO_MECHANISM)
 }
+
+impl super::Evolves for Bitcode {
+    fn evolution() -> (Finding, Finding) {
+        check()
+    }
+}

@@ -101,6 +101,12 @@ pub(super) fn check<const PACKED: bool>() -> (Finding, Finding) {
     )
 }
 
+impl<const PACKED: bool> super::Evolves for Capnp<PACKED> {
+    fn evolution() -> (Finding, Finding) {
+        check::<PACKED>()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,6 +7,7 @@
 //! reads older bytes; a reader does not read records of a version newer than it knows.
 
 use crate::capability::finding::Finding;
+use crate::formats::dbn::Dbn;
 
 const SOURCE: &str = "dbn crate 0.73 docs: dbn::VersionUpgradePolicy (UpgradeToV3), dbn::compat \
     (the v1 and v2 records and their conversion to v3); the DBN version in Metadata";
@@ -28,4 +29,10 @@ pub(super) fn check() -> (Finding, Finding) {
         SOURCE,
     );
     (forward, backward)
+}
+
+impl super::Evolves for Dbn {
+    fn evolution() -> (Finding, Finding) {
+        check()
+    }
 }

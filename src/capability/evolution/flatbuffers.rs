@@ -12,7 +12,7 @@ use ::flatbuffers::FlatBufferBuilder;
 
 use super::compiled::{self, v2, MessageRead, ReadV2};
 use crate::capability::finding::Finding;
-use crate::formats::flatbuffers::{copies, FlatBuffers};
+use crate::formats::flatbuffers::{copies, FlatBuffers, FlatBuffersCodec};
 use crate::formats::DecodeError;
 use crate::model::*;
 
@@ -90,4 +90,10 @@ const DECIDED_BY: &str = "capability::evolution::flatbuffers (v2 schema: Trade.m
 /// bytes of the codec).
 pub(super) fn check() -> (Finding, Finding) {
     compiled::both::<FlatBuffers>(DECIDED_BY.into(), write_v2, read_v2)
+}
+
+impl<const VERIFY: bool> super::Evolves for FlatBuffersCodec<VERIFY> {
+    fn evolution() -> (Finding, Finding) {
+        check()
+    }
 }

@@ -34,11 +34,7 @@ pub mod v2;
 use std::path::Path;
 
 use super::finding::Finding;
-use crate::formats::borsh::Borsh;
-use crate::formats::json::Json;
-use crate::formats::json_simd::JsonSimd;
-use crate::formats::json_sonic::JsonSonic;
-use crate::formats::wincode::Wincode;
+use crate::formats::{Format, WindowFormat};
 pub use harness::source;
 pub use reference::FormatEvolution;
 
@@ -51,54 +47,82 @@ pub struct Evolution {
     pub backward: Finding,
 }
 
+/// A format's evolution check, implemented for its codec's type in the format's file below;
+/// [`check`] finds it through the registries by the format's type, never by its name. Each
+/// file returns its findings rather than an [`Evolution`], so that it imports nothing from this
+/// file but this trait (scripts/imports.py: no cycles).
+trait Evolves {
+    /// Both directions' findings: forward (a v1 reader on v2 bytes), backward.
+    fn evolution() -> (Finding, Finding);
+
+    /// The format's answer through its reference implementation, for a format whose
+    /// specification evolves where its crate does not (Avro, SBE); scratch files under
+    /// `scratch`. `None` for a format without one.
+    fn reference(scratch: &Path) -> Option<FormatEvolution> {
+        let _ = scratch;
+        None
+    }
+}
+
+/// A format's [`Evolves`] as values, found by name.
+struct Hooks {
+    evolution: fn() -> (Finding, Finding),
+    reference: fn(&Path) -> Option<FormatEvolution>,
+}
+
+/// The hooks of the format named `format`, or `None` for a name no format has.
+fn hooks(format: &str) -> Option<Hooks> {
+    fn of<F: Evolves>() -> Hooks {
+        Hooks {
+            evolution: F::evolution,
+            reference: F::reference,
+        }
+    }
+    macro_rules! packet {
+        ($($module:ident: [$($name:ident: $F:ty),+ $(,)?]),* $(,)?) => {
+            match format {
+                $($(<$F as Format>::NAME => Some(of::<$F>()),)+)*
+                _ => None,
+            }
+        };
+    }
+    macro_rules! window {
+        ($($module:ident: [$($name:ident: $F:ty),+ $(,)?]),* $(,)?) => {
+            match format {
+                $($(<$F as WindowFormat>::NAME => Some(of::<$F>()),)+)*
+                _ => None,
+            }
+        };
+    }
+    crate::for_each_format!(packet).or_else(|| crate::for_each_window_format!(window))
+}
+
 /// The evolution check of the format named `format` (its `Format::NAME`), or `None` for a name
-/// no check knows. Each arm is one format's file below.
+/// no format has. A format that trusts its producer writes its checked twin's bytes, and its
+/// file's check is the twin's (verifier included, since it reads another writer's bytes).
 pub fn check(format: &str) -> Option<Evolution> {
-    // Each format's file returns its findings rather than an `Evolution`, so that it imports
-    // nothing from this file, which imports it (scripts/imports.py: no cycles).
-    let (forward, backward) = match format {
-        "capnp-unpacked" => capnp::check::<false>(),
-        "capnp-packed" => capnp::check::<true>(),
-        // A format that trusts its producer writes its checked twin's bytes: the twin's check
-        // (verifier included, since it reads another writer's bytes) is its cell.
-        "flatbuffers" | "flatbuffers-unverified" => flatbuffers::check(),
-        "protobuf" => protobuf::check(),
-        "protobuf-google" => protobuf_google::check(),
-        "sbe" => sbe::check(),
-        "json" => serde_formats::json::<Json>(),
-        // The same bytes as json's, read (forward) and written (backward) by other libraries.
-        "json-sonic" => serde_formats::json::<JsonSonic>(),
-        "json-simd" => serde_formats::json::<JsonSimd>(),
-        "postcard" => serde_formats::postcard(),
-        "msgpack" => serde_formats::msgpack(),
-        "cbor" => serde_formats::cbor(),
-        "bitcode" => bitcode::check(),
-        "rkyv" | "rkyv-unchecked" => rkyv::check(),
-        "raw" => raw::check(),
-        "avro" => avro::check(),
-        "planus" => planus::check(),
-        "wincode" => sequential::check::<Wincode>(sequential::WINCODE),
-        "borsh" => sequential::check::<Borsh>(sequential::BORSH),
-        "dbn" => dbn::check(),
-        // A window format: both directions over one window of the source packets.
-        "arrow" => arrow::check(),
-        _ => return None,
-    };
+    let (forward, backward) = (hooks(format)?.evolution)();
     Some(Evolution { forward, backward })
 }
 
 /// The format's own answer beside `crate_` (the crate's, from [`check`]): where the crate says
 /// `no` in a direction and the format named `format` has a reference implementation to ask
-/// (`evolution::reference`); scratch files under `scratch`.
+/// (its file's `Evolves::reference`); scratch files under `scratch`.
 pub fn of_the_format(format: &str, crate_: &Evolution, scratch: &Path) -> Option<FormatEvolution> {
-    reference::check(format, (&crate_.forward, &crate_.backward), scratch)
+    if crate_.forward.yes() && crate_.backward.yes() {
+        return None;
+    }
+    (hooks(format)?.reference)(scratch)
 }
 
 #[cfg(test)]
 mod tests {
     use super::harness::{assert_answers, assert_round_trip, forward, grown};
     use super::*;
+    use crate::formats::borsh::Borsh;
+    use crate::formats::json::Json;
     use crate::formats::rkyv::Rkyv;
+    use crate::formats::wincode::Wincode;
     use crate::model::Message;
 
     /// The source's first Trade Report, as every test below names it.
@@ -217,6 +241,20 @@ mod tests {
             }
         }
         assert_eq!(check("no-such-format"), None);
+    }
+
+    #[test]
+    fn a_crate_that_evolves_both_ways_gets_no_format_answer() {
+        let yes = Finding::measured(true, "", "t");
+        let no = Finding::measured(false, "", "t");
+        let dir = Path::new("/nonexistent");
+        let both = |f: &Finding, b: &Finding| Evolution {
+            forward: f.clone(),
+            backward: b.clone(),
+        };
+        assert_eq!(of_the_format("avro", &both(&yes, &yes), dir), None);
+        // A format without a reference check has none, whatever its crate says.
+        assert_eq!(of_the_format("postcard", &both(&no, &no), dir), None);
     }
 
     /// dbn's cells are documented (no field of our own can be added to its records): forward

@@ -136,6 +136,12 @@ fn read_v2(bytes: &[u8]) -> Result<ReadV2, DecodeError> {
     )
 }
 
+impl super::Evolves for Planus {
+    fn evolution() -> (Finding, Finding) {
+        check()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     /// The values behind both findings, the swap caught, and both measured through the dispatch.

@@ -69,3 +69,9 @@ const DECIDED_BY: &str =
 pub(super) fn check() -> (Finding, Finding) {
     compiled::both::<Protobuf>(DECIDED_BY.into(), write_v2, read_v2)
 }
+
+impl super::Evolves for Protobuf {
+    fn evolution() -> (Finding, Finding) {
+        check()
+    }
+}

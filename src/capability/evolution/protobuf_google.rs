@@ -88,6 +88,12 @@ pub(super) fn check() -> (Finding, Finding) {
     compiled::both::<ProtobufGoogle>(DECIDED_BY.into(), write_v2, read_v2)
 }
 
+impl super::Evolves for ProtobufGoogle {
+    fn evolution() -> (Finding, Finding) {
+        check()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -63,6 +63,12 @@ pub(super) fn check() -> (Finding, Finding) {
     without_mechanism::<Raw>(check, calls, write, read, NO_MECHANISM)
 }
 
+impl super::Evolves for Raw {
+    fn evolution() -> (Finding, Finding) {
+        check()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::harness::assert_answers;

@@ -10,7 +10,7 @@ use ::rkyv::util::AlignedVec;
 use super::harness::{both, Read2};
 use super::v2;
 use crate::capability::finding::Finding;
-use crate::formats::rkyv::{split, Rkyv, ALIGN, HEADER};
+use crate::formats::rkyv::{split, Rkyv, RkyvCodec, ALIGN, HEADER};
 use crate::formats::wire::ArchivedWire;
 
 /// rkyv's version 2 writer: `rkyv::to_bytes` of the v2 packet in `formats::rkyv`'s record (a
@@ -89,6 +89,12 @@ fn by_layout(f: Finding) -> Finding {
             "no: no evolution mechanism; this v2 read right only by layout: {measured}"
         ),
         ..f
+    }
+}
+
+impl<const CHECK: bool> super::Evolves for RkyvCodec<CHECK> {
+    fn evolution() -> (Finding, Finding) {
+        check()
     }
 }
 

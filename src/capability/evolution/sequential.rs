@@ -8,7 +8,9 @@
 use super::harness::{without_mechanism, Read2};
 use super::v2;
 use crate::capability::finding::Finding;
+use crate::formats::borsh::Borsh;
 use crate::formats::sequential::{self, Framed, Header, Sequential};
+use crate::formats::wincode::Wincode;
 use crate::formats::Format;
 
 /// A version 2 message, symbols as their 8 bytes.
@@ -63,6 +65,18 @@ pub(super) const BORSH: (&str, &str) = (
     "borsh::BorshSerialize::serialize",
     "borsh::BorshDeserialize::deserialize",
 );
+
+impl super::Evolves for Wincode {
+    fn evolution() -> (Finding, Finding) {
+        check::<Wincode>(WINCODE)
+    }
+}
+
+impl super::Evolves for Borsh {
+    fn evolution() -> (Finding, Finding) {
+        check::<Borsh>(BORSH)
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -16,6 +16,9 @@ use super::harness::{both, Read2};
 use super::v2;
 use crate::capability::finding::Finding;
 use crate::formats::cbor::Cbor;
+use crate::formats::json::Json;
+use crate::formats::json_simd::JsonSimd;
+use crate::formats::json_sonic::JsonSonic;
 use crate::formats::msgpack::Msgpack;
 use crate::formats::postcard::Postcard;
 use crate::formats::Format;
@@ -252,6 +255,44 @@ pub(super) fn cbor() -> (Finding, Finding) {
             " (#[serde(default)] on each appended field)",
         ),
     )
+}
+
+/// json-sonic and json-simd write json's bytes and read them with their own libraries: each
+/// is checked with its own reader and writer against serde_json's v2.
+impl super::Evolves for Json {
+    fn evolution() -> (Finding, Finding) {
+        json::<Json>()
+    }
+}
+
+impl super::Evolves for JsonSonic {
+    fn evolution() -> (Finding, Finding) {
+        json::<JsonSonic>()
+    }
+}
+
+impl super::Evolves for JsonSimd {
+    fn evolution() -> (Finding, Finding) {
+        json::<JsonSimd>()
+    }
+}
+
+impl super::Evolves for Postcard {
+    fn evolution() -> (Finding, Finding) {
+        postcard()
+    }
+}
+
+impl super::Evolves for Msgpack {
+    fn evolution() -> (Finding, Finding) {
+        msgpack()
+    }
+}
+
+impl super::Evolves for Cbor {
+    fn evolution() -> (Finding, Finding) {
+        cbor()
+    }
 }
 
 #[cfg(test)]

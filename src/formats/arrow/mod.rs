@@ -31,6 +31,7 @@
 
 mod columns;
 
+use crate::formats::languages::{OtherLanguages, WireFormat};
 use std::ptr::NonNull;
 use std::sync::Arc;
 
@@ -470,6 +471,7 @@ fn row(offset: i32, len: usize) -> Result<usize, DecodeError> {
 impl WindowFormat for Arrow {
     const NAME: &'static str = "arrow";
     const DOCUMENTED: Documented = Documented::new(SCHEMA, true, true, SOURCE);
+    const OTHER_LANGUAGES: OtherLanguages = OtherLanguages::Read(WireFormat::Arrow);
 
     fn encode_window(&mut self, packets: &[Packet], out: &mut Vec<u8>) -> usize {
         let messages = packets.iter().map(|p| self.columns.push(p)).sum();

@@ -57,6 +57,7 @@ mod decode;
 mod encode;
 pub mod projection;
 
+use crate::formats::languages::{OtherLanguages, WireFormat};
 use super::codec::{DecodeError, Documented, Format, Lossy, Sink, Visitor};
 use crate::model::Packet;
 
@@ -75,6 +76,7 @@ const SOURCE: &str = "dbn crate docs (records repr(C), read in place via RecordR
 impl Format for Dbn {
     const NAME: &'static str = "dbn";
     const DOCUMENTED: Documented = Documented::new(None, true, true, SOURCE);
+    const OTHER_LANGUAGES: OtherLanguages = OtherLanguages::Read(WireFormat::Dbn);
     const LOSSY: Option<Lossy> = Some(Lossy {
         reason: projection::NOT_CARRIED,
         project: projection::project,

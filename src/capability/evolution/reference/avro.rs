@@ -22,7 +22,7 @@ use crate::formats::avro::{Avro, SCHEMA_TEXT};
 use crate::formats::Format;
 
 /// Both directions, with the schemas as build.rs generates them, in `dir`.
-pub(super) fn check(dir: &Path) -> FormatEvolution {
+fn check(dir: &Path) -> FormatEvolution {
     FormatEvolution {
         reference: format!("Python avro {AVRO_PY}"),
         crate_under_test: "apache-avro 0.22".into(),
@@ -116,6 +116,18 @@ fn judge(
         Err(e) => Err(e.to_string()),
     };
     finding(outcome, decided_by)
+}
+
+/// The format's evolution hooks live here, beside its reference check, which reads the crate
+/// check's v2 writer: the crate's check is `evolution::avro`'s.
+impl super::super::Evolves for Avro {
+    fn evolution() -> (Finding, Finding) {
+        super::super::avro::check()
+    }
+
+    fn reference(scratch: &Path) -> Option<FormatEvolution> {
+        Some(check(&scratch.join("avro-evolution")))
+    }
 }
 
 #[cfg(test)]

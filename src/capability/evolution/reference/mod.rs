@@ -13,39 +13,4 @@ mod avro;
 mod judge;
 mod sbe;
 
-use std::path::Path;
-
-use crate::capability::finding::Finding;
 pub use judge::FormatEvolution;
-
-/// The format's answer for the format named `format`, where the crate's `(forward, backward)`
-/// says `no` in a direction and the format has a reference check; scratch files under `scratch`.
-pub(super) fn check(
-    format: &str,
-    crate_: (&Finding, &Finding),
-    scratch: &Path,
-) -> Option<FormatEvolution> {
-    if crate_.0.yes() && crate_.1.yes() {
-        return None;
-    }
-    match format {
-        "avro" => Some(avro::check(&scratch.join("avro-evolution"))),
-        "sbe" => Some(sbe::check(scratch)),
-        _ => None,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_crate_that_evolves_both_ways_gets_no_format_answer() {
-        let yes = Finding::measured(true, "", "t");
-        let no = Finding::measured(false, "", "t");
-        let dir = Path::new("/nonexistent");
-        assert_eq!(check("avro", (&yes, &yes), dir), None);
-        // A format without a reference check has none, whatever its crate says.
-        assert_eq!(check("postcard", (&no, &no), dir), None);
-    }
-}

@@ -41,7 +41,7 @@ const ACTING: [&str; 2] = ["@actingVersion", "@actingBlockLength"];
 
 /// Both directions with the schemas as build.rs generates them; the v1 decoders are compiled
 /// where the cross-language check compiles them (`scratch/sbe/java`), so either reuses the other's.
-pub(super) fn check(scratch: &Path) -> FormatEvolution {
+fn check(scratch: &Path) -> FormatEvolution {
     let dir = scratch.join("sbe-evolution");
     FormatEvolution {
         reference: format!("SBE {SBE_VERSION} Java decoders"),
@@ -183,6 +183,18 @@ fn judge(
         Err(e) => Err(e.to_string()),
     };
     finding(outcome, decided_by)
+}
+
+/// The format's evolution hooks live here, beside its reference check, which reads the crate
+/// check's v2 writer: the crate's check is `evolution::sbe`'s.
+impl super::super::Evolves for Sbe {
+    fn evolution() -> (Finding, Finding) {
+        super::super::sbe::check()
+    }
+
+    fn reference(scratch: &Path) -> Option<FormatEvolution> {
+        Some(check(scratch))
+    }
 }
 
 #[cfg(test)]
