@@ -530,6 +530,19 @@ fn ng_link(rest: &[u8], section: NgSection, first: bool, at_eof: bool) -> Link {
             Link::Implausible
         };
     }
+    let epb_cut = block_type == EPB_TYPE && !is_shb;
+    cut_block(epb, epb_cut, len, first, at_eof)
+}
+
+/// The link of a block of stated length `len` the bytes end inside ([`ng_link`]): `epb` its
+/// Enhanced Packet Block header where the bytes hold one, `is_epb` whether its type is one.
+fn cut_block(
+    epb: Option<EnhancedPacketHeader>,
+    is_epb: bool,
+    len: usize,
+    first: bool,
+    at_eof: bool,
+) -> Link {
     // The bytes end inside the block. As a first link only an EPB the parser would take for a
     // capture stopped mid-write is evidence enough; at the end of the file an EPB must pass
     // that test too (the parser calls any other cut block cut short).
@@ -551,7 +564,7 @@ fn ng_link(rest: &[u8], section: NgSection, first: bool, at_eof: bool) -> Link {
                 refused(Some(len))
             }
         }
-        None if first && block_type == EPB_TYPE && !is_shb => refused(None),
+        None if first && is_epb => refused(None),
         _ if first => refused(Some(len)),
         _ => Link::PastEnd,
     }

@@ -235,16 +235,7 @@ fn generate_chunked<W: Write>(
         });
         match encoding {
             Ok((simulating, encoder)) => {
-                for mut chunk in full_rx.iter() {
-                    if let Err(e) = out.write_all(chunk.data()) {
-                        written = Err(e);
-                        break;
-                    }
-                    bytes += chunk.data().len() as u64;
-                    chunk.clear();
-                    // The encoder may be done already: then the chunk is just dropped.
-                    let _ = empty_tx.send(chunk);
-                }
+                (written, bytes) = write_chunks(&full_rx, &empty_tx, &mut out);
                 // Stops the encoder at its next chunk, and so the simulation, if writing failed.
                 drop(full_rx);
                 let counts = encoder
@@ -271,21 +262,47 @@ fn generate_chunked<W: Write>(
     })?;
     written.map_err(write_err)?;
     out.flush().map_err(write_err)?;
-    let c = counts;
-    Ok(GenReport {
-        packets: c.packets,
-        heartbeats: c.heartbeats,
-        messages: c.messages,
-        by_type: (0..=255u8)
-            .filter(|&k| c.by_type[k as usize] > 0)
-            .map(|k| (k as char, c.by_type[k as usize]))
-            .collect(),
-        symbols,
-        bytes,
-        first_send_time: c.first,
-        last_send_time: c.last,
-        feed: opts.feed,
-    })
+    Ok(GenReport::of(&counts, symbols, bytes, opts.feed))
+}
+
+/// Writes the encoder's full chunks to `out` as they come, handing each back emptied; what
+/// writing gave and how many bytes it wrote. Stops at the first failed write.
+fn write_chunks<W: Write>(
+    full: &mpsc::Receiver<Chunk>,
+    empty: &mpsc::Sender<Chunk>,
+    out: &mut W,
+) -> (io::Result<()>, u64) {
+    let mut bytes = 0u64;
+    for mut chunk in full.iter() {
+        if let Err(e) = out.write_all(chunk.data()) {
+            return (Err(e), bytes);
+        }
+        bytes += chunk.data().len() as u64;
+        chunk.clear();
+        // The encoder may be done already: then the chunk is just dropped.
+        let _ = empty.send(chunk);
+    }
+    (Ok(()), bytes)
+}
+
+impl GenReport {
+    /// The report of a day whose records `c` counted, `bytes` long.
+    fn of(c: &Counts, symbols: usize, bytes: u64, feed: Feed) -> GenReport {
+        GenReport {
+            packets: c.packets,
+            heartbeats: c.heartbeats,
+            messages: c.messages,
+            by_type: (0..=255u8)
+                .filter(|&k| c.by_type[k as usize] > 0)
+                .map(|k| (k as char, c.by_type[k as usize]))
+                .collect(),
+            symbols,
+            bytes,
+            first_send_time: c.first,
+            last_send_time: c.last,
+            feed,
+        }
+    }
 }
 
 /// Simulated segments on their way to the encoder: the messages of many segments in one
