@@ -10,7 +10,8 @@ use super::finding::Finding;
 use super::row::Row;
 use super::{cross_language, validation};
 use crate::alloc_count::{allocated, counting};
-use crate::formats::{Aggregate, Checksum, Documented, Format, WindowFormat};
+use crate::formats::window::Packets;
+use crate::formats::{Aggregate, Checksum, Documented, WindowFormat};
 use crate::model::Packet;
 
 /// Where the cross-language checks keep their scratch files when no folder is given: one that
@@ -32,12 +33,12 @@ pub fn assess_sample(scratch: &Path) -> Result<Vec<Row>, String> {
 pub fn assess(packets: &[Packet], scratch: &Path) -> Vec<Row> {
     macro_rules! rows {
         ($($module:ident: [$($name:ident: $F:ty),+ $(,)?]),* $(,)?) => {
-            vec![$($(row::<$F>(packets, scratch)),+),*]
+            vec![$($(row::<Packets<$F>>(packets, scratch)),+),*]
         };
     }
     macro_rules! window_rows {
         ($($module:ident: [$($name:ident: $F:ty),+ $(,)?]),* $(,)?) => {
-            vec![$($(window_row::<$F>(packets, scratch)),+),*]
+            vec![$($(row::<$F>(packets, scratch)),+),*]
         };
     }
     let mut all = crate::for_each_format!(rows);
@@ -45,31 +46,54 @@ pub fn assess(packets: &[Packet], scratch: &Path) -> Vec<Row> {
     all
 }
 
-/// The row of the window format `W`: its cells measured on one window of `packets` where the
-/// checks allow it (validation, allocation while decoding, other languages, evolution).
-pub fn window_row<W: WindowFormat>(packets: &[Packet], scratch: &Path) -> Row {
+/// The row of `W`, a window format or a packet format through [`Packets`]: its documented cells,
+/// and the measured ones on `packets` (a window of them, or each alone).
+pub fn row<W: WindowFormat>(packets: &[Packet], scratch: &Path) -> Row {
+    let evolution = evolution_of(W::NAME);
     let read = cross_language::read_by(W::NAME, scratch).unwrap_or_else(|| {
         cross_language::CrossLanguage {
             languages: Vec::new(),
-            findings: Vec::new(),
+            findings: vec![(
+                "other languages".into(),
+                Finding::measured(
+                    false,
+                    "no cross-language check exists for this format",
+                    "capability::cross_language",
+                ),
+            )],
         }
     });
-    let evolution = evolution_of(W::NAME);
     let format = evolution::of_the_format(W::NAME, &evolution, scratch);
     let cells = [
         schema(W::DOCUMENTED),
-        window_zero_copy::<W>(packets),
-        validation::validates_window::<W>(),
+        zero_copy::<W>(packets),
+        validation::validates::<W>(),
         evolution.forward,
         evolution.backward,
     ];
-    Row::new(W::NAME, cells, read.languages, &read.findings).with_evolution_format(format)
+    let mut row =
+        Row::new(W::NAME, cells, read.languages, &read.findings).with_evolution_format(format);
+    row.code_path = W::code_path().map(String::from);
+    row.lossy = W::LOSSY.map(|l| l.reason.to_owned());
+    row
 }
 
-/// The `zero_copy` cell of a window format: reads in place, and allocates nothing decoding one
-/// window of `packets` (after a warm-up decode).
-fn window_zero_copy<W: WindowFormat>(packets: &[Packet]) -> Finding {
+/// The `zero_copy` cell: the documentation says decoding reads in place, and the counting
+/// allocator sees no allocation in either decode of `packets` (after one warm-up pass, which may
+/// grow the codec's reused buffers once).
+fn zero_copy<W: WindowFormat>(packets: &[Packet]) -> Finding {
+    let copies = "decoding copies the message into values of its own";
     let doc = W::DOCUMENTED;
+    if let Some(no) = Finding::disclaimed(doc, |doc| doc.reads_in_place, copies) {
+        return no;
+    }
+    if !counting() {
+        return Finding::documented(
+            true,
+            "reads in place (allocations not counted in this process)",
+            doc.source,
+        );
+    }
     let mut format = W::default();
     let mut bytes = Vec::new();
     format.encode_window(packets, &mut bytes);
@@ -84,24 +108,24 @@ fn window_zero_copy<W: WindowFormat>(packets: &[Packet]) -> Finding {
             .map_err(|e| e.to_string())
     };
     let decided_by = format!(
-        "capability::assess: the counting allocator over both decodes of a window of {} packets, \
-         after a warm-up pass; reading in place: {}",
+        "capability::assess: the counting allocator over both decodes of {} packets, after a \
+         warm-up pass; reading in place: {}",
         packets.len(),
         doc.source
     );
-    if !counting() || decode(&mut format).is_err() {
-        return Finding::documented(
-            doc.reads_in_place,
-            "reads in place (allocations not counted in this process)",
-            doc.source,
+    if let Err(e) = decode(&mut format) {
+        return Finding::measured(
+            false,
+            format!("decoding its own bytes failed: {e}"),
+            decided_by,
         );
     }
     counted_decode(
         || decode(&mut format),
         |count, bytes| {
             format!(
-                "reads its columns in place but allocated {count} times ({bytes} bytes) \
-                 decoding one window (the decoder's buffer and array headers)"
+                "reads in place but allocated {count} times ({bytes} bytes) decoding {} packets",
+                packets.len()
             )
         },
         decided_by,
@@ -149,37 +173,6 @@ fn evolution_of(name: &str) -> Evolution {
     })
 }
 
-/// `F`'s row.
-pub fn row<F: Format>(packets: &[Packet], scratch: &Path) -> Row {
-    let evolution = evolution_of(F::NAME);
-    let read = cross_language::read_by(F::NAME, scratch).unwrap_or_else(|| {
-        cross_language::CrossLanguage {
-            languages: Vec::new(),
-            findings: vec![(
-                "other languages".into(),
-                Finding::measured(
-                    false,
-                    "no cross-language check exists for this format",
-                    "capability::cross_language",
-                ),
-            )],
-        }
-    });
-    let format = evolution::of_the_format(F::NAME, &evolution, scratch);
-    let cells = [
-        schema(F::DOCUMENTED),
-        zero_copy::<F>(packets),
-        validation::validates::<F>(),
-        evolution.forward,
-        evolution.backward,
-    ];
-    let mut row =
-        Row::new(F::NAME, cells, read.languages, &read.findings).with_evolution_format(format);
-    row.code_path = F::code_path().map(String::from);
-    row.lossy = F::LOSSY.map(|l| l.reason.to_owned());
-    row
-}
-
 /// The `schema` cell: documented.
 fn schema(doc: Documented) -> Finding {
     match doc.schema {
@@ -190,63 +183,4 @@ fn schema(doc: Documented) -> Finding {
             doc.source,
         ),
     }
-}
-
-/// The `zero_copy` cell: the documentation says decoding reads in place, and the counting
-/// allocator sees no allocation in either decode of `packets` (after one warm-up pass, which may
-/// grow the codec's reused buffers once).
-fn zero_copy<F: Format>(packets: &[Packet]) -> Finding {
-    let copies = "decoding copies the message into values of its own";
-    if let Some(no) = Finding::disclaimed::<F>(|doc| doc.reads_in_place, copies) {
-        return no;
-    }
-    let doc = F::DOCUMENTED;
-    if !counting() {
-        return Finding::documented(
-            true,
-            "reads in place (allocations not counted in this process)",
-            doc.source,
-        );
-    }
-    let mut format = F::default();
-    let mut bytes = Vec::new();
-    for p in packets {
-        format.encode(p, &mut bytes);
-    }
-    let (mut aggregate, mut checksum) = (Aggregate::new(), Checksum::default());
-    let mut decode = |format: &mut F| -> Result<(), String> {
-        let mut at = 0;
-        while at < bytes.len() {
-            let used = format
-                .decode(&bytes[at..], &mut aggregate)
-                .map_err(|e| e.to_string())?;
-            format
-                .decode_all(&bytes[at..], &mut checksum)
-                .map_err(|e| e.to_string())?;
-            at += used.max(1);
-        }
-        Ok(())
-    };
-    let decided_by = format!(
-        "capability::assess: the counting allocator over both decodes of {} packets, after a warm-up pass; reading in place: {}",
-        packets.len(),
-        doc.source
-    );
-    if let Err(e) = decode(&mut format) {
-        return Finding::measured(
-            false,
-            format!("decoding its own bytes failed: {e}"),
-            decided_by,
-        );
-    }
-    counted_decode(
-        || decode(&mut format),
-        |count, bytes| {
-            format!(
-                "reads in place but allocated {count} times ({bytes} bytes) decoding {} packets",
-                packets.len()
-            )
-        },
-        decided_by,
-    )
 }

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::formats::{Documented, Format};
+use crate::formats::Documented;
 
 /// One answer about one format, and what decided it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -27,10 +27,13 @@ impl Finding {
         Self::new(ok, detail.as_ref(), source.into(), false)
     }
 
-    /// `no: detail`, taken from `F`'s documentation, where it does not claim what `claims` asks
+    /// `no: detail`, taken from a format's documentation `doc`, where it does not claim what `claims` asks
     /// (what the documentation disclaims, no measurement makes a yes); `None` where it does.
-    pub fn disclaimed<F: Format>(claims: fn(&Documented) -> bool, detail: &str) -> Option<Self> {
-        let doc = F::DOCUMENTED;
+    pub fn disclaimed(
+        doc: Documented,
+        claims: fn(&Documented) -> bool,
+        detail: &str,
+    ) -> Option<Self> {
         (!claims(&doc)).then(|| Self::documented(false, detail, doc.source))
     }
 

@@ -9,7 +9,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use super::finding::Finding;
-use crate::formats::{every_kind, Format, WindowFormat};
+use crate::formats::{every_kind, WindowFormat};
 
 /// What was fed and what came of it.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -25,23 +25,12 @@ struct Tally {
 /// The byte changes each position gets: the lowest bit, the highest, every bit.
 const FLIPS: [u8; 3] = [0x01, 0x80, 0xff];
 
-/// Encodes the every-kind packet with `F` and feeds its decoder every truncation and every
-/// single-byte corruption of it.
-fn tally<F: Format>() -> Tally {
-    let mut format = F::default();
-    let mut bytes = Vec::new();
-    format.encode(&every_kind(), &mut bytes);
-    tally_of(&bytes, |input| format.decode_packet(input).is_ok())
-}
-
-/// [`tally`] for a window format: the every-kind packet as a window of its own.
-fn tally_window<W: WindowFormat>() -> Tally {
+/// Encodes the every-kind packet with `W` (a packet format through [`Packets`](crate::formats::window::Packets): the packet
+/// alone) and feeds its decoder every truncation and every single-byte corruption of the unit.
+fn tally<W: WindowFormat>() -> Tally {
     let mut format = W::default();
-    let mut bytes = Vec::new();
-    format.encode_window(&[every_kind()], &mut bytes);
-    tally_of(&bytes, |input| {
-        format.decode_packets(input, &mut Vec::new()).is_ok()
-    })
+    let units = format.units(&[every_kind()]);
+    tally_of(&units[0], |input| format.read_unit(input).is_ok())
 }
 
 /// Feeds `decodes` (whether the input was read) every truncation and single-byte corruption
@@ -73,20 +62,15 @@ fn tally_of(bytes: &[u8], mut decodes: impl FnMut(&[u8]) -> bool) -> Tally {
     t
 }
 
-/// The `validates` cell of the window format `W` (it validates: no producer to trust).
-pub fn validates_window<W: WindowFormat>() -> Finding {
-    finding(tally_window::<W>())
-}
-
-/// The `validates` cell of `F`.
-pub fn validates<F: Format>() -> Finding {
+/// The `validates` cell of `W`, a window format or a packet format through [`Packets`](crate::formats::window::Packets).
+pub fn validates<W: WindowFormat>() -> Finding {
     // Feeding a format that trusts its producer corrupt bytes would be undefined behaviour, not a
     // measurement.
     let trusts = "trusts its producer: not run on corrupt bytes (decoding does not check them)";
-    if let Some(no) = Finding::disclaimed::<F>(|doc| !doc.trusts_producer(), trusts) {
+    if let Some(no) = Finding::disclaimed(W::DOCUMENTED, |doc| !doc.trusts_producer(), trusts) {
         return no;
     }
-    finding(tally::<F>())
+    finding(tally::<W>())
 }
 
 /// What a tally says.
@@ -119,6 +103,8 @@ fn finding(t: Tally) -> Finding {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::window::Packets;
+    use crate::formats::Format;
     use crate::formats::{raw::Raw, DecodeError, Documented, Sink, Visitor};
     use crate::model::Packet;
 
@@ -155,7 +141,7 @@ mod tests {
 
     #[test]
     fn raw_refuses_every_truncation_and_never_panics() {
-        let f = validates::<Raw>();
+        let f = validates::<Packets<Raw>>();
         assert!(f.yes() && f.measured, "{f:?}");
         let len = {
             let mut v = Vec::new();
@@ -178,7 +164,7 @@ mod tests {
 
     macro_rules! all_validate {
         ($($module:ident: [$($name:ident: $F:ty),+ $(,)?]),* $(,)?) => {
-            vec![$($((<$F as Format>::NAME, validates::<$F>())),+),*]
+            vec![$($((<$F as Format>::NAME, validates::<Packets<$F>>())),+),*]
         };
     }
 
@@ -202,7 +188,7 @@ mod tests {
 
     #[test]
     fn a_decoder_that_reads_a_cut_packet_does_not_validate() {
-        let f = validates::<Lax>();
+        let f = validates::<Packets<Lax>>();
         assert!(!f.yes(), "{f:?}");
         assert!(
             f.answer.contains("truncations were read as a packet"),

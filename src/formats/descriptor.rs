@@ -62,11 +62,11 @@ impl Descriptor {
             name: W::NAME,
             unit: Unit::Window,
             documented: W::DOCUMENTED,
-            lossy: None,
+            lossy: W::LOSSY,
             stream: false,
             writes_bytes_of: None,
             other_languages: W::OTHER_LANGUAGES,
-            code_path: None,
+            code_path: W::code_path(),
         }
     }
 

@@ -8,6 +8,7 @@
 use super::clock::Timer;
 use super::memory::Written;
 use super::workload::{Timing, Workload};
+use crate::formats::window::walk;
 use crate::formats::{Aggregate, Checksum, DecodeError, Format, Lossy};
 use crate::model::Packet;
 
@@ -277,29 +278,6 @@ fn decode<R: Receiver, const PER_UNIT: bool>(
         packets: packets?,
         messages: receiver.messages() - before,
     })
-}
-
-/// Walks `bytes` packet by packet with `decode`, which returns the bytes each packet used.
-#[inline(always)]
-fn walk(
-    bytes: &[u8],
-    mut decode: impl FnMut(&[u8]) -> Result<usize, DecodeError>,
-) -> Result<usize, DecodeError> {
-    let (mut pos, mut packets) = (0, 0);
-    while pos < bytes.len() {
-        let used = decode(&bytes[pos..])?;
-        if used == 0 {
-            return Err(DecodeError::Malformed("decoder used no bytes"));
-        }
-        pos += used;
-        packets += 1;
-    }
-    if pos > bytes.len() {
-        return Err(DecodeError::Malformed(
-            "the decoder claimed more bytes than the buffer holds",
-        ));
-    }
-    Ok(packets)
 }
 
 impl<F: Format> FormatRunner<F> {

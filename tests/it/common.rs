@@ -378,3 +378,26 @@ pub fn latencies_are_the_units(format: &str, count: u64, units: &str, side: &str
         assert_eq!(count.to_string(), units, "{side} of {format}");
     }
 }
+
+/// What `shootout formats --json --out FILE` printed and the file it wrote, run once per test
+/// process: the capability assessment (every format's evolution, validation and other-language
+/// checks) takes a minute or more in a debug build. Bench tests place the file in their results
+/// folder first ([`place_capabilities`]), and bench keeps a folder's own `formats.json`, so the
+/// assessment runs once for them all; `decision.rs` checks what it found.
+pub fn capabilities() -> &'static (String, std::path::PathBuf) {
+    static ONCE: std::sync::OnceLock<(String, std::path::PathBuf)> = std::sync::OnceLock::new();
+    ONCE.get_or_init(|| {
+        let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("capabilities-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("formats.json");
+        let printed = shootout_ok(&["formats", "--json", "--out", path.to_str().unwrap()]);
+        (printed, path)
+    })
+}
+
+/// `out` (a bench's results folder, made here) with [`capabilities`]' `formats.json` in it.
+pub fn place_capabilities(out: &std::path::Path) {
+    std::fs::create_dir_all(out).unwrap();
+    std::fs::copy(&capabilities().1, out.join("formats.json")).unwrap();
+}

@@ -70,7 +70,7 @@ fn sigkill_at_any_point_leaves_only_whole_results() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("day.pcapng");
     let opts = GenOptions {
-        packets: 30_000,
+        packets: 10_000,
         ..GenOptions::default()
     };
     gen::generate_file(&opts, &input).unwrap();
@@ -94,14 +94,15 @@ fn sigkill_at_any_point_leaves_only_whole_results() {
     const PER_RUN: usize = 5;
     assert_eq!(rows, PER_RUN);
 
-    // Kill later runs at points spread over (and a little past) a whole run.
-    for i in 1..=12u32 {
+    // Kill later runs at points spread over (and a little past) a whole run: eight of them, so
+    // that the kills together cost about six whole runs.
+    for i in 1..=8u32 {
         let mut child = Command::new(bin)
             .args(run_args(input, &out))
             .stdout(std::process::Stdio::null())
             .spawn()
             .unwrap();
-        std::thread::sleep(full.mul_f64(f64::from(i) / 11.0));
+        std::thread::sleep(full.mul_f64(f64::from(i) / 7.0));
         let finished = child.try_wait().unwrap().is_some();
         let _ = child.kill(); // SIGKILL on Unix
         let _ = child.wait();

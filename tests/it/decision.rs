@@ -2,9 +2,7 @@
 //! running each check and the other languages' reference tools, which scripts/bootstrap.sh
 //! installs), and `report --require`, which ranks only the formats that meet the requirements.
 
-use std::path::Path;
-
-use super::common::{shootout, shootout_ok};
+use super::common::{capabilities, place_capabilities, shootout, shootout_ok};
 
 const RUST_ONLY: [&str; 5] = ["rkyv", "bitcode", "postcard", "wincode", "raw"];
 
@@ -32,20 +30,11 @@ fn ranked(summary_md: &str) -> Vec<String> {
         .collect()
 }
 
-fn formats_json(dir: &Path) -> serde_json::Value {
-    let path = dir.join("formats.json");
-    let scratch = dir.join("scratch");
-    let printed = shootout_ok(&[
-        "formats",
-        "--json",
-        "--out",
-        path.to_str().unwrap(),
-        "--scratch",
-        scratch.to_str().unwrap(),
-    ]);
-    let printed: serde_json::Value = serde_json::from_str(&printed).unwrap();
+fn formats_json() -> serde_json::Value {
+    let (printed, path) = capabilities();
+    let printed: serde_json::Value = serde_json::from_str(printed).unwrap();
     let written: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     assert_eq!(printed, written, "--json prints what --out writes");
     written
 }
@@ -54,7 +43,8 @@ fn formats_json(dir: &Path) -> serde_json::Value {
 fn formats_are_read_by_other_languages_and_evolve_as_measured_and_require_ranks_among_those_that_can(
 ) {
     let dir = tempfile::tempdir().unwrap();
-    let rows = formats_json(dir.path());
+    let rows = formats_json();
+    place_capabilities(dir.path());
     let row = |name: &str| {
         rows.as_array()
             .unwrap()

@@ -13,7 +13,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::common::shootout;
+use super::common::{place_capabilities, shootout};
 use super::report::{columns_now, fx, write_csv, Fixture};
 
 const RUNS: [&str; 8] = ["r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8"];
@@ -552,6 +552,7 @@ fn bench_compares_with_a_baseline_folder_and_gates() {
     }
     write_csv(&base.join("runs.csv"), &columns_now(), &rows);
     let out = dir.path().join("results");
+    place_capabilities(&out);
     let o = shootout(&[
         "bench",
         "--quick",

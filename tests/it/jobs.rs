@@ -10,7 +10,8 @@ use md_shootout::gen::{self, GenOptions};
 use md_shootout::measure::affinity::allowed_cpus;
 
 use crate::common::{
-    csv_rows, latencies_are_the_units, rows_of_every_format, shootout, shootout_ok, ALLOC_COLUMNS,
+    csv_rows, latencies_are_the_units, place_capabilities, rows_of_every_format, shootout,
+    shootout_ok, ALLOC_COLUMNS,
 };
 
 type Row = HashMap<String, String>;
@@ -402,6 +403,7 @@ fn bench_passes_jobs_to_every_run_and_labels_them_apart() {
     if allowed_cpus().len() < 2 {
         return;
     }
+    place_capabilities(&out);
     let o = shootout(&[
         "bench",
         "--quick",

@@ -15,6 +15,7 @@ mod deep_plus;
 mod deploy;
 mod doc_links;
 mod fetch;
+mod format_names;
 mod formats;
 mod fuzz_regressions;
 mod gate;

@@ -99,6 +99,17 @@ fn quick_runs_every_format_under_every_prefix_into_one_csv() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("results");
     let output = run(&["--quick", "--runs", "2"], &out);
+    // The one bench of the suite that assesses the formats itself (the others are handed
+    // `formats.json`): it wrote a row for every format.
+    let assessed: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("formats.json")).unwrap()).unwrap();
+    let names: Vec<&str> = assessed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, md_shootout::formats::names());
 
     let prefixes = prefixes(&out);
     assert!(!prefixes.is_empty());
@@ -215,6 +226,8 @@ fn quick_runs_every_format_under_every_prefix_into_one_csv() {
 fn a_killed_run_keeps_whole_rows_and_resume_completes_it_once() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("results");
+    // The capability assessment once for the test process, not in every bench.
+    crate::common::place_capabilities(&out);
     let mut child = script()
         .args(["--quick", "--runs", "2", "--out"])
         .arg(&out)
@@ -404,6 +417,8 @@ fn date_fetches_the_day_then_runs_it() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     let out = dir.path().join("results");
+    // The capability assessment once for the test process, not in every bench.
+    crate::common::place_capabilities(&out);
     let hist_url = format!("{base}/hist");
     let data_arg = data.to_str().unwrap();
     let output = run(
@@ -754,6 +769,8 @@ fn real_build_under_cargo_target_dir() {
 fn bench_runs_both_units_in_one_matrix() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("results");
+    // The capability assessment once for the test process, not in every bench.
+    crate::common::place_capabilities(&out);
     let o = crate::common::shootout(&[
         "bench",
         "--quick",
@@ -824,6 +841,8 @@ fn date_with_feed_deep_plus_fetches_the_dpls_file_and_runs_it() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     let out = dir.path().join("results");
+    // The capability assessment once for the test process, not in every bench.
+    crate::common::place_capabilities(&out);
     let hist_url = format!("{base}/hist");
     run(
         &[
@@ -861,6 +880,8 @@ fn date_with_feed_deep_plus_fetches_the_dpls_file_and_runs_it() {
 fn the_default_inputs_are_the_real_deep_sample_and_the_synthetic_deep_plus_one() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("results");
+    // The capability assessment once for the test process, not in every bench.
+    crate::common::place_capabilities(&out);
     let o = Command::new(env!("CARGO_BIN_EXE_shootout"))
         .args(["bench", "--runs", "1", "--prefix", "normal=", "--formats"])
         .arg("sbe")

@@ -40,6 +40,7 @@ pub mod tool;
 use std::path::{Path, PathBuf};
 
 use super::finding::Finding;
+use crate::formats::window::Packets;
 use crate::formats::{Format, OtherLanguages, WindowFormat, WireFormat};
 use crate::model::Packet;
 use compare::TheirPacket;
@@ -103,47 +104,27 @@ pub fn first_packets(path: &Path, lenient: bool, n: usize) -> Result<Vec<Packet>
     Ok(out)
 }
 
-/// Each packet encoded on its own by the format named `format`; `None` for a name no format has.
+/// `packets` in the units the format named `format` writes ([`WindowFormat::units`]): each
+/// packet on its own for a packet format, one window for a window format. `None` for a name no
+/// format has.
 pub fn encode(format: &str, packets: &[Packet]) -> Option<Vec<Vec<u8>>> {
-    fn units<F: Format>(packets: &[Packet]) -> Vec<Vec<u8>> {
-        let mut f = F::default();
-        packets
-            .iter()
-            .map(|p| {
-                let mut out = Vec::new();
-                f.encode(p, &mut out);
-                out
-            })
-            .collect()
-    }
-    macro_rules! dispatch {
+    macro_rules! packet {
         ($($module:ident: [$($name:ident: $F:ty),+ $(,)?]),* $(,)?) => {
             match format {
-                $($(<$F as Format>::NAME => Some(units::<$F>(packets)),)+)*
+                $($(<$F as Format>::NAME => Some(Packets::<$F>::default().units(packets)),)+)*
                 _ => None,
             }
         };
     }
-    crate::for_each_format!(dispatch).or_else(|| window(format, packets))
-}
-
-/// `packets` encoded by the window format named `format` as one window: its one unit. `None`
-/// for a name no window format has.
-fn window(format: &str, packets: &[Packet]) -> Option<Vec<Vec<u8>>> {
-    fn unit<W: WindowFormat>(packets: &[Packet]) -> Vec<Vec<u8>> {
-        let mut out = Vec::new();
-        W::default().encode_window(packets, &mut out);
-        vec![out]
-    }
-    macro_rules! dispatch {
+    macro_rules! window {
         ($($module:ident: [$($name:ident: $F:ty),+ $(,)?]),* $(,)?) => {
             match format {
-                $($(<$F as WindowFormat>::NAME => Some(unit::<$F>(packets)),)+)*
+                $($(<$F as WindowFormat>::NAME => Some(<$F>::default().units(packets)),)+)*
                 _ => None,
             }
         };
     }
-    crate::for_each_window_format!(dispatch)
+    crate::for_each_format!(packet).or_else(|| crate::for_each_window_format!(window))
 }
 
 /// Reads the encoded packets (one unit each) in another language, scratch files under the
