@@ -82,7 +82,8 @@ macro_rules! columns {
                         [self.[<ser $suffix>], self.[<de $suffix>], self.[<de_all $suffix>]],
                     )
                 }
-                fn [<set_ $get>](&mut self, cells: $crate::measure::PerWorkload<Option<$t>>) {
+                #[doc = "Sets the `*" $suffix "` cells."]
+                pub fn [<set_ $get>](&mut self, cells: $crate::measure::PerWorkload<Option<$t>>) {
                     [self.[<ser $suffix>], self.[<de $suffix>], self.[<de_all $suffix>]] = cells.0;
                 }
             ]

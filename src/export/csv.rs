@@ -7,6 +7,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use super::append::{append_rows, header_needed};
+use super::caveat::{no_latency, Caveat, Caveats};
 use super::columns::columns;
 use super::RunReport;
 use crate::measure::stats::FormatResult;
@@ -164,10 +165,12 @@ fn round3(x: f64) -> f64 {
 impl Row {
     /// `f`'s row in `report`'s run.
     pub fn new(report: &RunReport<'_>, f: &FormatResult) -> Row {
+        let caveats = Caveats::of_result(f);
+        let per_unit = !caveats.has(Caveat::WindowOnly);
         let mut row = Row::of_run(report);
-        row.set_format(report, f);
-        row.set_figures(f);
-        row.set_caveats(f);
+        row.set_format(report, f, per_unit);
+        row.set_figures(f, per_unit);
+        row.set_caveats(f, caveats);
         row
     }
 
@@ -207,10 +210,10 @@ impl Row {
     }
 
     /// What the format is and what it cost to store, and where and how it was measured.
-    fn set_format(&mut self, report: &RunReport<'_>, f: &FormatResult) {
+    fn set_format(&mut self, report: &RunReport<'_>, f: &FormatResult, per_unit: bool) {
         let o = report.outcome;
         let stored = f.stored(o.stored);
-        let (units, batch_units) = units(o, f, !crate::formats::per_window_only(f.name));
+        let (units, batch_units) = units(o, f, per_unit);
         self.format = f.name.to_owned();
         self.encoded_bytes = f.encoded_bytes;
         self.bytes_per_message = round3(f.bytes_per_message());
@@ -230,8 +233,7 @@ impl Row {
 
     /// Every workload's figures: per unit (none for a format timed only per window), per
     /// window, allocations and instructions.
-    fn set_figures(&mut self, f: &FormatResult) {
-        let per_unit = !crate::formats::per_window_only(f.name);
+    fn set_figures(&mut self, f: &FormatResult, per_unit: bool) {
         for (w, latency) in f.latency.iter() {
             let cells = Latency::of(&latency.summary());
             let cells = Latency {
@@ -254,17 +256,25 @@ impl Row {
         ));
     }
 
-    /// What a reader must know before comparing the row with another: whether it trusts its
-    /// producer or is lossy (a twin as its original), what it is a twin of, why it has no
-    /// per-unit latency.
-    fn set_caveats(&mut self, f: &FormatResult) {
-        let original = f.twin_of().unwrap_or(f.name);
-        self.trusts_producer = Some(crate::formats::trusts_producer(original));
-        self.lossy = Some(crate::formats::lossy(original).is_some());
+    /// What the row's own columns say a reader must know of it (`export::caveat`):
+    /// `trusts_producer`, `lossy`, `twin_of` with `planted`, `latency_note`.
+    pub fn caveats(&self) -> Caveats {
+        let filled = |s: &Option<String>| s.as_deref().is_some_and(|s| !s.is_empty());
+        Caveats::of(
+            self.trusts_producer == Some(true),
+            self.lossy == Some(true),
+            filled(&self.twin_of).then(|| self.planted.unwrap_or(0.0)),
+            filled(&self.latency_note),
+        )
+    }
+
+    /// What a reader must know before setting the row beside another (`export::caveat`).
+    fn set_caveats(&mut self, f: &FormatResult, caveats: Caveats) {
+        self.trusts_producer = Some(caveats.has(Caveat::TrustsProducer));
+        self.lossy = Some(caveats.has(Caveat::Lossy));
         self.twin_of = f.twin_of().map(str::to_owned);
         self.planted = f.planted();
-        self.latency_note = crate::formats::per_window_only(f.name)
-            .then(|| crate::formats::no_latency_reason(f.name));
+        self.latency_note = caveats.has(Caveat::WindowOnly).then(|| no_latency(f.name));
     }
 }
 
@@ -333,6 +343,32 @@ mod tests {
         row.set_allocs(PerWorkload([None, Some(1.5), None]));
         assert_eq!(row.de_allocs, Some(1.5));
         assert_eq!(row.allocs().0, [None, Some(1.5), None]);
+    }
+
+    /// A row's columns make its caveats, several at once.
+    #[test]
+    fn a_rows_columns_make_its_caveats() {
+        let row = Row {
+            trusts_producer: Some(true),
+            lossy: Some(true),
+            ..Row::default()
+        };
+        assert_eq!(row.caveats().shown("a"), "a ‡ §");
+        let twin = Row {
+            twin_of: Some("b".into()),
+            planted: Some(0.0),
+            latency_note: Some(no_latency("b.twin")),
+            ..Row::default()
+        };
+        assert_eq!(twin.caveats().shown("b.twin"), "b.twin (A/A)");
+        assert!(twin.caveats().has(Caveat::WindowOnly));
+        let control = Row {
+            planted: Some(0.05),
+            ..twin
+        };
+        assert_eq!(control.caveats().shown("b.plus5"), "b.plus5 (+5% control)");
+        // A row from before the columns: nothing to say.
+        assert_eq!(Row::default().caveats(), Caveats::default());
     }
 
     /// A row reads back as written, and a file with the required columns only (the first

@@ -8,6 +8,7 @@
 pub mod aggregation;
 pub mod append;
 pub mod capabilities;
+pub mod caveat;
 mod columns;
 pub mod csv;
 pub mod environment;

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::error::ReportError;
+use crate::export::caveat::Caveats;
 use crate::export::csv::{required, Latency, Row};
 use crate::export::windows::{path_of, WindowRow};
 use crate::measure::instructions::Source as Counter;
@@ -108,6 +109,13 @@ pub struct RunRow {
     /// `twin_of`: on an A/A twin's row, the format it measured a second time; `None` on every
     /// other row (and in CSVs from before twins).
     pub twin_of: Option<String>,
+    /// What its columns say a reader must know before setting it beside another row
+    /// (`trusts_producer`, `lossy`, `latency_note`, `twin_of`, `planted`): how the report marks
+    /// it and whether the verdict ranks it, whatever this build's formats are.
+    pub caveats: Caveats,
+    /// `latency_note`: why a format timed only per window has no per-unit latency; `None` on
+    /// every other row.
+    pub latency_note: Option<String>,
     /// `clock_step_ns`: the clock's step as the run measured it; `None` in CSVs from before.
     pub clock_step_ns: Option<f64>,
     /// `preempted`: involuntary context switches inside this format's timed passes.
@@ -129,6 +137,10 @@ pub struct RunRow {
 }
 
 impl RunRow {
+    /// The bytes it encoded (from `bytes_per_message`, as every results CSV has it).
+    pub fn encoded_bytes(&self) -> u64 {
+        (self.bytes_per_message * self.messages).round() as u64
+    }
     /// `bytes` (a size as stored) per message of this run; `None` when not measured or the run
     /// had no messages.
     pub fn per_message(&self, bytes: Option<f64>) -> Option<f64> {
@@ -332,6 +344,7 @@ fn run_row(r: Row, source: usize) -> Result<RunRow, String> {
     let allocs = all_or_none(r.allocs().0, "*_allocs")?;
     let alloc_bytes = all_or_none(r.alloc_bytes().0, "*_alloc_bytes")?;
     let throughput = r.batch();
+    let caveats = r.caveats();
     let ns = |x: u64| x as f64;
     let instructions = instructions(&r)?;
     Ok(RunRow {
@@ -372,6 +385,8 @@ fn run_row(r: Row, source: usize) -> Result<RunRow, String> {
         allocs,
         alloc_bytes,
         twin_of: r.twin_of.filter(|t| !t.is_empty()),
+        caveats,
+        latency_note: r.latency_note.filter(|n| !n.is_empty()),
         clock_step_ns: r.clock_step_ns,
         preempted: r.preempted,
         retimed: r.retimed,
@@ -398,6 +413,26 @@ fn all_or_none<const N: usize>(
         0 => Ok(None),
         n if n == N => Ok(Some(cells.map(Option::unwrap_or_default))),
         _ => Err(format!("some {columns} cells are empty and others are not")),
+    }
+}
+
+/// `rows` as if read from one CSV: what report tests build their summaries from.
+#[cfg(test)]
+pub(crate) fn runs_of(rows: Vec<Row>) -> Runs {
+    let rows: Vec<RunRow> = (rows.into_iter().enumerate())
+        .map(|(line, r)| RunRow {
+            line,
+            ..run_row(r, 0).unwrap()
+        })
+        .collect();
+    Runs {
+        sources: vec![Source {
+            csv: PathBuf::from("runs.csv"),
+            rows: rows.len(),
+            duplicates: 0,
+            governor: Governor::Performance,
+        }],
+        rows,
     }
 }
 
