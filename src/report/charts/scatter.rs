@@ -277,8 +277,9 @@ fn legend(frontier: bool, not_contenders: Vec<Caveat>) -> Vec<(String, Swatch)> 
     ] {
         entries.push((line.to_owned(), Swatch::Blank));
     }
-    for c in not_contenders {
-        entries.push((format!("({}: not a contender)", c.legend()), Swatch::Blank));
+    // The mark alone: the legend is narrow, and the chart's title says what each mark means.
+    for mark in not_contenders.into_iter().filter_map(Caveat::mark) {
+        entries.push((format!("({mark}: not a contender)"), Swatch::Blank));
     }
     entries
 }
