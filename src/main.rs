@@ -737,8 +737,10 @@ impl ReportArgs {
             self.capabilities.as_deref(),
             self.require.clone(),
         )?;
-        decision.trusted_producer = self.trusted_producer;
-        decision.lossy = self.lossy;
+        use md_shootout::export::caveat::{Caveat, Caveats};
+        decision.admitted = Caveats::default()
+            .with_if(Caveat::TrustsProducer, self.trusted_producer)
+            .with_if(Caveat::Lossy, self.lossy);
         let files = report::write_report_with(
             &summary,
             &self.hist_dir,

@@ -5,9 +5,9 @@ use std::fmt::Write as _;
 use std::io;
 use std::path::Path;
 
+use super::caveat::{Caveat, Caveats};
 use crate::capability::row::CELLS;
 use crate::capability::Row;
-use crate::formats::{lossy, shown, trusts_producer, LOSSY_NOTE, TRUSTS_NOTE};
 use crate::output::atomic::write_atomically;
 
 /// The file name bench gives the rows in its results folder, where `report` looks for them.
@@ -27,7 +27,12 @@ pub const HEADINGS: [&str; 6] = [
 /// bytes, then per format every cell's whole answer and what decided it (`measured` or
 /// `documented`).
 pub fn render(rows: &[Row]) -> String {
-    let names: Vec<String> = rows.iter().map(|r| shown(&r.name)).collect();
+    let caveats: Vec<Caveats> = (rows.iter())
+        .map(|r| Caveats::of_format(&r.name, None, None))
+        .collect();
+    let names: Vec<String> = (rows.iter().zip(&caveats))
+        .map(|(r, c)| c.shown(&r.name))
+        .collect();
     let width = names
         .iter()
         .map(|n| n.chars().count())
@@ -72,16 +77,16 @@ pub fn render(rows: &[Row]) -> String {
              yes, on the same bytes (below: both answers)"
         );
     }
-    if rows.iter().any(|r| trusts_producer(&r.name)) {
+    if caveats.iter().any(|c| c.has(Caveat::TrustsProducer)) {
         let _ = writeln!(
             t,
-            "{TRUSTS_NOTE}; its evolution and other-language cells are its checked twin's (the \
-             same bytes)"
+            "{}; its evolution and other-language cells are its checked twin's (the same bytes)",
+            Caveat::TrustsProducer.note()
         );
     }
     for r in rows {
-        if let Some(l) = lossy(&r.name) {
-            let _ = writeln!(t, "{LOSSY_NOTE}. {}: {}", r.name, l.reason);
+        if let Some(reason) = &r.lossy {
+            let _ = writeln!(t, "{}. {}: {reason}", Caveat::Lossy.note(), r.name);
         }
     }
     for (r, name) in rows.iter().zip(&names) {

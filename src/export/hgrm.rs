@@ -9,6 +9,7 @@ use std::path::Path;
 
 use hdrhistogram::Histogram;
 
+use super::caveat::{Caveat, Caveats};
 use super::RunReport;
 use crate::output::write_atomically;
 
@@ -18,7 +19,7 @@ use crate::output::write_atomically;
 pub fn write_all(dir: &Path, report: &RunReport<'_>) -> io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let timed =
-        (report.outcome.formats.iter()).filter(|f| !crate::formats::per_window_only(f.name));
+        (report.outcome.formats.iter()).filter(|f| !Caveats::of_result(f).has(Caveat::WindowOnly));
     for f in timed {
         for (workload, stats) in f.latency.iter() {
             let side = workload.column();

@@ -8,6 +8,8 @@
 pub mod aggregation;
 pub mod append;
 pub mod capabilities;
+pub mod caveat;
+mod columns;
 pub mod csv;
 pub mod environment;
 pub mod hgrm;

@@ -9,8 +9,9 @@
 
 use std::fmt::Write;
 
+use super::caveat::{no_latency, Caveat, Caveats};
 use super::RunReport;
-use crate::formats::{code_path, lossy, shown, trusts_producer, LOSSY_NOTE, TRUSTS_NOTE};
+use crate::formats::code_path;
 use crate::measure::floor::RAW;
 use crate::measure::stats::FormatResult;
 use crate::measure::stored::{StoredMode, SAMPLE_HEAD, SAMPLE_STRIDE};
@@ -44,23 +45,7 @@ pub fn render(report: &RunReport<'_>) -> String {
     latency_table(&mut t, o, &ranked);
     allocations_table(&mut t, o, &ranked);
     instructions_table(&mut t, o);
-    if o.formats.iter().any(|f| trusts_producer(f.name)) {
-        let _ = writeln!(t, "\n{TRUSTS_NOTE}");
-    }
-    for f in o.formats.iter().filter(|f| f.twin_of().is_none()) {
-        if let Some(l) = lossy(f.name) {
-            let _ = writeln!(t, "\n{LOSSY_NOTE}. {}: {}", f.name, l.reason);
-        }
-    }
-    if o.formats.iter().any(|f| f.planted() == Some(0.0)) {
-        let _ = writeln!(t, "\n{TWIN_NOTE}");
-    }
-    if o.formats
-        .iter()
-        .any(|f| f.planted().is_some_and(|p| p > 0.0))
-    {
-        let _ = writeln!(t, "\n{CONTROL_NOTE}");
-    }
+    caveat_notes(&mut t, o);
     code_paths(&mut t, o);
     let _ = writeln!(t, "\nworkloads: {WORKLOADS}");
     if !o.workers.is_empty() {
@@ -77,34 +62,28 @@ pub fn render(report: &RunReport<'_>) -> String {
     t
 }
 
-/// The mark after an A/A twin's name in the tables, with [`TWIN_NOTE`] beside it.
-pub const TWIN_MARK: &str = "(A/A)";
-
-/// What [`TWIN_MARK`] means, said once under the tables.
-pub const TWIN_NOTE: &str = "(A/A) twin: the codec of the format named before .twin, measured \
-    again under another name as a copy of its own (its own timed loop, its own turn in the \
-    order, every check); listed after the ranked formats, never ranked: how far a twin is from \
-    its original is a difference this run cannot tell from none";
-
-/// The mark after a positive control's name in the tables, with [`CONTROL_NOTE`] beside it.
-pub const CONTROL_MARK: &str = "(+5% control)";
-
-/// What [`CONTROL_MARK`] means, said once under the tables.
-pub const CONTROL_NOTE: &str = "(+5% control): the codec of the format named before .plus5, \
-    measured again as a copy of its own fed its window with one packet in 20 repeated; never \
-    ranked: the report says whether the runs resolved the planted difference";
-
 fn is_twin(f: &&FormatResult) -> bool {
     f.twin_of().is_some()
 }
 
-/// A format's name as the tables show it: marked when it trusts its producer, is a twin or a
-/// control.
+/// A format's name as the tables show it: with the mark of each of its caveats.
 fn label(f: &FormatResult) -> String {
-    match f.planted() {
-        Some(p) if p > 0.0 => format!("{} {CONTROL_MARK}", f.name),
-        Some(_) => format!("{} {TWIN_MARK}", f.name),
-        None => shown(f.name),
+    Caveats::of_result(f).shown(f.name)
+}
+
+/// What each mark in the tables means, once; a lossy format's note names what it leaves out.
+fn caveat_notes(t: &mut String, o: &Outcome) {
+    let marked = Caveats::notes(o.formats.iter().map(Caveats::of_result));
+    for c in marked.filter(|c| c.mark().is_some()) {
+        if c != Caveat::Lossy {
+            let _ = writeln!(t, "\n{}", c.note());
+            continue;
+        }
+        for f in o.formats.iter().filter(|f| f.twin_of().is_none()) {
+            if let Some(l) = crate::formats::lossy(f.name) {
+                let _ = writeln!(t, "\n{}. {}: {}", c.note(), f.name, l.reason);
+            }
+        }
     }
 }
 
@@ -193,8 +172,8 @@ fn latency_table(t: &mut String, o: &Outcome, ranked: &[&FormatResult]) {
     let mut notes = Vec::new();
     for f in ranked {
         // A format timed only per window has no per-unit figure: said below, not shown as 0.
-        if crate::formats::per_window_only(f.name) {
-            notes.push(crate::formats::no_latency_reason(f.name));
+        if Caveats::of_result(f).has(Caveat::WindowOnly) {
+            notes.push(no_latency(f.name));
             continue;
         }
         let mut row = vec![label(f)];

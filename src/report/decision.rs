@@ -11,7 +11,7 @@ use crate::capability::finding::is_yes;
 use crate::capability::row::CELLS;
 use crate::capability::{Requirement, Row};
 use crate::export::capabilities;
-use crate::formats::shown;
+use crate::export::caveat::{Caveat, Caveats};
 
 /// What the report knows of the formats besides their figures, and what was required of them.
 #[derive(Debug, Clone, Default)]
@@ -22,22 +22,12 @@ pub struct Decision {
     pub source: Option<PathBuf>,
     /// What `--require` asked for (empty: the unconstrained verdict).
     pub require: Vec<Requirement>,
-    /// `--trusted-producer`: the verdict also ranks the formats that trust their producer
-    /// (`formats::unchecked`), which it otherwise leaves out: their figures hold only where
-    /// every byte decoded comes from a producer the reader trusts.
-    pub trusted_producer: bool,
-    /// `--lossy`: the verdict also ranks the lossy formats (`Format::LOSSY`), which it otherwise
-    /// leaves out: they do not carry every field, so their work is not the others'.
-    pub lossy: bool,
+    /// The caveats whose formats the verdict ranks too, which it otherwise leaves out
+    /// ([`Caveat::left_out`]): `--trusted-producer` (their figures hold only where every byte
+    /// decoded comes from a producer the reader trusts), `--lossy` (their work is not the
+    /// others').
+    pub admitted: Caveats,
 }
-
-/// Why a lossy format is left out of the verdict by default.
-pub const LOSSY_LEFT_OUT: &str =
-    "lossy: does not carry every IEX field, so not the same work; report --lossy ranks it too";
-
-/// Why a format that trusts its producer is left out of the verdict by default.
-pub const TRUSTING_LEFT_OUT: &str =
-    "trusts its producer: decodes without verifying; report --trusted-producer ranks it too";
 
 impl Decision {
     /// The capabilities from `given`, or else from `formats.json` beside the first CSV that has
@@ -77,8 +67,7 @@ impl Decision {
             capabilities: rows,
             source,
             require,
-            trusted_producer: false,
-            lossy: false,
+            admitted: Caveats::default(),
         })
     }
 
@@ -101,25 +90,20 @@ impl Decision {
             .collect()
     }
 
-    /// Whether the verdict leaves `format` out for trusting its producer: unless
-    /// `--trusted-producer`.
-    fn trust_left_out(&self, format: &str) -> bool {
-        !self.trusted_producer && crate::formats::trusts_producer(format)
-    }
-
-    /// Whether the verdict leaves `format` out for being lossy: unless `--lossy`.
-    fn lossy_left_out(&self, format: &str) -> bool {
-        !self.lossy && crate::formats::lossy(format).is_some()
+    /// The caveats for which the verdict leaves `g` out: those behind a flag not given.
+    fn left_out(&self, g: &Group) -> impl Iterator<Item = Caveat> + use<'_> {
+        let admitted = self.admitted;
+        (g.caveats().iter()).filter(move |c| c.left_out().is_some() && !admitted.has(*c))
     }
 
     /// The groups a verdict without requirements ranks (the verdicts of the sections below the
-    /// answer): all but those that trust their producer, unless `--trusted-producer`, and the
-    /// lossy ones, unless `--lossy`.
+    /// answer): all but those with a caveat the verdict leaves out unless asked
+    /// ([`Caveat::left_out`]).
     pub fn rankable<'a>(&self, groups: &[&'a Group]) -> Vec<&'a Group> {
         groups
             .iter()
             .copied()
-            .filter(|g| !self.trust_left_out(&g.format) && !self.lossy_left_out(&g.format))
+            .filter(|g| self.left_out(g).next().is_none())
             .collect()
     }
 
@@ -138,17 +122,13 @@ impl Decision {
             } else {
                 self.unmet(g)
             };
-            if self.lossy_left_out(&g.format) {
-                why.insert(0, LOSSY_LEFT_OUT.to_owned());
-            }
-            if self.trust_left_out(&g.format) {
-                why.insert(0, TRUSTING_LEFT_OUT.to_owned());
-            }
+            let caveats = (self.left_out(g)).filter_map(|c| c.left_out().map(|l| l.why.to_owned()));
+            why.splice(0..0, caveats);
             if why.is_empty() || g.format == RAW {
                 kept.push(*g);
             }
             if !why.is_empty() {
-                left_out.push((g.format.clone(), why));
+                left_out.push((g.shown(), why));
             }
         }
         (kept, left_out)
@@ -161,31 +141,16 @@ impl Decision {
         let mut notes = window_notes(groups);
         let (kept, left_out) = self.eligible(groups);
         if self.require.is_empty() {
-            // Only formats that trust their producer or are lossy can be left out: one line
-            // for each kind.
-            let names = |why: &str| -> Vec<String> {
-                (left_out.iter())
-                    .filter(|(_, w)| w.iter().any(|w| w == why))
-                    .map(|(f, _)| shown(f))
-                    .collect()
-            };
-            let lossy = names(LOSSY_LEFT_OUT);
-            if !lossy.is_empty() {
-                notes.push(format!(
-                    "Left out: {}: lossy (does not carry every IEX field, so its work is not \
-                     the others'; its checks cover what it carries); report --lossy ranks it \
-                     too.",
-                    lossy.join(", ")
-                ));
-            }
-            let names = names(TRUSTING_LEFT_OUT);
-            if !names.is_empty() {
-                notes.push(format!(
-                    "Left out: {}: each trusts its producer (decodes without verifying); \
-                     report --trusted-producer ranks them too. What their verifiers cost: \
-                     each section's table \"What verification costs\".",
-                    names.join(", ")
-                ));
+            // Only formats with a caveat can be left out: one line for each, lossy first.
+            for c in [Caveat::Lossy, Caveat::TrustsProducer] {
+                let Some(l) = c.left_out() else { continue };
+                let names: Vec<&str> = (left_out.iter())
+                    .filter(|(_, w)| w.iter().any(|w| w == l.why))
+                    .map(|(f, _)| f.as_str())
+                    .collect();
+                if !names.is_empty() {
+                    notes.push(format!("Left out: {}: {}.", names.join(", "), l.note));
+                }
             }
         } else {
             let names: Vec<&str> = self.require.iter().map(|r| r.name()).collect();
@@ -207,7 +172,7 @@ impl Decision {
             ));
             for (format, why) in left_out {
                 let why: Vec<&str> = why.iter().map(|w| brief(w)).collect();
-                notes.push(format!("Left out: {}: {}.", shown(&format), why.join("; ")));
+                notes.push(format!("Left out: {format}: {}.", why.join("; ")));
             }
         }
         for w in named {
@@ -218,8 +183,9 @@ impl Decision {
         notes
     }
 
-    /// Every format's capabilities (their allocations are in each section's allocations table).
-    pub fn table(&self) -> Option<Table> {
+    /// Every format's capabilities (their allocations are in each section's allocations table),
+    /// each name marked as `groups`' rows mark it.
+    pub fn table(&self, groups: &[&Group]) -> Option<Table> {
         let rows = self.capabilities.as_ref()?;
         let source = self
             .source
@@ -244,7 +210,7 @@ impl Decision {
             rows: rows
                 .iter()
                 .map(|r| {
-                    let mut cells = vec![shown(&r.name)];
+                    let mut cells = vec![super::stats::shown(groups, &r.name)];
                     for cell in CELLS {
                         let mark = if r.measured.get(cell).copied().unwrap_or(false) {
                             ""
@@ -353,11 +319,10 @@ fn busiest_side(g: &Group) -> Option<f64> {
 pub fn window_notes(groups: &[&Group]) -> Vec<String> {
     groups
         .iter()
-        .filter(|g| crate::formats::per_window_only(&g.format))
-        .map(|g| {
+        .filter_map(|g| g.latency_note())
+        .map(|note| {
             format!(
-                "{}; ranked on the batch figures and sizes only, not on the tails ({}, {}).",
-                crate::formats::no_latency_reason(&g.format),
+                "{note}; ranked on the batch figures and sizes only, not on the tails ({}, {}).",
                 super::verdict::Need::EncodeTail.name(),
                 super::verdict::Need::DecodeTail.name(),
             )
@@ -367,7 +332,53 @@ pub fn window_notes(groups: &[&Group]) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{brief, summary};
+    use super::{brief, summary, Decision};
+    use crate::export::caveat::{Caveat, Caveats};
+    use crate::report::load::runs_of;
+    use crate::report::stats::summarize;
+    use crate::report::verification::tests::row;
+
+    /// The verdict leaves out what the rows say trusts its producer or is lossy, each unless
+    /// its flag lets it in; a name the registry knows plays no part.
+    #[test]
+    fn rows_are_left_out_by_their_own_columns() {
+        let lossy = crate::export::csv::Row {
+            lossy: Some(true),
+            ..row("r1", "c", 10.0, false)
+        };
+        let rows = vec![
+            row("r1", "a", 10.0, false),
+            row("r1", "b", 10.0, true),
+            lossy,
+            row("r1", "rkyv-unchecked", 10.0, false),
+        ];
+        let summary = summarize(&runs_of(rows));
+        let groups: Vec<_> = summary.groups.iter().collect();
+        let ranked = |d: &Decision| -> Vec<String> {
+            let mut f: Vec<String> = (d.rankable(&groups).iter())
+                .map(|g| g.format.clone())
+                .collect();
+            f.sort();
+            f
+        };
+        let mut d = Decision::default();
+        assert_eq!(ranked(&d), ["a", "rkyv-unchecked"]);
+        d.admitted = Caveats::default().with(Caveat::TrustsProducer);
+        assert_eq!(ranked(&d), ["a", "b", "rkyv-unchecked"]);
+        d.admitted = d.admitted.with(Caveat::Lossy);
+        assert_eq!(ranked(&d), ["a", "b", "c", "rkyv-unchecked"]);
+        let notes = Decision::default().notes(&groups, &[]);
+        assert_eq!(
+            notes[..2],
+            [
+                "Left out: c §: lossy (does not carry every IEX field, so its work is not the \
+                 others'; its checks cover what it carries); report --lossy ranks it too.",
+                "Left out: b ‡: each trusts its producer (decodes without verifying); report \
+                 --trusted-producer ranks them too. What their verifiers cost: each section's \
+                 table \"What verification costs\"."
+            ]
+        );
+    }
     use crate::capability::evolution::FormatEvolution;
     use crate::capability::{Finding, Row};
 

@@ -7,7 +7,6 @@
 use super::load::RunRow;
 use super::stats::{is_pooled, section_name, Group, Stat, Summary};
 use super::tables::Table;
-use crate::formats::shown;
 use crate::measure::instructions::Source;
 use crate::measure::Workload;
 
@@ -33,17 +32,6 @@ fn counted(g: &Group) -> Option<(Source, [Stat; 3])> {
         source,
         [0, 1, 2].map(|i| Stat::of(&runs.iter().map(|v| v[i]).collect::<Vec<_>>())),
     ))
-}
-
-/// A format's name as the tables show it, with what a twin or control is.
-fn named(format: &str) -> String {
-    if format.ends_with(".twin") {
-        format!("{format} (A/A)")
-    } else if format.ends_with(".plus5") {
-        format!("{format} (+5% control)")
-    } else {
-        shown(format)
-    }
 }
 
 /// Per format: instructions per unit of each batch workload, median across the runs that
@@ -88,7 +76,7 @@ pub fn table(groups: &[&Group]) -> Option<Table> {
         rows: rows
             .iter()
             .map(|(g, s, v)| {
-                let mut row = vec![named(&g.format), s.name().to_owned()];
+                let mut row = vec![g.shown(), s.name().to_owned()];
                 row.extend(v.iter().map(cell));
                 row
             })

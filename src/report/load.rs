@@ -12,17 +12,20 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::error::ReportError;
-use crate::export::csv::{required, Row};
+use crate::export::caveat::Caveats;
+use crate::export::csv::{required, Latency, Row};
 use crate::export::windows::{path_of, WindowRow};
 use crate::measure::instructions::Source as Counter;
 use crate::measure::window_times::{Block, WindowTimes};
 use crate::measure::{PerWorkload, Workload};
 
-/// The latency columns of one side, in this order: p50, p90, p99, p99.9, p99.99, max, mean.
+/// The latency columns of one side the report reads, in this order: p50, p90, p99, p99.9,
+/// p99.99, max, mean.
 pub const PERCENTILES: [&str; 7] = ["p50", "p90", "p99", "p99.9", "p99.99", "max", "mean"];
 
-/// Column name stems matching [`PERCENTILES`] (`ser_p999_ns` is p99.9).
-pub const PERCENTILE_COLUMNS: [&str; 7] = ["p50", "p90", "p99", "p999", "p9999", "max", "mean"];
+/// Column name stems matching [`PERCENTILES`] (`ser_p999_ns` is p99.9): the columns' first
+/// statistics (the last, `total`, is not read).
+pub const PERCENTILE_COLUMNS: &[&str] = Latency::STATISTICS.split_at(PERCENTILES.len()).0;
 
 /// The label a row is grouped under: runs of several workers apart from one-process runs (as
 /// `bench --jobs` names them), per-message runs apart from per-packet ones.
@@ -106,6 +109,13 @@ pub struct RunRow {
     /// `twin_of`: on an A/A twin's row, the format it measured a second time; `None` on every
     /// other row (and in CSVs from before twins).
     pub twin_of: Option<String>,
+    /// What its columns say a reader must know before setting it beside another row
+    /// (`trusts_producer`, `lossy`, `latency_note`, `twin_of`, `planted`): how the report marks
+    /// it and whether the verdict ranks it, whatever this build's formats are.
+    pub caveats: Caveats,
+    /// `latency_note`: why a format timed only per window has no per-unit latency; `None` on
+    /// every other row.
+    pub latency_note: Option<String>,
     /// `clock_step_ns`: the clock's step as the run measured it; `None` in CSVs from before.
     pub clock_step_ns: Option<f64>,
     /// `preempted`: involuntary context switches inside this format's timed passes.
@@ -127,6 +137,10 @@ pub struct RunRow {
 }
 
 impl RunRow {
+    /// The bytes it encoded (from `bytes_per_message`, as every results CSV has it).
+    pub fn encoded_bytes(&self) -> u64 {
+        (self.bytes_per_message * self.messages).round() as u64
+    }
     /// `bytes` (a size as stored) per message of this run; `None` when not measured or the run
     /// had no messages.
     pub fn per_message(&self, bytes: Option<f64>) -> Option<f64> {
@@ -316,59 +330,21 @@ fn read_csv(path: &Path, source: usize) -> Result<Vec<RunRow>, ReportError> {
     Ok(rows)
 }
 
-/// What the report keeps of a row read from `source`; an error when its complete-decode
-/// percentiles are partly empty.
+/// What the report keeps of a row read from `source`; an error when a workload's percentiles
+/// are partly empty.
 fn run_row(r: Row, source: usize) -> Result<RunRow, String> {
-    let de_all = [
-        r.de_all_p50_ns,
-        r.de_all_p90_ns,
-        r.de_all_p99_ns,
-        r.de_all_p999_ns,
-        r.de_all_p9999_ns,
-        r.de_all_max_ns,
-    ]
-    .map(|x| x.map(|x| x as f64));
-    let [p50, p90, p99, p999, p9999, max] = de_all;
-    let de_all = [p50, p90, p99, p999, p9999, max, r.de_all_mean_ns];
-    let de_all = match de_all.iter().filter(|x| x.is_some()).count() {
-        0 => None,
-        7 => Some(de_all.map(Option::unwrap_or_default)),
-        _ => return Err("some de_all_* cells are empty and others are not".into()),
-    };
-    // Empty on the row of a format timed only per window (its `latency_note` says why).
-    let percentiles = |p: [Option<u64>; 6], mean: Option<f64>, what: &str| {
-        let [p50, p90, p99, p999, p9999, max] = p.map(|x| x.map(|x| x as f64));
-        all_or_none([p50, p90, p99, p999, p9999, max, mean], what)
-    };
-    let ser = percentiles(
-        [
-            r.ser_p50_ns,
-            r.ser_p90_ns,
-            r.ser_p99_ns,
-            r.ser_p999_ns,
-            r.ser_p9999_ns,
-            r.ser_max_ns,
-        ],
-        r.ser_mean_ns,
-        "ser_*_ns",
-    )?;
-    let de = percentiles(
-        [
-            r.de_p50_ns,
-            r.de_p90_ns,
-            r.de_p99_ns,
-            r.de_p999_ns,
-            r.de_p9999_ns,
-            r.de_max_ns,
-        ],
-        r.de_mean_ns,
-        "de_*_ns",
-    )?;
-    let allocs = all_or_none([r.ser_allocs, r.de_allocs, r.de_all_allocs], "*_allocs")?;
-    let alloc_bytes = all_or_none(
-        [r.ser_alloc_bytes, r.de_alloc_bytes, r.de_all_alloc_bytes],
-        "*_alloc_bytes",
-    )?;
+    // Empty on the row of a format timed only per window (its `latency_note` says why), and
+    // the complete decode's in rows from before it was timed.
+    let mut latency = PerWorkload([None; 3]);
+    for w in Workload::ALL {
+        let cells = r.latency(w).ns();
+        let figures = std::array::from_fn(|i| cells[i]);
+        latency[w] = all_or_none(figures, &format!("{}_*_ns", w.column()))?;
+    }
+    let allocs = all_or_none(r.allocs().0, "*_allocs")?;
+    let alloc_bytes = all_or_none(r.alloc_bytes().0, "*_alloc_bytes")?;
+    let throughput = r.batch();
+    let caveats = r.caveats();
     let ns = |x: u64| x as f64;
     let instructions = instructions(&r)?;
     Ok(RunRow {
@@ -394,8 +370,8 @@ fn run_row(r: Row, source: usize) -> Result<RunRow, String> {
         order_seed: r.order_seed,
         dropped_bytes: r.dropped_bytes,
         bytes_per_message: r.bytes_per_message,
-        latency: PerWorkload([ser, de, de_all]),
-        throughput: PerWorkload([r.ser_batch_ns, r.de_batch_ns, r.de_all_batch_ns]),
+        latency,
+        throughput,
         msgs_per_sec: ns(r.msgs_per_sec),
         timer_overhead_ns: r.timer_overhead_ns,
         messages: ns(r.messages),
@@ -409,6 +385,8 @@ fn run_row(r: Row, source: usize) -> Result<RunRow, String> {
         allocs,
         alloc_bytes,
         twin_of: r.twin_of.filter(|t| !t.is_empty()),
+        caveats,
+        latency_note: r.latency_note.filter(|n| !n.is_empty()),
         clock_step_ns: r.clock_step_ns,
         preempted: r.preempted,
         retimed: r.retimed,
@@ -421,7 +399,7 @@ fn run_row(r: Row, source: usize) -> Result<RunRow, String> {
 
 /// The row's instructions per unit and their source; `None` where the run did not count.
 fn instructions(r: &Row) -> Result<Option<(Counter, [f64; 3])>, String> {
-    let counts = all_or_none([r.ser_instr, r.de_instr, r.de_all_instr], "*_instr")?;
+    let counts = all_or_none(r.instructions().0, "*_instr")?;
     let source = r.instr_source.as_deref().and_then(Counter::parse);
     Ok(counts.zip(source).map(|(counts, source)| (source, counts)))
 }
@@ -435,6 +413,26 @@ fn all_or_none<const N: usize>(
         0 => Ok(None),
         n if n == N => Ok(Some(cells.map(Option::unwrap_or_default))),
         _ => Err(format!("some {columns} cells are empty and others are not")),
+    }
+}
+
+/// `rows` as if read from one CSV: what report tests build their summaries from.
+#[cfg(test)]
+pub(crate) fn runs_of(rows: Vec<Row>) -> Runs {
+    let rows: Vec<RunRow> = (rows.into_iter().enumerate())
+        .map(|(line, r)| RunRow {
+            line,
+            ..run_row(r, 0).unwrap()
+        })
+        .collect();
+    Runs {
+        sources: vec![Source {
+            csv: PathBuf::from("runs.csv"),
+            rows: rows.len(),
+            duplicates: 0,
+            governor: Governor::Performance,
+        }],
+        rows,
     }
 }
 

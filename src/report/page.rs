@@ -66,7 +66,8 @@ pub fn build(c: &Contents<'_>) -> Document {
             }
         })
         .collect();
-    if let Some(table) = c.decision.table() {
+    let every: Vec<&Group> = s.groups.iter().collect();
+    if let Some(table) = c.decision.table(&every) {
         sections.push(Section {
             heading: heading("Capabilities", Some("capabilities")),
             blocks: vec![Block::Table(table)],
@@ -182,7 +183,7 @@ impl Contents<'_> {
             .iter()
             .filter(|m| m.input == input && m.label == label)
             .collect();
-        blocks.extend(merged_table(&merged, groups[0].unit).map(Block::Table));
+        blocks.extend(merged_table(&merged, groups).map(Block::Table));
         // The scatter is beside the verdict at the top for the answer's section.
         let kinds: &[ChartKind] = if primary {
             &[

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::load::{RunRow, Runs, PERCENTILES};
+use crate::export::caveat::Caveats;
 use crate::measure::{trust, PerWorkload, Workload};
 
 /// Runs below this count get a warning: a median of fewer says little about the spread.
@@ -210,6 +211,21 @@ impl Basis {
 }
 
 impl Group {
+    /// What its rows' columns say a reader must know (`export::caveat`), over every run.
+    pub fn caveats(&self) -> Caveats {
+        (self.rows.iter()).fold(Caveats::default(), |c, r| c.union(r.caveats))
+    }
+
+    /// Its format's name as the report shows it: with the mark of each caveat.
+    pub fn shown(&self) -> String {
+        self.caveats().shown(&self.format)
+    }
+
+    /// Why it has no per-unit latency, from its rows (a format timed only per window).
+    pub fn latency_note(&self) -> Option<&str> {
+        self.rows.iter().find_map(|r| r.latency_note.as_deref())
+    }
+
     /// What formats are ranked by, ns per unit: the median across runs of each run's ser +
     /// decode on [`Group::basis`].
     pub fn speed_key(&self) -> f64 {
@@ -423,10 +439,18 @@ impl<'a> SameBytes<'a> {
             input: &r.input_name,
             unit: r.unit,
             format: &r.format,
-            encoded: (r.bytes_per_message * r.messages).round() as u64,
+            encoded: r.encoded_bytes(),
             messages: r.messages as u64,
         }
     }
+}
+
+/// The caveats of the format named `format` in `groups`: `format` as shown, marks and all.
+pub fn shown(groups: &[&Group], format: &str) -> String {
+    (groups.iter())
+        .filter(|g| g.format == format)
+        .fold(Caveats::default(), |c, g| c.union(g.caveats()))
+        .shown(format)
 }
 
 /// The format an A/A twin's row measured a second time: its `twin_of`, else the name before a

@@ -3,7 +3,7 @@
 use super::dist::MergedRow;
 use super::load::{RunRow, PERCENTILES};
 use super::stats::{distinct, trim, Basis, Group, SideStats, Stat, MIN_TAIL_SAMPLES};
-use crate::formats::{lossy, shown, trusts_producer, LOSSY_NOTE, TRUSTS_NOTE};
+use crate::export::caveat::Caveats;
 use crate::measure::Workload;
 
 /// A table as text cells: [`Table::left`] text columns, then numbers.
@@ -38,7 +38,7 @@ fn headline(groups: &[&Group]) -> Table {
             basis_text(groups),
             floor_text(groups),
             clock_text(groups),
-            trusts_text(groups),
+            marks_text(groups),
             window_text(groups),
         ),
         header: [
@@ -73,7 +73,7 @@ fn headline(groups: &[&Group]) -> Table {
                     [SideStats::p50, SideStats::p99, SideStats::p999].map(|p| maybe_spread(&at(p)))
                 };
                 let mut row = vec![
-                    shown(&g.format),
+                    g.shown(),
                     g.runs.to_string(),
                     format!("{:.2}x", g.ratio_to_fastest),
                     g.ratio_to_raw
@@ -100,7 +100,7 @@ fn percentiles(groups: &[&Group]) -> Table {
     let mut header = vec!["format".to_owned(), "side".to_owned()];
     header.extend(PERCENTILES.iter().map(|p| p.to_string()));
     let side_row = |g: &Group, side: &str, s: &SideStats| {
-        let mut row = vec![shown(&g.format), side.to_owned()];
+        let mut row = vec![g.shown(), side.to_owned()];
         row.extend(s.0.iter().enumerate().map(|(i, st)| {
             let thin = if g.thin(i) && PERCENTILES[i] != "max" {
                 " †"
@@ -137,7 +137,8 @@ fn percentiles(groups: &[&Group]) -> Table {
 /// The "merged" rows of a section: every run's histograms added into one, per format and side,
 /// and the percentiles of that (what all the timed units together had); `None` when no run left
 /// its histograms (`.hlog`).
-pub fn merged_table(rows: &[&MergedRow], unit: &str) -> Option<Table> {
+pub fn merged_table(rows: &[&MergedRow], groups: &[&Group]) -> Option<Table> {
+    let unit = groups.first().map_or("packet", |g| g.unit);
     if rows.is_empty() {
         return None;
     }
@@ -156,7 +157,7 @@ pub fn merged_table(rows: &[&MergedRow], unit: &str) -> Option<Table> {
             .iter()
             .map(|r| {
                 let mut row = vec![
-                    shown(&r.format),
+                    super::stats::shown(groups, &r.format),
                     format!("{} merged", r.side),
                     r.runs.to_string(),
                     count(r.count as f64),
@@ -207,7 +208,7 @@ pub fn allocations_table(groups: &[&Group]) -> Option<Table> {
         rows: groups
             .iter()
             .map(|g| {
-                let mut row = vec![shown(&g.format)];
+                let mut row = vec![g.shown()];
                 row.extend((0..3).map(|i| cell(side(g, |r| r.allocs, i), 3)));
                 row.extend((0..3).map(|i| cell(side(g, |r| r.alloc_bytes, i), 1)));
                 row
@@ -216,26 +217,22 @@ pub fn allocations_table(groups: &[&Group]) -> Option<Table> {
     })
 }
 
-/// What the mark after a format's name means, for a caption over formats that include one
-/// that trusts its producer; empty otherwise.
 /// Why a format timed only per window has no percentile, for a caption over formats that
 /// include one (its row's latency cells are dashes, and it has no row among the percentiles).
 fn window_text(groups: &[&Group]) -> String {
     (groups.iter())
-        .filter(|g| crate::formats::per_window_only(&g.format))
-        .map(|g| format!(" {}.", crate::formats::no_latency_reason(&g.format)))
+        .filter_map(|g| g.latency_note())
+        .map(|note| format!(" {note}."))
         .collect()
 }
 
-pub fn trusts_text(groups: &[&Group]) -> String {
-    let mut text = String::new();
-    if groups.iter().any(|g| trusts_producer(&g.format)) {
-        text.push_str(&format!(" {TRUSTS_NOTE}."));
-    }
-    if groups.iter().any(|g| lossy(&g.format).is_some()) {
-        text.push_str(&format!(" {LOSSY_NOTE}."));
-    }
-    text
+/// What each mark after a format's name means, for a caption over formats that carry one;
+/// empty otherwise.
+pub fn marks_text(groups: &[&Group]) -> String {
+    (Caveats::notes(groups.iter().map(|g| g.caveats())))
+        .filter(|c| c.mark().is_some())
+        .map(|c| format!(" {}.", c.note()))
+        .collect()
 }
 
 /// What the section is ranked by, as sentences for the caption.

@@ -17,7 +17,7 @@ use super::load::RunRow;
 use super::resolution::{Interval, Resolution, MIN_PAIRED_RUNS, RESOLUTION_FLOOR};
 use super::stats::{relative, trim, Basis, Group, Stat, TwinPair, MIN_TAIL_SAMPLES, RAW};
 use super::tables::Table;
-use crate::formats::shown;
+use crate::export::caveat::{Caveat, Caveats};
 use crate::measure::Workload;
 
 /// The step of the TSC clock on the machines the shootout ran on (a VM's TSC moves in 10 ns
@@ -259,6 +259,8 @@ pub struct Verdict {
     pub aggregate: Option<f64>,
     /// The clock's step the section's runs measured (see [`clock_step`]).
     pub step: f64,
+    /// Each ranked format's caveats, as its rows say them: how its name is shown.
+    pub caveats: Vec<(String, Caveats)>,
 }
 
 /// `p50`, `p99.9`: a quantile as the tables name it.
@@ -328,6 +330,7 @@ pub fn verdicts_with(groups: &[&Group], twins: &[TwinPair<'_>]) -> Vec<Verdict> 
                         resolution: None,
                         aggregate: None,
                         step,
+                        caveats: Vec::new(),
                     });
                 }
             }
@@ -361,6 +364,9 @@ pub fn verdicts_with(groups: &[&Group], twins: &[TwinPair<'_>]) -> Vec<Verdict> 
                 resolution,
                 aggregate,
                 step,
+                caveats: (ranked.iter())
+                    .map(|(g, _)| (g.format.clone(), g.caveats()))
+                    .collect(),
             })
         })
         .collect()
@@ -565,6 +571,13 @@ impl Verdict {
     /// The winner and runner-up cells: `sbe: 55.8 (49.7–66.1)`, `wincode: 64.2`; for a tie
     /// the group with each median, `tie: wincode 116.9, borsh 138.8`, and no runner-up.
     fn contender_cells(&self) -> [String; 2] {
+        let shown = |f: &str| {
+            let (_, c) = (self.caveats.iter())
+                .find(|(n, _)| n == f)
+                .cloned()
+                .unwrap_or_default();
+            c.shown(f)
+        };
         let named = |x: &Option<(String, Stat)>| {
             x.as_ref().map_or("-".to_owned(), |(f, s)| {
                 format!("{}: {}", shown(f), self.need.show(s))
@@ -638,7 +651,7 @@ pub fn input_line(input: &str, groups: &[&Group], label: &str) -> String {
     // are not the run's (the window notes say so).
     let fewest = |f: fn(&Group) -> Option<f64>| {
         (groups.iter())
-            .filter(|g| !crate::formats::per_window_only(&g.format))
+            .filter(|g| !g.caveats().has(Caveat::WindowOnly))
             .filter_map(|g| f(g))
             .reduce(f64::min)
     };
@@ -882,6 +895,7 @@ mod tests {
             resolution: Some(Resolution::floor()),
             aggregate: None,
             step: CLOCK_STEP_NS,
+            caveats: Vec::new(),
         }
     }
 

@@ -12,7 +12,7 @@ use super::load::RunRow;
 use super::stats::{trim, Group, Stat};
 use super::tables::{Table, NOT_MEASURED};
 use super::verdict::{CLOCK_STEP_NS, RATIO_STEPS, TIE_STEPS};
-use crate::formats::{shown, unchecked::twin, TRUSTS_NOTE};
+use crate::export::caveat::Caveat;
 use crate::measure::Workload;
 
 /// One figure of one run: a workload's p50 or its batch figure.
@@ -64,21 +64,46 @@ fn cells(pairs: &[(f64, f64)], quantized: bool) -> [String; 3] {
     [trim(c.median), trim(t.median), ratio]
 }
 
+/// The checked twin of `trusting` (a format that trusts its producer) among `groups`, from
+/// what the rows say rather than this build's registry: a format that checks what it reads,
+/// named as the start of the trusting one's name (`flatbuffers` of `flatbuffers-unverified`),
+/// that wrote the same bytes in every run both timed; the longest such name.
+fn checked_twin<'a>(trusting: &Group, groups: &[&'a Group]) -> Option<&'a Group> {
+    let same_bytes = |g: &Group| {
+        let both = |r: &&RunRow| (g.rows.iter()).find(|c| c.run_id == r.run_id);
+        let runs: Vec<(&RunRow, &RunRow)> = (trusting.rows.iter())
+            .filter_map(|t| Some((t, both(&t)?)))
+            .collect();
+        !runs.is_empty()
+            && runs
+                .iter()
+                .all(|(t, c)| t.encoded_bytes() == c.encoded_bytes())
+    };
+    (groups.iter().copied())
+        .filter(|g| !g.caveats().has(Caveat::TrustsProducer))
+        .filter(|g| {
+            (trusting.format.strip_prefix(g.format.as_str()))
+                .is_some_and(|rest| rest.starts_with('-'))
+        })
+        .filter(|g| same_bytes(g))
+        .max_by_key(|g| g.format.len())
+}
+
 /// The table of one (input, label): a row per workload for each format that trusts its
-/// producer whose twin ran too; `None` when there is none.
+/// producer whose checked twin ran too; `None` when there is none.
 pub fn table(groups: &[&Group]) -> Option<Table> {
     let mut rows = Vec::new();
-    for trusting in groups {
-        let Some(twin) = twin(&trusting.format) else {
-            continue;
-        };
-        let Some(checked) = groups.iter().find(|g| g.format == twin) else {
+    for trusting in groups
+        .iter()
+        .filter(|g| g.caveats().has(Caveat::TrustsProducer))
+    {
+        let Some(checked) = checked_twin(trusting, groups) else {
             continue;
         };
         for w in Workload::ALL {
             let mut row = vec![
                 checked.format.clone(),
-                shown(&trusting.format),
+                trusting.shown(),
                 w.column().to_owned(),
             ];
             row.extend(cells(&paired(checked, trusting, w, p50), true));
@@ -98,7 +123,8 @@ pub fn table(groups: &[&Group]) -> Option<Table> {
              over the trusting one's within each run, the median of those per-run ratios \
              (min–max); p50s under {TIE_STEPS:.0} clock steps ({CLOCK_STEP_NS:.0} ns) apart, or \
              a trusting p50 under {RATIO_STEPS:.0} steps, are given as a difference in ns. ser is the same code in \
-             both: its ratio shows the noise. {TRUSTS_NOTE}."
+             both: its ratio shows the noise. {}.",
+            Caveat::TrustsProducer.note()
         ),
         left: 3,
         header: [
@@ -119,8 +145,69 @@ pub fn table(groups: &[&Group]) -> Option<Table> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::cells;
+    use crate::export::csv::{Latency, Row};
+    use crate::measure::{PerWorkload, Workload};
+    use crate::report::load::runs_of;
+    use crate::report::stats::summarize;
+
+    /// A row of run `run` of `format`, `bytes` per message, that trusts its producer or not.
+    pub(crate) fn row(run: &str, format: &str, bytes: f64, trusts: bool) -> Row {
+        let mut r = Row {
+            run_id: run.into(),
+            input: "day.pcap".into(),
+            label: "normal".into(),
+            format: format.into(),
+            messages: 100,
+            bytes_per_message: bytes,
+            trusts_producer: Some(trusts),
+            ..Row::default()
+        };
+        r.set_batch(PerWorkload([Some(10.0), Some(20.0), Some(30.0)]));
+        let ns = Some(100);
+        let timed = Latency {
+            p50: ns,
+            p90: ns,
+            p99: ns,
+            p999: ns,
+            p9999: ns,
+            max: ns,
+            mean: Some(100.0),
+            total: ns,
+        };
+        for w in Workload::ALL {
+            r.set_latency(w, timed);
+        }
+        r
+    }
+
+    /// The table's pairs: each trusting format (as its row says) beside the format that checks,
+    /// begins its name and wrote the same bytes; a format the registry knows as trusting is
+    /// not one where its row says otherwise.
+    #[test]
+    fn a_trusting_format_is_paired_by_its_rows_not_the_registry() {
+        let mut rows = Vec::new();
+        for run in ["r1", "r2"] {
+            rows.extend([
+                row(run, "a", 10.0, false),
+                row(run, "a-fast", 10.0, true),
+                row(run, "b", 10.0, false),
+                row(run, "c", 12.0, false),
+                row(run, "c-fast", 10.0, true),
+                row(run, "flatbuffers", 10.0, false),
+                row(run, "flatbuffers-unverified", 10.0, false),
+            ]);
+        }
+        let summary = summarize(&runs_of(rows));
+        let groups: Vec<_> = summary.groups.iter().collect();
+        let table = super::table(&groups).expect("a-fast has its twin");
+        let pairs: Vec<(&str, &str)> = (table.rows.iter())
+            .map(|r| (r[0].as_str(), r[1].as_str()))
+            .collect();
+        // c-fast's bytes are not c's: no pair; b's are a-fast's, but its name does not begin it.
+        assert_eq!(pairs, [("a", "a-fast ‡"); 3]);
+    }
 
     #[test]
     fn ratios_are_per_run_and_close_p50s_are_not_divided() {

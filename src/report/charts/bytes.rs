@@ -7,7 +7,6 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use super::axis::{err, Axis, DrawResult};
 use super::canvas::{plane, slot_labels, Area, Axes, Canvas, Chart, Plane, Swatch};
 use super::style::{Colours, FONT, SIZE_COLOURS};
-use crate::formats::shown;
 use crate::report::stats::Group;
 
 /// `groups` smallest encoded size first (then by name), as both bytes charts show them.
@@ -79,7 +78,7 @@ fn bytes_bars(plot: &Area<'_>, groups: &[&Group], colours: &Colours) -> DrawResu
         .map(|g| g.bytes_per_message.max)
         .fold(1.0, f64::max)
         * 1.12; // room for the values above the bars
-    let names: Vec<String> = groups.iter().map(|g| shown(&g.format)).collect();
+    let names: Vec<String> = groups.iter().map(|g| g.shown()).collect();
     let mut chart = bytes_frame(
         plot,
         &names,
@@ -124,7 +123,7 @@ fn stored_bytes_bars(plot: &Area<'_>, groups: &[&Group]) -> DrawResult<Vec<(Stri
         .fold(1.0, f64::max);
     // Room above the highest bar for its value, written upwards.
     let top = highest * 1.18;
-    let names: Vec<String> = groups.iter().map(|g| shown(&g.format)).collect();
+    let names: Vec<String> = groups.iter().map(|g| g.shown()).collect();
     let mut chart = bytes_frame(plot, &names, top, "bytes per message (median across runs)")?;
     let width = 0.8 / 3.0;
     // Written upwards from just above the bar: three labels side by side would not fit.

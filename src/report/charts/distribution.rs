@@ -6,16 +6,16 @@ use plotters::prelude::*;
 use super::axis::{err, nines_label, Axis, DrawResult};
 use super::canvas::{plane, Axes, Canvas, Chart, Swatch};
 use super::style::Colours;
-use crate::formats::shown;
 use crate::report::dist::{Distribution, FormatRuns};
+use crate::report::stats::{shown, Group};
 
 /// Each format's latency distribution of one side, `formats` in the report's format order (the
 /// legend lists them so).
 pub(super) struct Distributions<'a> {
     pub formats: &'a [FormatRuns],
     pub colours: &'a Colours,
-    /// `packet` or `message`.
-    pub unit: &'a str,
+    /// The section's groups: what each name is shown with, and the unit.
+    pub groups: &'a [&'a Group],
 }
 
 /// A distribution's points on the chart's axes: x the number of nines, log10(1/(1−p)); y ns,
@@ -42,7 +42,7 @@ impl Chart for Distributions<'_> {
         let y_lo = all.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
         let y_hi = all.iter().map(|p| p.1).fold(1.0, f64::max);
         let y_lo = if y_lo.is_finite() { y_lo } else { 1.0 };
-        let y_desc = format!("latency per {} (ns, log scale)", self.unit);
+        let y_desc = format!("latency per {} (ns, log scale)", self.groups[0].unit);
         let mut chart = plane(
             canvas.plot,
             Axes {
@@ -90,7 +90,10 @@ impl Chart for Distributions<'_> {
                     .draw_series(LineSeries::new(points(headline), colour.stroke_width(3)))
                     .map_err(err)?;
             }
-            entries.push((shown(&f.format), Swatch::Line(colour, 3, dashed)));
+            entries.push((
+                shown(self.groups, &f.format),
+                Swatch::Line(colour, 3, dashed),
+            ));
         }
         Ok(entries)
     }

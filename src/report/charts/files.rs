@@ -9,6 +9,7 @@ use super::distribution::Distributions;
 use super::percentiles::Percentiles;
 use super::scatter::Scatter;
 use super::style::Colours;
+use crate::export::caveat::Caveats;
 use crate::measure::Workload;
 use crate::output::write_atomically;
 use crate::report::dist::{FormatRuns, Histograms, SIDES};
@@ -67,24 +68,18 @@ pub fn write_all(
             .iter()
             .filter_map(|f| groups.iter().copied().find(|g| &g.format == f))
             .collect();
-        let note = trusts_note(groups.iter().map(|g| g.format.as_str()));
+        let note = marks_note(groups.iter().map(|g| g.caveats()));
         for mut chart in section_charts((input, label), &groups, &ordered, &colours) {
-            chart.what.push_str(note);
+            chart.what.push_str(&note);
             files.write((input, label), chart)?;
         }
     }
     for ((input, label, groups), sides) in summary.sections().into_iter().zip(&hists.0) {
         for (side, side_name, runs) in sides {
-            let mut chart = distribution_chart(
-                (input, label),
-                (side, side_name),
-                runs,
-                &colours,
-                groups[0].unit,
-            );
-            chart
-                .what
-                .push_str(trusts_note(runs.iter().map(|r| r.format.as_str())));
+            let mut chart =
+                distribution_chart((input, label), (side, side_name), runs, &colours, &groups);
+            let drawn = (groups.iter()).filter(|g| runs.iter().any(|r| r.format == g.format));
+            chart.what.push_str(&marks_note(drawn.map(|g| g.caveats())));
             files.write((input, label), chart)?;
         }
         // A pooled section's histograms are its labels': said there, once.
@@ -95,21 +90,13 @@ pub fn write_all(
     Ok(files.written)
 }
 
-/// What a chart's title adds when it shows a format that trusts its producer (its name carries
-/// [`crate::formats::TRUSTS_MARK`]) or a lossy one ([`crate::formats::LOSSY_MARK`]): what the
-/// marks mean.
-fn trusts_note<'a>(formats: impl Iterator<Item = &'a str>) -> &'static str {
-    let (mut trusting, mut lossy) = (false, false);
-    for f in formats {
-        trusting |= crate::formats::trusts_producer(f);
-        lossy |= crate::formats::lossy(f).is_some();
-    }
-    match (trusting, lossy) {
-        (true, true) => "; ‡ trusts its producer; § lossy",
-        (true, false) => "; ‡ trusts its producer",
-        (false, true) => "; § lossy",
-        (false, false) => "",
-    }
+/// What a chart's title adds for the marks of the formats it shows (`export::caveat`): what
+/// each mark means, in short.
+fn marks_note(caveats: impl Iterator<Item = Caveats>) -> String {
+    (Caveats::notes(caveats))
+        .filter(|c| c.mark().is_some())
+        .map(|c| format!("; {}", c.legend()))
+        .collect()
 }
 
 /// A section's charts from its summary: size against speed (on the wire, and as stored where
@@ -200,7 +187,7 @@ fn distribution_chart<'a>(
     (side, side_name): (&str, &str),
     runs: &'a [FormatRuns],
     colours: &'a Colours,
-    unit: &'a str,
+    groups: &'a [&'a Group],
 ) -> Planned<'a> {
     let most = runs.iter().map(|r| r.runs.len()).max().unwrap_or(0);
     let every_merged = runs.iter().all(|r| r.merged.is_some());
@@ -218,7 +205,7 @@ fn distribution_chart<'a>(
         chart: Box::new(Distributions {
             formats: runs,
             colours,
-            unit,
+            groups,
         }),
     }
 }

@@ -6,7 +6,6 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use super::axis::{err, Axis, DrawResult};
 use super::canvas::{plane, slot_labels, Axes, Canvas, Chart, Plane, Swatch};
 use super::style::{FONT, PCT_COLOURS};
-use crate::formats::shown;
 use crate::measure::Workload;
 use crate::report::stats::{trim, Group, Stat};
 
@@ -45,7 +44,7 @@ impl Chart for Percentiles<'_> {
         // highest whisker for its value.
         let y = Axis::fitted_log(lowest * 0.8, highest * 1.3);
         let bottom = y.bounds().0;
-        let names: Vec<String> = groups.iter().map(|g| shown(&g.format)).collect();
+        let names: Vec<String> = groups.iter().map(|g| g.shown()).collect();
         let y_desc = format!("ns per {}, median across runs (log scale)", groups[0].unit);
         let mut chart = plane(
             canvas.plot,

@@ -8,7 +8,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use super::axis::{err, Axis, DrawResult};
 use super::canvas::{marker, plane, Axes, Canvas, Chart, Plane, Swatch};
 use super::style::{Colours, FONT};
-use crate::formats::{lossy, shown, trusts_producer};
+use crate::export::caveat::{Caveat, Caveats};
 use crate::report::stats::{trim, Basis, Group, Stat, RAW};
 
 /// The frontier's dashed line.
@@ -23,6 +23,8 @@ const SCATTER_SIZE: (u32, u32) = (820, 600);
 #[derive(Debug, Clone)]
 pub struct Point {
     pub format: String,
+    /// Its rows' caveats: its name's marks, and whether it is a contender.
+    pub caveats: Caveats,
     pub x: Stat,
     pub y: Stat,
 }
@@ -40,6 +42,7 @@ pub fn points(groups: &[&Group], stored: bool) -> Vec<Point> {
             };
             Some(Point {
                 format: g.format.clone(),
+                caveats: g.caveats(),
                 x,
                 y: g.speed,
             })
@@ -53,7 +56,7 @@ pub fn points(groups: &[&Group], stored: bool) -> Vec<Point> {
 pub fn pareto(points: &[Point]) -> Vec<&Point> {
     let contenders: Vec<&Point> = points
         .iter()
-        .filter(|p| p.format != RAW && !trusts_producer(&p.format) && lossy(&p.format).is_none())
+        .filter(|p| p.format != RAW && p.caveats.iter().all(|c| c.left_out().is_none()))
         .collect();
     let mut front: Vec<&Point> = contenders
         .iter()
@@ -134,9 +137,10 @@ impl Chart for Scatter<'_> {
             marker(canvas.root, px, colour, self.colours.tier(&p.format), 6)?;
         }
         names(canvas, &pts, &at, &front)?;
-        let trusting = pts.iter().any(|p| trusts_producer(&p.format));
-        let any_lossy = pts.iter().any(|p| lossy(&p.format).is_some());
-        Ok(legend(front.len() > 1, trusting, any_lossy))
+        let not_contenders = Caveats::notes(pts.iter().map(|p| p.caveats))
+            .filter(|c| c.left_out().is_some())
+            .collect();
+        Ok(legend(front.len() > 1, not_contenders))
     }
 }
 
@@ -209,7 +213,7 @@ fn names(
         let text = if p.format == RAW {
             "raw (floor)".to_owned()
         } else {
-            shown(&p.format)
+            p.caveats.shown(&p.format)
         };
         let size = 16;
         let w = (0.58 * size as f64 * text.chars().count() as f64) as i32;
@@ -251,8 +255,8 @@ fn names(
 }
 
 /// The legend: the marker, the whisker, the frontier's line where there is one, and what bold
-/// names mean (and that formats trusting their producer are not contenders, where shown).
-fn legend(frontier: bool, trusting: bool, lossy: bool) -> Vec<(String, Swatch)> {
+/// names mean (and that formats the verdict leaves out are not contenders, where shown).
+fn legend(frontier: bool, not_contenders: Vec<Caveat>) -> Vec<(String, Swatch)> {
     let mut entries = vec![
         (
             "format (median)".to_owned(),
@@ -273,11 +277,9 @@ fn legend(frontier: bool, trusting: bool, lossy: bool) -> Vec<(String, Swatch)> 
     ] {
         entries.push((line.to_owned(), Swatch::Blank));
     }
-    if trusting {
-        entries.push(("(‡: not a contender)".to_owned(), Swatch::Blank));
-    }
-    if lossy {
-        entries.push(("(§ lossy: not a contender)".to_owned(), Swatch::Blank));
+    // The mark alone: the legend is narrow, and the chart's title says what each mark means.
+    for mark in not_contenders.into_iter().filter_map(Caveat::mark) {
+        entries.push((format!("({mark}: not a contender)"), Swatch::Blank));
     }
     entries
 }
