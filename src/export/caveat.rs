@@ -174,15 +174,16 @@ impl Caveats {
             .with_if(Caveat::WindowOnly, window_only)
     }
 
-    /// What this build's registry says of the format named `name`; a twin (`twin_of` its
+    /// What this build's descriptor says of the format named `name`; a twin (`twin_of` its
     /// original, `planted` its extra work) trusts its producer or is lossy as its original is.
     pub fn of_format(name: &str, twin_of: Option<&str>, planted: Option<f64>) -> Caveats {
-        let original = twin_of.unwrap_or(name);
+        let described = |n: &str| crate::formats::descriptor(n);
+        let original = described(twin_of.unwrap_or(name));
         Caveats::of(
-            crate::formats::trusts_producer(original),
-            crate::formats::lossy(original).is_some(),
+            original.is_some_and(|d| d.trusts_producer()),
+            original.is_some_and(|d| d.lossy.is_some()),
             twin_of.map(|_| planted.unwrap_or(0.0)),
-            crate::formats::per_window_only(name),
+            described(name).is_some_and(|d| d.per_window_only()),
         )
     }
 

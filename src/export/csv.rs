@@ -115,7 +115,7 @@ columns! {
         /// Why the row's per-unit latency cells are empty: set on a format timed only per window
         /// (`formats::WindowFormat`), empty on every other row.
         latency_note: String,
-        /// `true` for a lossy format (`formats::lossy`: no slot for some IEX fields, checked
+        /// `true` for a lossy format (its descriptor's `lossy`: no slot for some IEX fields, checked
         /// against what it carries), so a reader can leave it out of an equal-work comparison.
         lossy: bool,
         /// On a twin's row (`twin_of` set), the extra work planted in it as a fraction of its

@@ -11,7 +11,6 @@ use std::fmt::Write;
 
 use super::caveat::{no_latency, Caveat, Caveats};
 use super::RunReport;
-use crate::formats::code_path;
 use crate::measure::floor::RAW;
 use crate::measure::stats::FormatResult;
 use crate::measure::stored::{StoredMode, SAMPLE_HEAD, SAMPLE_STRIDE};
@@ -80,7 +79,7 @@ fn caveat_notes(t: &mut String, o: &Outcome) {
             continue;
         }
         for f in o.formats.iter().filter(|f| f.twin_of().is_none()) {
-            if let Some(l) = crate::formats::lossy(f.name) {
+            if let Some(l) = crate::formats::descriptor(f.name).and_then(|d| d.lossy) {
                 let _ = writeln!(t, "\n{}. {}: {}", c.note(), f.name, l.reason);
             }
         }
@@ -88,13 +87,17 @@ fn caveat_notes(t: &mut String, o: &Outcome) {
 }
 
 /// The code path each format ran whose library picks one by the build or the CPU
-/// (`formats::code_path`: sonic-rs's SIMD path or its fallback, simd-json's detected one), so
+/// (its descriptor's `code_path`: sonic-rs's SIMD path or its fallback, simd-json's detected one), so
 /// that a row is never read as the library's SIMD figure when it was not.
 fn code_paths(t: &mut String, o: &Outcome) {
     let paths: Vec<(&str, &str)> = o
         .formats
         .iter()
-        .filter_map(|f| code_path(f.name).map(|p| (f.name, p)))
+        .filter_map(|f| {
+            crate::formats::descriptor(f.name)?
+                .code_path
+                .map(|p| (f.name, p))
+        })
         .collect();
     if !paths.is_empty() {
         let _ = writeln!(t, "\ncode paths (chosen by the build or the CPU):");

@@ -89,17 +89,6 @@ impl Descriptor {
             _ => self.name,
         }
     }
-
-    /// Why it has no per-packet figure, as the CSV and the report say; `None` for a packet
-    /// format.
-    pub fn no_latency_reason(&self) -> Option<String> {
-        self.per_window_only().then(|| {
-            format!(
-                "{}: a window format, timed only per window: no per-packet latency",
-                self.name
-            )
-        })
-    }
 }
 
 macro_rules! packet_descriptors {

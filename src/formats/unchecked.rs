@@ -33,15 +33,6 @@ pub type FlatBuffersUnverified = FlatBuffersCodec<false>;
 /// `rkyv-unchecked`: `rkyv` read with `access_unchecked`, no bytecheck.
 pub type RkyvUnchecked = RkyvCodec<false>;
 
-/// The checked twin of a format that trusts its producer (its `Format::NAME`), `None` for any
-/// other name: what the report sets each beside, and whose capability checks it shares (its
-/// descriptor's [`checked_as`](super::Descriptor::checked_as)).
-pub fn twin(name: &str) -> Option<&'static str> {
-    super::descriptor(name)
-        .filter(|d| d.trusts_producer())
-        .map(|d| d.checked_as())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -96,16 +87,5 @@ mod tests {
     #[test]
     fn rkyv_unchecked_is_rkyv_without_bytecheck() {
         same_as_twin::<RkyvUnchecked, Rkyv>();
-    }
-
-    #[test]
-    fn twins_are_named_by_format() {
-        assert_eq!(twin("flatbuffers-unverified"), Some("flatbuffers"));
-        assert_eq!(twin("rkyv-unchecked"), Some("rkyv"));
-        assert_eq!(twin("rkyv"), None);
-        // Every format that trusts its producer has a twin, and only those.
-        for (name, trusts) in crate::formats::trust() {
-            assert_eq!(twin(name).is_some(), trusts, "{name}");
-        }
     }
 }

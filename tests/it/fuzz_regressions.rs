@@ -103,10 +103,10 @@ fn capnp_list_claiming_millions_of_messages_is_refused() {
 /// bytes: every other format's runner takes them.
 #[test]
 fn formats_that_trust_their_producer_are_never_fed_foreign_bytes() {
-    let trusting: Vec<_> = md_shootout::formats::trust()
-        .into_iter()
-        .filter(|&(_, trusts)| trusts)
-        .map(|(name, _)| name)
+    let trusting: Vec<_> = md_shootout::formats::descriptors()
+        .iter()
+        .filter(|d| d.trusts_producer())
+        .map(|d| d.name)
         .collect();
     assert_eq!(trusting, ["flatbuffers-unverified", "rkyv-unchecked"]);
     for (i, mut runner) in registry().into_iter().enumerate() {

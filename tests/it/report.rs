@@ -164,7 +164,9 @@ fn values(f: &Fixture) -> HashMap<String, String> {
     }
     set(
         "trusts_producer",
-        md_shootout::formats::trusts_producer(f.format).to_string(),
+        md_shootout::formats::descriptor(f.format)
+            .is_some_and(|d| d.trusts_producer())
+            .to_string(),
     );
     // An A/A twin names its original (`sbe.twin` is sbe's); the harness columns of issue 39
     // as given.

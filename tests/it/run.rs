@@ -224,7 +224,8 @@ fn run_matches_an_independent_summary_and_writes_sound_csv() {
             let bpm = num(r, "encoded_bytes") / num(r, "messages");
             assert!((num(r, "bytes_per_message") - bpm).abs() < 0.01);
             // A format timed only per window has no per-unit figure, and its row says why.
-            let window_format = md_shootout::formats::per_window_only(&col(r, "format"));
+            let window_format = md_shootout::formats::descriptor(&col(r, "format"))
+                .is_some_and(|d| d.per_window_only());
             assert_eq!(col(r, "latency_note").is_empty(), !window_format);
             for side in ["ser", "de", "de_all"] {
                 if window_format {
@@ -336,7 +337,7 @@ fn run_matches_an_independent_summary_and_writes_sound_csv() {
         windows_sum_to_the_batch_figures(&csv, &rows, &col);
 
         for f in &formats {
-            if md_shootout::formats::per_window_only(f) {
+            if md_shootout::formats::descriptor(f).is_some_and(|d| d.per_window_only()) {
                 // No per-unit distribution to write.
                 for side in ["ser", "de", "de_all"] {
                     assert!(!hist.join(format!("{f}.{side}.hgrm")).exists());
@@ -386,7 +387,8 @@ fn windows_sum_to_the_batch_figures(
     );
     let windows: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
     for r in rows {
-        let window_format = md_shootout::formats::per_window_only(&col(r, "format"));
+        let window_format = md_shootout::formats::descriptor(&col(r, "format"))
+            .is_some_and(|d| d.per_window_only());
         for side in ["ser", "de", "de_all"] {
             let mine: Vec<&csv::StringRecord> = windows
                 .iter()
@@ -869,7 +871,11 @@ fn no_timed_pass_takes_a_page_fault() {
         let faulted: Vec<_> = o
             .formats
             .iter()
-            .filter(|f| f.timed_faults > 0 && !md_shootout::formats::per_window_only(f.name))
+            .filter(|f| {
+                f.timed_faults > 0
+                    && !md_shootout::formats::descriptor(f.name)
+                        .is_some_and(|d| d.per_window_only())
+            })
             .map(|f| (f.name, f.timed_faults))
             .collect();
         assert!(faulted.is_empty(), "{feed:?}: {faulted:?}");
