@@ -143,7 +143,7 @@ fn run_matches_an_independent_summary_and_writes_sound_csv() {
         let dir = tempfile::tempdir().unwrap();
         let opts = GenOptions {
             feed,
-            packets: 20_000,
+            packets: 8_000,
             seed: 11,
             symbols: 200,
             ..GenOptions::default()
@@ -218,7 +218,7 @@ fn run_matches_an_independent_summary_and_writes_sound_csv() {
         for r in &rows {
             assert_eq!(col(r, "feed"), name);
             assert_eq!(col(r, "label"), "pinned");
-            assert_eq!(num(r, "packets"), 20_000.0);
+            assert_eq!(num(r, "packets"), 8_000.0);
             assert_eq!(num(r, "messages"), messages as f64);
             assert!(num(r, "encoded_bytes") > 0.0);
             let bpm = num(r, "encoded_bytes") / num(r, "messages");
@@ -247,12 +247,13 @@ fn run_matches_an_independent_summary_and_writes_sound_csv() {
             }
             assert!(num(r, "msgs_per_sec") > 0.0);
             assert_eq!(col(r, "timing"), "alternate");
-            // A window format is timed whole in every window (the 19,000 units after the
-            // warm-up), never one by one.
+            // A window format is timed whole in every window (the 7,000 units after the
+            // warm-up), never one by one; a packet format both ways in the first window, then
+            // one way in turn (1,000 + 3 × 1,000 each).
             let units = if window_format {
-                (0.0, 19_000.0)
+                (0.0, 7_000.0)
             } else {
-                (10_000.0, 10_000.0)
+                (4_000.0, 4_000.0)
             };
             assert_eq!((num(r, "units"), num(r, "batch_units")), units);
             // Throughput: whole windows timed, ns per packet; msgs/s is ser + de_all from them.
@@ -671,12 +672,16 @@ fn every_message_can_be_its_own_unit() {
 
     let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/data/sample-deep.pcapng.gz");
     let csv = dir.path().join("sample.csv");
+    // A packet format and the window format: the default timing's split is the harness's, the
+    // same for every format (each meets the per-message unit above).
     let table = shootout_ok(&[
         "run",
         sample,
         "--unit",
         "message",
         "--no-stored-size",
+        "--formats",
+        "raw,arrow",
         "--csv",
         csv.to_str().unwrap(),
     ]);
@@ -704,12 +709,16 @@ fn every_message_can_be_its_own_unit() {
             ("message".into(), 121655, "50000".into())
         );
     }
+    let formats: Vec<String> = read(&csv).iter().map(|r| col(r, "format")).collect();
+    assert!(formats.contains(&"raw".into()) && formats.contains(&"arrow".into()));
     // The same real-shaped sample per packet, the default: one unit per IEX-TP packet.
     let csv = dir.path().join("sample-packets.csv");
     shootout_ok(&[
         "run",
         sample,
         "--no-stored-size",
+        "--formats",
+        "raw,arrow",
         "--csv",
         csv.to_str().unwrap(),
     ]);

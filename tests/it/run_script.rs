@@ -318,6 +318,7 @@ fn a_killed_run_keeps_whole_rows_and_resume_completes_it_once() {
 fn explicit_prefixes_and_labels_replace_the_defaults() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("results");
+    crate::common::place_capabilities(&out);
     run(
         &[
             "--quick",
@@ -483,6 +484,7 @@ fn globbed_inputs_and_the_report_when_the_binary_has_one() {
     std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
 
     let out = dir.path().join("results");
+    crate::common::place_capabilities(&out);
     let glob = format!("{}/*.pcapng", caps.display());
     let output = script()
         .env("SHOOTOUT_BIN", &fake)
@@ -572,6 +574,7 @@ fn globbed_inputs_and_the_report_when_the_binary_has_one() {
 fn verbose_bench_shows_each_run_and_the_whole_summary() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("results");
+    crate::common::place_capabilities(&out);
     let o = out.display().to_string();
     let args = [
         "--quick",
@@ -696,6 +699,7 @@ echo '{{"reason":"build-finished","success":true}}'
     .unwrap();
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
     let out = dir.path().join("results");
+    crate::common::place_capabilities(&out);
     let output = Command::new(Path::new(env!("CARGO_MANIFEST_DIR")).join("run_shootout.sh"))
         .env_remove("SHOOTOUT_BIN")
         .env("PATH", &path)
