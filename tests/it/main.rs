@@ -3,6 +3,7 @@
 
 mod common;
 
+mod add_a_format;
 mod allocations;
 mod capture;
 mod cli_doc;
