@@ -348,7 +348,7 @@ fn run_matches_an_independent_summary_and_writes_sound_csv() {
             for side in ["ser", "de", "de_all"] {
                 let text = std::fs::read_to_string(hist.join(format!("{f}.{side}.hgrm"))).unwrap();
                 assert!(text.starts_with("       Value     Percentile TotalCount"));
-                // Warm-up packets are run but not recorded; of the 19 windows after it (1000
+                // Warm-up packets are run but not recorded; of the 7 windows after it (1000
                 // packets each), the first is timed both ways, then the even ones per packet. A
                 // positive control's latencies are its window's: one unit in 20 of its chunk
                 // repeated (give or take one a window, where the chunks' windows fall).
@@ -359,9 +359,9 @@ fn run_matches_an_independent_summary_and_writes_sound_csv() {
                     .and_then(|n| n.trim().parse().ok())
                     .unwrap_or(0);
                 if f.ends_with(".plus5") {
-                    assert!(count.abs_diff(10500) <= 10, "{f} {side}: {count}");
+                    assert!(count.abs_diff(4200) <= 10, "{f} {side}: {count}");
                 } else {
-                    assert_eq!(count, 10000, "{f} {side}");
+                    assert_eq!(count, 4000, "{f} {side}");
                 }
                 // The histogram itself, as an HdrHistogram interval log: the same count.
                 let log = std::fs::read(hist.join(format!("{f}.{side}.hlog"))).unwrap();
@@ -396,11 +396,11 @@ fn windows_sum_to_the_batch_figures(
                 .filter(|w| w[0] == col(r, "run_id") && w[1] == col(r, "format") && &w[2] == side)
                 .collect();
             // A packet format times the first window after the warm-up whole, then every other
-            // one (10 of 19); a window format every window that holds a unit after the warm-up.
+            // one (4 of 7); a window format every window that holds a unit after the warm-up.
             if window_format {
-                assert!(mine.len() >= 19, "{side}: {}", mine.len());
+                assert!(mine.len() >= 7, "{side}: {}", mine.len());
             } else {
-                assert_eq!(mine.len(), 10, "{side}");
+                assert_eq!(mine.len(), 4, "{side}");
             }
             assert!(mine.iter().all(|w| &w[5] == "1"));
             let sum = |i: usize| {
