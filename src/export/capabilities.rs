@@ -9,6 +9,7 @@ use super::caveat::{Caveat, Caveats};
 use crate::capability::row::CELLS;
 use crate::capability::Row;
 use crate::output::atomic::write_atomically;
+use crate::output::Table;
 
 /// The file name bench gives the rows in its results folder, where `report` looks for them.
 pub const FILE: &str = "formats.json";
@@ -33,42 +34,21 @@ pub fn render(rows: &[Row]) -> String {
     let names: Vec<String> = (rows.iter().zip(&caveats))
         .map(|(r, c)| c.shown(&r.name))
         .collect();
-    let width = names
-        .iter()
-        .map(|n| n.chars().count())
-        .max()
-        .unwrap_or(6)
-        .max(6);
-    // Each column as wide as its heading or its widest word (`no (format yes)`).
-    let widths: Vec<usize> = CELLS
-        .iter()
-        .zip(HEADINGS)
-        .map(|(cell, h)| {
-            rows.iter()
-                .map(|r| r.word(cell).chars().count())
-                .chain([h.chars().count()])
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut t = String::new();
-    let _ = write!(t, "{:width$}", "format");
-    for (h, w) in HEADINGS.iter().zip(&widths) {
-        let _ = write!(t, "  {h:<w$}");
-    }
-    let _ = writeln!(t, "  {}", HEADINGS[CELLS.len()]);
+    let mut table = Table::new(
+        "",
+        HEADINGS.len() + 1,
+        &[&["format"], &HEADINGS[..]].concat(),
+    );
     for (r, name) in rows.iter().zip(&names) {
-        let _ = write!(t, "{name:width$}");
-        for (cell, w) in CELLS.iter().zip(&widths) {
-            let _ = write!(t, "  {:<w$}", r.word(cell));
-        }
-        let read_by = if r.read_by.is_empty() {
-            "-".to_string()
-        } else {
-            r.read_by.join(", ")
-        };
-        let _ = writeln!(t, "  {read_by}");
+        let mut row = vec![name.clone()];
+        row.extend(CELLS.iter().map(|cell| r.word(cell)));
+        row.push(match r.read_by.is_empty() {
+            true => "-".to_owned(),
+            false => r.read_by.join(", "),
+        });
+        table.rows.push(row);
     }
+    let mut t = table.text();
     let _ = writeln!(t, "\nevolves v2→v1: a v1 reader reads v2 bytes exactly; v1→v2: a v2 reader reads v1 bytes with the new fields' defaults");
     if rows.iter().any(|r| r.evolution_format.is_some()) {
         let _ = writeln!(

@@ -10,8 +10,8 @@ use std::io::{self, Write};
 use super::export::{Export, ReportData};
 use super::resolution::{Interval, Resolution, MIN_PAIRED_RUNS};
 use super::stats::{planted, Summary, TwinPair};
-use super::tables::Table;
 use super::twins::{bias, paired, per_run, FIGURES};
+use crate::output::Table;
 
 /// One control on one figure.
 #[derive(Debug, Clone, PartialEq)]

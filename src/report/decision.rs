@@ -6,12 +6,12 @@ use std::path::{Path, PathBuf};
 
 use super::error::ReportError;
 use super::stats::{Group, RAW};
-use super::tables::Table;
 use crate::capability::finding::is_yes;
 use crate::capability::row::CELLS;
 use crate::capability::{Requirement, Row};
 use crate::export::capabilities;
 use crate::export::caveat::{Caveat, Caveats};
+use crate::output::Table;
 
 /// What the report knows of the formats besides their figures, and what was required of them.
 #[derive(Debug, Clone, Default)]

@@ -8,8 +8,8 @@
 use super::load::RunRow;
 use super::resolution::{Interval, Resolution, MIN_PAIRED_RUNS};
 use super::stats::{section_name, Summary, TwinPair, Warning, WarningKind};
-use super::tables::Table;
 use crate::measure::Workload;
+use crate::output::Table;
 
 /// One run's figure, ns per unit; `None` where not measured.
 pub(super) type Of = fn(&RunRow) -> Option<f64>;
