@@ -158,13 +158,10 @@ fn latency_table(t: &mut String, o: &Outcome, ranked: &[&FormatResult]) {
     );
     let mut table = Table::new(caption, 1, &["format"]);
     for side in ["ser", "de", "de_all"] {
-        let tails = [
-            format!("{side} p50"),
-            "p99".into(),
-            "p99.9".into(),
-            "mean-t".into(),
-        ];
-        table.header.extend(tails);
+        table.header.push(format!("{side} p50"));
+        table
+            .header
+            .extend(["p99", "p99.9", "mean-t"].map(String::from));
     }
     let mut notes = Vec::new();
     for f in ranked {
