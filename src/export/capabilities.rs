@@ -34,21 +34,8 @@ pub fn render(rows: &[Row]) -> String {
     let names: Vec<String> = (rows.iter().zip(&caveats))
         .map(|(r, c)| c.shown(&r.name))
         .collect();
-    let mut table = Table::new(
-        "",
-        HEADINGS.len() + 1,
-        &[&["format"], &HEADINGS[..]].concat(),
-    );
-    for (r, name) in rows.iter().zip(&names) {
-        let mut row = vec![name.clone()];
-        row.extend(CELLS.iter().map(|cell| r.word(cell)));
-        row.push(match r.read_by.is_empty() {
-            true => "-".to_owned(),
-            false => r.read_by.join(", "),
-        });
-        table.rows.push(row);
-    }
-    let mut t = table.text();
+    let shown = |r: &Row| Caveats::of_format(&r.name, None, None).shown(&r.name);
+    let mut t = table(rows, shown, "").text();
     let _ = writeln!(t, "\nevolves v2→v1: a v1 reader reads v2 bytes exactly; v1→v2: a v2 reader reads v1 bytes with the new fields' defaults");
     if rows.iter().any(|r| r.evolution_format.is_some()) {
         let _ = writeln!(
@@ -90,6 +77,31 @@ pub fn render(rows: &[Row]) -> String {
         }
     }
     t
+}
+
+/// The table's cells, a row per format named by `name`: each cell's word, `documented` after
+/// those a document decided rather than a measurement (the report's `*`; `shootout formats`
+/// says how each cell was decided under its table instead), and the languages that read it.
+pub fn table(rows: &[Row], name: impl Fn(&Row) -> String, documented: &str) -> Table {
+    let header = [&["format"], &HEADINGS[..]].concat();
+    let mut table = Table::new("", HEADINGS.len() + 1, &header);
+    for r in rows {
+        let mut row = vec![name(r)];
+        for cell in CELLS {
+            let measured = r.measured.get(cell).copied().unwrap_or(false);
+            row.push(format!(
+                "{}{}",
+                r.word(cell),
+                if measured { "" } else { documented }
+            ));
+        }
+        row.push(match r.read_by.is_empty() {
+            true => "-".to_owned(),
+            false => r.read_by.join(", "),
+        });
+        table.rows.push(row);
+    }
+    table
 }
 
 /// A row's format-level evolution, where it has one: each direction's finding by the format's
