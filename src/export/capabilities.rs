@@ -9,6 +9,7 @@ use super::caveat::{Caveat, Caveats};
 use crate::capability::row::CELLS;
 use crate::capability::Row;
 use crate::output::atomic::write_atomically;
+use crate::output::Table;
 
 /// The file name bench gives the rows in its results folder, where `report` looks for them.
 pub const FILE: &str = "formats.json";
@@ -33,42 +34,8 @@ pub fn render(rows: &[Row]) -> String {
     let names: Vec<String> = (rows.iter().zip(&caveats))
         .map(|(r, c)| c.shown(&r.name))
         .collect();
-    let width = names
-        .iter()
-        .map(|n| n.chars().count())
-        .max()
-        .unwrap_or(6)
-        .max(6);
-    // Each column as wide as its heading or its widest word (`no (format yes)`).
-    let widths: Vec<usize> = CELLS
-        .iter()
-        .zip(HEADINGS)
-        .map(|(cell, h)| {
-            rows.iter()
-                .map(|r| r.word(cell).chars().count())
-                .chain([h.chars().count()])
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut t = String::new();
-    let _ = write!(t, "{:width$}", "format");
-    for (h, w) in HEADINGS.iter().zip(&widths) {
-        let _ = write!(t, "  {h:<w$}");
-    }
-    let _ = writeln!(t, "  {}", HEADINGS[CELLS.len()]);
-    for (r, name) in rows.iter().zip(&names) {
-        let _ = write!(t, "{name:width$}");
-        for (cell, w) in CELLS.iter().zip(&widths) {
-            let _ = write!(t, "  {:<w$}", r.word(cell));
-        }
-        let read_by = if r.read_by.is_empty() {
-            "-".to_string()
-        } else {
-            r.read_by.join(", ")
-        };
-        let _ = writeln!(t, "  {read_by}");
-    }
+    let shown = |r: &Row| Caveats::of_format(&r.name, None, None).shown(&r.name);
+    let mut t = table(rows, shown, "").text();
     let _ = writeln!(t, "\nevolves v2→v1: a v1 reader reads v2 bytes exactly; v1→v2: a v2 reader reads v1 bytes with the new fields' defaults");
     if rows.iter().any(|r| r.evolution_format.is_some()) {
         let _ = writeln!(
@@ -110,6 +77,31 @@ pub fn render(rows: &[Row]) -> String {
         }
     }
     t
+}
+
+/// The table's cells, a row per format named by `name`: each cell's word, `documented` after
+/// those a document decided rather than a measurement (the report's `*`; `shootout formats`
+/// says how each cell was decided under its table instead), and the languages that read it.
+pub fn table(rows: &[Row], name: impl Fn(&Row) -> String, documented: &str) -> Table {
+    let header = [&["format"], &HEADINGS[..]].concat();
+    let mut table = Table::new("", HEADINGS.len() + 1, &header);
+    for r in rows {
+        let mut row = vec![name(r)];
+        for cell in CELLS {
+            let measured = r.measured.get(cell).copied().unwrap_or(false);
+            row.push(format!(
+                "{}{}",
+                r.word(cell),
+                if measured { "" } else { documented }
+            ));
+        }
+        row.push(match r.read_by.is_empty() {
+            true => "-".to_owned(),
+            false => r.read_by.join(", "),
+        });
+        table.rows.push(row);
+    }
+    table
 }
 
 /// A row's format-level evolution, where it has one: each direction's finding by the format's

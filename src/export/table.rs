@@ -16,6 +16,7 @@ use crate::measure::stats::FormatResult;
 use crate::measure::stored::{StoredMode, SAMPLE_HEAD, SAMPLE_STRIDE};
 use crate::measure::trust::{self, Governor};
 use crate::measure::{Outcome, PerWorkload, Workload};
+use crate::output::Table;
 
 /// What each workload does, as the table's footer says it.
 pub const WORKLOADS: &str = "ser builds the format's representation of each packet; de \
@@ -40,10 +41,12 @@ pub fn render(report: &RunReport<'_>) -> String {
     let mut ranked: Vec<&FormatResult> = o.formats.iter().filter(|f| !is_twin(f)).collect();
     ranked.sort_by(|a, b| a.batch_ns().total_cmp(&b.batch_ns()));
     ranked.extend(o.formats.iter().filter(is_twin));
-    throughput_table(&mut t, o, &ranked);
+    let _ = write!(t, "\n{}", throughput_table(o, &ranked).text());
     latency_table(&mut t, o, &ranked);
-    allocations_table(&mut t, o, &ranked);
-    instructions_table(&mut t, o);
+    let counted = [allocations_table(o, &ranked), instructions_table(o)];
+    for table in counted.iter().flatten() {
+        let _ = write!(t, "\n{}", table.text());
+    }
     caveat_notes(&mut t, o);
     code_paths(&mut t, o);
     let _ = writeln!(t, "\nworkloads: {WORKLOADS}");
@@ -108,31 +111,20 @@ fn code_paths(t: &mut String, o: &Outcome) {
 }
 
 /// The first table: throughput from whole windows and sizes, `ranked` fastest first.
-fn throughput_table(t: &mut String, o: &Outcome, ranked: &[&FormatResult]) {
+fn throughput_table(o: &Outcome, ranked: &[&FormatResult]) -> Table {
     let raw = o
         .formats
         .iter()
         .find(|f| f.name == RAW)
         .map(FormatResult::batch_ns)
         .filter(|&ns| ns > 0.0);
-    let _ = writeln!(
-        t,
-        "\nthroughput, ns per {} from whole windows timed at once (ranked by ser + de_all):",
+    let caption = format!(
+        "throughput, ns per {} from whole windows timed at once (ranked by ser + de_all):",
         o.unit.name()
     );
-    let mut rows: Vec<Vec<String>> = vec![[
-        "format",
-        "bytes/msg",
-        "zstd B/msg",
-        "zlib B/msg",
-        "ser",
-        "de",
-        "de_all",
-        "msgs/s",
-        "x raw",
-    ]
-    .map(String::from)
-    .to_vec()];
+    let sizes = ["format", "bytes/msg", "zstd B/msg", "zlib B/msg"];
+    let times = ["ser", "de", "de_all", "msgs/s", "x raw"];
+    let mut table = Table::new(caption, 1, &[&sizes[..], &times].concat());
     for f in ranked {
         let estimate = f.stored(o.stored);
         let per_message = |bytes: Option<u64>| {
@@ -151,27 +143,26 @@ fn throughput_table(t: &mut String, o: &Outcome, ranked: &[&FormatResult]) {
             format!("{:.2}M", f.msgs_per_sec() / 1e6),
             raw.map_or("-".to_owned(), |raw| fmt_f(f.batch_ns() / raw, 1)),
         ]);
-        rows.push(row);
+        table.rows.push(row);
     }
-    write_rows(t, &rows);
+    table
 }
 
 /// The second table: the per-unit latency distribution of each workload.
 fn latency_table(t: &mut String, o: &Outcome, ranked: &[&FormatResult]) {
-    let _ = writeln!(
-        t,
-        "\nlatency per {unit} in ns (clock read before and after each {unit}; mean-t is the \
+    let caption = format!(
+        "latency per {unit} in ns (clock read before and after each {unit}; mean-t is the \
          mean less the timer's {} ns):",
         fmt_f(o.timer_overhead_ns, 1),
         unit = o.unit.name()
     );
-    let mut rows: Vec<Vec<String>> = vec![["format"]
-        .into_iter()
-        .chain(["ser p50", "p99", "p99.9", "mean-t"])
-        .chain(["de p50", "p99", "p99.9", "mean-t"])
-        .chain(["de_all p50", "p99", "p99.9", "mean-t"])
-        .map(String::from)
-        .collect()];
+    let mut table = Table::new(caption, 1, &["format"]);
+    for side in ["ser", "de", "de_all"] {
+        table.header.push(format!("{side} p50"));
+        table
+            .header
+            .extend(["p99", "p99.9", "mean-t"].map(String::from));
+    }
     let mut notes = Vec::new();
     for f in ranked {
         // A format timed only per window has no per-unit figure: said below, not shown as 0.
@@ -189,9 +180,9 @@ fn latency_table(t: &mut String, o: &Outcome, ranked: &[&FormatResult]) {
                 fmt_f((s.mean - o.timer_overhead_ns).max(0.0), 1),
             ]);
         }
-        rows.push(row);
+        table.rows.push(row);
     }
-    write_rows(t, &rows);
+    let _ = write!(t, "\n{}", table.text());
     for note in notes {
         let _ = writeln!(t, "({note})");
     }
@@ -199,21 +190,17 @@ fn latency_table(t: &mut String, o: &Outcome, ranked: &[&FormatResult]) {
 
 /// The third table: allocations and bytes allocated per unit, from the untimed counting pass;
 /// left out where nothing was counted (the counting allocator is not installed).
-fn allocations_table(t: &mut String, o: &Outcome, ranked: &[&FormatResult]) {
+fn allocations_table(o: &Outcome, ranked: &[&FormatResult]) -> Option<Table> {
     if ranked.iter().all(|f| f.allocations.is_none()) {
-        return;
+        return None;
     }
-    let _ = writeln!(
-        t,
-        "\nallocations per {} after the warm-up (counted in an untimed pass over one window in \
+    let caption = format!(
+        "allocations per {} after the warm-up (counted in an untimed pass over one window in \
          four, the same calls as the timed ones; bytes as asked for):",
         o.unit.name()
     );
-    let mut rows: Vec<Vec<String>> = vec![["format", "ser", "de", "de_all"]
-        .into_iter()
-        .chain(["ser B", "de B", "de_all B"])
-        .map(String::from)
-        .collect()];
+    let header = ["format", "ser", "de", "de_all", "ser B", "de B", "de_all B"];
+    let mut table = Table::new(caption, 1, &header);
     for f in ranked {
         let mut row = vec![label(f)];
         match f.allocations.and_then(|a| a.per_unit()) {
@@ -223,39 +210,30 @@ fn allocations_table(t: &mut String, o: &Outcome, ranked: &[&FormatResult]) {
             }
             None => row.extend(std::iter::repeat_n("-".to_owned(), 6)),
         }
-        rows.push(row);
+        table.rows.push(row);
     }
-    write_rows(t, &rows);
+    Some(table)
 }
 
 /// Instructions per unit of each batch pass, where the run counted them (`--instructions`):
 /// every format, twins and controls too (a control's count is its plant made visible).
-fn instructions_table(t: &mut String, o: &Outcome) {
-    let Some(source) = o
-        .formats
-        .iter()
-        .find_map(|f| f.instructions)
-        .map(|c| c.source)
-    else {
-        return;
-    };
-    let _ = writeln!(
-        t,
-        "\ninstructions per {} of the batch passes ({}; instructions, not time):",
+fn instructions_table(o: &Outcome) -> Option<Table> {
+    let source = o.formats.iter().find_map(|f| f.instructions)?.source;
+    let caption = format!(
+        "instructions per {} of the batch passes ({}; instructions, not time):",
         o.unit.name(),
         source.name()
     );
-    let mut rows: Vec<Vec<String>> =
-        vec![["format", "ser", "de", "de_all"].map(String::from).to_vec()];
+    let mut table = Table::new(caption, 1, &["format", "ser", "de", "de_all"]);
     for f in &o.formats {
         let mut row = vec![label(f)];
         row.extend(Workload::ALL.map(|w| {
             f.instructions_per_unit(w)
                 .map_or("-".to_owned(), |n| fmt_f(n, 0))
         }));
-        rows.push(row);
+        table.rows.push(row);
     }
-    write_rows(t, &rows);
+    Some(table)
 }
 
 /// Where the measuring time went: the clock, parsing and timed work, and each pass's share.
@@ -465,28 +443,6 @@ fn timing_line(o: &Outcome) -> String {
              decoded and checked by every format",
             o.units_recorded, o.units_batch
         ),
-    }
-}
-
-/// Writes `rows` (the first is the header) with right-aligned numbers.
-fn write_rows(t: &mut String, rows: &[Vec<String>]) {
-    let columns = rows.first().map_or(0, Vec::len);
-    let widths: Vec<usize> = (0..columns)
-        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
-        .collect();
-    for row in rows {
-        let line: Vec<String> = row
-            .iter()
-            .enumerate()
-            .map(|(c, cell)| {
-                if c == 0 {
-                    format!("{cell:<w$}", w = widths[c])
-                } else {
-                    format!("{cell:>w$}", w = widths[c])
-                }
-            })
-            .collect();
-        let _ = writeln!(t, "{}", line.join("  ").trim_end());
     }
 }
 

@@ -3,7 +3,9 @@
 pub mod atomic;
 pub mod direct;
 pub mod progress;
+pub mod table;
 
 pub use atomic::write_atomically;
 pub use direct::DirectWriter;
 pub use progress::{Progress, RunProgress, Tick};
+pub use table::Table;

@@ -17,9 +17,9 @@ use super::load::RunRow;
 use super::pairing::{self, Pairing};
 use super::significance::{self, ALPHA};
 use super::stats::{is_pooled, section_name, trim, Basis, Group, Stat, Summary};
-use super::tables::Table;
 use super::verdict::{CLOCK_STEP_NS, TIE_STEPS};
 use crate::measure::Workload;
+use crate::output::Table;
 
 /// One format against its baseline.
 #[derive(Debug, Clone, PartialEq)]

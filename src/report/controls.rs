@@ -10,8 +10,8 @@ use std::io::{self, Write};
 use super::export::{Export, ReportData};
 use super::resolution::{Interval, Resolution, MIN_PAIRED_RUNS};
 use super::stats::{planted, Summary, TwinPair};
-use super::tables::Table;
 use super::twins::{bias, paired, per_run, FIGURES};
+use crate::output::Table;
 
 /// One control on one figure.
 #[derive(Debug, Clone, PartialEq)]
@@ -111,9 +111,15 @@ pub fn table(controls: &[TwinPair<'_>], twins: &[TwinPair<'_>]) -> Option<Table>
     if figures.is_empty() {
         return None;
     }
-    Some(Table {
-        left: 3,
-        caption: "Positive controls: a format measured again with a known extra work planted \
+    let header = [
+        "control",
+        "figure",
+        "called",
+        "per run",
+        "geometric mean",
+        "contains",
+    ];
+    let caption = "Positive controls: a format measured again with a known extra work planted \
                   (its original's code fed the original's window with one unit in 20 repeated, \
                   its time divided by the original's units: +5% by construction), control over \
                   original run by run, paired by run. Resolved: the verdict's rule calls it \
@@ -122,18 +128,8 @@ pub fn table(controls: &[TwinPair<'_>], twins: &[TwinPair<'_>]) -> Option<Table>
                   says the runs cannot see a difference that size; one whose interval misses its \
                   planted ratio, that the interval is not to be read at face value (or that the \
                   repeated units were not the window's average: see docs/method.md). Controls \
-                  are left out of every other table, chart and ranking."
-            .to_owned(),
-        header: [
-            "control",
-            "figure",
-            "called",
-            "per run",
-            "geometric mean",
-            "contains",
-        ]
-        .map(String::from)
-        .to_vec(),
+                  are left out of every other table, chart and ranking.";
+    Some(Table {
         rows: figures
             .iter()
             .map(|f| {
@@ -147,6 +143,7 @@ pub fn table(controls: &[TwinPair<'_>], twins: &[TwinPair<'_>]) -> Option<Table>
                 ]
             })
             .collect(),
+        ..Table::new(caption, 3, &header)
     })
 }
 

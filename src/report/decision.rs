@@ -6,12 +6,11 @@ use std::path::{Path, PathBuf};
 
 use super::error::ReportError;
 use super::stats::{Group, RAW};
-use super::tables::Table;
 use crate::capability::finding::is_yes;
-use crate::capability::row::CELLS;
 use crate::capability::{Requirement, Row};
 use crate::export::capabilities;
 use crate::export::caveat::{Caveat, Caveats};
+use crate::output::Table;
 
 /// What the report knows of the formats besides their figures, and what was required of them.
 #[derive(Debug, Clone, Default)]
@@ -191,10 +190,6 @@ impl Decision {
             .source
             .as_ref()
             .map_or(String::new(), |p| p.display().to_string());
-        let header = std::iter::once("format")
-            .chain(capabilities::HEADINGS)
-            .map(String::from)
-            .collect();
         Some(Table {
             caption: format!(
                 "What rules a format in or out besides speed, from {source}: yes or no per cell, \
@@ -205,28 +200,7 @@ impl Decision {
                  the format's reference implementation can, on the same bytes; read by: the \
                  languages whose reference implementation read every field of our bytes exactly."
             ),
-            left: 7,
-            header,
-            rows: rows
-                .iter()
-                .map(|r| {
-                    let mut cells = vec![super::stats::shown(groups, &r.name)];
-                    for cell in CELLS {
-                        let mark = if r.measured.get(cell).copied().unwrap_or(false) {
-                            ""
-                        } else {
-                            "*"
-                        };
-                        cells.push(format!("{}{mark}", r.word(cell)));
-                    }
-                    cells.push(if r.read_by.is_empty() {
-                        "-".into()
-                    } else {
-                        r.read_by.join(", ")
-                    });
-                    cells
-                })
-                .collect(),
+            ..capabilities::table(rows, |r| super::stats::shown(groups, &r.name), "*")
         })
     }
 }

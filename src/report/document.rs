@@ -2,8 +2,8 @@
 //! builds it once from the summary; `index.html` ([`super::html`]) and `summary.md`
 //! ([`super::markdown`]) each render it, so both say the same in the same order.
 
-use super::tables::Table;
 use super::warnings::WarningGroup;
+use crate::output::Table;
 
 pub struct Document {
     pub title: String,

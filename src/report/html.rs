@@ -6,7 +6,7 @@ use std::io::{self, Write};
 
 use super::document::{spans, Block, Figure};
 use super::export::{Export, ReportData};
-use super::tables::Table;
+use crate::output::Table;
 
 pub struct Html;
 

@@ -6,9 +6,9 @@
 
 use super::load::RunRow;
 use super::stats::{is_pooled, section_name, Group, Stat, Summary};
-use super::tables::Table;
 use crate::measure::instructions::Source;
 use crate::measure::Workload;
+use crate::output::Table;
 
 /// The figures a format's instructions are given for, in CSV order.
 const FIGURES: [(Workload, &str); 3] = [

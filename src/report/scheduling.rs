@@ -4,8 +4,9 @@
 //! sections repeat each other; this says what differs.
 
 use super::stats::{is_pooled, trim, Group, Stat, Summary};
-use super::tables::{spread, Table, NOT_MEASURED};
+use super::tables::{spread, NOT_MEASURED};
 use crate::measure::Workload;
+use crate::output::Table;
 
 /// The comparison of one input's labels (of one unit).
 #[derive(Debug, Clone, PartialEq)]

@@ -5,16 +5,7 @@ use super::load::{RunRow, PERCENTILES};
 use super::stats::{distinct, trim, Basis, Group, SideStats, Stat, MIN_TAIL_SAMPLES};
 use crate::export::caveat::Caveats;
 use crate::measure::Workload;
-
-/// A table as text cells: [`Table::left`] text columns, then numbers.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Table {
-    pub caption: String,
-    /// How many leading columns are text, aligned left (the rest are numbers).
-    pub left: usize,
-    pub header: Vec<String>,
-    pub rows: Vec<Vec<String>>,
-}
+use crate::output::Table;
 
 /// The two tables of one (input, label): the headline figures, then every percentile.
 pub fn section_tables(groups: &[&Group]) -> [Table; 2] {

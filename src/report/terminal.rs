@@ -4,9 +4,9 @@
 //! notes and the charts are in `summary.md` and `index.html`, which the last lines name.
 
 use super::document::{Block, Document};
-use super::tables::Table;
 use super::verdict::TIE;
 use super::warnings::WarningGroup;
+use crate::output::Table;
 
 /// The widest a cell is shown, per verdict column (need, measured by, winner or tie,
 /// runner-up, margin, raw floor): together about 150 columns. A cut cell ends in `…`; a tied
@@ -28,10 +28,7 @@ pub fn verdicts(document: &Document) -> String {
     for section in &document.sections {
         for block in &section.blocks {
             if let Block::Answer(answer) = block {
-                let title = first_sentence(&answer.verdict.caption).replace(" (min–max)", "");
-                out.push_str(&title);
-                out.push('\n');
-                out.push_str(&table(&compact(&answer.verdict), &WIDTHS));
+                out.push_str(&compact(&answer.verdict).ruled(&WIDTHS));
                 out.push('\n');
             }
         }
@@ -47,9 +44,9 @@ pub fn warnings(groups: &[WarningGroup]) -> String {
         .collect()
 }
 
-/// The verdict as the terminal shows it: the figures without their brackets (min–max), a tied
-/// group by its names alone, the margin's interval without its "95% CI" words (the report has
-/// them all).
+/// The verdict as the terminal shows it: under its caption's first sentence (which input, label
+/// and how many runs), the figures without their brackets (min–max), a tied group by its names
+/// alone, the margin's interval without its "95% CI" words (the report has them all).
 fn compact(verdict: &Table) -> Table {
     let cell = |i: usize, text: &str| {
         if let Some(group) = text.strip_prefix(TIE).filter(|_| i == WINNER) {
@@ -64,7 +61,7 @@ fn compact(verdict: &Table) -> Table {
         }
     };
     Table {
-        caption: verdict.caption.clone(),
+        caption: first_sentence(&verdict.caption).replace(" (min–max)", ""),
         left: verdict.left,
         header: verdict.header.clone(),
         rows: verdict
@@ -123,52 +120,6 @@ fn first_sentence(text: &str) -> &str {
     }
 }
 
-/// `t` as aligned columns, each cell at most `widths[i]` characters (unbounded past the
-/// widths given), columns two spaces apart, a dashed rule under the header.
-fn table(t: &Table, widths: &[usize]) -> String {
-    let cut = |i: usize, cell: &str| shorten(cell, widths.get(i).copied().unwrap_or(usize::MAX));
-    let rows: Vec<Vec<String>> = std::iter::once(&t.header)
-        .chain(&t.rows)
-        .map(|r| r.iter().enumerate().map(|(i, c)| cut(i, c)).collect())
-        .collect();
-    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let width: Vec<usize> = (0..columns)
-        .map(|i| {
-            rows.iter()
-                .filter_map(|r| r.get(i))
-                .map(|c| c.chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let line = |cells: &[String]| {
-        let padded: Vec<String> = cells
-            .iter()
-            .enumerate()
-            .map(|(i, c)| format!("{c:<w$}", w = width[i]))
-            .collect();
-        format!("{}\n", padded.join("  ").trim_end())
-    };
-    let mut out = String::new();
-    for (k, r) in rows.iter().enumerate() {
-        out.push_str(&line(r));
-        if k == 0 {
-            let rule: Vec<String> = width.iter().map(|&w| "-".repeat(w)).collect();
-            out.push_str(&line(&rule));
-        }
-    }
-    out
-}
-
-/// `text` cut to `max` characters, the last one `…` when anything was cut.
-fn shorten(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_owned();
-    }
-    let kept: String = text.chars().take(max.saturating_sub(1)).collect();
-    format!("{}…", kept.trim_end())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -204,8 +155,12 @@ mod tests {
 
     #[test]
     fn a_verdict_is_aligned_columns_with_long_cells_cut() {
-        let text = table(&compact(&verdict()), &WIDTHS);
-        let lines: Vec<&str> = text.lines().collect();
+        let text = compact(&verdict()).ruled(&WIDTHS);
+        assert!(
+            text.starts_with("DEEP10.pcap.gz [normal]: median of 6 runs.\n"),
+            "{text}"
+        );
+        let lines: Vec<&str> = text.lines().skip(1).collect();
         assert_eq!(lines.len(), 4, "{text}");
         assert!(lines[0].starts_with("need            "), "{text}");
         assert!(lines[1].starts_with("------------------------  "), "{text}");
@@ -231,8 +186,8 @@ mod tests {
         assert_eq!(c.rows[1][2], "tie: wincode, borsh, 6 more");
         assert_eq!(c.rows[1][3], "-");
         assert_eq!(c.rows[1][4], "tie: 1.14x (0.95–1.37x, 6 runs) ≤ 5.0%");
-        let text = table(&c, &WIDTHS);
-        let tie = text.lines().nth(3).unwrap();
+        let text = c.ruled(&WIDTHS);
+        let tie = text.lines().nth(4).unwrap();
         assert!(tie.contains("  tie: wincode, borsh, 6 more  "), "{text}");
         assert!(
             tie.contains("  tie: 1.14x (0.95–1.37x, 6 runs) ≤ 5.0%  "),
@@ -282,11 +237,5 @@ mod tests {
         assert_eq!(c.rows[0][3], "wincode: 64.2");
         assert_eq!(c.rows[0][4], "1.31x (1.10–1.55x, 6 runs)");
         assert_eq!(c.rows[0][5], "37.6");
-    }
-
-    #[test]
-    fn a_short_cell_is_kept_whole() {
-        assert_eq!(shorten("wincode", 7), "wincode");
-        assert_eq!(shorten("wincode", 6), "winco…");
     }
 }

@@ -8,8 +8,8 @@
 use super::load::RunRow;
 use super::resolution::{Interval, Resolution, MIN_PAIRED_RUNS};
 use super::stats::{section_name, Summary, TwinPair, Warning, WarningKind};
-use super::tables::Table;
 use crate::measure::Workload;
+use crate::output::Table;
 
 /// One run's figure, ns per unit; `None` where not measured.
 pub(super) type Of = fn(&RunRow) -> Option<f64>;
@@ -144,19 +144,15 @@ pub fn table(pairs: &[TwinPair<'_>]) -> Option<Table> {
     if figures.is_empty() {
         return None;
     }
-    Some(Table {
-        left: 3,
-        caption: "A/A twins: a format measured a second time under another name in the same \
+    let header = ["twin", "figure", "called", "per run", "geometric mean"];
+    let caption = "A/A twins: a format measured a second time under another name in the same \
                   runs (the same code), twin over original run by run, paired by run. The ratio \
                   should be 1; the interval is the verdict's (geometric mean, 95% Student-t \
                   across runs), and the call is the verdict's rule with the resolution it would \
                   have without this twin (the A/A bias of the other twins' gaps). It must be a tie. \
                   The twins are left out of every other table, chart, ranking and baseline \
-                  comparison."
-            .to_owned(),
-        header: ["twin", "figure", "called", "per run", "geometric mean"]
-            .map(String::from)
-            .to_vec(),
+                  comparison.";
+    Some(Table {
         rows: figures
             .iter()
             .map(|f| {
@@ -169,6 +165,7 @@ pub fn table(pairs: &[TwinPair<'_>]) -> Option<Table> {
                 ]
             })
             .collect(),
+        ..Table::new(caption, 3, &header)
     })
 }
 

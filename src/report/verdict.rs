@@ -16,9 +16,9 @@
 use super::load::RunRow;
 use super::resolution::{Interval, Resolution, MIN_PAIRED_RUNS, RESOLUTION_FLOOR};
 use super::stats::{relative, trim, Basis, Group, Stat, TwinPair, MIN_TAIL_SAMPLES, RAW};
-use super::tables::Table;
 use crate::export::caveat::{Caveat, Caveats};
 use crate::measure::Workload;
+use crate::output::Table;
 
 /// The step of the TSC clock on the machines the shootout ran on (a VM's TSC moves in 10 ns
 /// steps). Figures timed one unit at a time (p50, p99.9) are multiples of it, near enough.

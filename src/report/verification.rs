@@ -10,10 +10,11 @@
 
 use super::load::RunRow;
 use super::stats::{trim, Group, Stat};
-use super::tables::{Table, NOT_MEASURED};
+use super::tables::NOT_MEASURED;
 use super::verdict::{CLOCK_STEP_NS, RATIO_STEPS, TIE_STEPS};
 use crate::export::caveat::Caveat;
 use crate::measure::Workload;
+use crate::output::Table;
 
 /// One figure of one run: a workload's p50 or its batch figure.
 type Figure = fn(&RunRow, Workload) -> Option<f64>;
