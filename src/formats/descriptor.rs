@@ -31,8 +31,6 @@ pub struct Descriptor {
     pub documented: Documented,
     /// `Some` for a format with no slot for some IEX fields.
     pub lossy: Option<Lossy>,
-    /// Its bytes depend on the packets before it ([`Format::STREAM`]).
-    pub stream: bool,
     /// The format whose bytes it writes, for one that writes another's with other code
     /// ([`Format::WRITES_BYTES_OF`]).
     pub writes_bytes_of: Option<&'static str>,
@@ -49,7 +47,6 @@ impl Descriptor {
             unit: Unit::Packet,
             documented: F::DOCUMENTED,
             lossy: F::LOSSY,
-            stream: F::STREAM,
             writes_bytes_of: F::WRITES_BYTES_OF,
             other_languages: F::OTHER_LANGUAGES,
             code_path: F::code_path(),
@@ -63,7 +60,6 @@ impl Descriptor {
             unit: Unit::Window,
             documented: W::DOCUMENTED,
             lossy: W::LOSSY,
-            stream: false,
             writes_bytes_of: None,
             other_languages: W::OTHER_LANGUAGES,
             code_path: W::code_path(),
@@ -78,16 +74,6 @@ impl Descriptor {
     /// Timed only per window: no per-packet latency anywhere it is shown.
     pub fn per_window_only(&self) -> bool {
         self.unit == Unit::Window
-    }
-
-    /// The format whose checks that read another writer's bytes (evolution, other languages)
-    /// stand for this one's: the format whose bytes it writes when it trusts its producer (its
-    /// own decoder must never see another writer's bytes), else itself.
-    pub fn checked_as(&self) -> &'static str {
-        match self.writes_bytes_of {
-            Some(twin) if self.trusts_producer() => twin,
-            _ => self.name,
-        }
     }
 }
 
@@ -160,7 +146,7 @@ mod tests {
             "flatbuffers-unverified and rkyv-unchecked"
         );
         for d in trusting {
-            let twin = descriptor(d.checked_as()).unwrap();
+            let twin = descriptor(d.writes_bytes_of.expect("a checked twin's bytes")).unwrap();
             assert_ne!(twin.name, d.name);
             assert!(!twin.trusts_producer(), "{}", twin.name);
             assert_eq!(d.other_languages, twin.other_languages, "{}", d.name);
