@@ -323,14 +323,7 @@ impl<F: Format> FormatRunner<F> {
 }
 
 impl<F: Format> Runner for FormatRunner<F> {
-    fn name(&self) -> &'static str {
-        F::NAME
-    }
-
-    fn reserve(&mut self, bytes: usize) {
-        self.buf.reserve(bytes);
-        self.batch_buf.reserve(bytes);
-    }
+    buffers!(F);
 
     fn pass(
         &mut self,
@@ -350,32 +343,8 @@ impl<F: Format> Runner for FormatRunner<F> {
         }
     }
 
-    fn buffer(&self) -> &[u8] {
-        self.buf.as_slice()
-    }
-
-    fn trusts_producer(&self) -> bool {
-        F::DOCUMENTED.trusts_producer()
-    }
-
-    fn load(&mut self, bytes: &[u8]) -> Result<(), DecodeError> {
-        load_into(self.buf.vec(), F::DOCUMENTED.trusts_producer(), bytes)
-    }
-
-    fn lossy(&self) -> Option<Lossy> {
-        F::LOSSY
-    }
-
     fn stream(&self) -> bool {
         F::STREAM
-    }
-
-    fn batch_buffer(&self) -> &[u8] {
-        self.batch_buf.as_slice()
-    }
-
-    fn adopt_batch(&mut self) {
-        std::mem::swap(&mut self.buf, &mut self.batch_buf);
     }
 
     fn decode_packets(&mut self, out: &mut Vec<Packet>) -> Result<(), DecodeError> {
@@ -394,22 +363,53 @@ impl<F: Format> Runner for FormatRunner<F> {
     }
 }
 
-/// [`Runner::load`] for every runner: `bytes` become the buffer the decodes read, unless the
-/// format trusts its producer (then the buffer is left empty and the bytes refused).
-pub(super) fn load_into(
-    buf: &mut Vec<u8>,
-    trusts_producer: bool,
-    bytes: &[u8],
-) -> Result<(), DecodeError> {
-    buf.clear();
-    if trusts_producer {
-        return Err(DecodeError::Malformed(
-            "this format trusts its producer: it decodes only bytes it encoded itself",
-        ));
-    }
-    buf.extend_from_slice(bytes);
-    Ok(())
+/// The [`Runner`] methods of a runner of codec `$C` that keeps its encodings in `buf` and
+/// `batch_buf`, the same for both kinds.
+macro_rules! buffers {
+    ($C:ident) => {
+        fn name(&self) -> &'static str {
+            $C::NAME
+        }
+
+        fn reserve(&mut self, bytes: usize) {
+            self.buf.reserve(bytes);
+            self.batch_buf.reserve(bytes);
+        }
+
+        fn buffer(&self) -> &[u8] {
+            self.buf.as_slice()
+        }
+
+        fn batch_buffer(&self) -> &[u8] {
+            self.batch_buf.as_slice()
+        }
+
+        fn adopt_batch(&mut self) {
+            std::mem::swap(&mut self.buf, &mut self.batch_buf);
+        }
+
+        fn lossy(&self) -> Option<Lossy> {
+            $C::LOSSY
+        }
+
+        fn trusts_producer(&self) -> bool {
+            $C::DOCUMENTED.trusts_producer()
+        }
+
+        fn load(&mut self, bytes: &[u8]) -> Result<(), DecodeError> {
+            let buf = self.buf.vec();
+            buf.clear();
+            if $C::DOCUMENTED.trusts_producer() {
+                return Err(DecodeError::Malformed(
+                    "this format trusts its producer: it decodes only bytes it encoded itself",
+                ));
+            }
+            buf.extend_from_slice(bytes);
+            Ok(())
+        }
+    };
 }
+pub(super) use buffers;
 
 /// Boxes a fresh runner for `F`.
 pub fn runner<F: Format>() -> Box<dyn Runner> {

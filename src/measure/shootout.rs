@@ -162,32 +162,46 @@ fn units(packets: usize, messages: u64) -> f64 {
     (packets as f64 + messages as f64).max(1.0)
 }
 
-/// The reference a window is checked against: computed straight from the parsed packets.
+/// What the passes over one view of the windows are checked against: the source's, or the window
+/// a format is fed ([`Fed`]). Filled in one pass per window, outside the timed regions.
 #[derive(Default)]
-struct Expected {
+struct View {
+    /// A window format runs on this view: it is timed whole in every window.
+    windowed: bool,
     /// The complete-decode checksum's running value after each packet of the window.
     checks: Vec<u64>,
     /// The checksum of the packets after the warm-up (what a batch complete decode must give).
     batch_check: u64,
-    /// Messages after the warm-up.
+    /// Messages after the warm-up, and in the whole window.
     batch_messages: u64,
-    /// Messages in the whole window.
     messages: u64,
+    /// Aggregation of the packets of the windows timed per packet: what each selective decode
+    /// per packet must come to.
+    per_packet: Aggregate,
+    /// Aggregation of the packets after the warm-up of the windows timed whole, and as it was
+    /// before this window (where a whole-window selective decode timed again starts from, see
+    /// [`Shootout::batch_pass`]).
+    batch: Aggregate,
+    batch_before: Aggregate,
+    /// The same over every window (kept only when `windowed`): what a window format's passes,
+    /// timed whole in every window, must come to.
+    recorded: Aggregate,
+    recorded_before: Aggregate,
 }
 
-impl Expected {
-    /// The references of a window of `packets` whose first `skip` are warm-up, timed `timed`;
-    /// `windowed` when a window format runs, which is timed whole in every window.
-    fn compute(&mut self, packets: &[Packet], skip: usize, timed: Plan, windowed: bool) {
+impl View {
+    /// This window's references: its `packets`, whose first `skip` are warm-up, timed `timed`.
+    fn prepare(&mut self, packets: &[Packet], skip: usize, timed: Plan) {
         self.checks.clear();
         if timed.per_unit {
             let mut c = Checksum::default();
             for p in packets {
                 c.visit(p);
                 self.checks.push(c.value());
+                visit_packet(p, &mut self.per_packet);
             }
         }
-        self.batch_check = if timed.window || windowed {
+        self.batch_check = if timed.window || self.windowed {
             Checksum::of(&packets[skip..]).value()
         } else {
             0
@@ -195,17 +209,57 @@ impl Expected {
         let count = |ps: &[Packet]| ps.iter().map(|p| p.messages.len() as u64).sum();
         self.messages = count(packets);
         self.batch_messages = count(&packets[skip..]);
+        self.whole(&packets[skip..], timed, |v| (&mut v.batch, &mut v.recorded));
+    }
+
+    /// After this window's timed passes: the references "before this window" catch up.
+    fn timed(&mut self, packets: &[Packet], skip: usize, timed: Plan) {
+        self.whole(&packets[skip..], timed, |v| {
+            (&mut v.batch_before, &mut v.recorded_before)
+        });
+    }
+
+    /// `recorded` into the aggregations `pick` names: the windows-timed-whole one if this window
+    /// is, the every-window one if a window format runs.
+    fn whole(
+        &mut self,
+        recorded: &[Packet],
+        timed: Plan,
+        pick: impl FnOnce(&mut View) -> (&mut Aggregate, &mut Aggregate),
+    ) {
+        let windowed = self.windowed;
+        let (batch, every) = pick(self);
+        for p in recorded {
+            if timed.window {
+                visit_packet(p, batch);
+            }
+            if windowed {
+                visit_packet(p, every);
+            }
+        }
+    }
+
+    /// What passes of `grain` timed per packet and timed whole aggregate to, and the latter as it
+    /// was before this window: a window format decodes nothing per packet, every window whole.
+    fn aggregates<'v>(
+        &'v self,
+        grain: Grain,
+        none: &'v Aggregate,
+    ) -> (&'v Aggregate, &'v Aggregate, &'v Aggregate) {
+        match grain {
+            Grain::Packet => (&self.per_packet, &self.batch, &self.batch_before),
+            Grain::Window => (none, &self.recorded, &self.recorded_before),
+        }
     }
 }
 
 /// A runner fed a window of its own ([`Feed`]: a lossy format's projection, a positive
-/// control's repeats), its references: the window's packets as fed and what its complete decode,
-/// `--verify` and selective decode are checked against, computed once per window outside the
-/// timed regions. A lossy format's message counts are the source's (it carries every message);
-/// its aggregation is the projection's, which differs from the source's only where a field the
-/// aggregation reads has no slot (a price too large for DBN's 1e-9 units). A control's counts
-/// and aggregation are those of its window, repeats included; what it reports per unit is per
-/// unit of the source (see [`Span::units`] and [`Shootout::take_out_repeats`]).
+/// control's repeats), and its [`View`]. A lossy format's message counts are the source's (it
+/// carries every message); its aggregation is the projection's, which differs from the source's
+/// only where a field the aggregation reads has no slot (a price too large for DBN's 1e-9
+/// units). A control's counts and aggregation are those of its window, repeats included; what it
+/// reports per unit is per unit of the source (see [`Span::units`] and
+/// [`Shootout::take_out_repeats`]).
 struct Fed {
     feed: Feed,
     packets: Vec<Packet>,
@@ -213,62 +267,38 @@ struct Fed {
     repeats: Vec<Packet>,
     /// The warm-up of `packets`: the source's warm-up units and their repeats.
     skip: usize,
-    expected: Expected,
-    /// The aggregation of the packets fed in the windows timed per packet, of those timed whole
-    /// (after the warm-up), and the latter as it was before this window: the source's
-    /// `reference_per_packet`, `reference_batch` and `reference_batch_before`, as fed.
-    per_packet: Aggregate,
-    batch: Aggregate,
-    batch_before: Aggregate,
+    view: View,
 }
 
 impl Fed {
-    fn new(feed: Feed) -> Fed {
+    fn new(feed: Feed, windowed: bool) -> Fed {
         Fed {
             feed,
             packets: Vec::new(),
             repeats: Vec::new(),
             skip: 0,
-            expected: Expected::default(),
-            per_packet: Aggregate::new(),
-            batch: Aggregate::new(),
-            batch_before: Aggregate::new(),
+            view: View {
+                windowed,
+                ..View::default()
+            },
         }
     }
 
     /// This window's packets as fed and their references: the source's `packets`, the units
     /// from place `before` of their chunk, whose first `skip` are warm-up, timed `timed`.
-    fn prepare(
-        &mut self,
-        packets: &[Packet],
-        before: u64,
-        skip: usize,
-        timed: Plan,
-        windowed: bool,
-    ) {
+    fn prepare(&mut self, packets: &[Packet], before: u64, skip: usize, timed: Plan) {
         self.feed
             .window(packets, before, &mut self.packets, &mut self.repeats);
         self.skip = self.feed.position(before, skip);
-        self.expected
-            .compute(&self.packets, self.skip, timed, windowed);
-        if timed.per_unit {
-            for q in &self.packets {
-                visit_packet(q, &mut self.per_packet);
-            }
-        }
-        if timed.window {
-            for q in &self.packets[self.skip..] {
-                visit_packet(q, &mut self.batch);
-            }
-        }
+        self.view.prepare(&self.packets, self.skip, timed);
     }
 }
 
-/// What format `i`'s passes are checked against: its own if it is fed a window of its own,
-/// else the source's. The packets it is fed are its [`Span`]'s.
-fn references<'a>(fed: &'a [Option<Fed>], source: &'a Expected, i: usize) -> &'a Expected {
+/// The view format `i` is checked against: its own if it is fed a window of its own, else the
+/// source's. The packets it is fed are its [`Span`]'s.
+fn view<'a>(fed: &'a [Option<Fed>], source: &'a View, i: usize) -> &'a View {
     match &fed[i] {
-        Some(f) => &f.expected,
+        Some(f) => &f.view,
         None => source,
     }
 }
@@ -296,27 +326,16 @@ struct Shootout<'c> {
     results: Vec<FormatResult>,
     footprints: Vec<Footprint>,
     timer: Timer,
-    /// Aggregation of every packet; of the packets of the windows timed per packet; and of the
-    /// packets after the warm-up in the windows timed whole: what each pass's aggregate must be.
+    /// Aggregation of every packet.
     reference: Aggregate,
-    reference_per_packet: Aggregate,
-    reference_batch: Aggregate,
-    /// `reference_batch` as it was before this window: where a whole-window selective decode
-    /// timed again starts from (see [`Shootout::batch_pass`]).
-    reference_batch_before: Aggregate,
-    /// Aggregation of the packets after the warm-up of every window: what a window format's
-    /// batch passes, timed in every window, must come to; and as it was before this window.
-    /// Kept only when a window format runs (`windowed`).
-    reference_recorded: Aggregate,
-    reference_recorded_before: Aggregate,
-    windowed: bool,
+    /// The source's view: what the formats fed it are checked against.
+    source: View,
     /// What a selective decode timed again reads into.
     retry_aggregate: Aggregate,
     /// Per format, the first window whose selective decode, timed again, aggregated otherwise
     /// than the source: reported after `cross_check`, so that a format wrong in every pass is
     /// named by the same words whether or not a pass of it was timed again.
     retry_disagreed: Vec<Option<u64>>,
-    expected: Expected,
     /// Per format, its own window and references if it is fed one ([`Feed`]).
     fed: Vec<Option<Fed>>,
     checksum: Checksum,
@@ -389,7 +408,8 @@ impl<'c> Shootout<'c> {
             .iter()
             .map(|r| {
                 let control = twins::planted(r.name()).is_some_and(|p| p > 0.0);
-                Feed::of(r.lossy().map(|l| l.project), control).map(Fed::new)
+                Feed::of(r.lossy().map(|l| l.project), control)
+                    .map(|f| Fed::new(f, r.grain() == Grain::Window))
             })
             .collect();
         Ok(Shootout {
@@ -402,14 +422,11 @@ impl<'c> Shootout<'c> {
             results,
             timer: Timer::calibrate(),
             reference: Aggregate::new(),
-            reference_per_packet: Aggregate::new(),
-            reference_batch: Aggregate::new(),
-            reference_batch_before: Aggregate::new(),
-            reference_recorded: Aggregate::new(),
-            reference_recorded_before: Aggregate::new(),
-            windowed,
+            source: View {
+                windowed,
+                ..View::default()
+            },
             retry_aggregate: Aggregate::new(),
-            expected: Expected::default(),
             fed,
             checksum: Checksum::default(),
             stats: Written::default(),
@@ -492,20 +509,9 @@ impl<'c> Shootout<'c> {
             }
         }
         drop(closed);
-        if timed.window {
-            for p in &packets[skip..] {
-                visit_packet(p, &mut self.reference_batch_before);
-            }
-            for p in self.fed.iter_mut().flatten() {
-                for q in &p.packets[p.skip..] {
-                    visit_packet(q, &mut p.batch_before);
-                }
-            }
-        }
-        if self.windowed {
-            for p in &packets[skip..] {
-                visit_packet(p, &mut self.reference_recorded_before);
-            }
+        self.source.timed(packets, skip, timed);
+        for f in self.fed.iter_mut().flatten() {
+            f.view.timed(&f.packets, f.skip, timed);
         }
 
         // Untimed work on every format's window comes after all the timed work: between two
@@ -550,33 +556,17 @@ impl<'c> Shootout<'c> {
         for p in packets {
             visit_packet(p, &mut self.reference);
         }
-        if timed.per_unit {
-            for p in packets {
-                visit_packet(p, &mut self.reference_per_packet);
-            }
-        }
-        if timed.window {
-            for p in &packets[skip..] {
-                visit_packet(p, &mut self.reference_batch);
-            }
-        }
-        if self.windowed {
-            for p in &packets[skip..] {
-                visit_packet(p, &mut self.reference_recorded);
-            }
-        }
-        let windowed = self.windowed;
-        self.expected.compute(packets, skip, timed, windowed);
+        self.source.prepare(packets, skip, timed);
         let before = self.chunk_units;
-        for p in self.fed.iter_mut().flatten() {
-            p.prepare(packets, before, skip, timed, windowed);
+        for f in self.fed.iter_mut().flatten() {
+            f.prepare(packets, before, skip, timed);
         }
 
         let symbols = self.reference.symbol_count();
         let mut longest = packets.len();
         for (i, runner) in self.runners.iter_mut().enumerate() {
             let (fed, messages) = match &self.fed[i] {
-                Some(f) => (&f.packets[..], f.expected.messages),
+                Some(f) => (&f.packets[..], f.view.messages),
                 None => (packets, window.messages),
             };
             longest = longest.max(fed.len());
@@ -745,7 +735,7 @@ impl<'c> Shootout<'c> {
                 Workload::Selective => check.each_packet_whole()?,
                 Workload::Complete => {
                     check.each_packet_whole()?;
-                    let checks = &references(&self.fed, &self.expected, i).checks;
+                    let checks = &view(&self.fed, &self.source, i).checks;
                     if let Some(at) = stats.iter().zip(checks).position(|(s, e)| s.check != *e) {
                         let start = if at == 0 { 0 } else { stats[at - 1].end };
                         return Err(checksum_mismatch(
@@ -782,10 +772,10 @@ impl<'c> Shootout<'c> {
             format: name,
             what: format!("window starting at packet {first_packet}: {what}"),
         };
-        let expected = references(&self.fed, &self.expected, i);
+        let expected = view(&self.fed, &self.source, i);
         let (check, messages) = (expected.batch_check, expected.batch_messages);
         // Counted per unit of the source: its own messages, once the pass read the window's.
-        let (units, counted) = (span.units, self.expected.batch_messages);
+        let (units, counted) = (span.units, self.source.batch_messages);
         let id = self.id;
         for workload in order.workloads() {
             let pass = self.batch_pass(i, workload, recorded, from, first_packet)?;
@@ -860,14 +850,12 @@ impl<'c> Shootout<'c> {
             what: format!("window starting at packet {first_packet}: {what}"),
         };
         let mut tries = 0;
+        let none = Aggregate::new();
         loop {
             tries += 1;
             let again = tries > 1 && workload == Workload::Selective;
-            let (before, after) = match (runner.grain(), &self.fed[i]) {
-                (Grain::Packet, Some(p)) => (&p.batch_before, &p.batch),
-                (Grain::Packet, None) => (&self.reference_batch_before, &self.reference_batch),
-                (Grain::Window, _) => (&self.reference_recorded_before, &self.reference_recorded),
-            };
+            let (_, after, before) =
+                view(&self.fed, &self.source, i).aggregates(runner.grain(), &none);
             if again {
                 self.retry_aggregate = before.clone();
                 self.retry_aggregate.reserve(after.symbol_count());
@@ -922,7 +910,7 @@ impl<'c> Shootout<'c> {
         let windowed = self.runners[i].grain() == Grain::Window;
         let span = if windowed { whole(span) } else { span };
         encodes_agree(self.runners[i].as_ref(), self.results[i].name, span)?;
-        let messages = references(&self.fed, &self.expected, i).messages;
+        let messages = view(&self.fed, &self.source, i).messages;
         let bytes = self.runners[i].buffer().len();
         self.footprints[i].learn(bytes, span.packets.len(), messages);
         let repeated = self.take_out_repeats(i)?;
@@ -1014,7 +1002,7 @@ impl<'c> Shootout<'c> {
                 what: format!("the untimed encode of a window's repeats failed: {e}"),
             })?;
         let bytes = runner.batch_buffer().len() as u64;
-        let messages = fed.expected.messages.saturating_sub(self.expected.messages);
+        let messages = fed.view.messages.saturating_sub(self.source.messages);
         result.encoded_bytes = result.encoded_bytes.saturating_sub(bytes);
         result.messages_encoded = result.messages_encoded.saturating_sub(messages);
         Ok(bytes)
@@ -1068,32 +1056,16 @@ impl<'c> Shootout<'c> {
                 self.config.warmup, self.packets
             )));
         }
-        let of_grain = |grain| {
-            (self.results.iter().zip(&self.runners).zip(&self.fed))
-                .filter(move |((_, r), fed)| r.grain() == grain && fed.is_none())
-                .map(|((f, _), _)| f)
-        };
-        cross_check(
-            of_grain(Grain::Packet),
-            &self.reference_per_packet,
-            &self.reference_batch,
-            self.messages,
-        )?;
-        // A format fed a window of its own against that window's references: a lossy format
-        // against what it carries of the same packets, a control against its repeats too (its
-        // messages counted per unit of the source, see `take_out_repeats`).
-        for (result, fed) in self.results.iter().zip(&self.fed) {
-            if let Some(p) = fed {
-                cross_check([result], &p.per_packet, &p.batch, self.messages)?;
-            }
+        // Each format against its view's references: one fed a window of its own against that
+        // window's (a lossy format against what it carries of the same packets, a control
+        // against its repeats too, its messages counted per unit of the source, see
+        // `take_out_repeats`).
+        let none = Aggregate::new();
+        for (i, result) in self.results.iter().enumerate() {
+            let grain = self.runners[i].grain();
+            let (per_packet, batch, _) = view(&self.fed, &self.source, i).aggregates(grain, &none);
+            cross_check([result], per_packet, batch, self.messages)?;
         }
-        // A window format decodes nothing per packet, and decodes every window whole.
-        cross_check(
-            of_grain(Grain::Window),
-            &Aggregate::new(),
-            &self.reference_recorded,
-            self.messages,
-        )?;
         let retried =
             (self.retry_disagreed.iter().enumerate()).find_map(|(i, at)| at.map(|at| (i, at)));
         if let Some((i, at)) = retried {
@@ -1105,7 +1077,7 @@ impl<'c> Shootout<'c> {
                 ),
             });
         }
-        if self.aggregate_floor.aggregate() != &self.reference_batch {
+        if self.aggregate_floor.aggregate() != &self.source.batch {
             return Err(RunError::Disagree {
                 format: "the aggregation floor",
                 what: "it aggregated otherwise than the reference".into(),

@@ -5,7 +5,7 @@
 
 use super::clock::Timer;
 use super::memory::Written;
-use super::runner::{load_into, timed, Grain, PacketStat, PassIo, PassStat, Runner};
+use super::runner::{buffers, timed, Grain, PacketStat, PassIo, PassStat, Runner};
 use super::workload::{Timing, Workload};
 use crate::formats::{DecodeError, Lossy, WindowFormat};
 use crate::model::Packet;
@@ -76,27 +76,15 @@ impl<W: WindowFormat> WindowRunner<W> {
 }
 
 impl<W: WindowFormat> Runner for WindowRunner<W> {
-    fn name(&self) -> &'static str {
-        W::NAME
-    }
+    buffers!(W);
 
     fn grain(&self) -> Grain {
         Grain::Window
     }
 
-    /// No window format is lossy: arrow's columns are the model's fields.
-    fn lossy(&self) -> Option<Lossy> {
-        None
-    }
-
     /// A window is a whole stream of its own: nothing carries over from the window before.
     fn stream(&self) -> bool {
         false
-    }
-
-    fn reserve(&mut self, bytes: usize) {
-        self.buf.reserve(bytes);
-        self.batch_buf.reserve(bytes);
     }
 
     fn pass(
@@ -112,26 +100,6 @@ impl<W: WindowFormat> Runner for WindowRunner<W> {
             Timing::PerUnit => Err(DecodeError::Refused(PER_UNIT_REFUSED)),
             Timing::Window => self.whole(workload, io, timer),
         }
-    }
-
-    fn buffer(&self) -> &[u8] {
-        self.buf.as_slice()
-    }
-
-    fn trusts_producer(&self) -> bool {
-        W::DOCUMENTED.trusts_producer()
-    }
-
-    fn load(&mut self, bytes: &[u8]) -> Result<(), DecodeError> {
-        load_into(self.buf.vec(), W::DOCUMENTED.trusts_producer(), bytes)
-    }
-
-    fn batch_buffer(&self) -> &[u8] {
-        self.batch_buf.as_slice()
-    }
-
-    fn adopt_batch(&mut self) {
-        std::mem::swap(&mut self.buf, &mut self.batch_buf);
     }
 
     fn decode_packets(&mut self, out: &mut Vec<Packet>) -> Result<(), DecodeError> {
