@@ -266,13 +266,18 @@ mod tests {
     use super::*;
     use crate::gen::{self, GenOptions};
 
-    #[test]
-    fn copies_raws_bytes_packet_by_packet_and_records_after_the_warm_up() {
+    /// 500 generated packets.
+    fn packets() -> Vec<Packet> {
         let opts = GenOptions {
             packets: 500,
             ..GenOptions::default()
         };
-        let packets: Vec<Packet> = gen::packets(&opts).unwrap().collect();
+        gen::packets(&opts).unwrap().collect()
+    }
+
+    #[test]
+    fn copies_raws_bytes_packet_by_packet_and_records_after_the_warm_up() {
+        let packets = packets();
         let mut expected = Vec::new();
         let mut ends = Vec::new();
         for p in &packets {
@@ -301,11 +306,7 @@ mod tests {
 
     #[test]
     fn the_aggregation_floor_times_the_windows_timed_whole_and_aggregates_them() {
-        let opts = GenOptions {
-            packets: 500,
-            ..GenOptions::default()
-        };
-        let packets: Vec<Packet> = gen::packets(&opts).unwrap().collect();
+        let packets = packets();
         let timer = Timer::calibrate();
         let mut floor = AggregateFloor::default();
         let per_unit_only = Plan {

@@ -646,25 +646,10 @@ impl<'c> Shootout<'c> {
         let mut scratch = Aggregate::new();
         self.checksum.reset();
         let mut io = PassIo::new(warm, &mut scratch, &mut self.checksum);
-        let stats = self.stats.vec();
-        runner
-            .pass(
-                Workload::Encode,
-                Timing::Window,
-                &mut io,
-                &self.timer,
-                stats,
-            )
+        untimed(runner.as_mut(), Workload::Encode, &mut io, &self.timer)
             .map_err(|e| failed(format!("failed to encode: {e}")))?;
         runner.adopt_batch();
-        let read = runner
-            .pass(
-                Workload::Complete,
-                Timing::Window,
-                &mut io,
-                &self.timer,
-                stats,
-            )
+        let read = untimed(runner.as_mut(), Workload::Complete, &mut io, &self.timer)
             .map_err(|e| failed(format!("failed to decode: {e}")))?;
         let (sum, want) = (self.checksum.value(), Checksum::of(warm).value());
         if read.packets != warm.len() || sum != want {
@@ -689,12 +674,7 @@ impl<'c> Shootout<'c> {
         span: Span<'_>,
         order: PassOrder,
     ) -> Result<usize, RunError> {
-        let Span {
-            packets,
-            skip,
-            first_packet,
-            ..
-        } = span;
+        let (packets, skip, first_packet) = (span.packets, span.skip, span.first_packet);
         let (runner, result) = (&mut self.runners[i], &mut self.results[i]);
         let (timer, stats, ends) = (&self.timer, self.stats.vec(), self.ends.vec());
         let name = result.name;
@@ -914,12 +894,7 @@ impl<'c> Shootout<'c> {
         let bytes = self.runners[i].buffer().len();
         self.footprints[i].learn(bytes, span.packets.len(), messages);
         let repeated = self.take_out_repeats(i)?;
-        let Span {
-            packets,
-            skip,
-            first_packet,
-            ..
-        } = span;
+        let (packets, skip, first_packet) = (span.packets, span.skip, span.first_packet);
         let (runner, result) = (&mut self.runners[i], &mut self.results[i]);
         // Size as stored: the whole window compressed, if the mode picks it (measure::stored).
         let encoded = (bytes as u64).saturating_sub(repeated);
@@ -988,19 +963,12 @@ impl<'c> Shootout<'c> {
         let (runner, result) = (&mut self.runners[i], &mut self.results[i]);
         let (mut sink, mut checksum) = (Aggregate::new(), Checksum::default());
         let mut io = PassIo::new(&fed.repeats, &mut sink, &mut checksum);
-        let stats = self.stats.vec();
-        runner
-            .pass(
-                Workload::Encode,
-                Timing::Window,
-                &mut io,
-                &self.timer,
-                stats,
-            )
-            .map_err(|e| RunError::Disagree {
+        untimed(runner.as_mut(), Workload::Encode, &mut io, &self.timer).map_err(|e| {
+            RunError::Disagree {
                 format: result.name,
                 what: format!("the untimed encode of a window's repeats failed: {e}"),
-            })?;
+            }
+        })?;
         let bytes = runner.batch_buffer().len() as u64;
         let messages = fed.view.messages.saturating_sub(self.source.messages);
         result.encoded_bytes = result.encoded_bytes.saturating_sub(bytes);
@@ -1137,7 +1105,7 @@ fn ready(
         let (mut sink, mut checksum) = (Aggregate::new(), Checksum::default());
         let mut io = PassIo::new(packets, &mut sink, &mut checksum);
         let mut stats = Vec::with_capacity(packets.len());
-        let _ = runner.pass(Workload::Encode, Timing::Window, &mut io, timer, &mut stats);
+        let _ = untimed(runner, Workload::Encode, &mut io, timer);
         footprint.learn(runner.batch_buffer().len(), packets.len(), messages);
         if first {
             // Both timings, since their code and stack pages are mapped on first use. A decode
@@ -1155,6 +1123,16 @@ fn ready(
         }
     }
     runner.reserve(footprint.room(packets.len(), messages));
+}
+
+/// One pass of `workload` over `io` for untimed work: timed whole, its time not kept.
+fn untimed(
+    runner: &mut dyn Runner,
+    workload: Workload,
+    io: &mut PassIo<'_>,
+    timer: &Timer,
+) -> Result<super::runner::PassStat, crate::formats::DecodeError> {
+    runner.pass(workload, Timing::Window, io, timer, &mut Vec::new())
 }
 
 /// When `runner` (named `name`) encoded `span` both ways, the batch encode must have written the
