@@ -478,29 +478,25 @@ fn main() -> ExitCode {
         Command::Formats(args) => args.run(),
         Command::Bench(_) => unreachable!("main runs bench itself"),
     };
-    match done {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) if e.is::<MergeRefused>() => {
-            eprintln!("error: {e}");
-            ExitCode::from(2)
-        }
-        Err(e) if e.is::<report::baseline::GateRefused>() => {
-            eprintln!("error: {e}");
-            ExitCode::from(2)
-        }
-        Err(e) if e.is::<report::baseline::Regressed>() || e.is::<report::instructions::Grew>() => {
-            eprintln!("error: {e}");
-            ExitCode::from(report::baseline::REGRESSION_EXIT)
-        }
-        Err(e) if e.is::<report::instructions::NothingCompared>() => {
-            eprintln!("error: {e}");
-            ExitCode::from(2)
-        }
-        Err(e) => {
+    let Err(e) = done else {
+        return ExitCode::SUCCESS;
+    };
+    use report::{baseline, instructions};
+    // A refusal exits 2, a regression the gate's code; either is said in one line.
+    let refused = e.is::<MergeRefused>()
+        || e.is::<baseline::GateRefused>()
+        || e.is::<instructions::NothingCompared>();
+    let regressed = e.is::<baseline::Regressed>() || e.is::<instructions::Grew>();
+    let code = match (refused, regressed) {
+        (true, _) => 2,
+        (_, true) => baseline::REGRESSION_EXIT,
+        _ => {
             eprintln!("error: {e:#}");
-            ExitCode::FAILURE
+            return ExitCode::FAILURE;
         }
-    }
+    };
+    eprintln!("error: {e}");
+    ExitCode::from(code)
 }
 
 /// A usage error as one line on stderr and exit code 2: clap's message up to its first blank
