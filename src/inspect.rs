@@ -13,7 +13,7 @@ use crate::iex::book::BookReport;
 use crate::iex::book_thread::BookFeed;
 use crate::iex::{decode, MessageError, SeqEvent};
 use crate::model::{kind, FeedsSeen};
-use crate::profile::{Profile, ProfileTally};
+use crate::profile::{type_name, Profile, ProfileTally};
 use crate::source::Compression;
 use crate::stream::{self, IexReader, Item, Skipped, TruncatedTail};
 
@@ -206,16 +206,11 @@ pub fn inspect(path: &Path, lenient: bool) -> std::result::Result<Inspection, Fi
     let reader = &opened.reader;
     let seconds = started.elapsed().as_secs_f64();
     let capture_bytes = reader.position();
-    let mut by_type = BTreeMap::new();
-    for (kind, &n) in tally.by_type.iter().enumerate() {
-        if n > 0 {
-            let key = match u8::try_from(kind) {
-                Ok(k) if k.is_ascii_graphic() => char::from(k).to_string(),
-                _ => format!("0x{kind:02x}"),
-            };
-            by_type.insert(key, n);
-        }
-    }
+    let by_type = (0..=255u8)
+        .zip(tally.by_type)
+        .filter(|&(_, n)| n > 0)
+        .map(|(k, n)| (type_name(k), n))
+        .collect();
     let per_s = |x: f64| if seconds > 0.0 { x / seconds } else { 0.0 };
     Ok(Inspection {
         file: path.display().to_string(),

@@ -130,7 +130,7 @@ impl ProfileTally {
         let packets: u64 = self.per_packet.iter().sum();
         let messages: u64 = self.by_type.iter().sum();
         let bytes: u64 = self.bytes_by_type.iter().sum();
-        let share = |n: u64, of: u64| if of == 0 { 0.0 } else { n as f64 / of as f64 };
+        let share = |n: u64, of: u64| ratio(n as f64, of);
         let per_packet_histogram: BTreeMap<u32, u64> = self
             .per_packet
             .iter()
@@ -156,18 +156,10 @@ impl ProfileTally {
         let mut counts: Vec<u64> = self.trading.into_values().collect();
         counts.sort_unstable_by(|a, b| b.cmp(a));
         let gaps = self.gaps.len();
-        let mean_gap = if gaps == 0 {
-            0.0
-        } else {
-            self.gap_sum / gaps as f64
-        };
-        let sd = if gaps == 0 {
-            0.0
-        } else {
-            (self.gap_sum_sq / gaps as f64 - mean_gap * mean_gap)
-                .max(0.0)
-                .sqrt()
-        };
+        let mean_gap = ratio(self.gap_sum, gaps);
+        let sd = (ratio(self.gap_sum_sq, gaps) - mean_gap * mean_gap)
+            .max(0.0)
+            .sqrt();
         let gap_at = |q: f64| {
             if gaps == 0 {
                 0
@@ -219,6 +211,15 @@ impl ProfileTally {
                 })
                 .collect(),
         }
+    }
+}
+
+/// `n` over `of`, 0 when `of` is.
+fn ratio(n: f64, of: u64) -> f64 {
+    if of == 0 {
+        0.0
+    } else {
+        n / of as f64
     }
 }
 
@@ -314,13 +315,7 @@ impl Concentration {
     /// From the per-symbol counts, most active first.
     fn of(counts: &[u64]) -> Concentration {
         let total: u64 = counts.iter().sum();
-        let share = |n: u64| {
-            if total == 0 {
-                0.0
-            } else {
-                n as f64 / total as f64
-            }
-        };
+        let share = |n: u64| ratio(n as f64, total);
         Concentration {
             messages: total,
             symbols: counts.len() as u64,
@@ -387,11 +382,11 @@ pub struct SendGaps {
 }
 
 impl Profile {
-    /// The three (or fewer) most common message types, most common first (ties by type byte).
-    pub fn top_types(&self, n: usize) -> Vec<u8> {
+    /// The message types and their counts, most common first (ties by type byte).
+    fn by_count(&self) -> Vec<(u8, u64)> {
         let mut t = self.type_counts.clone();
         t.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        t.into_iter().take(n).map(|(k, _)| k).collect()
+        t
     }
 
     /// The human-readable lines `inspect` prints.
@@ -401,14 +396,9 @@ impl Profile {
         let c = &self.trading;
         let total: u64 = self.type_counts.iter().map(|&(_, n)| n).sum();
         let mix: Vec<String> = self
-            .top_types(usize::MAX)
+            .by_count()
             .into_iter()
-            .map(|k| {
-                let n = self
-                    .type_counts
-                    .iter()
-                    .find(|&&(t, _)| t == k)
-                    .map_or(0, |&(_, n)| n);
+            .map(|(k, n)| {
                 let pct = 100.0 * n as f64 / total as f64;
                 if pct >= 0.1 {
                     format!("{} {pct:.1}%", type_name(k))

@@ -54,12 +54,8 @@ impl Gate {
     pub fn close(&self) {
         let mut state = self.lock();
         state.closed = true;
-        while state.busy {
-            state = self
-                .changed
-                .wait(state)
-                .unwrap_or_else(PoisonError::into_inner);
-        }
+        let busy = self.changed.wait_while(state, |s| s.busy);
+        drop(busy.unwrap_or_else(PoisonError::into_inner));
     }
 
     /// Lets the gunzip thread go on.
@@ -70,14 +66,8 @@ impl Gate {
 
     /// The gunzip thread, before a piece: waits while the gate is closed.
     fn enter(&self) {
-        let mut state = self.lock();
-        while state.closed {
-            state = self
-                .changed
-                .wait(state)
-                .unwrap_or_else(PoisonError::into_inner);
-        }
-        state.busy = true;
+        let closed = self.changed.wait_while(self.lock(), |s| s.closed);
+        closed.unwrap_or_else(PoisonError::into_inner).busy = true;
     }
 
     /// The gunzip thread, after a piece.
@@ -111,7 +101,8 @@ pub struct Source {
     pub gate: Option<Arc<Gate>>,
 }
 
-/// Counts the bytes read from the file into a shared counter, for the progress line.
+/// Counts the bytes read into a shared counter: the file's for the progress line, the
+/// compressed stream's so a corrupt one can say roughly where it broke.
 struct Tally<R> {
     inner: R,
     read: Arc<AtomicU64>,
@@ -174,20 +165,6 @@ fn open_error(e: io::Error) -> Error {
     match e.kind() {
         io::ErrorKind::NotFound => Error::NotFound,
         _ => Error::Io(e),
-    }
-}
-
-/// Counts the compressed bytes consumed, so a corrupt stream can say roughly where it broke.
-struct Counting<R> {
-    inner: R,
-    count: u64,
-}
-
-impl<R: Read> Read for Counting<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.count += n as u64;
-        Ok(n)
     }
 }
 
@@ -260,9 +237,9 @@ impl Inflater {
 /// The gunzip thread: inflate into recycled chunks until the end, an error, or the reader leaves.
 fn inflate<R: Read>(compressed: R, ends: &Inflater) {
     let (tx, spare) = (&ends.tx, &ends.spare);
-    let counting = Counting {
+    let counting = Tally {
         inner: compressed,
-        count: 0,
+        read: Arc::default(),
     };
     let mut decoder = MultiGzDecoder::new(BufReader::with_capacity(256 << 10, counting));
     let mut produced: u64 = 0;
@@ -281,7 +258,8 @@ fn inflate<R: Read>(compressed: R, ends: &Inflater) {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => {
                     let offset = produced + filled as u64;
-                    let compressed_offset = decoder.get_ref().get_ref().count;
+                    let compressed_offset =
+                        decoder.get_ref().get_ref().read.load(Ordering::Relaxed);
                     let err = if e.kind() == io::ErrorKind::UnexpectedEof {
                         Error::GzipTruncated {
                             offset,

@@ -152,21 +152,22 @@ pub fn run_ids_after(csv: &Path, from: u64) -> io::Result<BTreeSet<String>> {
         .collect())
 }
 
-/// The length of `path`, 0 when it does not exist yet.
-pub fn len_or_zero(path: &Path) -> io::Result<u64> {
-    match std::fs::metadata(path) {
-        Ok(m) => Ok(m.len()),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(0),
-        Err(e) => Err(e),
+/// What a look at a file gave, `None` where the file does not exist.
+fn if_exists<T>(result: io::Result<T>) -> io::Result<Option<T>> {
+    match result {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        other => other.map(Some),
     }
 }
 
+/// The length of `path`, 0 when it does not exist yet.
+pub fn len_or_zero(path: &Path) -> io::Result<u64> {
+    Ok(if_exists(std::fs::metadata(path))?.map_or(0, |m| m.len()))
+}
+
 fn read_or_empty(path: &Path) -> io::Result<String> {
-    match std::fs::read(path) {
-        Ok(bytes) => Ok(String::from_utf8_lossy(&bytes).into_owned()),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(String::new()),
-        Err(e) => Err(e),
-    }
+    let bytes = if_exists(std::fs::read(path))?.unwrap_or_default();
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// Saves the options a folder is started with (NUL-separated, as `run_shootout.sh` did).
@@ -181,17 +182,12 @@ pub fn save_args(dir: &Path, args: &[OsString]) -> io::Result<()> {
 
 /// The options `dir` was started with; `None` when it has no `args` file.
 pub fn saved_args(dir: &Path) -> io::Result<Option<Vec<OsString>>> {
-    match std::fs::read(dir.join(ARGS)) {
-        Ok(bytes) => Ok(Some(
-            bytes
-                .split(|&b| b == 0)
-                .filter(|a| !a.is_empty())
-                .map(|a| OsString::from_vec(a.to_vec()))
-                .collect(),
-        )),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e),
-    }
+    Ok(if_exists(std::fs::read(dir.join(ARGS)))?.map(|bytes| {
+        (bytes.split(|&b| b == 0))
+            .filter(|a| !a.is_empty())
+            .map(|a| OsString::from_vec(a.to_vec()))
+            .collect()
+    }))
 }
 
 /// `dir/runs.csv`.

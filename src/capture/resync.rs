@@ -271,15 +271,64 @@ fn chain(bytes: &[u8], start: usize, framing: &Framing, at_eof: bool, links: usi
         Framing::Pcap {
             header,
             first_ts_sec,
-        } => PcapRules::new(&header, first_ts_sec).chain(bytes, start, at_eof, links),
+        } => {
+            let rules = PcapRules::new(&header, first_ts_sec);
+            walk(bytes, start, links, |rest, first| {
+                rules.link(rest, first, at_eof)
+            })
+        }
         Framing::Pcapng { endian, interfaces } => {
-            let section = NgSection {
+            let mut section = NgSection {
                 endian,
                 interfaces: (interfaces > 0).then_some(interfaces),
             };
-            ng_chain(bytes, start, section, at_eof, links)
+            walk(bytes, start, links, |rest, first| {
+                ng_link(rest, &mut section, first, at_eof)
+            })
         }
     }
+}
+
+/// Walks a chain of up to `links` links from `start`, `link` judging each from the bytes at it
+/// (and whether it is the first).
+fn walk(
+    bytes: &[u8],
+    start: usize,
+    links: usize,
+    mut link: impl FnMut(&[u8], bool) -> Link,
+) -> Chain {
+    let mut pos = start;
+    for n in 0..links {
+        let Some(rest) = bytes.get(pos..) else {
+            return Chain::Broken;
+        };
+        if rest.is_empty() {
+            return if n > 0 {
+                Chain::PastEnd
+            } else {
+                Chain::Cut(None)
+            };
+        }
+        match link(rest, n == 0) {
+            Link::Whole(len) => pos += len,
+            Link::PastEnd => return Chain::PastEnd,
+            Link::Implausible => return Chain::Broken,
+            Link::Cut(len) => return Chain::Cut(len),
+        }
+    }
+    Chain::Whole
+}
+
+/// One link of a chain.
+enum Link {
+    /// A plausible record or block of this length, wholly in the bytes.
+    Whole(usize),
+    /// A record or block the bytes end inside, plausible as far as it goes.
+    PastEnd,
+    Implausible,
+    /// A record or block the bytes end inside, refused for that (a first link needs more
+    /// evidence): more bytes might accept it. With its stated length, where the bytes hold it.
+    Cut(Option<usize>),
 }
 
 /// A `u32` at `at` in `bytes`, if all four bytes are there.
@@ -347,44 +396,29 @@ impl PcapRules {
             && field(2).is_none_or(|incl| self.incl_ok(incl))
     }
 
-    /// How a chain of records from `start` ends (see [`find_boundary`]).
-    fn chain(&self, bytes: &[u8], start: usize, at_eof: bool, links: usize) -> Chain {
-        let mut pos = start;
-        for link in 0..links {
-            let Some(rest) = bytes.get(pos..) else {
-                return Chain::Broken;
+    /// Judges the record at the start of `rest`.
+    fn link(&self, rest: &[u8], first: bool, at_eof: bool) -> Link {
+        let Ok((_, h)) = RecordHeader::parse(rest, self.endian) else {
+            // A header cut by the end: no evidence as a first link, a plausible end otherwise
+            // (the prefix's rules are the whole header's, so a refusal here is settled).
+            return match (first, self.plausible_prefix(rest)) {
+                (true, _) => Link::Cut(None),
+                (_, true) => Link::PastEnd,
+                (_, false) => Link::Implausible,
             };
-            if rest.is_empty() {
-                return if link > 0 {
-                    Chain::PastEnd
-                } else {
-                    Chain::Cut(None)
-                };
-            }
-            let Ok((_, h)) = RecordHeader::parse(rest, self.endian) else {
-                // A header cut by the end: no evidence as a first link, a plausible end otherwise
-                // (the prefix's rules are the whole header's, so a refusal here is settled).
-                return match (link, self.plausible_prefix(rest)) {
-                    (0, _) => Chain::Cut(None),
-                    (_, true) => Chain::PastEnd,
-                    (_, false) => Chain::Broken,
-                };
-            };
-            if !self.plausible(&h) {
-                return Chain::Broken;
-            }
-            let len = RECORD_HEADER_LEN + h.incl_len as usize;
-            if len > rest.len() {
-                // The parser's rule for a record the file ends inside (pcap.rs, `next`).
-                return if !at_eof || h.incl_len as usize <= MAX_FRAME {
-                    Chain::PastEnd
-                } else {
-                    Chain::Broken
-                };
-            }
-            pos += len;
+        };
+        if !self.plausible(&h) {
+            return Link::Implausible;
         }
-        Chain::Whole
+        let len = RECORD_HEADER_LEN + h.incl_len as usize;
+        if len <= rest.len() {
+            Link::Whole(len)
+        } else if !at_eof || h.incl_len as usize <= MAX_FRAME {
+            // The parser's rule for a record the file ends inside (pcap.rs, `next`).
+            Link::PastEnd
+        } else {
+            Link::Implausible
+        }
     }
 }
 
@@ -397,58 +431,13 @@ struct NgSection {
     interfaces: Option<u32>,
 }
 
-/// One link of a pcapng chain.
-enum Link {
-    /// A plausible block of this length, wholly in the bytes; the section after it.
-    Whole(usize, NgSection),
-    /// A block the bytes end inside, plausible as far as it goes.
-    PastEnd,
-    Implausible,
-    /// A block the bytes end inside, refused for that (a first link needs more evidence):
-    /// more bytes might accept it. With its stated length, where the bytes hold it.
-    Cut(Option<usize>),
-}
-
-/// How a chain of blocks from `start` ends (see [`find_boundary`]).
-fn ng_chain(
-    bytes: &[u8],
-    start: usize,
-    mut section: NgSection,
-    at_eof: bool,
-    links: usize,
-) -> Chain {
-    let mut pos = start;
-    for link in 0..links {
-        let Some(rest) = bytes.get(pos..) else {
-            return Chain::Broken;
-        };
-        if rest.is_empty() {
-            return if link > 0 {
-                Chain::PastEnd
-            } else {
-                Chain::Cut(None)
-            };
-        }
-        match ng_link(rest, section, link == 0, at_eof) {
-            Link::Whole(len, next) => {
-                pos += len;
-                section = next;
-            }
-            Link::PastEnd => return Chain::PastEnd,
-            Link::Implausible => return Chain::Broken,
-            Link::Cut(len) => return Chain::Cut(len),
-        }
-    }
-    Chain::Whole
-}
-
 /// Judges the block at the start of `rest`. The rules, each the parser's or the spec's:
 /// a known type ([`known_block_type`]); a total length that is a multiple of 4 and at least the
 /// block's fixed part, at most [`MAX_RECORD`] for the blocks the parser reads; the same length
 /// again in the block's last four bytes; a Section Header Block's byte-order magic and major
 /// version 1; an Enhanced Packet Block's interface id below the interfaces declared and its
 /// captured length within the block; no Simple Packet Block before any interface.
-fn ng_link(rest: &[u8], section: NgSection, first: bool, at_eof: bool) -> Link {
+fn ng_link(rest: &[u8], section: &mut NgSection, first: bool, at_eof: bool) -> Link {
     // A block cut inside its first 8 (SHB: 12) bytes: no evidence as a first link; otherwise
     // only the type can be checked.
     let cut_header = |block_type: Option<u32>| {
@@ -496,7 +485,7 @@ fn ng_link(rest: &[u8], section: NgSection, first: bool, at_eof: bool) -> Link {
     if len < min_len || !len.is_multiple_of(4) || (parsed && len > MAX_RECORD) {
         return Link::Implausible;
     }
-    let mut next = section;
+    let mut next = *section;
     if is_shb {
         let major = rest
             .get(12..)
@@ -525,7 +514,8 @@ fn ng_link(rest: &[u8], section: NgSection, first: bool, at_eof: bool) -> Link {
     }
     if let Some(trailer) = word(rest, len - 4, endian) {
         return if trailer == total_len {
-            Link::Whole(len, next)
+            *section = next;
+            Link::Whole(len)
         } else {
             Link::Implausible
         };
@@ -583,17 +573,21 @@ fn stopped_mid_write(epb: &EnhancedPacketHeader, len: usize) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use std::ops::RangeInclusive;
+
     use super::*;
 
     /// 2017-04-25 15:03:18 UTC, the DEEP sample's first record.
     const TS: u32 = 1_493_132_598;
 
-    fn put(out: &mut Vec<u8>, big: bool, v: u32) {
-        out.extend_from_slice(&if big {
-            v.to_be_bytes()
-        } else {
-            v.to_le_bytes()
-        });
+    fn put(out: &mut Vec<u8>, big: bool, words: &[u32]) {
+        for &v in words {
+            out.extend_from_slice(&if big {
+                v.to_be_bytes()
+            } else {
+                v.to_le_bytes()
+            });
+        }
     }
 
     /// Frame bytes that look like nothing: an Ethernet-ish ramp, different per frame.
@@ -608,20 +602,23 @@ mod tests {
     /// ts_sec, ts_frac, incl_len, orig_len and the frame. Returns the file and record starts.
     fn golden_pcap(big: bool, nanos: bool, snaplen: u32, lens: &[usize]) -> (Vec<u8>, Vec<usize>) {
         let mut f = Vec::new();
-        put(&mut f, big, if nanos { 0xa1b2_3c4d } else { 0xa1b2_c3d4 });
+        put(
+            &mut f,
+            big,
+            &[if nanos { 0xa1b2_3c4d } else { 0xa1b2_c3d4 }],
+        );
         let version = if big { [0, 2, 0, 4] } else { [2, 0, 4, 0] };
         f.extend_from_slice(&version);
-        put(&mut f, big, 0);
-        put(&mut f, big, 0);
-        put(&mut f, big, snaplen);
-        put(&mut f, big, 1);
+        put(&mut f, big, &[0, 0, snaplen, 1]);
         let mut starts = Vec::new();
         for (i, &len) in lens.iter().enumerate() {
             starts.push(f.len());
-            put(&mut f, big, TS + i as u32);
-            put(&mut f, big, if nanos { 999_999_999 } else { 999_999 });
-            put(&mut f, big, len as u32);
-            put(&mut f, big, len as u32 + 4);
+            let frac = if nanos { 999_999_999 } else { 999_999 };
+            put(
+                &mut f,
+                big,
+                &[TS + i as u32, frac, len as u32, len as u32 + 4],
+            );
             f.extend_from_slice(&frame(len, i as u8));
         }
         (f, starts)
@@ -629,11 +626,10 @@ mod tests {
 
     fn block(f: &mut Vec<u8>, big: bool, kind: u32, body: &[u8]) {
         let total = (12 + body.len().div_ceil(4) * 4) as u32;
-        put(f, big, kind);
-        put(f, big, total);
+        put(f, big, &[kind, total]);
         f.extend_from_slice(body);
         f.resize(f.len() + (4 - body.len() % 4) % 4, 0);
-        put(f, big, total);
+        put(f, big, &[total]);
     }
 
     /// A pcapng from the same doc: SHB (byte-order magic, version 1.0, section length -1), IDB
@@ -643,14 +639,14 @@ mod tests {
         let mut f = Vec::new();
         let mut starts = vec![0];
         let mut body = Vec::new();
-        put(&mut body, big, BYTE_ORDER_MAGIC);
+        put(&mut body, big, &[BYTE_ORDER_MAGIC]);
         body.extend_from_slice(if big { &[0, 1, 0, 0] } else { &[1, 0, 0, 0] });
         body.extend_from_slice(&[0xff; 8]);
         block(&mut f, big, 0x0a0d_0d0a, &body);
         starts.push(f.len());
         let mut body = Vec::new();
         body.extend_from_slice(if big { &[0, 1, 0, 0] } else { &[1, 0, 0, 0] });
-        put(&mut body, big, 65_535);
+        put(&mut body, big, &[65_535]);
         body.extend_from_slice(if big { &[0, 9, 0, 1] } else { &[9, 0, 1, 0] });
         body.extend_from_slice(&[9, 0, 0, 0, 0, 0, 0, 0]);
         block(&mut f, big, 1, &body);
@@ -658,24 +654,31 @@ mod tests {
             starts.push(f.len());
             let ts = u64::from(TS + i as u32) * 1_000_000_000;
             let mut body = Vec::new();
-            put(&mut body, big, 0);
-            put(&mut body, big, (ts >> 32) as u32);
-            put(&mut body, big, ts as u32);
-            put(&mut body, big, len as u32);
-            put(&mut body, big, len as u32);
+            let (high, low) = ((ts >> 32) as u32, ts as u32);
+            put(&mut body, big, &[0, high, low, len as u32, len as u32]);
             body.extend_from_slice(&frame(len, i as u8));
             block(&mut f, big, 6, &body);
         }
         (f, starts)
     }
 
+    /// [`find_boundary`] on `file` from offset `x`.
+    fn from(file: &[u8], x: usize, framing: &Framing, at_eof: bool) -> Option<usize> {
+        find_boundary(&file[x..], x as u64, framing, at_eof)
+    }
+
     /// From every offset of `file`, resync gives the next start (relative), or `None` past the
     /// last; with the file's end as the end of the file and as the end of a window.
     fn resyncs_everywhere(file: &[u8], starts: &[usize], framing: &Framing) {
-        for x in 0..=file.len() {
+        resyncs_in(file, starts, framing, 0..=file.len());
+    }
+
+    /// [`resyncs_everywhere`], from the offsets `xs` only.
+    fn resyncs_in(file: &[u8], starts: &[usize], framing: &Framing, xs: RangeInclusive<usize>) {
+        for x in xs {
             let want = starts.iter().find(|&&s| s >= x).map(|s| s - x);
             for at_eof in [true, false] {
-                let got = find_boundary(&file[x..], x as u64, framing, at_eof);
+                let got = from(file, x, framing, at_eof);
                 assert_eq!(got, want, "offset {x}, at_eof {at_eof}");
             }
         }
@@ -749,8 +752,11 @@ mod tests {
         let (framing, _) = Framing::read(&file).unwrap();
         // Every chain through record 1 fails, so the answer is record 2 (not a false start).
         for x in 0..=starts[2] {
-            let got = find_boundary(&file[x..], x as u64, &framing, true);
-            assert_eq!(got, Some(starts[2] - x), "offset {x}");
+            assert_eq!(
+                from(&file, x, &framing, true),
+                Some(starts[2] - x),
+                "offset {x}"
+            );
         }
         // A fraction of a whole second, or captured above original length, is refused the same way.
         for (field, value) in [(4, 1_000_000u32), (12, 13)] {
@@ -778,10 +784,7 @@ mod tests {
         let (file, starts) = golden_pcap(false, true, 0, &[60, big]);
         let cut = &file[..starts[1] + 100];
         assert_eq!(find_boundary(cut, 0, &framing, false), Some(starts[0]));
-        assert_eq!(
-            find_boundary(&cut[starts[1]..], (starts[1]) as u64, &framing, false),
-            Some(0)
-        );
+        assert_eq!(from(cut, starts[1], &framing, false), Some(0));
         assert_eq!(find_boundary(cut, 0, &framing, true), None);
         let whole_frame = golden_pcap(false, true, 0, &[60, MAX_FRAME]).0;
         assert_eq!(
@@ -805,14 +808,9 @@ mod tests {
             assert!(reader.next_frame().unwrap().is_some());
         }
         assert!(matches!(reader.next_frame(), Err(Error::Malformed { .. })));
-        assert_eq!(
-            find_boundary(&damaged[starts[4]..], (starts[4]) as u64, &framing, true),
-            None
-        );
-        assert_eq!(
-            find_boundary(&damaged[starts[4]..], (starts[4]) as u64, &framing, false),
-            None
-        );
+        for at_eof in [true, false] {
+            assert_eq!(from(&damaged, starts[4], &framing, at_eof), None);
+        }
         // ... and every chain ending in it fails at the end of the file, not in a window.
         assert_eq!(find_boundary(&damaged, 0, &framing, true), None);
         assert_eq!(find_boundary(&damaged, 0, &framing, false), Some(0));
@@ -836,15 +834,9 @@ mod tests {
             patched(last + 8, 1),
             patched(last + 20, 21),
         ] {
-            assert_eq!(
-                find_boundary(&bad[last..], last as u64, &framing, true),
-                None
-            );
+            assert_eq!(from(&bad, last, &framing, true), None);
             // No earlier packet block chains through it either.
-            assert_eq!(
-                find_boundary(&bad[starts[2]..], (starts[2]) as u64, &framing, true),
-                None
-            );
+            assert_eq!(from(&bad, starts[2], &framing, true), None);
         }
         // An unknown interface count lets any interface id through.
         let any_iface = Framing::Pcapng {
@@ -852,11 +844,8 @@ mod tests {
             interfaces: 0,
         };
         let iface1 = patched(last + 8, 1);
-        assert_eq!(find_boundary(&iface1[1..], 1, &any_iface, true), Some(27));
-        assert_eq!(
-            find_boundary(&iface1[last..], last as u64, &any_iface, true),
-            Some(0)
-        );
+        assert_eq!(from(&iface1, 1, &any_iface, true), Some(27));
+        assert_eq!(from(&iface1, last, &any_iface, true), Some(0));
     }
 
     #[test]
@@ -869,29 +858,12 @@ mod tests {
         assert_eq!(records_read(&file), 5);
         let (little, _) = Framing::read(&file).unwrap();
         // Chains from the little-endian section read on into the big-endian one.
-        for x in 0..=second {
-            let want = starts.iter().find(|&&s| s >= x).map(|s| s - x);
-            assert_eq!(
-                find_boundary(&file[x..], x as u64, &little, true),
-                want,
-                "offset {x}"
-            );
-        }
+        resyncs_in(&file, &starts, &little, 0..=second);
         // Inside the second section, the first section's byte order finds nothing (documented);
         // the second's finds every block.
-        assert_eq!(
-            find_boundary(&file[second + 1..], (second + 1) as u64, &little, true),
-            None
-        );
+        assert_eq!(from(&file, second + 1, &little, true), None);
         let (big_framing, _) = Framing::read(&big).unwrap();
-        for x in second + 1..=file.len() {
-            let want = starts.iter().find(|&&s| s >= x).map(|s| s - x);
-            assert_eq!(
-                find_boundary(&file[x..], x as u64, &big_framing, true),
-                want,
-                "offset {x}"
-            );
-        }
+        resyncs_in(&file, &starts, &big_framing, second + 1..=file.len());
     }
 
     #[test]
@@ -1056,10 +1028,7 @@ mod tests {
         let framing = Framing::read(&with_nrb).unwrap().0;
         let probe = &with_nrb[nrb..nrb + 8 + inner.len() - 60 + 40];
         assert_eq!(find_boundary(probe, nrb as u64, &framing, false), Some(8));
-        assert_eq!(
-            find_boundary(&with_nrb[nrb..], nrb as u64, &framing, true),
-            Some(0)
-        );
+        assert_eq!(from(&with_nrb, nrb, &framing, true), Some(0));
         assert_eq!(
             settled_boundary(probe, nrb as u64, &framing, false, None),
             Settled::Widen

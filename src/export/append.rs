@@ -31,6 +31,15 @@ pub fn header_needed(path: &Path, columns: &str) -> io::Result<bool> {
     }
 }
 
+/// The header `csv` derives from `row`'s type: the tests hold each file's columns to it.
+#[cfg(test)]
+pub(super) fn header_of(row: impl Serialize) -> String {
+    let mut w = ::csv::Writer::from_writer(Vec::new());
+    w.serialize(row).unwrap();
+    let text = String::from_utf8(w.into_inner().unwrap()).unwrap();
+    text.lines().next().unwrap_or_default().to_owned()
+}
+
 /// Appends `rows` to `path` under `columns` (written first when `header`), all in one write,
 /// synced: a killed run leaves all of them or none.
 pub fn append_rows<T: Serialize>(

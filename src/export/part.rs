@@ -205,9 +205,8 @@ mod tests {
 
     #[test]
     fn the_sampled_digest_tells_files_apart_and_reads_a_large_one_in_blocks() {
-        let dir = std::env::temp_dir().join(format!("md-shootout-digest-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let (a, b) = (dir.join("a"), dir.join("b"));
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
         let big: Vec<u8> = (0..5_000_000u32).map(|i| (i % 251) as u8).collect();
         std::fs::write(&a, &big).unwrap();
         let mut other = big.clone();
@@ -225,7 +224,6 @@ mod tests {
         // The same bytes, the same digest.
         std::fs::write(&b, &big).unwrap();
         assert_eq!(sampled_digest(&b).unwrap(), da);
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

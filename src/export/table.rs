@@ -446,8 +446,6 @@ fn timing_line(o: &Outcome) -> String {
     }
 }
 
-/// `raw`'s batch serialize and selective deserialize over the memcpy floor's batch figure, when
-/// raw ran and the floor measured something.
 /// With every window compressed: the largest difference, in percent of the exact size, between
 /// what the sample would have estimated and the exact size, over every format, zstd and zlib.
 /// `None` when the input has no window past the sample's head (the sample is then exact).
@@ -469,6 +467,8 @@ fn sampling_error(o: &Outcome) -> Option<f64> {
     worst
 }
 
+/// `raw`'s batch serialize and selective deserialize over the memcpy floor's batch figure, when
+/// raw ran and the floor measured something.
 fn raw_over_floor(o: &Outcome) -> Option<(f64, f64)> {
     let floor = o.memcpy_batch.ns_per_packet();
     let raw = o.formats.iter().find(|f| f.name == RAW)?;
@@ -548,32 +548,38 @@ mod tests {
         measure::run(IexReader::new(&bytes[..], false).unwrap(), &config, |_| {}).unwrap()
     }
 
+    fn rendered(o: &Outcome) -> String {
+        let info = crate::export::RunInfo::collect(std::path::Path::new("x"), "t");
+        render(&RunReport {
+            outcome: o,
+            info: &info,
+        })
+    }
+
+    /// No timer cost to warn of, and no page faults (they have a warning of their own, set on
+    /// purpose where it is tested).
+    fn quiet(o: &mut Outcome) {
+        o.timer_overhead_ns = 0.0;
+        o.memcpy_faults = 0;
+        o.formats.iter_mut().for_each(|f| f.timed_faults = 0);
+    }
+
     /// The JSON rows whose parser depends on the build or the CPU say which one ran; the
     /// others say nothing of it.
     #[test]
     fn the_json_rows_name_the_code_path_that_ran() {
-        let info = crate::export::RunInfo::collect(std::path::Path::new("x"), "t");
-        let table = render(&RunReport {
-            outcome: &outcome_of("json-sonic"),
-            info: &info,
-        });
+        let table = rendered(&outcome_of("json-sonic"));
         let line = format!("  json-sonic: {}", crate::formats::json_sonic::simd_path());
         assert!(table.contains("code paths (chosen by the build or the CPU):"));
         assert!(table.contains(&line), "{table}");
-        let table = render(&RunReport {
-            outcome: &outcome(),
-            info: &info,
-        });
+        let table = rendered(&outcome());
         assert!(!table.contains("code paths"), "{table}");
     }
 
     #[test]
     fn warns_about_the_governor_and_a_costly_timer() {
         let mut o = outcome();
-        o.timer_overhead_ns = 0.0;
-        // Page faults have a warning of their own, set on purpose where it is tested.
-        o.memcpy_faults = 0;
-        o.formats.iter_mut().for_each(|f| f.timed_faults = 0);
+        quiet(&mut o);
         let performance = Governor::named("performance");
         assert!(warnings(&o, &performance).is_empty());
         let w = warnings(&o, &Governor::named("powersave"));
@@ -592,11 +598,7 @@ mod tests {
         let w = warnings(&o, &performance);
         assert_eq!(w.len(), 1);
         assert!(w[0].starts_with("timer overhead 1000000 ns is "), "{w:?}");
-        assert!(render(&RunReport {
-            outcome: &o,
-            info: &crate::export::RunInfo::collect(std::path::Path::new("x"), "t"),
-        })
-        .contains("warning: timer overhead "));
+        assert!(rendered(&o).contains("warning: timer overhead "));
     }
 
     #[test]
@@ -619,10 +621,7 @@ mod tests {
             ns: ns * 100,
             packets: 100,
         };
-        o.timer_overhead_ns = 0.0;
-        // Page faults have a warning of their own, set on purpose where it is tested.
-        o.memcpy_faults = 0;
-        o.formats.iter_mut().for_each(|f| f.timed_faults = 0);
+        quiet(&mut o);
         o.memcpy = times(10);
         o.memcpy_batch = batch(10);
         // Equal medians, but the batch figures decide.
@@ -641,10 +640,7 @@ mod tests {
             ),
             "{w:?}"
         );
-        let table = render(&RunReport {
-            outcome: &o,
-            info: &crate::export::RunInfo::collect(std::path::Path::new("x"), "t"),
-        });
+        let table = rendered(&o);
         assert!(
             table.contains(
                 "memcpy floor (raw's bytes copied packet by packet in the same loop): 10.0 ns \

@@ -257,6 +257,9 @@ impl HistIndex {
 mod tests {
     use super::*;
 
+    /// The name a DEEP 1.0 file of 2019-09-03 falls back to.
+    const DEEP_NAME: &str = "data_feeds_20190903_20190903_IEXTP1_DEEP1.0.pcap.gz";
+
     #[test]
     fn dates_in_both_spellings() {
         assert_eq!(parse_date("20190903").unwrap(), "20190903");
@@ -283,22 +286,16 @@ mod tests {
             protocol: "IEXTP1".into(),
             size: Some(1),
         };
-        assert_eq!(
-            f.file_name("20190903", Feed::Deep),
-            "data_feeds_20190903_20190903_IEXTP1_DEEP1.0.pcap.gz"
-        );
+        assert_eq!(f.file_name("20190903", Feed::Deep), DEEP_NAME);
         f.link = "http://127.0.0.1:1/files/x.pcap.gz?a=b".into();
         assert_eq!(f.file_name("20190903", Feed::Deep), "x.pcap.gz");
-        f.link = "http://127.0.0.1:1/files/".into();
-        assert_eq!(
-            f.file_name("20190903", Feed::Deep),
-            "data_feeds_20190903_20190903_IEXTP1_DEEP1.0.pcap.gz"
-        );
-        f.link = "http://127.0.0.1:1/..%2F..%2Fetc".into();
-        assert_eq!(
-            f.file_name("20190903", Feed::Deep),
-            "data_feeds_20190903_20190903_IEXTP1_DEEP1.0.pcap.gz"
-        );
+        for link in [
+            "http://127.0.0.1:1/files/",
+            "http://127.0.0.1:1/..%2F..%2Fetc",
+        ] {
+            f.link = link.into();
+            assert_eq!(f.file_name("20190903", Feed::Deep), DEEP_NAME, "{link}");
+        }
     }
 
     #[test]
@@ -345,11 +342,7 @@ mod tests {
             "IEXTPé",
             "",
         ] {
-            assert_eq!(
-                name(protocol, "1.0"),
-                "data_feeds_20190903_20190903_IEXTP1_DEEP1.0.pcap.gz",
-                "{protocol:?}"
-            );
+            assert_eq!(name(protocol, "1.0"), DEEP_NAME, "{protocol:?}");
         }
         // Safe fields are kept (trimmed); the feed is ours, not the index's spelling.
         assert_eq!(
@@ -365,11 +358,7 @@ mod tests {
         ] {
             let mut f = entry("IEXTP1", "1.0");
             f.link = link.into();
-            assert_eq!(
-                f.file_name("20190903", Feed::Deep),
-                "data_feeds_20190903_20190903_IEXTP1_DEEP1.0.pcap.gz",
-                "{link}"
-            );
+            assert_eq!(f.file_name("20190903", Feed::Deep), DEEP_NAME, "{link}");
         }
     }
 
@@ -448,7 +437,7 @@ mod tests {
     }
 
     #[test]
-    fn several_versions_of_a_feed_prefer_the_implemented_one_then_the_newest() {
+    fn several_versions_of_a_feed_prefer_the_implemented_one_then_the_newest_dpls_for_deep_plus() {
         let json = br#"{
             "20170830": [{"link": "t15", "feed": "TOPS", "version": "1.5", "size": 1},
                          {"link": "t16", "feed": "TOPS", "version": "1.6", "size": 2},
@@ -459,7 +448,14 @@ mod tests {
                          {"link": "t19", "feed": "TOPS", "version": "1.9", "size": 2},
                          {"link": "t110", "feed": "TOPS", "version": "1.10", "size": 3},
                          {"link": "d2", "feed": "DEEP", "version": "2.0", "size": 4},
-                         {"link": "d1", "feed": "deep", "version": "1.0", "size": 5}]
+                         {"link": "d1", "feed": "deep", "version": "1.0", "size": 5}],
+            "20241105": [{"link": "dplc", "feed": "DPLC", "version": "1.0", "size": 9},
+                         {"link": "dpls11", "feed": "DPLS", "version": "1.1", "size": 2},
+                         {"link": "dpls10", "feed": "DPLS", "version": "1.0", "size": 1},
+                         {"link": "deep", "feed": "DEEP", "version": "1.0", "size": 3}],
+            "20241106": [{"link": "dpls12", "feed": "DPLS", "version": "1.2", "size": 2},
+                         {"link": "dpls11", "feed": "DPLS", "version": "1.1", "size": 1}],
+            "20241107": [{"link": "dplc", "feed": "DPLC", "version": "1.0", "size": 9}]
         }"#;
         let index = HistIndex::parse("u", json).unwrap();
         let link = |date, feed| index.find(date, feed).unwrap().link;
@@ -471,21 +467,7 @@ mod tests {
         assert_eq!(link("20170831", Feed::Tops), "t110");
         // DEEP 1.0 over 2.0; the feed name's case does not matter.
         assert_eq!(link("20170831", Feed::Deep), "d1");
-    }
-
-    #[test]
-    fn deep_plus_is_the_dpls_file_version_1_0_first_never_dplc() {
-        let json = br#"{
-            "20241105": [{"link": "dplc", "feed": "DPLC", "version": "1.0", "size": 9},
-                         {"link": "dpls11", "feed": "DPLS", "version": "1.1", "size": 2},
-                         {"link": "dpls10", "feed": "DPLS", "version": "1.0", "size": 1},
-                         {"link": "deep", "feed": "DEEP", "version": "1.0", "size": 3}],
-            "20241106": [{"link": "dpls12", "feed": "DPLS", "version": "1.2", "size": 2},
-                         {"link": "dpls11", "feed": "DPLS", "version": "1.1", "size": 1}],
-            "20241107": [{"link": "dplc", "feed": "DPLC", "version": "1.0", "size": 9}]
-        }"#;
-        let index = HistIndex::parse("u", json).unwrap();
-        let link = |date, feed| index.find(date, feed).unwrap().link;
+        // DEEP+ is the DPLS file, version 1.0 first, never DPLC.
         assert_eq!(link("20241105", Feed::DeepPlus), "dpls10");
         assert_eq!(link("20241105", Feed::Deep), "deep");
         assert_eq!(link("20241106", Feed::DeepPlus), "dpls12");

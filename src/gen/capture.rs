@@ -5,56 +5,48 @@
 //! same buffer: [`CaptureKind::begin_record`] reserves the record header, [`CaptureKind::end_record`]
 //! fills it in once the frame length is known and adds pcapng's padding and trailing length.
 
+use crate::capture::link::ETHERNET;
+use crate::capture::pcap::{MAGIC_NANOS, RECORD_HEADER_LEN};
+use crate::capture::pcapng::{BYTE_ORDER_MAGIC, EPB_TYPE, IDB_TYPE, SHB_TYPE};
 pub use crate::capture::CaptureKind;
 
-/// Link type 1: Ethernet.
-pub const LINKTYPE_ETHERNET: u16 = 1;
 /// Large enough for any IEX frame; IEX captures use 65535.
-pub const SNAPLEN: u32 = 65535;
-/// Classic pcap magic for nanosecond timestamps.
-pub const PCAP_NS_MAGIC: u32 = 0xa1b2_3c4d;
-pub const PCAPNG_SHB: u32 = 0x0a0d_0d0a;
-pub const PCAPNG_IDB: u32 = 1;
-pub const PCAPNG_EPB: u32 = 6;
-pub const PCAPNG_BYTE_ORDER_MAGIC: u32 = 0x1a2b_3c4d;
-
-const PCAP_RECORD_HEADER: usize = 16;
+const SNAPLEN: u32 = 65535;
 /// EPB: type, length, interface, ts high, ts low, captured, original.
 const EPB_HEADER: usize = 28;
 
+/// Writes each word little-endian over `out` from `at`, growing `out` where it ends first.
+fn put(out: &mut Vec<u8>, at: usize, words: &[u32]) {
+    let end = at + 4 * words.len();
+    if out.len() < end {
+        out.resize(end, 0);
+    }
+    for (field, w) in out[at..end].chunks_exact_mut(4).zip(words) {
+        field.copy_from_slice(&w.to_le_bytes());
+    }
+}
+
 impl CaptureKind {
-    /// Appends the file header (pcap global header, or pcapng SHB + IDB).
+    /// Appends the file header (pcap global header, or pcapng SHB + IDB). Every field is a
+    /// little-endian `u32` or a pair of `u16`s, low first.
     pub fn file_header(self, out: &mut Vec<u8>) {
+        let at = out.len();
         match self {
+            // Version 2.4, thiszone and sigfigs 0.
             CaptureKind::Pcap => {
-                out.extend_from_slice(&PCAP_NS_MAGIC.to_le_bytes());
-                out.extend_from_slice(&2u16.to_le_bytes()); // version 2.4
-                out.extend_from_slice(&4u16.to_le_bytes());
-                out.extend_from_slice(&0i32.to_le_bytes()); // thiszone
-                out.extend_from_slice(&0u32.to_le_bytes()); // sigfigs
-                out.extend_from_slice(&SNAPLEN.to_le_bytes());
-                out.extend_from_slice(&(LINKTYPE_ETHERNET as u32).to_le_bytes());
+                let header = [MAGIC_NANOS, 2 | 4 << 16, 0, 0, SNAPLEN, ETHERNET];
+                put(out, at, &header);
             }
             CaptureKind::Pcapng => {
-                // Section Header Block: 28 bytes, no options, section length unknown (-1).
-                out.extend_from_slice(&PCAPNG_SHB.to_le_bytes());
-                out.extend_from_slice(&28u32.to_le_bytes());
-                out.extend_from_slice(&PCAPNG_BYTE_ORDER_MAGIC.to_le_bytes());
-                out.extend_from_slice(&1u16.to_le_bytes());
-                out.extend_from_slice(&0u16.to_le_bytes());
-                out.extend_from_slice(&(-1i64).to_le_bytes());
-                out.extend_from_slice(&28u32.to_le_bytes());
-                // Interface Description Block: if_tsresol = 9 (10^-9 s), then opt_endofopt.
-                out.extend_from_slice(&PCAPNG_IDB.to_le_bytes());
-                out.extend_from_slice(&32u32.to_le_bytes());
-                out.extend_from_slice(&LINKTYPE_ETHERNET.to_le_bytes());
-                out.extend_from_slice(&0u16.to_le_bytes());
-                out.extend_from_slice(&SNAPLEN.to_le_bytes());
-                out.extend_from_slice(&9u16.to_le_bytes()); // if_tsresol
-                out.extend_from_slice(&1u16.to_le_bytes());
-                out.extend_from_slice(&[9, 0, 0, 0]); // value + padding to 4
-                out.extend_from_slice(&[0, 0, 0, 0]); // opt_endofopt
-                out.extend_from_slice(&32u32.to_le_bytes());
+                // Section Header Block: 28 bytes, version 1.0, no options, section length
+                // unknown (-1).
+                let shb = u32::from_le_bytes(SHB_TYPE);
+                let shb = [shb, 28, BYTE_ORDER_MAGIC, 1, u32::MAX, u32::MAX, 28];
+                put(out, at, &shb);
+                // Interface Description Block (Ethernet, reserved 0): if_tsresol = 9 (10^-9 s:
+                // option 9, length 1, value and padding), then opt_endofopt.
+                let idb = [IDB_TYPE, 32, ETHERNET, SNAPLEN, 9 | 1 << 16, 9, 0, 32];
+                put(out, at + 28, &idb);
             }
         }
     }
@@ -63,7 +55,7 @@ impl CaptureKind {
     pub fn begin_record(self, out: &mut Vec<u8>) -> usize {
         let start = out.len();
         match self {
-            CaptureKind::Pcap => _ = crate::bytes::append::<PCAP_RECORD_HEADER>(out),
+            CaptureKind::Pcap => _ = crate::bytes::append::<RECORD_HEADER_LEN>(out),
             CaptureKind::Pcapng => _ = crate::bytes::append::<EPB_HEADER>(out),
         }
         start
@@ -75,27 +67,19 @@ impl CaptureKind {
         let ts = ts.max(0) as u64;
         match self {
             CaptureKind::Pcap => {
-                let len = (out.len() - start - PCAP_RECORD_HEADER) as u32;
-                let h = &mut out[start..start + PCAP_RECORD_HEADER];
-                h[0..4].copy_from_slice(&((ts / 1_000_000_000) as u32).to_le_bytes());
-                h[4..8].copy_from_slice(&((ts % 1_000_000_000) as u32).to_le_bytes());
-                h[8..12].copy_from_slice(&len.to_le_bytes());
-                h[12..16].copy_from_slice(&len.to_le_bytes());
+                let len = (out.len() - start - RECORD_HEADER_LEN) as u32;
+                let (sec, frac) = (ts / 1_000_000_000, ts % 1_000_000_000);
+                put(out, start, &[sec as u32, frac as u32, len, len]);
             }
             CaptureKind::Pcapng => {
                 let len = out.len() - start - EPB_HEADER;
                 let pad = (4 - len % 4) % 4;
                 out.extend_from_slice(&[0u8; 3][..pad]);
                 let total = (EPB_HEADER + len + pad + 4) as u32;
-                out.extend_from_slice(&total.to_le_bytes());
-                let h = &mut out[start..start + EPB_HEADER];
-                h[0..4].copy_from_slice(&PCAPNG_EPB.to_le_bytes());
-                h[4..8].copy_from_slice(&total.to_le_bytes());
-                h[8..12].copy_from_slice(&0u32.to_le_bytes()); // interface 0
-                h[12..16].copy_from_slice(&((ts >> 32) as u32).to_le_bytes());
-                h[16..20].copy_from_slice(&(ts as u32).to_le_bytes());
-                h[20..24].copy_from_slice(&(len as u32).to_le_bytes());
-                h[24..28].copy_from_slice(&(len as u32).to_le_bytes());
+                put(out, out.len(), &[total]);
+                let (high, low, len) = ((ts >> 32) as u32, ts as u32, len as u32);
+                // Interface 0.
+                put(out, start, &[EPB_TYPE, total, 0, high, low, len, len]);
             }
         }
     }
@@ -113,15 +97,13 @@ mod tests {
     fn pcap_header_and_record() {
         let mut v = Vec::new();
         CaptureKind::Pcap.file_header(&mut v);
-        assert_eq!(v.len(), 24);
-        assert_eq!(&v[0..4], &[0x4d, 0x3c, 0xb2, 0xa1]);
+        assert_eq!((v.len(), &v[0..4]), (24, &[0x4d, 0x3c, 0xb2, 0xa1][..]));
         assert_eq!(u32le(&v, 20), 1);
         let s = CaptureKind::Pcap.begin_record(&mut v);
         v.extend_from_slice(&[7; 5]);
         CaptureKind::Pcap.end_record(&mut v, s, 1_567_500_000_123_456_789);
-        assert_eq!(u32le(&v, 24), 1_567_500_000);
-        assert_eq!(u32le(&v, 28), 123_456_789);
-        assert_eq!((u32le(&v, 32), u32le(&v, 36)), (5, 5));
+        let record = [24, 28, 32, 36].map(|at| u32le(&v, at));
+        assert_eq!(record, [1_567_500_000, 123_456_789, 5, 5]);
         assert_eq!(v.len(), 24 + 16 + 5);
     }
 

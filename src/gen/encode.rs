@@ -174,90 +174,36 @@ mod tests {
 
     #[test]
     fn every_type_encodes_to_its_wire_length_with_prefix() {
-        let s = sym("IBM");
-        let t = Trade {
-            flags: 0,
-            timestamp: 1,
-            symbol: s,
-            size: 1,
-            price: 1,
-            trade_id: 1,
-        };
-        let msgs = [
-            Message::SystemEvent(SystemEvent {
-                event: b'C',
-                timestamp: 1,
-            }),
-            Message::SecurityDirectory(SecurityDirectory {
-                flags: 0x80,
-                timestamp: 1,
-                symbol: s,
-                round_lot_size: 100,
-                adjusted_poc_price: 1,
-                luld_tier: 1,
-            }),
-            Message::TradingStatus(TradingStatus {
-                status: b'T',
-                timestamp: 1,
-                symbol: s,
-                reason: *b"    ",
-            }),
-            Message::OperationalHalt(OperationalHalt {
-                status: b'N',
-                timestamp: 1,
-                symbol: s,
-            }),
-            Message::ShortSalePriceTest(ShortSalePriceTest {
-                status: 1,
-                timestamp: 1,
-                symbol: s,
-                detail: b'A',
-            }),
-            Message::SecurityEvent(SecurityEvent {
-                event: b'O',
-                timestamp: 1,
-                symbol: s,
-            }),
-            Message::RetailLiquidity(RetailLiquidity {
-                indicator: b'A',
-                timestamp: 1,
-                symbol: s,
-            }),
-            Message::TradeReport(t),
-            Message::TradeBreak(t),
-            Message::OfficialPrice(OfficialPrice {
-                price_type: b'Q',
-                timestamp: 1,
-                symbol: s,
-                price: 1,
-            }),
-            Message::AuctionInformation(AuctionInformation {
-                auction_type: b'O',
-                timestamp: 1,
-                symbol: s,
-                paired_shares: 1,
-                reference_price: 2,
-                indicative_clearing_price: 3,
-                imbalance_shares: 4,
-                imbalance_side: b'B',
-                extension_number: 5,
-                scheduled_auction_time: 6,
-                auction_book_clearing_price: 7,
-                collar_reference_price: 8,
-                lower_auction_collar: 9,
-                upper_auction_collar: 10,
-            }),
-        ];
-        for m in &msgs {
+        // One message of every type, as the parser reads it from filler bytes.
+        let mut bytes = [b'7'; 128];
+        for &k in &kind::ALL {
+            bytes[0] = k;
+            let m = crate::iex::message::decode(&bytes).unwrap().to_owned();
             let mut v = Vec::new();
-            encode_prefixed(m, &mut v);
-            let len = kind::wire_len(m.kind()).unwrap();
-            assert_eq!(v.len(), len + 2, "type {}", m.kind() as char);
+            encode_prefixed(&m, &mut v);
+            let len = kind::wire_len(k).unwrap();
+            assert_eq!(v.len(), len + 2, "type {}", k as char);
             assert_eq!(u16::from_le_bytes([v[0], v[1]]) as usize, len);
-            assert_eq!(v[2], m.kind());
+            assert_eq!(v[2], k);
         }
+        let auction = Message::AuctionInformation(AuctionInformation {
+            auction_type: b'O',
+            timestamp: 1,
+            symbol: sym("IBM"),
+            paired_shares: 1,
+            reference_price: 2,
+            indicative_clearing_price: 3,
+            imbalance_shares: 4,
+            imbalance_side: b'B',
+            extension_number: 5,
+            scheduled_auction_time: 6,
+            auction_book_clearing_price: 7,
+            collar_reference_price: 8,
+            lower_auction_collar: 9,
+            upper_auction_collar: 10,
+        });
         // Auction tail: upper collar is the last 8 bytes.
-        let v = enc(&msgs[10]);
+        let v = enc(&auction);
         assert_eq!(&v[72..80], &10i64.to_le_bytes());
         assert_eq!(&v[38..42], &[4, 0, 0, 0]);
         assert_eq!(v[42], b'B');

@@ -18,26 +18,27 @@ pub enum GenError {
     Write { what: Writing, cause: io::Error },
 }
 
-/// What was being written when a [`GenError::Write`] happened.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What was being written when a [`GenError::Write`] happened (an error type only for its
+/// message).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Writing {
     /// The capture bytes, into the writer [`generate`](super::generate) was given.
+    #[error("writing the capture")]
     Capture,
     /// The capture bytes, through the gzip encoder of a `.gz` output.
+    #[error("writing the capture through the gzip encoder")]
     GzipEncoder,
     /// The gzip stream's end (the encoder's last block and trailer).
+    #[error("finishing the gzip stream")]
     GzipFinish,
     /// A step of writing the file whole or not at all: the temporary file, the rename.
+    #[error("{0}")]
     File(Step),
 }
 
-impl std::fmt::Display for Writing {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Writing::Capture => write!(f, "writing the capture"),
-            Writing::GzipEncoder => write!(f, "writing the capture through the gzip encoder"),
-            Writing::GzipFinish => write!(f, "finishing the gzip stream"),
-            Writing::File(step) => step.fmt(f),
-        }
+impl Writing {
+    /// The error of `cause` while writing this.
+    pub fn failed(self, cause: io::Error) -> GenError {
+        GenError::Write { what: self, cause }
     }
 }

@@ -101,13 +101,6 @@ pub fn packets(opts: &GenOptions) -> Result<Packets, GenError> {
     })
 }
 
-/// The packets [`generate_like`] would write.
-pub fn packets_like(opts: &GenOptions, shape: &Shape) -> Result<Packets, GenError> {
-    Ok(Packets {
-        sim: Simulation::with_shape(&opts.shaped_by(Some(shape)), Some(shape))?,
-    })
-}
-
 /// Counts kept while writing; message types indexed by their byte so counting is a plain add.
 struct Counts {
     packets: u64,
@@ -176,10 +169,7 @@ fn generate_chunked<W: Write>(
 ) -> Result<GenReport, GenError> {
     let opts = &opts.shaped_by(shape);
     let sim = Simulation::with_shape(opts, shape)?;
-    let write_err = |cause| GenError::Write {
-        what: Writing::Capture,
-        cause,
-    };
+    let write_err = |cause| Writing::Capture.failed(cause);
     let mut written: io::Result<()> = Ok(());
     let mut bytes = 0u64;
     let (counts, symbols) = std::thread::scope(|scope| {
@@ -203,17 +193,14 @@ fn generate_chunked<W: Write>(
             let encoder = std::thread::Builder::new()
                 .name("gen-encode".into())
                 .spawn_scoped(scope, move || {
-                    let mut framer = Framer::new(opts);
-                    let mut chunk = Chunk::new();
-                    opts.capture.file_header(&mut chunk.bytes);
-                    let mut splitter = Splitter::new(chunking);
+                    let mut framer = Framer::new(opts, chunking);
                     let mut emit = |chunk: &mut Chunk| {
                         let mut next = empty_rx.try_recv().unwrap_or_else(|_| Chunk::new());
                         next.clear();
                         full_tx.send(std::mem::replace(chunk, next)).is_ok()
                     };
                     for mut batch in batch_rx.iter() {
-                        if !framer.batch(&batch, &mut chunk, &mut splitter, &mut emit) {
+                        if !framer.batch(&batch, &mut emit) {
                             // Writing failed: dropping the batches stops the simulation.
                             return framer.counts;
                         }
@@ -221,8 +208,7 @@ fn generate_chunked<W: Write>(
                         // The simulation may be done already: then the batch is just dropped.
                         let _ = free_batch_tx.send(batch);
                     }
-                    emit(&mut chunk);
-                    framer.counts
+                    framer.finish(&mut emit)
                 });
             match encoder {
                 Ok(encoder) => Ok((simulating, encoder)),
@@ -426,8 +412,11 @@ impl Splitter {
     }
 }
 
-/// Turns segments into capture records (Ethernet, IPv4, UDP, IEX-TP), counting as it goes.
+/// Turns segments into capture records (Ethernet, IPv4, UDP, IEX-TP) in chunks, counting as it
+/// goes.
 struct Framer {
+    chunk: Chunk,
+    splitter: Splitter,
     capture: CaptureKind,
     headers: frame::Headers,
     header: encode::SegmentHeader,
@@ -436,8 +425,13 @@ struct Framer {
 }
 
 impl Framer {
-    fn new(opts: &GenOptions) -> Self {
+    /// A framer whose first chunk holds the file header, cut as `chunking` says.
+    fn new(opts: &GenOptions, chunking: Chunking) -> Self {
+        let mut chunk = Chunk::new();
+        opts.capture.file_header(&mut chunk.bytes);
         Framer {
+            chunk,
+            splitter: Splitter::new(chunking),
             capture: opts.capture,
             headers: frame::Headers::new(&frame::Endpoints::iex(match opts.feed {
                 Feed::Deep => 4,
@@ -467,8 +461,15 @@ impl Framer {
         }
     }
 
-    /// Appends one segment's record to `chunk`.
-    fn segment(&mut self, chunk: &mut Chunk, seq: u64, send_time: Timestamp, messages: &[Message]) {
+    /// Appends one segment's record, handing `emit` the chunk once it is full
+    /// ([`Splitter::emit_full`]); `false` as soon as `emit` does.
+    fn segment(
+        &mut self,
+        seq: u64,
+        send_time: Timestamp,
+        messages: &[Message],
+        emit: &mut impl FnMut(&mut Chunk) -> bool,
+    ) -> bool {
         // One pass over the messages (written on the simulation's core) for the payload length
         // and the counts; the encoding's pass finds them in this core's cache.
         let c = &mut self.counts;
@@ -486,7 +487,7 @@ impl Framer {
         c.heartbeats += u64::from(messages.is_empty());
         c.messages += messages.len() as u64;
 
-        let buf = &mut chunk.bytes;
+        let buf = &mut self.chunk.bytes;
         let rec = self.capture.begin_record(buf);
         let frame_start = self
             .headers
@@ -499,27 +500,23 @@ impl Framer {
             .end_record(buf, rec, send_time.saturating_add(CAPTURE_DELAY_NS));
         self.header.stream_offset += payload as u64;
         self.ip_id = self.ip_id.wrapping_add(1);
+        self.splitter.emit_full(&mut self.chunk, emit)
     }
 
-    /// Appends every segment of `batch`, handing `emit` each full chunk
-    /// ([`Splitter::emit_full`]); `false` as soon as `emit` does.
-    fn batch(
-        &mut self,
-        batch: &Batch,
-        chunk: &mut Chunk,
-        splitter: &mut Splitter,
-        emit: &mut impl FnMut(&mut Chunk) -> bool,
-    ) -> bool {
+    /// [`Framer::segment`] for every segment of `batch`.
+    fn batch(&mut self, batch: &Batch, emit: &mut impl FnMut(&mut Chunk) -> bool) -> bool {
         let mut at = 0;
-        for &(seq, send_time, n) in &batch.segments {
+        batch.segments.iter().all(|&(seq, send_time, n)| {
             let messages = &batch.messages[at..at + n as usize];
             at += n as usize;
-            self.segment(chunk, seq, send_time, messages);
-            if !splitter.emit_full(chunk, emit) {
-                return false;
-            }
-        }
-        true
+            self.segment(seq, send_time, messages, emit)
+        })
+    }
+
+    /// Hands `emit` the last, shorter chunk; what was counted.
+    fn finish(mut self, emit: &mut impl FnMut(&mut Chunk) -> bool) -> Counts {
+        emit(&mut self.chunk);
+        self.counts
     }
 }
 
@@ -533,19 +530,14 @@ fn encode_day(
     chunking: Chunking,
     mut emit: impl FnMut(&mut Chunk) -> bool,
 ) -> Counts {
-    let mut framer = Framer::new(opts);
-    let mut chunk = Chunk::new();
-    opts.capture.file_header(&mut chunk.bytes);
-    let mut splitter = Splitter::new(chunking);
+    let mut framer = Framer::new(opts, chunking);
     let mut pkt = Packet::default();
     while sim.next_into(&mut pkt) {
-        framer.segment(&mut chunk, pkt.seq, pkt.send_time, &pkt.messages);
-        if !splitter.emit_full(&mut chunk, &mut emit) {
+        if !framer.segment(pkt.seq, pkt.send_time, &pkt.messages, &mut emit) {
             return framer.counts;
         }
     }
-    emit(&mut chunk);
-    framer.counts
+    framer.finish(&mut emit)
 }
 
 /// Generates into `path`, gzip-compressed (level 6) when it ends in `.gz`, written whole or not
@@ -577,35 +569,22 @@ pub fn generate_file_like(
                         GenError::Write {
                             what: Writing::Capture,
                             cause,
-                        } => GenError::Write {
-                            what: Writing::GzipEncoder,
-                            cause,
-                        },
+                        } => Writing::GzipEncoder.failed(cause),
                         other => other,
                     },
                 )?;
-                enc.finish()
-                    .and_then(|w| w.flush())
-                    .map_err(|cause| GenError::Write {
-                        what: Writing::GzipFinish,
-                        cause,
-                    })?;
+                let finished = enc.finish().and_then(|w| w.flush());
+                finished.map_err(|cause| Writing::GzipFinish.failed(cause))?;
                 Ok(report)
             } else {
                 // `generate` flushes at its end; flushing again is free, and says so here.
                 // Chunks of whole blocks: the direct writer writes them without a copy.
                 let report = generate_chunked(opts, shape, &mut *w, Chunking::Blocks)?;
-                w.flush().map_err(|cause| GenError::Write {
-                    what: Writing::Capture,
-                    cause,
-                })?;
+                w.flush().map_err(|cause| Writing::Capture.failed(cause))?;
                 Ok(report)
             }
         },
-        |step, cause| GenError::Write {
-            what: Writing::File(step),
-            cause,
-        },
+        |step, cause| Writing::File(step).failed(cause),
     )
 }
 

@@ -136,123 +136,84 @@ fn fingerprint(h: &SegmentHeader, payload: &[u8]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use SeqEvent::{First, InOrder};
 
-    fn header(channel: u32, session: u32, first_seq: u64, count: u16) -> SegmentHeader {
-        header_at(channel, session, first_seq, count, 0)
+    fn gap(expected: u64, got: u64) -> SeqEvent {
+        SeqEvent::Gap { expected, got }
     }
 
-    fn header_at(
-        channel: u32,
-        session: u32,
-        first_seq: u64,
-        count: u16,
-        send_time: i64,
-    ) -> SegmentHeader {
-        SegmentHeader {
-            version: 1,
-            protocol_id: crate::iex::DEEP_PROTOCOL_ID,
-            channel_id: channel,
-            session_id: session,
-            payload_len: 0,
-            message_count: count,
-            stream_offset: 0,
-            first_seq,
-            send_time,
+    fn duplicate(expected: u64, got: u64) -> SeqEvent {
+        SeqEvent::Duplicate { expected, got }
+    }
+
+    fn restart(expected: u64) -> SeqEvent {
+        SeqEvent::Restart { expected }
+    }
+
+    /// A segment (channel, session, first sequence number, message count, send time, payload)
+    /// and the event it must be.
+    type Step<'a> = (u32, u32, u64, u16, i64, &'a [u8], SeqEvent);
+
+    /// Feeds one tracker each step's segment in turn.
+    fn check(steps: &[Step]) {
+        let mut t = SequenceTracker::default();
+        for (i, &(channel_id, session_id, first_seq, count, send_time, payload, event)) in
+            steps.iter().enumerate()
+        {
+            let h = SegmentHeader {
+                version: 1,
+                protocol_id: crate::iex::DEEP_PROTOCOL_ID,
+                channel_id,
+                session_id,
+                payload_len: 0,
+                message_count: count,
+                stream_offset: 0,
+                first_seq,
+                send_time,
+            };
+            assert_eq!(t.observe(&h, payload), event, "step {i}");
         }
     }
 
     #[test]
     fn detects_gaps_and_duplicates_per_stream() {
-        let mut t = SequenceTracker::default();
-        assert_eq!(t.observe(&header(1, 7, 1, 3), &[]), SeqEvent::First);
-        assert_eq!(t.observe(&header(1, 7, 4, 0), &[]), SeqEvent::InOrder); // heartbeat
-        assert_eq!(t.observe(&header(1, 7, 4, 2), &[]), SeqEvent::InOrder);
-        assert_eq!(t.observe(&header(2, 7, 100, 1), &[]), SeqEvent::First);
-        assert_eq!(
-            t.observe(&header(1, 7, 9, 1), &[]),
-            SeqEvent::Gap {
-                expected: 6,
-                got: 9
-            }
-        );
-        assert_eq!(
-            t.observe(&header(1, 7, 9, 1), &[]),
-            SeqEvent::Duplicate {
-                expected: 10,
-                got: 9
-            }
-        );
-        assert_eq!(t.observe(&header(2, 7, 101, 1), &[]), SeqEvent::InOrder);
-        assert_eq!(t.observe(&header(1, 7, 10, 1), &[]), SeqEvent::InOrder);
-        assert_eq!(t.observe(&header(1, 8, 10, 1), &[]), SeqEvent::First);
+        check(&[
+            (1, 7, 1, 3, 0, b"", First),
+            (1, 7, 4, 0, 0, b"", InOrder), // heartbeat
+            (1, 7, 4, 2, 0, b"", InOrder),
+            (2, 7, 100, 1, 0, b"", First),
+            (1, 7, 9, 1, 0, b"", gap(6, 9)),
+            (1, 7, 9, 1, 0, b"", duplicate(10, 9)),
+            (2, 7, 101, 1, 0, b"", InOrder),
+            (1, 7, 10, 1, 0, b"", InOrder),
+            (1, 8, 10, 1, 0, b"", First),
+        ]);
     }
 
     #[test]
     fn a_new_recording_from_1_is_a_restart_a_copy_of_its_start_a_duplicate() {
-        let mut t = SequenceTracker::default();
-        // The first recording: a heartbeat at 1, then messages 1..=5.
-        assert_eq!(t.observe(&header_at(1, 7, 1, 0, 10), &[]), SeqEvent::First);
-        assert_eq!(
-            t.observe(&header_at(1, 7, 1, 3, 11), b"abc"),
-            SeqEvent::InOrder
-        );
-        assert_eq!(
-            t.observe(&header_at(1, 7, 4, 2, 12), b"de"),
-            SeqEvent::InOrder
-        );
-        // The same first segment again (a retransmission): a duplicate, and counting goes on
-        // from 6.
-        assert_eq!(
-            t.observe(&header_at(1, 7, 1, 3, 11), b"abc"),
-            SeqEvent::Duplicate {
-                expected: 6,
-                got: 1
-            }
-        );
-        // So is a copy of the heartbeat the stream began with.
-        assert_eq!(
-            t.observe(&header_at(1, 7, 1, 0, 10), &[]),
-            SeqEvent::Duplicate {
-                expected: 6,
-                got: 1
-            }
-        );
-        assert_eq!(
-            t.observe(&header_at(1, 7, 6, 1, 13), b"f"),
-            SeqEvent::InOrder
-        );
-        // A second recording: sequence 1 again, sent later, other messages.
-        assert_eq!(
-            t.observe(&header_at(1, 7, 1, 2, 500), b"xy"),
-            SeqEvent::Restart { expected: 7 }
-        );
-        // Counting goes on from the restart: no run of duplicates behind it.
-        assert_eq!(
-            t.observe(&header_at(1, 7, 3, 4, 501), b"zzzz"),
-            SeqEvent::InOrder
-        );
-        assert_eq!(
-            t.observe(&header_at(1, 7, 7, 1, 502), b"w"),
-            SeqEvent::InOrder
-        );
-        // Same bytes, different send time: not the same segment, a restart too.
-        assert_eq!(
-            t.observe(&header_at(1, 7, 1, 2, 900), b"xy"),
-            SeqEvent::Restart { expected: 8 }
-        );
-        // A segment before the expected number that does not start at 1 stays a duplicate.
-        assert_eq!(
-            t.observe(&header_at(1, 7, 2, 1, 901), b"q"),
-            SeqEvent::Duplicate {
-                expected: 3,
-                got: 2
-            }
-        );
-        // Other streams are untouched, and a stream's own restart does not leak into them.
-        assert_eq!(t.observe(&header_at(2, 7, 1, 1, 5), b"a"), SeqEvent::First);
-        assert_eq!(
-            t.observe(&header_at(2, 7, 2, 1, 6), b"b"),
-            SeqEvent::InOrder
-        );
+        check(&[
+            // The first recording: a heartbeat at 1, then messages 1..=5.
+            (1, 7, 1, 0, 10, b"", First),
+            (1, 7, 1, 3, 11, b"abc", InOrder),
+            (1, 7, 4, 2, 12, b"de", InOrder),
+            // The same first segment again (a retransmission): a duplicate, and counting goes
+            // on from 6. So is a copy of the heartbeat the stream began with.
+            (1, 7, 1, 3, 11, b"abc", duplicate(6, 1)),
+            (1, 7, 1, 0, 10, b"", duplicate(6, 1)),
+            (1, 7, 6, 1, 13, b"f", InOrder),
+            // A second recording: sequence 1 again, sent later, other messages.
+            (1, 7, 1, 2, 500, b"xy", restart(7)),
+            // Counting goes on from the restart: no run of duplicates behind it.
+            (1, 7, 3, 4, 501, b"zzzz", InOrder),
+            (1, 7, 7, 1, 502, b"w", InOrder),
+            // Same bytes, different send time: not the same segment, a restart too.
+            (1, 7, 1, 2, 900, b"xy", restart(8)),
+            // A segment before the expected number that does not start at 1 stays a duplicate.
+            (1, 7, 2, 1, 901, b"q", duplicate(3, 2)),
+            // Other streams are untouched, and a stream's own restart does not leak into them.
+            (2, 7, 1, 1, 5, b"a", First),
+            (2, 7, 2, 1, 6, b"b", InOrder),
+        ]);
     }
 }

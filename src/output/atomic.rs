@@ -19,36 +19,27 @@ pub fn write_atomically<T>(
 }
 
 /// What [`write_atomically_with`] was doing when an I/O error happened (errors of the `write`
-/// closure itself are the closure's own).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// closure itself are the closure's own); an error type only for its message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Step {
     /// Looking at the destination: its metadata, or following its symbolic link.
+    #[error("looking at the destination")]
     Inspect,
     /// Creating the temporary file beside the destination.
+    #[error("creating temporary file {}", .0.display())]
     CreateTemp(PathBuf),
     /// Flushing and syncing the temporary file to disk.
+    #[error("flushing temporary file {} to disk", .0.display())]
     SyncTemp(PathBuf),
     /// Renaming the temporary file over the destination.
+    #[error("renaming {} to {}", from.display(), to.display())]
     Rename { from: PathBuf, to: PathBuf },
     /// Opening a destination that is not a regular file, written directly.
+    #[error("opening for writing")]
     OpenDirect,
     /// Flushing a destination that is not a regular file.
+    #[error("flushing")]
     FlushDirect,
-}
-
-impl std::fmt::Display for Step {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Step::Inspect => write!(f, "looking at the destination"),
-            Step::CreateTemp(tmp) => write!(f, "creating temporary file {}", tmp.display()),
-            Step::SyncTemp(tmp) => write!(f, "flushing temporary file {} to disk", tmp.display()),
-            Step::Rename { from, to } => {
-                write!(f, "renaming {} to {}", from.display(), to.display())
-            }
-            Step::OpenDirect => write!(f, "opening for writing"),
-            Step::FlushDirect => write!(f, "flushing"),
-        }
-    }
 }
 
 /// [`write_atomically`] for a closure with its own error type: an I/O error of the write itself
@@ -119,16 +110,11 @@ fn write_directly<T, E>(
 /// Removes `.NAME.PID.tmp` files left beside `target` by writers that are no longer running
 /// (`/proc/PID` is gone). Best effort: what cannot be listed or removed is left alone.
 fn remove_stale_temps(target: &Path) {
-    let (Some(dir), Some(name)) = (target.parent(), target.file_name()) else {
+    let Some(name) = target.file_name() else {
         return;
     };
-    let dir = if dir.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        dir
-    };
     let prefix = format!(".{}.", name.to_string_lossy());
-    let Ok(entries) = std::fs::read_dir(dir) else {
+    let Ok(entries) = std::fs::read_dir(dir_of(target)) else {
         return;
     };
     for entry in entries.flatten() {
@@ -146,17 +132,21 @@ fn remove_stale_temps(target: &Path) {
     }
 }
 
-/// `.NAME.PID.tmp` in the destination's directory (same file system, so the rename is atomic).
-fn temp_path(target: &Path) -> PathBuf {
-    let dir = match target.parent() {
+/// The directory `target` is in (`.` for a bare name).
+fn dir_of(target: &Path) -> &Path {
+    match target.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
-    };
+    }
+}
+
+/// `.NAME.PID.tmp` in the destination's directory (same file system, so the rename is atomic).
+fn temp_path(target: &Path) -> PathBuf {
     let name = target
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "output".into());
-    dir.join(format!(".{name}.{}.tmp", std::process::id()))
+    dir_of(target).join(format!(".{name}.{}.tmp", std::process::id()))
 }
 
 #[cfg(test)]

@@ -103,16 +103,15 @@ pub fn parse_chunk(s: &str) -> Result<u64, String> {
     let t = s.trim();
     let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (digits, suffix) = t.split_at(split);
+    let bad = || format!("--chunk {s:?}: expected bytes, e.g. 4M or 4194304");
     let shift = match suffix.trim().to_ascii_uppercase().as_str() {
         "" | "B" => 0,
         "K" | "KB" | "KIB" => 10,
         "M" | "MB" | "MIB" => 20,
         "G" | "GB" | "GIB" => 30,
-        _ => return Err(format!("--chunk {s:?}: expected bytes, e.g. 4M or 4194304")),
+        _ => return Err(bad()),
     };
-    let n: u64 = digits
-        .parse()
-        .map_err(|_| format!("--chunk {s:?}: expected bytes, e.g. 4M or 4194304"))?;
+    let n: u64 = digits.parse().map_err(|_| bad())?;
     let bytes = n
         .checked_shl(shift)
         .filter(|b| b >> shift == n)

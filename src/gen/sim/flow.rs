@@ -177,14 +177,7 @@ impl Simulation {
         let size = self.lot(25);
         let s = &self.syms[i];
         let price = s.bid + self.rng.i64(0..=s.spread) * TICK;
-        let mut flags = f.sale_flags(size);
-        let r = self.rng.u8(0..100);
-        if r < 8 {
-            flags |= 0x80;
-        } else if r < 12 {
-            flags |= 0x10;
-        }
-        let trade_id = self.record_trade(i, size, price);
+        let (flags, trade_id) = self.record_trade(f, i, size, price, true);
         Message::TradeReport(Trade {
             flags,
             timestamp: ts,
@@ -195,11 +188,26 @@ impl Simulation {
         })
     }
 
-    /// The next trade id, the trade kept as symbol `i`'s last (the one a break cancels).
-    pub(super) fn record_trade(&mut self, i: usize, size: u32, price: i64) -> i64 {
+    /// A trade's sale condition flags (`f`'s, then an intermarket sweep 8% of the time and,
+    /// where `exempt`, trade-through exempt 4%) and the next trade id, the trade kept as symbol
+    /// `i`'s last (the one a break cancels).
+    pub(super) fn record_trade(
+        &mut self,
+        f: Flow,
+        i: usize,
+        size: u32,
+        price: i64,
+        exempt: bool,
+    ) -> (u8, i64) {
+        let flags = f.sale_flags(size)
+            | match self.rng.u8(0..100) {
+                0..8 => 0x80,
+                8..12 if exempt => 0x10,
+                _ => 0,
+            };
         self.trade_id += self.rng.i64(1..=64);
         self.syms[i].last_trade = Some((self.trade_id, size, price));
-        self.trade_id
+        (flags, self.trade_id)
     }
 
     /// Breaks the symbol's last trade, or trades if it has none yet.

@@ -54,15 +54,17 @@ pub const MODIFY_MAINTAIN_PRIORITY: u8 = 0x01;
 /// `M` flags: the order goes to the back of its price level.
 pub const MODIFY_RESET_PRIORITY: u8 = 0x00;
 
-const EXECUTE_BP: u32 = 400;
-const TRADE_BP: u32 = 200;
-const MODIFY_BP: u32 = 800;
-const RETAIL_BP: u32 = 30;
-const SHORT_SALE_BP: u32 = 8;
-const BREAK_BP: u32 = 5;
-const CLEAR_BP: u32 = 2;
-/// Adds out of 10 000 while the book is below / at or above its target depth; deletes get the
-/// rest of the add/delete pool.
+/// The mix of actions, out of 10 000 (deletes get what is left), the adds first: more of them
+/// while the book is below its target depth than at or above it.
+const MIX_BP: [(u32, Action); 7] = [
+    (800, Action::Modify),
+    (400, Action::Execute),
+    (200, Action::Trade),
+    (30, Action::Retail),
+    (8, Action::ShortSale),
+    (5, Action::Break),
+    (2, Action::Clear),
+];
 const ADD_GROWING_BP: u32 = 4_800;
 const ADD_SHRINKING_BP: u32 = 4_300;
 
@@ -186,16 +188,7 @@ impl Simulation {
         };
         let mut r = self.rng.u32(0..10_000);
         let mut action = Action::Delete;
-        for (bp, a) in [
-            (add_bp, Action::Add),
-            (MODIFY_BP, Action::Modify),
-            (EXECUTE_BP, Action::Execute),
-            (TRADE_BP, Action::Trade),
-            (RETAIL_BP, Action::Retail),
-            (SHORT_SALE_BP, Action::ShortSale),
-            (BREAK_BP, Action::Break),
-            (CLEAR_BP, Action::Clear),
-        ] {
+        for (bp, a) in std::iter::once((add_bp, Action::Add)).chain(MIX_BP) {
             if r < bp {
                 action = a;
                 break;
@@ -349,11 +342,7 @@ impl Simulation {
         } else {
             self.books[i].set(at, o.size - size, o.price);
         }
-        let mut flags = f.sale_flags(size);
-        if self.rng.u8(0..100) < 8 {
-            flags |= 0x80;
-        }
-        let trade_id = self.record_trade(i, size, price);
+        let (flags, trade_id) = self.record_trade(f, i, size, price, false);
         Message::OrderExecuted(OrderExecuted {
             flags,
             timestamp: ts,
