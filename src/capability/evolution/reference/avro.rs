@@ -111,24 +111,13 @@ fn judge(
          writer's schema {writer} and the reader's {reader} (iex.avsc v1, iex_v2.avsc v2), on \
          the bytes of {written}"
     );
-    let outcome = match read {
-        Ok(read) => judge(&read),
-        Err(e) => Err(e.to_string()),
-    };
-    finding(outcome, decided_by)
+    finding(read, |read| judge(&read), decided_by)
 }
 
-/// The format's evolution hooks live here, beside its reference check, which reads the crate
-/// check's v2 writer: the crate's check is `evolution::avro`'s.
-impl super::super::Evolves for Avro {
-    fn evolution() -> (Finding, Finding) {
-        super::super::avro::check()
-    }
-
-    fn reference(scratch: &Path) -> Option<FormatEvolution> {
-        Some(check(&scratch.join("avro-evolution")))
-    }
-}
+// Here, beside the reference check that reads the crate check's v2 writer (`evolution::avro`).
+evolves!(Avro => super::super::avro::check(), reference |scratch: &Path| {
+    Some(check(&scratch.join("avro-evolution")))
+};);
 
 #[cfg(test)]
 mod tests {
@@ -140,14 +129,8 @@ mod tests {
     fn python_avro_resolves_both_ways() {
         let dir = tempfile::tempdir().unwrap();
         let found = check(dir.path());
-        assert!(found.forward.yes(), "{}", found.forward.answer);
-        assert!(found.backward.yes(), "{}", found.backward.answer);
-        assert!(found.forward.measured && found.backward.measured);
-        assert!(
-            found.backward.answer.contains("TradeReport.match_id = 0"),
-            "{}",
-            found.backward.answer
-        );
+        found.assert_evolves();
+        found.backward.assert_says("TradeReport.match_id = 0");
         assert!(found.forward.decided_by.contains(AVRO_PY));
         assert_eq!(found.reference, format!("Python avro {AVRO_PY}"));
     }
@@ -176,11 +159,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let f = v2_reads_v1(dir.path(), SCHEMA_TEXT, &reader);
         assert!(!f.yes(), "{}", f.answer);
-        assert!(
-            f.answer.contains("No default value for field match_id"),
-            "{}",
-            f.answer
-        );
+        f.assert_says("No default value for field match_id");
     }
 
     /// A reader that took a branch by shape is caught: the v1 bytes resolved into a reader

@@ -178,24 +178,11 @@ fn judge(
          xlang/SbeDump.java --acting, on the bytes of {written}",
         v2_code::SBE_SCHEMA_VERSION
     );
-    let outcome = match read {
-        Ok((read, acting)) => judge(&read, &acting),
-        Err(e) => Err(e.to_string()),
-    };
-    finding(outcome, decided_by)
+    finding(read, |(read, acting)| judge(&read, &acting), decided_by)
 }
 
-/// The format's evolution hooks live here, beside its reference check, which reads the crate
-/// check's v2 writer: the crate's check is `evolution::sbe`'s.
-impl super::super::Evolves for Sbe {
-    fn evolution() -> (Finding, Finding) {
-        super::super::sbe::check()
-    }
-
-    fn reference(scratch: &Path) -> Option<FormatEvolution> {
-        Some(check(scratch))
-    }
-}
+// Here, beside the reference check that reads the crate check's v2 writer (`evolution::sbe`).
+evolves!(Sbe => super::super::sbe::check(), reference |scratch| Some(check(scratch)););
 
 #[cfg(test)]
 mod tests {
@@ -208,36 +195,22 @@ mod tests {
     fn the_java_decoders_evolve_both_ways() {
         let dir = tempfile::tempdir().unwrap();
         let found = check(dir.path());
-        assert!(found.forward.yes(), "{}", found.forward.answer);
-        assert!(found.backward.yes(), "{}", found.backward.answer);
+        found.assert_evolves();
         // The v2 encoders stamp version 2 and the grown blocks (45 and 41 bytes); the codec
         // version 0 and 37 for both.
         for block in [
             "AddOrders act on version 2, a 41-byte block",
             "TradeReports act on version 2, a 45-byte block",
         ] {
-            assert!(
-                found.forward.answer.contains(block),
-                "{}",
-                found.forward.answer
-            );
+            found.forward.assert_says(block);
         }
-        assert!(
-            found
-                .backward
-                .answer
-                .contains("AddOrders act on version 0, a 37-byte block; TradeReports act on version 0, a 37-byte block"),
-            "{}",
-            found.backward.answer
+        found.backward.assert_says(
+            "AddOrders act on version 0, a 37-byte block; TradeReports act on version 0, a \
+             37-byte block",
         );
-        assert!(
-            found
-                .backward
-                .answer
-                .contains("TradeReport.match_id = -9223372036854775808"),
-            "{}",
-            found.backward.answer
-        );
+        found
+            .backward
+            .assert_says("TradeReport.match_id = -9223372036854775808");
     }
 
     /// A field appended without `sinceVersion`: the decoder has no version to check, reads the
