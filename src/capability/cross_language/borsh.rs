@@ -53,8 +53,7 @@ pub fn describe() -> Result<String, ToolError> {
 /// A field type of the message table in borsh-js's notation, as the wire vocabulary carries it.
 fn field_type(ty: &str) -> Json {
     match ty {
-        "u8" | "u32" => json!(ty),
-        "i64" | "Timestamp" | "Price" => json!("i64"),
+        "u8" | "u32" | "i64" => json!(ty),
         "Symbol" => json!({"array": {"type": "u8", "len": 8}}),
         "Bytes4" => json!({"array": {"type": "u8", "len": 4}}),
         "Side" => json!({"enum": [
@@ -69,7 +68,7 @@ fn field_type(ty: &str) -> Json {
 /// lists them, so the JSON is written here in the table's order (a `serde_json` map would sort
 /// the names).
 fn schema() -> String {
-    let variants: Vec<String> = compare::TABLE
+    let variants: Vec<String> = compare::table()
         .iter()
         .map(|(variant, fields)| {
             let fields: Vec<String> = fields

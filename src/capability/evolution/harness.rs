@@ -64,6 +64,7 @@ pub fn source() -> Vec<Packet> {
 /// What a check found: `Ok` with what was read, or `Err` with what went wrong.
 pub(super) type Outcome = Result<String, String>;
 
+/// The finding of `outcome`, its detail followed by `mechanism` (why the format answers so).
 pub(super) fn finding(outcome: Outcome, mechanism: &str, decided_by: &str) -> Finding {
     let (ok, detail) = match outcome {
         Ok(detail) => (true, detail),

@@ -121,19 +121,21 @@ pub(super) fn finding<R>(
     judge: impl FnOnce(R) -> Result<String, String>,
     decided_by: String,
 ) -> Finding {
-    match read.map_err(|e| e.to_string()).and_then(judge) {
-        Ok(detail) => Finding::measured(true, detail, decided_by),
-        Err(detail) => Finding::measured(false, detail, decided_by),
-    }
+    let outcome = read.map_err(|e| e.to_string()).and_then(judge);
+    super::super::harness::finding(outcome, "", &decided_by)
 }
 
 #[cfg(test)]
 impl FormatEvolution {
-    /// Asserts that the reference implementation measured the format evolving both ways.
-    pub(super) fn assert_evolves(&self) {
-        for f in [&self.forward, &self.backward] {
+    /// What `check` finds in a scratch folder of its own, asserted to be the format measured
+    /// evolving both ways.
+    pub(super) fn evolving(check: fn(&std::path::Path) -> FormatEvolution) -> FormatEvolution {
+        let dir = tempfile::tempdir().unwrap();
+        let found = check(dir.path());
+        for f in [&found.forward, &found.backward] {
             assert!(f.yes() && f.measured, "{}", f.answer);
         }
+        found
     }
 }
 

@@ -25,7 +25,7 @@ use crate::capability::cross_language::sbe::{describe, dump, packets, SBE_VERSIO
 use crate::capability::cross_language::tool::{self, ToolError};
 use crate::capability::finding::Finding;
 use crate::formats::sbe::{generated as v1_code, Sbe};
-use crate::formats::Format;
+use crate::formats::window::{Packets, WindowFormat};
 
 /// Version 2 of the schema, as build.rs generated it.
 const V2_SCHEMA: &str = include_str!(concat!(
@@ -53,6 +53,9 @@ fn check(scratch: &Path) -> FormatEvolution {
         backward: v2_reads_v1(&dir, &dir.join("java-v2"), V2_SCHEMA),
     }
 }
+
+// Here, beside the reference check that reads the crate check's v2 writer (`evolution::sbe`).
+evolves!(Sbe => super::super::sbe::check(), reference |scratch| Some(check(scratch)););
 
 /// The v2 encoders' bytes of every source packet, read by the v1 decoders (compiled in
 /// `classes`): every v1 field exact, each grown message acting on a version above v1's.
@@ -82,14 +85,7 @@ fn v1_reads_v2(dir: &Path, classes: &Path) -> Finding {
 /// unless a test says otherwise) compiled in `classes`: every v1 field exact, each appended
 /// field its null value.
 fn v2_reads_v1(dir: &Path, classes: &Path, schema: &str) -> Finding {
-    let units: Vec<Vec<u8>> = source()
-        .iter()
-        .map(|p| {
-            let mut out = Vec::new();
-            Sbe.encode(p, &mut out);
-            out
-        })
-        .collect();
+    let units = Packets::<Sbe>::default().units(&source());
     let read = run(&units, dir, (classes, schema), true);
     judge(read, "formats::sbe", "v2", |r, acting| {
         let what = format!("absent, their null values: {}", blocks(acting));
@@ -181,9 +177,6 @@ fn judge(
     finding(read, |(read, acting)| judge(&read, &acting), decided_by)
 }
 
-// Here, beside the reference check that reads the crate check's v2 writer (`evolution::sbe`).
-evolves!(Sbe => super::super::sbe::check(), reference |scratch| Some(check(scratch)););
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -193,9 +186,7 @@ mod tests {
     /// below `sinceVersion`, so the appended fields read as their null values.
     #[test]
     fn the_java_decoders_evolve_both_ways() {
-        let dir = tempfile::tempdir().unwrap();
-        let found = check(dir.path());
-        found.assert_evolves();
+        let found = FormatEvolution::evolving(check);
         // The v2 encoders stamp version 2 and the grown blocks (45 and 41 bytes); the codec
         // version 0 and 37 for both.
         for block in [
