@@ -5,12 +5,11 @@
 
 use std::path::Path;
 
-use super::evolution::{self, Evolution};
+use super::evolution::{self, by_name, ByName, Evolution, Evolves};
 use super::finding::Finding;
 use super::row::Row;
 use super::{cross_language, validation};
 use crate::alloc_count::{allocated, counting};
-use crate::formats::window::Packets;
 use crate::formats::{Aggregate, Checksum, Documented, WindowFormat};
 use crate::model::Packet;
 
@@ -31,22 +30,21 @@ pub fn assess_sample(scratch: &Path) -> Result<Vec<Row>, String> {
 /// Every format's row, in the registry's order. `packets` is what the zero-copy check decodes;
 /// scratch files of the cross-language checks go under `scratch`.
 pub fn assess(packets: &[Packet], scratch: &Path) -> Vec<Row> {
-    macro_rules! rows {
-        ($($module:ident: [$($name:ident: $F:ty),+ $(,)?]),* $(,)?) => {
-            vec![$($(row::<Packets<$F>>(packets, scratch)),+),*]
-        };
+    struct Rows<'a>(&'a [Packet], &'a Path);
+    impl ByName for Rows<'_> {
+        type Out = Row;
+        fn call<W: WindowFormat, E: Evolves>(&self) -> Row {
+            row::<W>(self.0, self.1)
+        }
     }
-    macro_rules! window_rows {
-        ($($module:ident: [$($name:ident: $F:ty),+ $(,)?]),* $(,)?) => {
-            vec![$($(row::<$F>(packets, scratch)),+),*]
-        };
-    }
-    let mut all = crate::for_each_format!(rows);
-    all.extend(crate::for_each_window_format!(window_rows));
-    all
+    let rows = Rows(packets, scratch);
+    let names = crate::formats::names().into_iter();
+    names
+        .map(|name| by_name(name, &rows).expect("a registry's name"))
+        .collect()
 }
 
-/// The row of `W`, a window format or a packet format through [`Packets`]: its documented cells,
+/// The row of `W`, a window format or a packet format through `Packets`: its documented cells,
 /// and the measured ones on `packets` (a window of them, or each alone).
 pub fn row<W: WindowFormat>(packets: &[Packet], scratch: &Path) -> Row {
     let evolution = evolution_of(W::NAME);
@@ -113,47 +111,30 @@ fn zero_copy<W: WindowFormat>(packets: &[Packet]) -> Finding {
         packets.len(),
         doc.source
     );
-    if let Err(e) = decode(&mut format) {
-        return Finding::measured(
-            false,
-            format!("decoding its own bytes failed: {e}"),
-            decided_by,
-        );
-    }
-    counted_decode(
-        || decode(&mut format),
-        |count, bytes| {
-            format!(
-                "reads in place but allocated {count} times ({bytes} bytes) decoding {} packets",
-                packets.len()
-            )
-        },
-        decided_by,
-    )
-}
-
-/// The zero-copy finding from one more `decode`, its allocations counted: yes where it
-/// allocated nothing; else no, in the words `allocating` gives the count and the bytes.
-fn counted_decode(
-    decode: impl FnOnce() -> Result<(), String>,
-    allocating: impl FnOnce(u64, u64) -> String,
-    decided_by: String,
-) -> Finding {
-    let before = allocated();
-    let result = decode();
-    let a = allocated() - before;
-    match result {
+    // The warm-up pass, then the counted one.
+    let before = decode(&mut format).map(|()| allocated());
+    let counted = before.and_then(|before| decode(&mut format).map(|()| allocated() - before));
+    match counted {
         Err(e) => Finding::measured(
             false,
             format!("decoding its own bytes failed: {e}"),
             decided_by,
         ),
-        Ok(()) if a.count == 0 => Finding::measured(
+        Ok(a) if a.count == 0 => Finding::measured(
             true,
             "reads in place and allocated nothing decoding",
             decided_by,
         ),
-        Ok(()) => Finding::measured(false, allocating(a.count, a.bytes), decided_by),
+        Ok(a) => Finding::measured(
+            false,
+            format!(
+                "reads in place but allocated {} times ({} bytes) decoding {} packets",
+                a.count,
+                a.bytes,
+                packets.len()
+            ),
+            decided_by,
+        ),
     }
 }
 

@@ -63,6 +63,14 @@ pub fn is_yes(answer: &str) -> bool {
 }
 
 #[cfg(test)]
+impl Finding {
+    /// Asserts that the answer says `words`.
+    pub(crate) fn assert_says(&self, words: &str) {
+        assert!(self.answer.contains(words), "{}", self.answer);
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -4,47 +4,36 @@
 //! what it read, one JSON line a packet: messages tagged with their record's name, `fixed`
 //! symbols and reason codes as byte values, the side as its enum symbol.
 
+use std::ffi::OsStr;
 use std::path::Path;
 
-use super::compare::{self, Bytes, TheirPacket};
+use super::compare::{Bytes, TheirPacket};
 use super::tool::{self, Tool, ToolError};
 use crate::formats::avro::SCHEMA_TEXT;
 
-const SCRIPT: &str = include_str!("../../../xlang/avro_read.py");
 /// The version scripts/bootstrap.sh installs.
 pub(crate) const AVRO_PY: &str = "1.12.2";
-/// Where scripts/bootstrap.sh puts it.
-const VENV_PYTHON: &str = "tools/avro-venv/bin/python3";
 
 /// The virtual environment's Python (or `$AVRO_PYTHON`, a Python that has `avro`).
 fn python() -> Tool {
-    Tool::find(
-        "AVRO_PYTHON",
-        Some(VENV_PYTHON),
-        VENV_PYTHON,
-        "PyPI avro==1.12.2 into tools/avro-venv",
-    )
+    let install = "PyPI avro==1.12.2 into tools/avro-venv";
+    Tool::venv_python("AVRO_PYTHON", "avro-venv", None, install)
 }
 
 /// `Apache Avro 1.12.2 for Python (Python 3.11.7)`; an error if `avro` does not import.
 pub fn describe() -> Result<String, ToolError> {
-    let tool = python();
-    let code = "import avro; print(avro.__version__)";
-    let version = tool.run(["-c", code], &[])?;
-    let version = String::from_utf8_lossy(&version).trim().to_owned();
-    if version != AVRO_PY {
-        return Err(tool.output_error(format!(
-            "avro {version}, not the {AVRO_PY} scripts/bootstrap.sh installs"
-        )));
-    }
-    let python = tool.version(&["--version"])?;
-    Ok(format!("Apache Avro {version} for Python ({python})"))
+    let [avro, python] =
+        python().pinned("avro", "import avro; print(avro.__version__)", AVRO_PY)?;
+    Ok(format!("Apache Avro {avro} for Python ({python})"))
 }
 
 /// Reads `avro` datums.
 pub fn read(units: &[Vec<u8>], dir: &Path) -> Result<Vec<TheirPacket>, ToolError> {
-    let lines = read_resolved(units, dir, SCHEMA_TEXT, None)?;
-    compare::tagged_packets(&lines, Bytes::Text, false).map_err(|e| python().output_error(e))
+    python().tagged(
+        &read_resolved(units, dir, SCHEMA_TEXT, None)?,
+        Bytes::Text,
+        false,
+    )
 }
 
 /// The datums `units` (back to back) as written with the schema `writer` and, where `reader` is
@@ -55,17 +44,15 @@ pub(crate) fn read_resolved(
     writer: &str,
     reader: Option<&str>,
 ) -> Result<Vec<serde_json::Value>, ToolError> {
-    let tool = python();
-    let script = dir.join("avro_read.py");
-    tool::write(&script, SCRIPT.as_bytes())?;
-    let mut args = vec![script];
+    let mut schemas = Vec::new();
     for (name, text) in [("writer.avsc", Some(writer)), ("reader.avsc", reader)] {
         if let Some(text) = text {
             let path = dir.join(name);
             tool::write(&path, text.as_bytes())?;
-            args.push(path);
+            schemas.push(path);
         }
     }
-    let out = tool.run(&args, &units.concat())?;
-    tool::json_lines(&tool, &out)
+    let args: Vec<&OsStr> = schemas.iter().map(|p| p.as_os_str()).collect();
+    let script = ("avro_read.py", include_str!("../../../xlang/avro_read.py"));
+    python().script(dir, script, &args, &units.concat())
 }

@@ -11,8 +11,6 @@ use serde_json::{json, Value as Json};
 use super::compare::{self, Bytes, TheirPacket};
 use super::tool::{self, Tool, ToolError};
 
-const SCRIPT: &str = include_str!("../../../xlang/borsh_read.js");
-
 fn node() -> Tool {
     Tool::find("NODE", None, "node", "Debian's nodejs")
 }
@@ -55,8 +53,7 @@ pub fn describe() -> Result<String, ToolError> {
 /// A field type of the message table in borsh-js's notation, as the wire vocabulary carries it.
 fn field_type(ty: &str) -> Json {
     match ty {
-        "u8" | "u32" => json!(ty),
-        "i64" | "Timestamp" | "Price" => json!("i64"),
+        "u8" | "u32" | "i64" => json!(ty),
         "Symbol" => json!({"array": {"type": "u8", "len": 8}}),
         "Bytes4" => json!({"array": {"type": "u8", "len": 4}}),
         "Side" => json!({"enum": [
@@ -71,7 +68,7 @@ fn field_type(ty: &str) -> Json {
 /// lists them, so the JSON is written here in the table's order (a `serde_json` map would sort
 /// the names).
 fn schema() -> String {
-    let variants: Vec<String> = compare::TABLE
+    let variants: Vec<String> = compare::table()
         .iter()
         .map(|(variant, fields)| {
             let fields: Vec<String> = fields
@@ -95,21 +92,15 @@ fn schema() -> String {
 pub fn read(units: &[Vec<u8>], dir: &Path) -> Result<Vec<TheirPacket>, ToolError> {
     version()?;
     let tool = node();
-    let (script, schema_file) = (dir.join("borsh_read.js"), dir.join("packet.json"));
-    tool::write(&script, SCRIPT.as_bytes())?;
+    let schema_file = dir.join("packet.json");
     tool::write(&schema_file, schema().as_bytes())?;
     let count = u32::try_from(units.len()).expect("fewer than 2^32 packets");
     let input = [&count.to_le_bytes()[..], &units.concat()].concat();
-    let out = tool.run(
-        [
-            script.as_os_str(),
-            module().as_os_str(),
-            schema_file.as_os_str(),
-        ],
-        &input,
-    )?;
-    compare::tagged_packets(&tool::json_lines(&tool, &out)?, Bytes::Integer, false)
-        .map_err(|e| tool.output_error(e))
+    let script = include_str!("../../../xlang/borsh_read.js");
+    let module = module();
+    let args = [module.as_os_str(), schema_file.as_os_str()];
+    let lines = tool.script(dir, ("borsh_read.js", script), &args, &input)?;
+    tool.tagged(&lines, Bytes::Integer, false)
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use super::compare::{self, Bytes, TheirPacket};
+use super::compare::{Bytes, TheirPacket};
 use super::tool::{self, Tool, ToolError};
 
 /// The schema the Rust code is compiled from, as build.rs generated it from the message table
@@ -45,6 +45,5 @@ fn read(units: &[Vec<u8>], conversion: &str, dir: &Path) -> Result<Vec<TheirPack
         ],
         &units.concat(),
     )?;
-    compare::tagged_packets(&tool::json_lines(&tool, &out)?, Bytes::Integer, false)
-        .map_err(|e| tool.output_error(e))
+    tool.tagged(&tool::json_lines(&tool, &out)?, Bytes::Integer, false)
 }

@@ -6,17 +6,18 @@
 
 use std::collections::BTreeSet;
 use std::fmt;
+use std::sync::OnceLock;
 
 use serde_json::Value as Json;
 
-use crate::model::{for_each_message, Field, FieldVisitor, Packet};
+use crate::model::{Field, FieldVisitor, Packet};
 
 /// A field's type as the message table names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ty {
     /// `u8`, `u32`: an unsigned integer.
     Unsigned,
-    /// `i64`, `Timestamp`, `Price` (fixed point, compared as the integer).
+    /// `i64`: timestamps, prices (fixed point, compared as the integer).
     Signed,
     /// 8 ASCII bytes.
     Symbol,
@@ -30,7 +31,7 @@ impl Ty {
     fn parse(name: &str) -> Ty {
         match name {
             "u8" | "u32" => Ty::Unsigned,
-            "i64" | "Timestamp" | "Price" => Ty::Signed,
+            "i64" => Ty::Signed,
             "Symbol" => Ty::Symbol,
             "Bytes4" => Ty::Bytes4,
             "Side" => Ty::Side,
@@ -46,27 +47,45 @@ impl Ty {
     }
 }
 
-macro_rules! field_table {
-    ($($V:ident($S:ident) $snake:ident {
-        kinds $kinds:tt, len $len:tt, wire $wire:tt,
-        fields [$($f:ident: $t:ident),* $(,)?],
-        $($rest:tt)*
-    },)*) => {
-        /// Every `Message` variant in table order, each field with its type as the table names
-        /// it (`u8`, `Timestamp`, `Symbol`, ...), in table order.
-        pub const TABLE: &[(&str, &[(&str, &str)])] =
-            &[$((stringify!($V), &[$((stringify!($f), stringify!($t))),*])),*];
+/// A message's fields, each with its type's name (`u8`, `i64`, `Symbol`, `Bytes4`, `Side`).
+struct Types(Vec<(&'static str, &'static str)>);
 
-        /// The fields of the `Message` variant named `variant` (`TradeReport`), in table order.
-        pub fn fields_of(variant: &str) -> Option<Vec<(&'static str, Ty)>> {
-            match variant {
-                $(stringify!($V) => Some(vec![$((stringify!($f), Ty::parse(stringify!($t)))),*]),)*
-                _ => None,
+impl FieldVisitor for Types {
+    fn field<T: Field>(&mut self, name: &'static str, _: T) {
+        let ty = std::any::type_name::<T>()
+            .rsplit("::")
+            .next()
+            .unwrap_or_default();
+        self.0
+            .push((name, if ty == "[u8; 4]" { "Bytes4" } else { ty }));
+    }
+}
+
+/// A `Message` variant's name and its fields, each with its type's name.
+pub type Variant = (&'static str, Vec<(&'static str, &'static str)>);
+
+/// Every `Message` variant in table order, each field with its type (`u8`, `i64`, `Symbol`,
+/// ...), in table order: as the model hands over one message of every kind.
+pub fn table() -> &'static [Variant] {
+    static TABLE: OnceLock<Vec<Variant>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut table: Vec<Variant> = Vec::new();
+        for m in crate::formats::every_kind().messages {
+            if table.last().is_none_or(|(v, _)| *v != m.name()) {
+                let mut types = Types(Vec::new());
+                m.visit_fields(&mut types);
+                table.push((m.name(), types.0));
             }
         }
-    };
+        table
+    })
 }
-for_each_message!(field_table);
+
+/// The fields of the `Message` variant named `variant` (`TradeReport`), in table order.
+pub fn fields_of(variant: &str) -> Option<Vec<(&'static str, Ty)>> {
+    let (_, fields) = table().iter().find(|(v, _)| *v == variant)?;
+    Some(fields.iter().map(|&(f, t)| (f, Ty::parse(t))).collect())
+}
 
 /// A value in the one form both sides are brought to: integers exact (prices as the fixed-point
 /// integer), symbols and reason codes as their bytes, sides by name.
@@ -437,6 +456,28 @@ pub(crate) mod tests {
             send_time: Value::Int(10),
             messages: vec![message("TradeReport", &fields, bytes, absent_is_zero).unwrap()],
         }]
+    }
+
+    /// The table as the message table lists it: every variant once, each field's type.
+    #[test]
+    fn the_table_has_every_variant_and_each_field_s_type() {
+        assert_eq!(table().len(), 18);
+        let types = |variant: &str| {
+            table()
+                .iter()
+                .find(|(v, _)| *v == variant)
+                .unwrap()
+                .1
+                .clone()
+        };
+        let trade = [("flags", "u8"), ("timestamp", "i64"), ("symbol", "Symbol")];
+        assert_eq!(types("TradeReport")[..3], trade);
+        assert_eq!(types("TradeReport")[3], ("size", "u32"));
+        assert!(types("PriceLevelUpdate").contains(&("side", "Side")));
+        assert!(table()
+            .iter()
+            .flat_map(|(_, f)| f)
+            .any(|(_, t)| *t == "Bytes4"));
     }
 
     #[test]

@@ -78,10 +78,7 @@ pub fn read(units: &[Vec<u8>], dir: &Path) -> Result<Vec<TheirPacket>, ToolError
     tool::write(&schema, SCHEMA.as_bytes())?;
     let (bin, json) = (dir.join("bin"), dir.join("json"));
     for d in [&bin, &json] {
-        if d.exists() {
-            std::fs::remove_dir_all(d).map_err(|e| tool::scratch_error(d, e))?;
-        }
-        tool::make_dir(d)?;
+        tool::empty_dir(d)?;
     }
     let names: Vec<String> = (0..units.len()).map(|i| format!("p{i:06}")).collect();
     let mut args: Vec<std::ffi::OsString> = [

@@ -5,10 +5,8 @@
 
 use std::path::Path;
 
-use super::compare::{self, Bytes, TheirPacket};
-use super::tool::{self, Tool, ToolError};
-
-const SCRIPT: &str = include_str!("../../../xlang/json_read.py");
+use super::compare::{Bytes, TheirPacket};
+use super::tool::{Tool, ToolError};
 
 fn python() -> Tool {
     Tool::find("PYTHON3", None, "python3", "Debian's python3")
@@ -22,9 +20,7 @@ pub fn describe() -> Result<String, ToolError> {
 /// Reads `json` packets.
 pub fn read(units: &[Vec<u8>], dir: &Path) -> Result<Vec<TheirPacket>, ToolError> {
     let tool = python();
-    let script = dir.join("json_read.py");
-    tool::write(&script, SCRIPT.as_bytes())?;
-    let out = tool.run([script.as_os_str()], &units.concat())?;
-    compare::tagged_packets(&tool::json_lines(&tool, &out)?, Bytes::Text, false)
-        .map_err(|e| tool.output_error(e))
+    let script = ("json_read.py", include_str!("../../../xlang/json_read.py"));
+    let lines = tool.script(dir, script, &[], &units.concat())?;
+    tool.tagged(&lines, Bytes::Text, false)
 }

@@ -39,9 +39,9 @@ pub mod tool;
 
 use std::path::{Path, PathBuf};
 
+use super::evolution::{by_name, ByName, Evolves};
 use super::finding::Finding;
-use crate::formats::window::Packets;
-use crate::formats::{Format, OtherLanguages, WindowFormat, WireFormat};
+use crate::formats::{OtherLanguages, WindowFormat, WireFormat};
 use crate::model::Packet;
 use compare::TheirPacket;
 use tool::ToolError;
@@ -108,23 +108,14 @@ pub fn first_packets(path: &Path, lenient: bool, n: usize) -> Result<Vec<Packet>
 /// packet on its own for a packet format, one window for a window format. `None` for a name no
 /// format has.
 pub fn encode(format: &str, packets: &[Packet]) -> Option<Vec<Vec<u8>>> {
-    macro_rules! packet {
-        ($($module:ident: [$($name:ident: $F:ty),+ $(,)?]),* $(,)?) => {
-            match format {
-                $($(<$F as Format>::NAME => Some(Packets::<$F>::default().units(packets)),)+)*
-                _ => None,
-            }
-        };
+    struct Units<'a>(&'a [Packet]);
+    impl ByName for Units<'_> {
+        type Out = Vec<Vec<u8>>;
+        fn call<W: WindowFormat, E: Evolves>(&self) -> Self::Out {
+            W::default().units(self.0)
+        }
     }
-    macro_rules! window {
-        ($($module:ident: [$($name:ident: $F:ty),+ $(,)?]),* $(,)?) => {
-            match format {
-                $($(<$F as WindowFormat>::NAME => Some(<$F>::default().units(packets)),)+)*
-                _ => None,
-            }
-        };
-    }
-    crate::for_each_format!(packet).or_else(|| crate::for_each_window_format!(window))
+    by_name(format, &Units(packets))
 }
 
 /// Reads the encoded packets (one unit each) in another language, scratch files under the
@@ -306,13 +297,7 @@ mod tests {
         assert_eq!(found.languages, vec![language.to_string()]);
         // Every kind of the table, and more than the one packet of every kind.
         let kinds = crate::model::kind::ALL.len();
-        assert!(
-            finding
-                .answer
-                .contains(&format!("of {kinds} types read exactly by")),
-            "{}",
-            finding.answer
-        );
+        finding.assert_says(&format!("of {kinds} types read exactly by"));
         let n: usize = finding.answer["yes: ".len()..]
             .split(' ')
             .next()
@@ -321,82 +306,34 @@ mod tests {
         assert!(n > 1_000, "{}", finding.answer);
     }
 
-    /// pyarrow reads our window (one IPC stream) back field for field.
-    #[test]
-    fn arrow_is_read_by_python() {
-        reads_exactly("arrow", "Python");
+    /// One test a format: its reader read every field of the sample exactly.
+    macro_rules! reads_exactly {
+        ($($test:ident: $format:literal by $language:literal,)+) => {$(
+            #[test]
+            fn $test() {
+                reads_exactly($format, $language);
+            }
+        )+};
     }
-
-    #[test]
-    fn capnp_unpacked_is_read_by_cpp() {
-        reads_exactly("capnp-unpacked", "C++");
-    }
-
-    #[test]
-    fn capnp_packed_is_read_by_cpp() {
-        reads_exactly("capnp-packed", "C++");
-    }
-
-    #[test]
-    fn flatbuffers_is_read_by_cpp() {
-        reads_exactly("flatbuffers", "C++");
-    }
-
-    #[test]
-    fn planus_is_read_by_cpp() {
-        reads_exactly("planus", "C++");
-    }
-
-    #[test]
-    fn protobuf_is_read_by_cpp() {
-        reads_exactly("protobuf", "C++");
-    }
-
-    #[test]
-    fn sbe_is_read_by_java() {
-        reads_exactly("sbe", "Java");
-    }
-
-    #[test]
-    fn json_is_read_by_python() {
-        reads_exactly("json", "Python");
-    }
-
-    /// Databento's own Python reader reads our records behind the crate's metadata header, and
-    /// what it read, mapped back by the script's own table, is the source as `dbn` carries it.
-    #[test]
-    fn dbn_is_read_by_databentos_python_reader() {
-        reads_exactly("dbn", "Python");
-    }
-
-    #[test]
-    fn json_sonic_is_read_by_python() {
-        reads_exactly("json-sonic", "Python");
-    }
-
-    #[test]
-    fn json_simd_is_read_by_python() {
-        reads_exactly("json-simd", "Python");
-    }
-
-    #[test]
-    fn avro_is_read_by_python() {
-        reads_exactly("avro", "Python");
-    }
-
-    #[test]
-    fn msgpack_is_read_by_python() {
-        reads_exactly("msgpack", "Python");
-    }
-
-    #[test]
-    fn cbor_is_read_by_python() {
-        reads_exactly("cbor", "Python");
-    }
-
-    #[test]
-    fn borsh_is_read_by_javascript() {
-        reads_exactly("borsh", "JavaScript");
+    // arrow: pyarrow reads our window (one IPC stream). dbn: Databento's own Python reader reads
+    // our records behind the crate's metadata header, and what it read, mapped back by the
+    // script's own table, is the source as `dbn` carries it.
+    reads_exactly! {
+        arrow_is_read_by_python: "arrow" by "Python",
+        capnp_unpacked_is_read_by_cpp: "capnp-unpacked" by "C++",
+        capnp_packed_is_read_by_cpp: "capnp-packed" by "C++",
+        flatbuffers_is_read_by_cpp: "flatbuffers" by "C++",
+        planus_is_read_by_cpp: "planus" by "C++",
+        protobuf_is_read_by_cpp: "protobuf" by "C++",
+        sbe_is_read_by_java: "sbe" by "Java",
+        json_is_read_by_python: "json" by "Python",
+        dbn_is_read_by_databentos_python_reader: "dbn" by "Python",
+        json_sonic_is_read_by_python: "json-sonic" by "Python",
+        json_simd_is_read_by_python: "json-simd" by "Python",
+        avro_is_read_by_python: "avro" by "Python",
+        msgpack_is_read_by_python: "msgpack" by "Python",
+        cbor_is_read_by_python: "cbor" by "Python",
+        borsh_is_read_by_javascript: "borsh" by "JavaScript",
     }
 
     /// One trade whose symbol's bytes appear once, as they are, in every format's encoding.

@@ -88,10 +88,7 @@ fn compile(jar: &Path, dir: &Path, schema: &str) -> Result<String, ToolError> {
     }
     let (generated, sources) = (dir.join("generated"), dir.join("src"));
     for d in [&generated, &classes, &sources] {
-        if d.exists() {
-            std::fs::remove_dir_all(d).map_err(|e| tool::scratch_error(d, e))?;
-        }
-        tool::make_dir(d)?;
+        tool::empty_dir(d)?;
     }
     let schema_file = sources.join("marketdata.xml");
     tool::write(&schema_file, schema.as_bytes())?;

@@ -12,32 +12,20 @@ use std::path::Path;
 use serde_json::Value as Json;
 
 use super::compare::{self, Bytes, TheirMessage, TheirPacket};
-use super::tool::{self, Tool, ToolError};
-
-const SCRIPT: &str = include_str!("../../../xlang/serde_read.py");
-
-/// What installs the readers.
-const INSTALL: &str = "PyPI msgpack 1.2.4 and cbor2 6.3.0 into tools/serde-venv";
+use super::tool::{Tool, ToolError};
 
 /// The venv's Python (`$SERDE_PYTHON3` overrides it), else `python3` on PATH.
 fn python() -> Tool {
-    Tool::find(
-        "SERDE_PYTHON3",
-        Some("tools/serde-venv/bin/python3"),
-        "python3",
-        INSTALL,
-    )
+    let install = "PyPI msgpack 1.2.4 and cbor2 6.3.0 into tools/serde-venv";
+    Tool::venv_python("SERDE_PYTHON3", "serde-venv", Some("python3"), install)
 }
 
 /// `module version (Python 3.11.7)`; an error if Python cannot import `module`.
 fn describe(module: &str) -> Result<String, ToolError> {
-    let tool = python();
-    let code = format!(
+    python().python(&format!(
         "import sys; from importlib.metadata import version; \
          print('{module}', version('{module}'), '(Python', sys.version.split()[0] + ')')"
-    );
-    let out = tool.run(["-c", code.as_str()], b"")?;
-    Ok(String::from_utf8_lossy(&out).trim().to_owned())
+    ))
 }
 
 /// `msgpack 1.2.4 (Python 3.11.7)`.
@@ -52,17 +40,17 @@ pub fn describe_cbor() -> Result<String, ToolError> {
 
 /// Runs the script on the units for `format`; its lines.
 fn run(tool: &Tool, format: &str, units: &[Vec<u8>], dir: &Path) -> Result<Vec<Json>, ToolError> {
-    let script = dir.join("serde_read.py");
-    tool::write(&script, SCRIPT.as_bytes())?;
-    let out = tool.run([script.as_os_str(), OsStr::new(format)], &units.concat())?;
-    tool::json_lines(tool, &out)
+    let script = (
+        "serde_read.py",
+        include_str!("../../../xlang/serde_read.py"),
+    );
+    tool.script(dir, script, &[OsStr::new(format)], &units.concat())
 }
 
 /// Reads `cbor` packets: maps with the model's field names, messages externally tagged.
 pub fn read_cbor(units: &[Vec<u8>], dir: &Path) -> Result<Vec<TheirPacket>, ToolError> {
     let tool = python();
-    let packets = run(&tool, "cbor", units, dir)?;
-    compare::tagged_packets(&packets, Bytes::Text, false).map_err(|e| tool.output_error(e))
+    tool.tagged(&run(&tool, "cbor", units, dir)?, Bytes::Text, false)
 }
 
 /// Reads `msgpack` packets: `[seq, send_time, [{"trade_report": [values]}, …]]`.

@@ -6,6 +6,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use serde_json::Value as Json;
+
+use super::compare::{self, Bytes, TheirPacket};
+
 /// Why a tool could not read our bytes.
 #[derive(Debug, thiserror::Error)]
 pub enum ToolError {
@@ -56,6 +60,18 @@ impl Tool {
         Tool { program, install }
     }
 
+    /// The Python of `tools/{venv}` as scripts/bootstrap.sh makes it (`$env` overrides it), else
+    /// `fallback` on PATH (or where the venv would be).
+    pub fn venv_python(
+        env: &str,
+        venv: &str,
+        fallback: Option<&str>,
+        install: &'static str,
+    ) -> Tool {
+        let python = format!("tools/{venv}/bin/python3");
+        Tool::find(env, Some(&python), fallback.unwrap_or(&python), install)
+    }
+
     fn name(&self) -> String {
         self.program
             .file_name()
@@ -99,6 +115,50 @@ impl Tool {
             });
         }
         Ok(out.stdout)
+    }
+
+    /// Runs the script `text`, written to `dir/name`, with `args` after it and `stdin` as its
+    /// input; the JSON lines it prints.
+    pub fn script(
+        &self,
+        dir: &Path,
+        (name, text): (&str, &str),
+        args: &[&OsStr],
+        stdin: &[u8],
+    ) -> Result<Vec<Json>, ToolError> {
+        let script = dir.join(name);
+        write(&script, text.as_bytes())?;
+        let out = self.run([script.as_os_str()].iter().chain(args), stdin)?;
+        json_lines(self, &out)
+    }
+
+    /// Packets whose messages are externally tagged, as this program printed them
+    /// (`compare::tagged_packets`).
+    pub fn tagged(
+        &self,
+        lines: &[Json],
+        bytes: Bytes,
+        absent_is_zero: bool,
+    ) -> Result<Vec<TheirPacket>, ToolError> {
+        compare::tagged_packets(lines, bytes, absent_is_zero).map_err(|e| self.output_error(e))
+    }
+
+    /// What this Python prints for `code` (`-c`), trimmed.
+    pub fn python(&self, code: &str) -> Result<String, ToolError> {
+        let out = self.run(["-c", code], &[])?;
+        Ok(String::from_utf8_lossy(&out).trim().to_owned())
+    }
+
+    /// The version of `package` this Python's `code` prints, refused unless it is `pin` (what
+    /// scripts/bootstrap.sh installs), and Python's own.
+    pub fn pinned(&self, package: &str, code: &str, pin: &str) -> Result<[String; 2], ToolError> {
+        let version = self.python(code)?;
+        if version != pin {
+            return Err(self.output_error(format!(
+                "{package} {version}, not the {pin} scripts/bootstrap.sh installs"
+            )));
+        }
+        Ok([version, self.version(&["--version"])?])
     }
 
     /// `what (language, version)`, the version as `--version` prints it: how a reader in
@@ -154,6 +214,14 @@ pub fn make_dir(dir: &Path) -> Result<(), ToolError> {
     std::fs::create_dir_all(dir).map_err(|source| scratch_error(dir, source))
 }
 
+/// Creates `dir` empty, what it held before removed; the error names it.
+pub fn empty_dir(dir: &Path) -> Result<(), ToolError> {
+    if dir.exists() {
+        std::fs::remove_dir_all(dir).map_err(|source| scratch_error(dir, source))?;
+    }
+    make_dir(dir)
+}
+
 /// Writes `bytes` to `path`; the error names it.
 pub fn write(path: &Path, bytes: &[u8]) -> Result<(), ToolError> {
     std::fs::write(path, bytes).map_err(|source| scratch_error(path, source))
@@ -172,7 +240,7 @@ pub fn scratch_error(path: &Path, source: std::io::Error) -> ToolError {
 }
 
 /// Each line of `out` as JSON.
-pub fn json_lines(tool: &Tool, out: &[u8]) -> Result<Vec<serde_json::Value>, ToolError> {
+pub fn json_lines(tool: &Tool, out: &[u8]) -> Result<Vec<Json>, ToolError> {
     out.split(|&b| b == b'\n')
         .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
         .map(|l| serde_json::from_slice(l).map_err(|e| tool.output_error(e.to_string())))

@@ -247,37 +247,34 @@ pub(super) fn backward(source: &[Packet]) -> Outcome {
 }
 
 /// arrow's evolution: the codec `formats::arrow` against a version 2 writer and reader.
-pub(super) fn check() -> (Finding, Finding) {
-    let source = source();
-    let v1 = "formats::arrow";
-    (
-        finding(
-            forward(&source, write(&source, &append)),
-            FORWARD,
-            &format!(
-                "{CHECK} (v2 writer: arrow-ipc 60.1 StreamWriter, the appended columns added; \
-                 v1 reader: {v1})"
-            ),
-        ),
-        finding(
-            backward(&source),
-            BACKWARD,
-            &format!(
-                "{CHECK} (v1 writer: {v1}; v2 reader: {v1}'s, and each appended column by \
-                 name, its default where the schema lacks it)"
-            ),
-        ),
-    )
-}
-
 impl super::Evolves for Arrow {
     fn evolution() -> (Finding, Finding) {
-        check()
+        let source = source();
+        let v1 = "formats::arrow";
+        (
+            finding(
+                forward(&source, write(&source, &append)),
+                FORWARD,
+                &format!(
+                    "{CHECK} (v2 writer: arrow-ipc 60.1 StreamWriter, the appended columns \
+                     added; v1 reader: {v1})"
+                ),
+            ),
+            finding(
+                backward(&source),
+                BACKWARD,
+                &format!(
+                    "{CHECK} (v1 writer: {v1}; v2 reader: {v1}'s, and each appended column by \
+                     name, its default where the schema lacks it)"
+                ),
+            ),
+        )
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::Evolves;
     use super::*;
 
     #[test]
@@ -311,22 +308,18 @@ mod tests {
 
     #[test]
     fn arrow_evolves_both_ways() {
-        let (forward, backward) = check();
-        assert!(forward.measured && backward.measured);
-        assert_eq!(
-            forward.answer,
-            format!(
-                "yes: the v1 reader read every v1 field of 27 messages in 2 packets, 3 Trade \
-                 Reports and 3 Add Orders among them exactly{FORWARD}"
-            )
-        );
-        assert_eq!(
-            backward.answer,
-            format!(
-                "yes: the v2 reader read every v1 field of 27 messages in 2 packets, 3 Trade \
-                 Reports and 3 Add Orders among them exactly, and the defaults (match_id 0, \
-                 attribution 0){BACKWARD}"
-            )
+        let read = "read every v1 field of 27 messages in 2 packets, 3 Trade Reports and 3 Add \
+                    Orders among them exactly";
+        super::super::harness::assert_answers(
+            Arrow::evolution(),
+            "",
+            (
+                &format!("yes: the v1 reader {read}{FORWARD}"),
+                &format!(
+                    "yes: the v2 reader {read}, and the defaults (match_id 0, attribution \
+                     0){BACKWARD}"
+                ),
+            ),
         );
     }
 

@@ -5,7 +5,6 @@
 
 use super::harness::{without_mechanism, Read2};
 use super::v2;
-use crate::capability::finding::Finding;
 use crate::formats::bitcode::Bitcode;
 
 /// Bytes of the length prefix `formats::bitcode` puts before each packet.
@@ -46,15 +45,7 @@ pub(super) const NO_MECHANISM: &str =
      columns, packed, with nothing that names a field, so a reader of the other version finds \
      columns it cannot unpack)";
 
-/// bitcode's evolution: the v1 codec `formats::bitcode` against bitcode on the v2 packet.
-pub(super) fn check() -> (Finding, Finding) {
-    let calls = ("bitcode::encode", "bitcode::decode");
-    let check = "capability::evolution::bitcode";
-    without_mechanism::<Bitcode>(check, calls, write, read, NO_MECHANISM)
-}
-
-impl super::Evolves for Bitcode {
-    fn evolution() -> (Finding, Finding) {
-        check()
-    }
-}
+// The v1 codec `formats::bitcode` against bitcode on the v2 packet.
+evolves!(Bitcode => without_mechanism::<Bitcode>(
+    ("bitcode::encode", "bitcode::decode"), write, read, NO_MECHANISM
+););

@@ -1,7 +1,8 @@
 //! What the evolution checks of the schema-compiled formats (Cap'n Proto, FlatBuffers, SBE,
 //! protobuf) share: the source packets both writers write, the values of the appended fields
 //! (from `schemas/evolution-v2.txt`), and the two comparisons that turn what a reader read into a
-//! [`Finding`].
+//! [`Finding`]. In each format's file the v2 writer and reader are its generator's code for the
+//! v2 schema build.rs derives; the v1 side is the codec under test (a verifier included).
 
 use crate::capability::finding::Finding;
 use crate::formats::{DecodeError, Format};
@@ -342,23 +343,6 @@ pub(crate) fn swapped(packet: &Packet) -> Packet {
     p
 }
 
-/// The v2 writer's bytes of `source()[1]` and what the codec `F` read of them, every byte used.
-#[cfg(test)]
-pub(crate) fn v1_reads_v2<F: Format>(write: impl FnOnce(&Packet) -> Vec<u8>) -> (Vec<u8>, Packet) {
-    let bytes = write(&source()[1]);
-    let (read, used) = F::default().decode_packet(&bytes).unwrap();
-    assert_eq!(used, bytes.len());
-    (bytes, read)
-}
-
-/// The codec `F`'s bytes of `source()[1]`, for a v2 reader.
-#[cfg(test)]
-pub(crate) fn v1_bytes<F: Format>() -> Vec<u8> {
-    let mut v1 = Vec::new();
-    F::default().encode(&source()[1], &mut v1);
-    v1
-}
-
 /// The check catches a v2 writer that swaps two v1 fields: `forward` with `write` fed the
 /// [`swapped`] source says `no` and names the Trade Report's price.
 #[cfg(test)]
@@ -368,7 +352,7 @@ pub(crate) fn assert_swap_fails_forward<F: Format>(
 ) {
     let f = forward::<F>(decided_by, |p| write(&swapped(p)));
     assert!(!f.yes());
-    assert!(f.answer.contains("TradeReport.price"), "{}", f.answer);
+    f.assert_says("TradeReport.price");
 }
 
 /// What the findings of a schema-compiled format rest on, value by value: the v1 codec `F` reads
@@ -380,14 +364,18 @@ pub(crate) fn assert_values_behind_the_findings<F: Format>(
     write: impl Fn(&Packet) -> Vec<u8>,
     read: impl Fn(&[u8]) -> Result<ReadV2, DecodeError>,
 ) {
-    let (bytes, got) = v1_reads_v2::<F>(&write);
+    let bytes = write(&source()[1]);
+    let (got, used) = F::default().decode_packet(&bytes).unwrap();
+    assert_eq!(used, bytes.len());
     assert_first_carriers(&got);
     // source()[1]: Trade Reports at 0 and 6, Add Orders at 2 and 4; schemas/evolution-v2.txt's
     // values (match_id m, attribution a).
     let (m, a) = (Some(81_985_529_216_486_895), Some(1_196_967_241));
     let (_, appended) = read(&bytes).unwrap();
     assert_eq!(appended, [m, None, a, None, a, None, m]);
-    let (v1, appended) = read(&v1_bytes::<F>()).unwrap();
+    let mut v1 = Vec::new();
+    F::default().encode(&source()[1], &mut v1);
+    let (v1, appended) = read(&v1).unwrap();
     assert_eq!(v1.messages, source()[1].messages);
     assert_eq!(
         appended,
@@ -464,23 +452,48 @@ mod tests {
         assert!(wrong_default(&p, &[None]).unwrap().contains("nothing"));
     }
 
-    /// FlatBuffers' and protobuf's findings, value by value (capnp's and SBE's: their files).
+    /// Each schema-compiled format's findings but SBE's, value by value (SBE's: its file).
     #[test]
-    fn the_values_behind_the_flatbuffers_and_protobuf_findings() {
-        use super::super::{flatbuffers as fb, protobuf as pb};
-        use crate::formats::{flatbuffers::FlatBuffers, protobuf::Protobuf};
+    fn the_values_behind_the_findings() {
+        use super::super::{
+            capnp, flatbuffers as fb, planus, protobuf as pb, protobuf_google as gpb,
+        };
+        use crate::formats::capnp::{CapnpPacked, CapnpUnpacked};
+        use crate::formats::protobuf_google::ProtobufGoogle;
+        use crate::formats::{flatbuffers::FlatBuffers, planus::Planus, protobuf::Protobuf};
         assert_values_behind_the_findings::<FlatBuffers>(fb::write_v2, fb::read_v2);
         assert_values_behind_the_findings::<Protobuf>(pb::write_v2, pb::read_v2);
+        assert_values_behind_the_findings::<ProtobufGoogle>(gpb::write_v2, gpb::read_v2);
+        assert_values_behind_the_findings::<Planus>(planus::write_v2, planus::read_v2);
+        assert_values_behind_the_findings::<CapnpUnpacked>(
+            |p| capnp::write_v2(p, false),
+            |bytes| capnp::read_v2(bytes, false),
+        );
+        assert_values_behind_the_findings::<CapnpPacked>(
+            |p| capnp::write_v2(p, true),
+            |bytes| capnp::read_v2(bytes, true),
+        );
     }
 
-    /// The dispatch reaches each schema-compiled format's check by its `Format::NAME`.
+    /// The dispatch reaches each schema-compiled format's check by its `Format::NAME`, and a
+    /// framing's findings name it.
     #[test]
     fn the_schema_compiled_formats_have_checks() {
-        for name in ["capnp-unpacked", "capnp-packed", "flatbuffers", "protobuf"] {
+        for name in [
+            "capnp-unpacked",
+            "capnp-packed",
+            "flatbuffers",
+            "protobuf",
+            "protobuf-google",
+            "planus",
+        ] {
             let e = super::super::check(name).unwrap_or_else(|| panic!("{name} has a check"));
             assert!(e.forward.yes() && e.backward.yes(), "{name}: {e:?}");
             assert!(e.forward.measured && e.backward.measured, "{name}");
         }
+        let packed = super::super::check("capnp-packed").unwrap();
+        assert!(packed.forward.decided_by.contains("capnp-packed"));
+        assert!(packed.backward.decided_by.contains("capnp-packed"));
         let sbe = super::super::check("sbe").expect("sbe has a check");
         assert!(sbe.forward.yes() && !sbe.backward.yes(), "{sbe:?}");
         assert_eq!(super::super::check("no-such-format"), None);

@@ -13,26 +13,22 @@ const SOURCE: &str = "dbn crate 0.73 docs: dbn::VersionUpgradePolicy (UpgradeToV
     (the v1 and v2 records and their conversion to v3); the DBN version in Metadata";
 
 /// DBN's answer in both directions, documented.
-pub(super) fn check() -> (Finding, Finding) {
-    let forward = Finding::documented(
-        false,
-        "a field is added only by a new DBN version, and a reader does not read records of a \
-         version newer than the one it knows (DBN has no skippable fields)",
-        SOURCE,
-    );
-    let backward = Finding::documented(
-        true,
-        "DBN's own versions only: the crate's decoders upgrade version 1 and 2 records to \
-         version 3, the fields a version added at their defaults, where the stream's metadata \
-         states the older version; a field of our own cannot be added (the layouts are the \
-         crate's)",
-        SOURCE,
-    );
-    (forward, backward)
-}
-
 impl super::Evolves for Dbn {
     fn evolution() -> (Finding, Finding) {
-        check()
+        let forward = Finding::documented(
+            false,
+            "a field is added only by a new DBN version, and a reader does not read records of a \
+             version newer than the one it knows (DBN has no skippable fields)",
+            SOURCE,
+        );
+        let backward = Finding::documented(
+            true,
+            "DBN's own versions only: the crate's decoders upgrade version 1 and 2 records to \
+             version 3, the fields a version added at their defaults, where the stream's metadata \
+             states the older version; a field of our own cannot be added (the layouts are the \
+             crate's)",
+            SOURCE,
+        );
+        (forward, backward)
     }
 }

@@ -64,6 +64,7 @@ pub fn source() -> Vec<Packet> {
 /// What a check found: `Ok` with what was read, or `Err` with what went wrong.
 pub(super) type Outcome = Result<String, String>;
 
+/// The finding of `outcome`, its detail followed by `mechanism` (why the format answers so).
 pub(super) fn finding(outcome: Outcome, mechanism: &str, decided_by: &str) -> Finding {
     let (ok, detail) = match outcome {
         Ok(detail) => (true, detail),
@@ -278,16 +279,16 @@ pub(super) fn both<F: Format>(
     )
 }
 
-/// [`both`] for a format with no evolution mechanism: `note` (why each version misreads the
-/// other) follows both findings.
+/// [`both`] for a format with no evolution mechanism, checked in the file of its name: `note` (why
+/// each version misreads the other) follows both findings.
 pub(super) fn without_mechanism<F: Format>(
-    check: &str,
     calls: (&str, &str),
     write: impl Fn(&v2::MPacket, &mut Vec<u8>),
     read: impl Fn(&[u8]) -> Read2,
     note: &str,
 ) -> (Finding, Finding) {
-    both::<F>(check, calls, write, read, (note, note))
+    let check = format!("capability::evolution::{}", F::NAME);
+    both::<F>(&check, calls, write, read, (note, note))
 }
 
 /// A format's version 2 writer and reader agree with each other on every source packet,
@@ -304,10 +305,11 @@ pub(super) fn assert_round_trip(
     }
 }
 
-/// A format's two findings say `no` as expected: each `answer` is the expected text followed by
-/// the format's `mechanism` note (why it cannot evolve).
+/// A format's two findings are measured and answer as expected: each `answer` is the expected
+/// text followed by the format's `mechanism` note (why it can or cannot evolve).
 #[cfg(test)]
 pub(super) fn assert_answers(found: (Finding, Finding), mechanism: &str, expected: (&str, &str)) {
+    assert!(found.0.measured && found.1.measured);
     assert_eq!(found.0.answer, format!("{}{mechanism}", expected.0));
     assert_eq!(found.1.answer, format!("{}{mechanism}", expected.1));
 }

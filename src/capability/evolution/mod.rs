@@ -12,6 +12,25 @@
 //! specification can (Avro, SBE), [`of_the_format`] asks the format's reference implementation
 //! too (`evolution::reference`), so that the row answers for the format beside the crate.
 
+/// `impl Evolves` for each format type `$F`: its findings `$check`, and where it has one its
+/// reference answer `$reference`, a function of the scratch folder.
+macro_rules! evolves {
+    ($($F:ty => $check:expr $(, reference $reference:expr)?;)+) => {$(
+        impl $crate::capability::evolution::Evolves for $F {
+            fn evolution() -> $crate::capability::evolution::Findings {
+                $check
+            }
+            $(
+                fn reference(
+                    scratch: &std::path::Path,
+                ) -> Option<$crate::capability::evolution::FormatEvolution> {
+                    ($reference)(scratch)
+                }
+            )?
+        }
+    )+};
+}
+
 mod arrow;
 mod avro;
 mod bitcode;
@@ -34,6 +53,7 @@ pub mod v2;
 use std::path::Path;
 
 use super::finding::Finding;
+use crate::formats::window::Packets;
 use crate::formats::{Format, WindowFormat};
 pub use harness::source;
 pub use reference::FormatEvolution;
@@ -47,11 +67,14 @@ pub struct Evolution {
     pub backward: Finding,
 }
 
+/// Both directions' findings: forward (a v1 reader on v2 bytes), backward.
+type Findings = (Finding, Finding);
+
 /// A format's evolution check, implemented for its codec's type in the format's file below;
-/// [`check`] finds it through the registries by the format's type, never by its name. Each
-/// file returns its findings rather than an [`Evolution`], so that it imports nothing from this
-/// file but this trait (scripts/imports.py: no cycles).
-trait Evolves {
+/// [`check`] finds it through the registries ([`by_name`]). Each file returns its findings
+/// rather than an [`Evolution`], so that it imports nothing from this file but this trait
+/// (scripts/imports.py: no cycles).
+pub(crate) trait Evolves {
     /// Both directions' findings: forward (a v1 reader on v2 bytes), backward.
     fn evolution() -> (Finding, Finding);
 
@@ -63,32 +86,27 @@ trait Evolves {
     }
 }
 
-/// A format's [`Evolves`] as values, found by name.
-struct Hooks {
-    evolution: fn() -> (Finding, Finding),
-    reference: fn(&Path) -> Option<FormatEvolution>,
+/// What is done with a format's type once [`by_name`] finds it: `W` is the format as a window
+/// format (a packet format through [`Packets`]), `E` the type its evolution check is for.
+pub(crate) trait ByName {
+    type Out;
+    fn call<W: WindowFormat, E: Evolves>(&self) -> Self::Out;
 }
 
-/// The hooks of the format named `format`, or `None` for a name no format has.
-fn hooks(format: &str) -> Option<Hooks> {
-    fn of<F: Evolves>() -> Hooks {
-        Hooks {
-            evolution: F::evolution,
-            reference: F::reference,
-        }
-    }
+/// `by`'s call on the format named `name` in either registry, or `None` for a name no format has.
+pub(crate) fn by_name<B: ByName>(name: &str, by: &B) -> Option<B::Out> {
     macro_rules! packet {
-        ($($module:ident: [$($name:ident: $F:ty),+ $(,)?]),* $(,)?) => {
-            match format {
-                $($(<$F as Format>::NAME => Some(of::<$F>()),)+)*
+        ($($module:ident: [$($n:ident: $F:ty),+ $(,)?]),* $(,)?) => {
+            match name {
+                $($(<$F as Format>::NAME => Some(by.call::<Packets<$F>, $F>()),)+)*
                 _ => None,
             }
         };
     }
     macro_rules! window {
-        ($($module:ident: [$($name:ident: $F:ty),+ $(,)?]),* $(,)?) => {
-            match format {
-                $($(<$F as WindowFormat>::NAME => Some(of::<$F>()),)+)*
+        ($($module:ident: [$($n:ident: $F:ty),+ $(,)?]),* $(,)?) => {
+            match name {
+                $($(<$F as WindowFormat>::NAME => Some(by.call::<$F, $F>()),)+)*
                 _ => None,
             }
         };
@@ -96,11 +114,21 @@ fn hooks(format: &str) -> Option<Hooks> {
     crate::for_each_format!(packet).or_else(|| crate::for_each_window_format!(window))
 }
 
+/// A format's [`Evolves`] as values.
+struct Hooks;
+
+impl ByName for Hooks {
+    type Out = (fn() -> Findings, fn(&Path) -> Option<FormatEvolution>);
+    fn call<W: WindowFormat, E: Evolves>(&self) -> Self::Out {
+        (E::evolution, E::reference)
+    }
+}
+
 /// The evolution check of the format named `format` (its `Format::NAME`), or `None` for a name
 /// no format has. A format that trusts its producer writes its checked twin's bytes, and its
 /// file's check is the twin's (verifier included, since it reads another writer's bytes).
 pub fn check(format: &str) -> Option<Evolution> {
-    let (forward, backward) = (hooks(format)?.evolution)();
+    let (forward, backward) = by_name(format, &Hooks)?.0();
     Some(Evolution { forward, backward })
 }
 
@@ -111,7 +139,7 @@ pub fn of_the_format(format: &str, crate_: &Evolution, scratch: &Path) -> Option
     if crate_.forward.yes() && crate_.backward.yes() {
         return None;
     }
-    (hooks(format)?.reference)(scratch)
+    by_name(format, &Hooks)?.1(scratch)
 }
 
 #[cfg(test)]
@@ -270,7 +298,7 @@ mod tests {
     #[test]
     fn bitcode_refuses_the_other_version_s_packet() {
         assert_answers(
-            bitcode::check(),
+            crate::formats::bitcode::Bitcode::evolution(),
             bitcode::NO_MECHANISM,
             (
                 "no: the v1 reader on v2 bytes, packet 0 (seq 1001): refused before any \

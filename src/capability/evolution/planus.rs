@@ -2,14 +2,10 @@
 //! implementation. Version 2 appends `match_id:long` to `Trade` and `attribution:uint` to
 //! `AddOrder`, each the table's next vtable slot; a reader of the older schema never asks for
 //! it, a reader of the newer one finds the slot beyond the bytes' vtable and reads the default.
-//!
-//! The v2 writer and reader here are planus's code for the v2 schema build.rs derives; the v1
-//! side is the codec under test ([`Planus`]).
 
 use ::planus::{Builder, ReadAsRoot, UnionOffset};
 
 use super::compiled::{self, v2, ReadV2};
-use crate::capability::finding::Finding;
 use crate::formats::planus::{err, frame, read_table, unframe, Planus, NO_BODY};
 use crate::formats::DecodeError;
 use crate::model::*;
@@ -17,11 +13,7 @@ use crate::model::*;
 /// What decided both findings.
 const DECIDED_BY: &str = "capability::evolution::planus (planus's code for the v2 schema, whose \
                           Trade and AddOrder tables each gain a last vtable slot)";
-
-/// Forward and backward, the codec [`Planus`] on the v1 side.
-pub(super) fn check() -> (Finding, Finding) {
-    compiled::both::<Planus>(DECIDED_BY.into(), write_v2, read_v2)
-}
+evolves!(Planus => compiled::both::<Planus>(DECIDED_BY.into(), write_v2, read_v2););
 
 crate::formats::planus::planus_code!(
     "/evolution-v2/marketdata_planus.rs",
@@ -109,7 +101,7 @@ macro_rules! appended_of {
 for_each_message!(copies);
 
 /// `packet` written by the v2 schema's code, framed as the codec frames its packets.
-fn write_v2(packet: &Packet) -> Vec<u8> {
+pub(super) fn write_v2(packet: &Packet) -> Vec<u8> {
     let mut b = Builder::new();
     let mut offsets = Vec::with_capacity(packet.messages.len());
     for m in &packet.messages {
@@ -124,7 +116,7 @@ fn write_v2(packet: &Packet) -> Vec<u8> {
 }
 
 /// `bytes` read by the v2 schema's code: every v1 field and the appended ones.
-fn read_v2(bytes: &[u8]) -> Result<ReadV2, DecodeError> {
+pub(super) fn read_v2(bytes: &[u8]) -> Result<ReadV2, DecodeError> {
     let (data, _) = unframe(bytes)?;
     let root = fbs::PacketRef::read_as_root(data).map_err(err)?;
     let messages = root.messages().map_err(err)?;
@@ -134,23 +126,4 @@ fn read_v2(bytes: &[u8]) -> Result<ReadV2, DecodeError> {
         messages,
         |m| read_message(m.map_err(err)?),
     )
-}
-
-impl super::Evolves for Planus {
-    fn evolution() -> (Finding, Finding) {
-        check()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    /// The values behind both findings, the swap caught, and both measured through the dispatch.
-    #[test]
-    fn planus_evolves_as_flatbuffers_does() {
-        use super::*;
-        compiled::assert_values_behind_the_findings::<Planus>(write_v2, read_v2);
-        let e = super::super::check("planus").expect("planus has a check");
-        assert!(e.forward.yes() && e.backward.yes(), "{e:?}");
-        assert!(e.forward.measured && e.backward.measured);
-    }
 }

@@ -3,14 +3,10 @@
 //! Trade Report shares with Trade Break; `uint32 attribution = 7` in `AddOrder`). A parser skips
 //! a field whose tag it does not know; a field absent from the bytes reads as its type's zero
 //! (protobuf.dev, "Updating a Message Type" in the proto3 language guide).
-//!
-//! The v2 writer and reader here are prost's code for the v2 schema build.rs derives; the v1 side
-//! is the codec under test ([`Protobuf`]).
 
 use prost::Message as _;
 
 use super::compiled::{self, v2, MessageRead, ReadV2};
-use crate::capability::finding::Finding;
 use crate::formats::protobuf::{copies, Protobuf};
 use crate::formats::wire::{IntoModel, ToLib};
 use crate::formats::DecodeError;
@@ -64,14 +60,4 @@ pub(super) fn read_v2(bytes: &[u8]) -> Result<ReadV2, DecodeError> {
 const DECIDED_BY: &str =
     "capability::evolution::protobuf (v2 schema: Trade.match_id = 7, AddOrder.attribution = 7)";
 
-/// Forward (a v1 reader, the codec, on bytes of the v2 writer) and backward (a v2 reader on
-/// bytes of the codec).
-pub(super) fn check() -> (Finding, Finding) {
-    compiled::both::<Protobuf>(DECIDED_BY.into(), write_v2, read_v2)
-}
-
-impl super::Evolves for Protobuf {
-    fn evolution() -> (Finding, Finding) {
-        check()
-    }
-}
+evolves!(Protobuf => compiled::both::<Protobuf>(DECIDED_BY.into(), write_v2, read_v2););

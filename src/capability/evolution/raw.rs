@@ -5,7 +5,6 @@
 
 use super::harness::{without_mechanism, Read2};
 use super::v2;
-use crate::capability::finding::Finding;
 use crate::formats::raw::{split, Raw, RawHeader, HEADER};
 
 /// raw's version 2 writer: `formats::raw`'s packet header, then the v2 records back to back.
@@ -56,22 +55,15 @@ pub(super) fn read(bytes: &[u8]) -> Read2 {
 const NO_MECHANISM: &str = " (raw has no evolution mechanism: the type byte implies a record's \
      length, so a reader of the other version steps to the next record at the wrong byte)";
 
-/// raw's evolution: the v1 codec `formats::raw` against the v2 records.
-pub(super) fn check() -> (Finding, Finding) {
-    let calls = ("the v2 records", "the v2 records");
-    let check = "capability::evolution::raw";
-    without_mechanism::<Raw>(check, calls, write, read, NO_MECHANISM)
-}
-
-impl super::Evolves for Raw {
-    fn evolution() -> (Finding, Finding) {
-        check()
-    }
-}
+// The v1 codec `formats::raw` against the v2 records.
+evolves!(Raw => without_mechanism::<Raw>(
+    ("the v2 records", "the v2 records"), write, read, NO_MECHANISM
+););
 
 #[cfg(test)]
 mod tests {
     use super::super::harness::assert_answers;
+    use super::super::Evolves;
     use super::*;
     use crate::model::kind;
 
@@ -88,7 +80,7 @@ mod tests {
     #[test]
     fn raw_steps_to_the_wrong_byte() {
         assert_answers(
-            check(),
+            Raw::evolution(),
             NO_MECHANISM,
             (
                 "no: the v1 reader on v2 bytes, packet 0 (seq 1001): read messages[0..2] right \

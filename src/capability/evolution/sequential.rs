@@ -5,7 +5,7 @@
 //! bytes after the fields it knows for whatever it expects next. One file for both, as
 //! `serde_formats` is for JSON and postcard: the two checks differ only in the codec.
 
-use super::harness::{without_mechanism, Read2};
+use super::harness::{both, Read2};
 use super::v2;
 use crate::capability::finding::Finding;
 use crate::formats::borsh::Borsh;
@@ -55,7 +55,7 @@ fn no_mechanism(name: &str) -> String {
 pub(super) fn check<F: Format + Codec2>(calls: (&str, &str)) -> (Finding, Finding) {
     let module = format!("capability::evolution::sequential ({})", F::NAME);
     let note = no_mechanism(F::NAME);
-    without_mechanism::<F>(&module, calls, write::<F>, read::<F>, &note)
+    both::<F>(&module, calls, write::<F>, read::<F>, (&note, &note))
 }
 
 /// wincode's calls: `serialize_into` a `Vec`, `deserialize_from` a `&mut &[u8]`.
@@ -66,16 +66,9 @@ pub(super) const BORSH: (&str, &str) = (
     "borsh::BorshDeserialize::deserialize",
 );
 
-impl super::Evolves for Wincode {
-    fn evolution() -> (Finding, Finding) {
-        check::<Wincode>(WINCODE)
-    }
-}
-
-impl super::Evolves for Borsh {
-    fn evolution() -> (Finding, Finding) {
-        check::<Borsh>(BORSH)
-    }
+evolves! {
+    Wincode => check::<Wincode>(WINCODE);
+    Borsh => check::<Borsh>(BORSH);
 }
 
 #[cfg(test)]

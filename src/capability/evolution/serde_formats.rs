@@ -257,42 +257,15 @@ pub(super) fn cbor() -> (Finding, Finding) {
     )
 }
 
-/// json-sonic and json-simd write json's bytes and read them with their own libraries: each
-/// is checked with its own reader and writer against serde_json's v2.
-impl super::Evolves for Json {
-    fn evolution() -> (Finding, Finding) {
-        json::<Json>()
-    }
-}
-
-impl super::Evolves for JsonSonic {
-    fn evolution() -> (Finding, Finding) {
-        json::<JsonSonic>()
-    }
-}
-
-impl super::Evolves for JsonSimd {
-    fn evolution() -> (Finding, Finding) {
-        json::<JsonSimd>()
-    }
-}
-
-impl super::Evolves for Postcard {
-    fn evolution() -> (Finding, Finding) {
-        postcard()
-    }
-}
-
-impl super::Evolves for Msgpack {
-    fn evolution() -> (Finding, Finding) {
-        msgpack()
-    }
-}
-
-impl super::Evolves for Cbor {
-    fn evolution() -> (Finding, Finding) {
-        cbor()
-    }
+// json-sonic and json-simd write json's bytes and read them with their own libraries: each is
+// checked with its own reader and writer against serde_json's v2.
+evolves! {
+    Json => json::<Json>();
+    JsonSonic => json::<JsonSonic>();
+    JsonSimd => json::<JsonSimd>();
+    Postcard => postcard();
+    Msgpack => msgpack();
+    Cbor => cbor();
 }
 
 #[cfg(test)]
@@ -319,7 +292,7 @@ mod tests {
     fn reads_the_defaults(backward: &Finding) {
         assert!(backward.yes(), "{}", backward.answer);
         let defaults = "the defaults (match_id 0, attribution 0)";
-        assert!(backward.answer.contains(defaults), "{}", backward.answer);
+        backward.assert_says(defaults);
     }
 
     /// serde_json, sonic-rs and simd-json as the v1 reader each skip the appended fields, and

@@ -19,7 +19,7 @@ use crate::capability::cross_language::compare::{self, Bytes};
 use crate::capability::cross_language::tool::{self, ToolError};
 use crate::capability::finding::Finding;
 use crate::formats::avro::{Avro, SCHEMA_TEXT};
-use crate::formats::Format;
+use crate::formats::window::{Packets, WindowFormat};
 
 /// Both directions, with the schemas as build.rs generates them, in `dir`.
 fn check(dir: &Path) -> FormatEvolution {
@@ -33,6 +33,11 @@ fn check(dir: &Path) -> FormatEvolution {
         backward: v2_reads_v1(dir, SCHEMA_TEXT, V2_TEXT),
     }
 }
+
+// Here, beside the reference check that reads the crate check's v2 writer (`evolution::avro`).
+evolves!(Avro => super::super::avro::check(), reference |scratch: &Path| {
+    Some(check(&scratch.join("avro-evolution")))
+};);
 
 /// The v2 writer's bytes of every source packet, read with `writer` (the v2 schema unless a test
 /// says otherwise) resolved into `reader` (v1).
@@ -51,14 +56,7 @@ fn v1_reads_v2(dir: &Path, writer: &str, reader: &str) -> Finding {
 /// The codec's (v1) bytes of every source packet, read with `writer` (v1) resolved into
 /// `reader` (the v2 schema unless a test says otherwise).
 fn v2_reads_v1(dir: &Path, writer: &str, reader: &str) -> Finding {
-    let units: Vec<Vec<u8>> = source()
-        .iter()
-        .map(|p| {
-            let mut out = Vec::new();
-            Avro::default().encode(p, &mut out);
-            out
-        })
-        .collect();
+    let units = Packets::<Avro>::default().units(&source());
     let read = run(&units, dir, (writer, reader));
     judge(read, "formats::avro", "v1", "v2", |r| {
         backward(
@@ -111,23 +109,7 @@ fn judge(
          writer's schema {writer} and the reader's {reader} (iex.avsc v1, iex_v2.avsc v2), on \
          the bytes of {written}"
     );
-    let outcome = match read {
-        Ok(read) => judge(&read),
-        Err(e) => Err(e.to_string()),
-    };
-    finding(outcome, decided_by)
-}
-
-/// The format's evolution hooks live here, beside its reference check, which reads the crate
-/// check's v2 writer: the crate's check is `evolution::avro`'s.
-impl super::super::Evolves for Avro {
-    fn evolution() -> (Finding, Finding) {
-        super::super::avro::check()
-    }
-
-    fn reference(scratch: &Path) -> Option<FormatEvolution> {
-        Some(check(&scratch.join("avro-evolution")))
-    }
+    finding(read, |read| judge(&read), decided_by)
 }
 
 #[cfg(test)]
@@ -138,16 +120,8 @@ mod tests {
     /// on the bytes on which apache-avro 0.22 says no (`evolution::avro`).
     #[test]
     fn python_avro_resolves_both_ways() {
-        let dir = tempfile::tempdir().unwrap();
-        let found = check(dir.path());
-        assert!(found.forward.yes(), "{}", found.forward.answer);
-        assert!(found.backward.yes(), "{}", found.backward.answer);
-        assert!(found.forward.measured && found.backward.measured);
-        assert!(
-            found.backward.answer.contains("TradeReport.match_id = 0"),
-            "{}",
-            found.backward.answer
-        );
+        let found = FormatEvolution::evolving(check);
+        found.backward.assert_says("TradeReport.match_id = 0");
         assert!(found.forward.decided_by.contains(AVRO_PY));
         assert_eq!(found.reference, format!("Python avro {AVRO_PY}"));
     }
@@ -176,11 +150,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let f = v2_reads_v1(dir.path(), SCHEMA_TEXT, &reader);
         assert!(!f.yes(), "{}", f.answer);
-        assert!(
-            f.answer.contains("No default value for field match_id"),
-            "{}",
-            f.answer
-        );
+        f.assert_says("No default value for field match_id");
     }
 
     /// A reader that took a branch by shape is caught: the v1 bytes resolved into a reader

@@ -6,6 +6,7 @@ use serde_json::{Map, Value as Json};
 
 use super::super::v2::{Appended, APPENDED};
 use crate::capability::cross_language::compare::{self, TheirPacket};
+use crate::capability::cross_language::tool::ToolError;
 use crate::capability::finding::Finding;
 use crate::model::Packet;
 
@@ -113,11 +114,28 @@ pub(super) fn backward(
     ))
 }
 
-/// A finding from an outcome.
-pub(super) fn finding(outcome: Result<String, String>, decided_by: String) -> Finding {
-    match outcome {
-        Ok(detail) => Finding::measured(true, detail, decided_by),
-        Err(detail) => Finding::measured(false, detail, decided_by),
+/// The finding on what a reference implementation read (or why it could not), as `judge` judges
+/// it.
+pub(super) fn finding<R>(
+    read: Result<R, ToolError>,
+    judge: impl FnOnce(R) -> Result<String, String>,
+    decided_by: String,
+) -> Finding {
+    let outcome = read.map_err(|e| e.to_string()).and_then(judge);
+    super::super::harness::finding(outcome, "", &decided_by)
+}
+
+#[cfg(test)]
+impl FormatEvolution {
+    /// What `check` finds in a scratch folder of its own, asserted to be the format measured
+    /// evolving both ways.
+    pub(super) fn evolving(check: fn(&std::path::Path) -> FormatEvolution) -> FormatEvolution {
+        let dir = tempfile::tempdir().unwrap();
+        let found = check(dir.path());
+        for f in [&found.forward, &found.backward] {
+            assert!(f.yes() && f.measured, "{}", f.answer);
+        }
+        found
     }
 }
 

@@ -25,7 +25,7 @@ use crate::capability::cross_language::sbe::{describe, dump, packets, SBE_VERSIO
 use crate::capability::cross_language::tool::{self, ToolError};
 use crate::capability::finding::Finding;
 use crate::formats::sbe::{generated as v1_code, Sbe};
-use crate::formats::Format;
+use crate::formats::window::{Packets, WindowFormat};
 
 /// Version 2 of the schema, as build.rs generated it.
 const V2_SCHEMA: &str = include_str!(concat!(
@@ -53,6 +53,9 @@ fn check(scratch: &Path) -> FormatEvolution {
         backward: v2_reads_v1(&dir, &dir.join("java-v2"), V2_SCHEMA),
     }
 }
+
+// Here, beside the reference check that reads the crate check's v2 writer (`evolution::sbe`).
+evolves!(Sbe => super::super::sbe::check(), reference |scratch| Some(check(scratch)););
 
 /// The v2 encoders' bytes of every source packet, read by the v1 decoders (compiled in
 /// `classes`): every v1 field exact, each grown message acting on a version above v1's.
@@ -82,14 +85,7 @@ fn v1_reads_v2(dir: &Path, classes: &Path) -> Finding {
 /// unless a test says otherwise) compiled in `classes`: every v1 field exact, each appended
 /// field its null value.
 fn v2_reads_v1(dir: &Path, classes: &Path, schema: &str) -> Finding {
-    let units: Vec<Vec<u8>> = source()
-        .iter()
-        .map(|p| {
-            let mut out = Vec::new();
-            Sbe.encode(p, &mut out);
-            out
-        })
-        .collect();
+    let units = Packets::<Sbe>::default().units(&source());
     let read = run(&units, dir, (classes, schema), true);
     judge(read, "formats::sbe", "v2", |r, acting| {
         let what = format!("absent, their null values: {}", blocks(acting));
@@ -178,23 +174,7 @@ fn judge(
          xlang/SbeDump.java --acting, on the bytes of {written}",
         v2_code::SBE_SCHEMA_VERSION
     );
-    let outcome = match read {
-        Ok((read, acting)) => judge(&read, &acting),
-        Err(e) => Err(e.to_string()),
-    };
-    finding(outcome, decided_by)
-}
-
-/// The format's evolution hooks live here, beside its reference check, which reads the crate
-/// check's v2 writer: the crate's check is `evolution::sbe`'s.
-impl super::super::Evolves for Sbe {
-    fn evolution() -> (Finding, Finding) {
-        super::super::sbe::check()
-    }
-
-    fn reference(scratch: &Path) -> Option<FormatEvolution> {
-        Some(check(scratch))
-    }
+    finding(read, |(read, acting)| judge(&read, &acting), decided_by)
 }
 
 #[cfg(test)]
@@ -206,38 +186,22 @@ mod tests {
     /// below `sinceVersion`, so the appended fields read as their null values.
     #[test]
     fn the_java_decoders_evolve_both_ways() {
-        let dir = tempfile::tempdir().unwrap();
-        let found = check(dir.path());
-        assert!(found.forward.yes(), "{}", found.forward.answer);
-        assert!(found.backward.yes(), "{}", found.backward.answer);
+        let found = FormatEvolution::evolving(check);
         // The v2 encoders stamp version 2 and the grown blocks (45 and 41 bytes); the codec
         // version 0 and 37 for both.
         for block in [
             "AddOrders act on version 2, a 41-byte block",
             "TradeReports act on version 2, a 45-byte block",
         ] {
-            assert!(
-                found.forward.answer.contains(block),
-                "{}",
-                found.forward.answer
-            );
+            found.forward.assert_says(block);
         }
-        assert!(
-            found
-                .backward
-                .answer
-                .contains("AddOrders act on version 0, a 37-byte block; TradeReports act on version 0, a 37-byte block"),
-            "{}",
-            found.backward.answer
+        found.backward.assert_says(
+            "AddOrders act on version 0, a 37-byte block; TradeReports act on version 0, a \
+             37-byte block",
         );
-        assert!(
-            found
-                .backward
-                .answer
-                .contains("TradeReport.match_id = -9223372036854775808"),
-            "{}",
-            found.backward.answer
-        );
+        found
+            .backward
+            .assert_says("TradeReport.match_id = -9223372036854775808");
     }
 
     /// A field appended without `sinceVersion`: the decoder has no version to check, reads the
