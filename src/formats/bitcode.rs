@@ -66,15 +66,13 @@ impl Bitcode {
     }
 }
 
-/// The schema of [`Format::DOCUMENTED`]: none, the Rust types are the schema.
-const SCHEMA: Option<&str> = None;
 /// Where [`Format::DOCUMENTED`] comes from.
 const SOURCE: &str = "https://docs.rs/bitcode/0.6 (derive Encode/Decode: the Rust types are the schema; \
     decode returns an owned value, and an error on invalid input)";
 
 impl Format for Bitcode {
     const NAME: &'static str = "bitcode";
-    const DOCUMENTED: Documented = Documented::new(SCHEMA, false, true, SOURCE);
+    const DOCUMENTED: Documented = Documented::new(None, false, true, SOURCE);
     const OTHER_LANGUAGES: OtherLanguages = OtherLanguages::RustOnly {
         detail: "no implementation outside Rust: its README lists compatibility with languages other \
                  than Rust, and a format stable across major versions, as non-goals",

@@ -280,13 +280,9 @@ pub trait Format: Default + 'static {
     fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError>;
 
     /// Reads the packet at the start of `bytes` completely: every field of every message through
-    /// the format's own accessors or decoder, handed to `visitor` in order; returns how many bytes
+    /// the format's own accessors or decoder, handed to `v` in order; returns how many bytes
     /// it used. The measured complete-decode workload (`de_all`).
-    fn decode_all<V: Visitor>(
-        &mut self,
-        bytes: &[u8],
-        visitor: &mut V,
-    ) -> Result<usize, DecodeError>;
+    fn decode_all<V: Visitor>(&mut self, bytes: &[u8], v: &mut V) -> Result<usize, DecodeError>;
 
     /// [`Format::decode`] as the timed passes call it: the codec's copy 0 ([`Marked`]). A twin
     /// of the format (`measure::twins`) calls a copy of its own number, so each is machine code
@@ -301,9 +297,9 @@ pub trait Format: Default + 'static {
     fn decode_all_copy<V: Visitor>(
         &mut self,
         bytes: &[u8],
-        visitor: &mut V,
+        v: &mut V,
     ) -> Result<usize, DecodeError> {
-        self.decode_all(bytes, &mut Marked::<V, 0>(visitor))
+        self.decode_all(bytes, &mut Marked::<V, 0>(v))
     }
 
     /// [`Format::decode_all`] collected into a neutral packet, with how many bytes it used.
@@ -381,6 +377,16 @@ fn mark<const N: u32>() {
     }
 }
 
+/// Methods that hand their arguments on to the wrapped receiver unchanged.
+macro_rules! forward {
+    ($($method:ident($($arg:ident: $T:ty),*);)*) => {$(
+        #[inline(always)]
+        fn $method(&mut self, $($arg: $T),*) {
+            self.0.$method($($arg),*)
+        }
+    )*};
+}
+
 impl<K: Sink, const N: u32> Sink for Marked<'_, K, N> {
     #[inline(always)]
     fn packet(&mut self, seq: u64) {
@@ -388,29 +394,12 @@ impl<K: Sink, const N: u32> Sink for Marked<'_, K, N> {
         self.0.packet(seq)
     }
 
-    #[inline(always)]
-    fn trade(&mut self, symbol: &[u8; 8], size: u32, price: i64) {
-        self.0.trade(symbol, size, price)
-    }
-
-    #[inline(always)]
-    fn price_level(&mut self, side: Side, symbol: &[u8; 8], price: i64) {
-        self.0.price_level(side, symbol, price)
-    }
-
-    #[inline(always)]
-    fn add_order(&mut self, side: u8, symbol: &[u8; 8], price: i64) {
-        self.0.add_order(side, symbol, price)
-    }
-
-    #[inline(always)]
-    fn quote(&mut self, symbol: &[u8; 8], bid_price: i64, ask_price: i64) {
-        self.0.quote(symbol, bid_price, ask_price)
-    }
-
-    #[inline(always)]
-    fn other(&mut self) {
-        self.0.other()
+    forward! {
+        trade(symbol: &[u8; 8], size: u32, price: i64);
+        price_level(side: Side, symbol: &[u8; 8], price: i64);
+        add_order(side: u8, symbol: &[u8; 8], price: i64);
+        quote(symbol: &[u8; 8], bid_price: i64, ask_price: i64);
+        other();
     }
 }
 
@@ -421,9 +410,8 @@ impl<V: Visitor, const N: u32> Visitor for Marked<'_, V, N> {
         self.0.packet(seq, send_time)
     }
 
-    #[inline(always)]
-    fn message(&mut self, message: Message) {
-        self.0.message(message)
+    forward! {
+        message(message: Message);
     }
 }
 
@@ -450,21 +438,12 @@ mod tests {
         }
         for start in [0, 1, 7, 100, 4_000, 4_095] {
             for len in [1, 2, 4_096, 4_097, 8_200, 70_001] {
-                assert_eq!(
+                let missed = (
                     pages_missed::<u8>(start, len),
-                    Vec::<usize>::new(),
-                    "u8 {start}+{len}"
-                );
-                assert_eq!(
                     pages_missed::<[u8; 24]>(start, len),
-                    Vec::<usize>::new(),
-                    "24B {start}+{len}"
-                );
-                assert_eq!(
                     pages_missed::<u64>(start, len),
-                    Vec::<usize>::new(),
-                    "u64 {start}+{len}"
                 );
+                assert_eq!(missed, Default::default(), "u8, 24B, u64: {start}+{len}");
             }
         }
     }

@@ -42,7 +42,7 @@ use simd_json::{Buffers, Implementation, Node, Tape, INPUT_PADDING};
 use super::codec::{
     full_datagram, reserve_touched, DecodeError, Documented, Format, Sink, Visitor,
 };
-use super::json::{line_end, SymIn, SymOut, SCHEMA};
+use super::json::{json_format, line_end, Json, SymIn, SymOut};
 use super::serde_packet::{self, Handler, PacketOut};
 use crate::model::{kind, Packet};
 
@@ -60,7 +60,8 @@ pub struct JsonSimd {
 const PADDING: [u8; INPUT_PADDING] = [b' '; INPUT_PADDING];
 
 /// The longest line of one packet: the JSON of a full UDP datagram of the kind whose messages
-/// are longest in JSON (about 340 KB). Computed once per process.
+/// are longest in JSON (about 340 KB), as `json` writes it (so does json-simd). Computed once
+/// per process.
 pub fn largest_line() -> usize {
     static LARGEST: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *LARGEST.get_or_init(|| {
@@ -69,7 +70,7 @@ pub fn largest_line() -> usize {
             .iter()
             .map(|&k| {
                 line.clear();
-                JsonSimd::write(&full_datagram(k), &mut line);
+                Json.encode(&full_datagram(k), &mut line);
                 line.len()
             })
             .max()
@@ -125,13 +126,6 @@ pub fn simd_path() -> &'static str {
 }
 
 impl JsonSimd {
-    /// Appends `packet`'s line with simd-json's writer.
-    fn write(packet: &Packet, out: &mut Vec<u8>) {
-        simd_json::to_writer(&mut *out, &PacketOut::new(packet, SymOut))
-            .expect("writing JSON to a Vec cannot fail");
-        out.push(b'\n');
-    }
-
     /// Decodes the packet before the first newline of `bytes` into `handler`: copies the line,
     /// builds its tape, reads it with serde; returns the bytes used with the newline.
     fn read<H>(&mut self, bytes: &[u8], handler: &mut H) -> Result<usize, DecodeError>
@@ -166,21 +160,7 @@ const SOURCE: &str = "https://docs.rs/simd-json/0.19.0 (serde types are the sche
     chosen at run time by CPU detection, `Deserializer::algorithm`; the decode copies each \
     line into a buffer of ours, simd-json's input being mutable)";
 
-impl Format for JsonSimd {
-    const NAME: &'static str = "json-simd";
-    const DOCUMENTED: Documented = Documented::new(SCHEMA, false, true, SOURCE);
-    const OTHER_LANGUAGES: OtherLanguages = OtherLanguages::Read(WireFormat::Json);
-    const WRITES_BYTES_OF: Option<&'static str> = Some(super::json::Json::NAME);
-
-    fn code_path() -> Option<&'static str> {
-        Some(simd_path())
-    }
-
-    fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
-        Self::write(packet, out);
-        packet.messages.len()
-    }
-
+json_format!(JsonSimd, simd_json, "json-simd", SOURCE, code path simd_path(), {
     fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
         self.read(bytes, &mut serde_packet::Selective(sink))
     }
@@ -188,7 +168,7 @@ impl Format for JsonSimd {
     fn decode_all<V: Visitor>(&mut self, bytes: &[u8], v: &mut V) -> Result<usize, DecodeError> {
         self.read(bytes, &mut serde_packet::Complete(v))
     }
-}
+});
 
 #[cfg(test)]
 mod tests {
@@ -277,11 +257,6 @@ mod tests {
     #[test]
     fn bad_objects_are_refused_with_simd_json_s_reason() {
         assert_refused::<JsonSimd>(&[
-            ("{\"seq\":1,\"seq\":1,\"send_time\":2,\"messages\":[]}\n", "duplicate field `seq`"),
-            ("{\"seq\":1,\"send_time\":2,\"messages\":[],\"x\":0}\n", "unknown field `x`"),
-            ("{\"seq\":1,\"send_time\":2}\n", "missing field `messages`"),
-            ("{\"messages\":[],\"send_time\":2}\n", "missing field `seq`"),
-            ("{\"seq\":1,\"send_time\":2,\"messages\":[{\"trade_report\":{}}]}\n", "missing field `flags`"),
             ("{\"seq\":1,\"send_time\":2,\"messages\":[]} x\n", "InternalError at character 36"),
             ("{\"seq\":1,\"send_time\":2,\"messages\":[1,]}\n", "InternalError at character 37"),
             ("{\"seq\":1,\"send_time\":2,\"messages\":[]\n", "Syntax at character 35"),

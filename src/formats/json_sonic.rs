@@ -25,7 +25,7 @@
 
 use crate::formats::languages::{OtherLanguages, WireFormat};
 use super::codec::{DecodeError, Documented, Format, Sink, Visitor};
-use super::json::{line_end, SymIn, SymOut, SCHEMA};
+use super::json::{json_format, line_end, read_line, SymIn, SymOut};
 use super::serde_packet::{self, Handler, PacketOut};
 use crate::model::Packet;
 
@@ -79,39 +79,11 @@ const SOURCE: &str = concat!(
     path!()
 );
 
-/// Decodes the packet before the first newline of `bytes` into `handler`; returns the bytes used
-/// with the newline.
-fn read<'de>(
-    bytes: &'de [u8],
-    handler: &mut impl Handler<SymIn<'de>>,
-) -> Result<usize, DecodeError> {
-    let end = line_end(bytes)?;
-    let mut de = sonic_rs::Deserializer::from_slice(&bytes[..end]);
-    serde_packet::read(&mut de, handler, JsonSonic::NAME)?;
-    de.end()
-        .map_err(|e| DecodeError::library(JsonSonic::NAME, e))?;
-    Ok(end + 1)
-}
+read_line!(JsonSonic, sonic_rs);
 
-impl Format for JsonSonic {
-    const NAME: &'static str = "json-sonic";
-    const DOCUMENTED: Documented = Documented::new(SCHEMA, false, true, SOURCE);
-    const OTHER_LANGUAGES: OtherLanguages = OtherLanguages::Read(WireFormat::Json);
-    const WRITES_BYTES_OF: Option<&'static str> = Some(super::json::Json::NAME);
-
-    fn code_path() -> Option<&'static str> {
-        Some(simd_path())
-    }
-
-    fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
-        sonic_rs::to_writer(&mut *out, &PacketOut::new(packet, SymOut))
-            .expect("writing JSON to a Vec cannot fail");
-        out.push(b'\n');
-        packet.messages.len()
-    }
-
+json_format!(JsonSonic, sonic_rs, "json-sonic", SOURCE, code path simd_path(), {
     serde_packet::decode_through_read!();
-}
+});
 
 #[cfg(test)]
 mod tests {
@@ -121,12 +93,7 @@ mod tests {
     #[test]
     fn bad_objects_are_refused_with_sonic_rs_s_reason() {
         assert_refused::<JsonSonic>(&[
-            ("{\"seq\":1,\"seq\":1,\"send_time\":2,\"messages\":[]}\n", "duplicate field `seq`"),
-            ("{\"seq\":1,\"send_time\":2,\"messages\":[],\"x\":0}\n", "unknown field `x`"),
-            ("{\"seq\":1,\"send_time\":2}\n", "missing field `messages`"),
-            ("{\"messages\":[],\"send_time\":2}\n", "missing field `seq`"),
             ("{\"seq\":1,\"send_time\":2,\"messages\":[]} x\n", "trailing characters"),
-            ("{\"seq\":1,\"send_time\":2,\"messages\":[{\"trade_report\":{}}]}\n", "missing field `flags`"),
             (&format!("{{\"seq\":1,\"send_time\":2,\"messages\":[{TRADE},]}}\n"), "Invalid JSON value at line 1 column 134"),
             ("{\"seq\":1,\"send_time\":2,\"messages\":[]\n", "EOF while parsing"),
         ]);

@@ -87,15 +87,13 @@ fn view<T: Pod>(record: &[u8]) -> &T {
     bytemuck::from_bytes(record)
 }
 
-/// The schema of [`Format::DOCUMENTED`]: none, the Rust types are the schema.
-const SCHEMA: Option<&str> = None;
 /// Where [`Format::DOCUMENTED`] comes from.
 const SOURCE: &str = "src/formats/raw.rs (the IEX wire layouts as packed structs read in place; \
     lengths bounds-checked and an unknown type byte refused)";
 
 impl Format for Raw {
     const NAME: &'static str = "raw";
-    const DOCUMENTED: Documented = Documented::new(SCHEMA, true, true, SOURCE);
+    const DOCUMENTED: Documented = Documented::new(None, true, true, SOURCE);
     const OTHER_LANGUAGES: OtherLanguages = OtherLanguages::RustOnly {
         detail: "no implementation anywhere but this crate: our packed records (the IEX wire \
                  layout); another language would write its reader from the spec",
