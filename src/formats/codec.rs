@@ -292,14 +292,10 @@ pub trait Format: Default + 'static {
         self.decode(bytes, &mut Marked::<K, 0>(sink))
     }
 
-    /// [`Format::decode_all`] as the timed passes call it, as [`Format::decode_copy`].
+    /// [`Format::decode_all`] of `b` as the timed passes call it, as [`Format::decode_copy`].
     #[inline(always)]
-    fn decode_all_copy<V: Visitor>(
-        &mut self,
-        bytes: &[u8],
-        v: &mut V,
-    ) -> Result<usize, DecodeError> {
-        self.decode_all(bytes, &mut Marked::<V, 0>(v))
+    fn decode_all_copy<V: Visitor>(&mut self, b: &[u8], v: &mut V) -> Result<usize, DecodeError> {
+        self.decode_all(b, &mut Marked::<V, 0>(v))
     }
 
     /// [`Format::decode_all`] collected into a neutral packet, with how many bytes it used.

@@ -3,12 +3,9 @@
 //! costs through a simdjson-style parser (a SIMD pass that finds every structural character,
 //! then a tape).
 //!
-//! **Encoding** is simd-json's own writer, `simd_json::to_writer` into the reused output `Vec`,
-//! from the same `serde_packet::PacketOut` as `json`: its `serde_impl` feature provides "the
-//! same convenience functions that serde_json provides" (its README), so a team that adopts it
-//! writes with it. On our types (integers and ASCII strings) it writes exactly serde_json's bytes
-//! (a test compares every kind of message and the largest datagrams), so the row's bytes and
-//! sizes are `json`'s and only the timings differ.
+//! **Encoding** is simd-json's own `to_writer` into the reused output `Vec` (its `serde_impl`
+//! provides "the same convenience functions that serde_json provides", its README), which writes
+//! json's bytes, as json-sonic's does (a test compares them): only the timings differ.
 //!
 //! **Decoding.** simd-json parses mutable input (it unescapes strings in place), and a decoder
 //! is handed `&[u8]`: each packet's line is copied into a buffer of ours, followed by the padding

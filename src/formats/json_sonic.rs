@@ -1,19 +1,11 @@
-//! JSON decoded by sonic-rs (CloudWeGo's SIMD JSON library): the bytes of [`json`](super::json),
-//! serde_json's JSON Lines, one object per packet then `\n`, so this row says what the same JSON
-//! costs through another parser.
-//!
-//! **Encoding** is sonic-rs's own writer, `sonic_rs::to_writer` into the reused output `Vec`
-//! (sonic-rs implements its `WriteExt` for `Vec<u8>`), from the same `serde_packet::PacketOut`
-//! as `json`: sonic-rs is a serde JSON library for both directions and its README's examples
-//! write with it, so a team that adopts it writes with it. On our types (integers and ASCII
-//! strings) it writes exactly serde_json's bytes (a test compares every kind of message and the
-//! largest datagrams), so the row's bytes and sizes are `json`'s and only the timings differ.
-//!
-//! **Decoding** is serde's streaming pattern through sonic-rs's serde `Deserializer` over the
-//! line (`Deserializer::from_slice`, then `end()` for trailing characters): the same
-//! `serde_packet::read` as `json` (a `DeserializeSeed` over the messages array, no `Vec` per
-//! packet), symbols borrowed from the input unless they have escapes. It allocates nothing
-//! (its scratch `Vec` grows only for an escaped string; ours have none).
+//! JSON through sonic-rs (CloudWeGo's SIMD JSON library), both ways: the bytes of
+//! [`json`](super::json), serde_json's JSON Lines, so this row says what the same JSON costs
+//! through another library. A team that adopts sonic-rs writes with it too (its README's examples
+//! do): `sonic_rs::to_writer` into the reused output `Vec`, which on our types (integers and ASCII
+//! strings) writes exactly serde_json's bytes (a test compares them), so only the timings differ.
+//! Decoding is `json`'s through sonic-rs's serde `Deserializer` over the line: serde's streaming
+//! pattern, symbols borrowed unless they have escapes, nothing allocated (its scratch `Vec` grows
+//! only for an escaped string; ours have none).
 //!
 //! **Which code path runs.** sonic-rs picks its parser at compile time, not at run time: its
 //! x86-64 SIMD path needs `avx2` and `pclmulqdq` enabled for the build (`-C target-cpu=native`,

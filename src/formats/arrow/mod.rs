@@ -77,8 +77,7 @@ const ALIGNMENT: usize = 8;
 
 macro_rules! arrow_table {
     ($($V:ident($S:ident) $snake:ident {
-        kinds $kinds:tt, len $len:tt, wire $wire:tt,
-        fields [$($f:ident: $t:ident),* $(,)?],
+        kinds $kinds:tt, len $len:tt, wire $wire:tt, fields [$($f:ident: $t:ident),* $(,)?],
         $($rest:tt)*
     },)*) => {
         /// The union's type ids: the packet header, then the message table's entries in order.
