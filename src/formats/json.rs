@@ -157,8 +157,17 @@ pub(super) fn assert_refused<F: Format>(cases: &[(&str, &str)]) {
 mod tests {
     use super::*;
 
-    fn decode(text: &str) -> Result<(Packet, usize), DecodeError> {
-        Json.decode_packet(text.as_bytes())
+    /// `text` read by each JSON decoder (serde_json's, sonic-rs's, simd-json's): all three read
+    /// through `serde_packet::read`, so they read alike.
+    fn decode(text: &str) -> [Result<(Packet, usize), DecodeError>; 3] {
+        let b = text.as_bytes();
+        let simd = super::super::json_simd::JsonSimd::default().decode_packet(b);
+        [Json.decode_packet(b), super::super::json_sonic::JsonSonic.decode_packet(b), simd]
+    }
+
+    /// What each of the three gives.
+    fn each(r: Result<(Packet, usize), DecodeError>) -> [Result<(Packet, usize), DecodeError>; 3] {
+        [r.clone(), r.clone(), r]
     }
 
     fn packet(seq: u64, send_time: i64, trades: usize) -> Packet {
@@ -177,18 +186,18 @@ mod tests {
             format!("{{\"send_time\":2,\"messages\":[{TRADE},{TRADE}],\"seq\":1}}\n"),
             format!("{{\"messages\":[{TRADE},{TRADE}],\"seq\":1,\"send_time\":2}}\n"),
         ] {
-            assert_eq!(decode(&text), Ok((packet(1, 2, 2), text.len())), "{text}");
+            assert_eq!(decode(&text), each(Ok((packet(1, 2, 2), text.len()))), "{text}");
         }
         // An empty list before the header still gives the header.
         let text = "{\"messages\":[],\"seq\":3,\"send_time\":4}\n";
-        assert_eq!(decode(text), Ok((packet(3, 4, 0), text.len())));
+        assert_eq!(decode(text), each(Ok((packet(3, 4, 0), text.len()))));
     }
 
     #[test]
     fn an_array_reads_as_serde_reads_a_struct() {
         let text = format!("[1,2,[{TRADE}]]\n");
-        assert_eq!(decode(&text), Ok((packet(1, 2, 1), text.len())));
-        assert!(decode("[1,2]\n").is_err());
+        assert_eq!(decode(&text), each(Ok((packet(1, 2, 1), text.len()))));
+        assert!(decode("[1,2]\n").iter().all(Result::is_err));
     }
 
     #[test]
@@ -206,11 +215,8 @@ mod tests {
             format!("{{\"seq\":1,\"send_time\":2,\"messages\":[{TRADE},{long}]}}\n"),
             format!("{{\"messages\":[{TRADE},{long}],\"seq\":1,\"send_time\":2}}\n"),
         ] {
-            assert_eq!(
-                decode(&text),
-                Err(DecodeError::Malformed("json: symbol longer than 8 bytes")),
-                "{text}"
-            );
+            let long = Err(DecodeError::Malformed("json: symbol longer than 8 bytes"));
+            assert_eq!(decode(&text), each(long), "{text}");
             let mut sink = crate::formats::Aggregate::new();
             assert_eq!(
                 Json.decode(text.as_bytes(), &mut sink),

@@ -169,7 +169,7 @@ json_format!(JsonSimd, simd_json, "json-simd", SOURCE, code path simd_path(), {
 
 #[cfg(test)]
 mod tests {
-    use super::super::json::{assert_refused, Json, TRADE};
+    use super::super::json::{assert_refused, Json};
     use super::super::json_sonic::JsonSonic;
     use super::super::codec::{every_kind, SHORTEST_KIND};
     use super::*;
@@ -225,27 +225,6 @@ mod tests {
         assert_eq!(decoded::<Json>(&json), packets);
         assert_eq!(decoded::<JsonSonic>(&json), packets);
         assert_eq!(decoded::<JsonSimd>(&json), packets);
-    }
-
-    /// What `formats::json`'s tests check of serde_json, the two other decoders do alike.
-    #[test]
-    fn fields_in_any_order_and_a_symbol_too_long_as_json_reads_them() {
-        fn check<F: Format>() {
-            let text = format!("{{\"messages\":[{TRADE}],\"seq\":1,\"send_time\":2}}\n");
-            let expected = serde_packet::packet_of(serde_packet::aapl_trade());
-            assert_eq!(F::default().decode_packet(text.as_bytes()), Ok((expected, text.len())));
-            let long = text.replace("AAPL", "TOOLONGSYM");
-            assert_eq!(
-                F::default().decode_packet(long.as_bytes()),
-                Err(DecodeError::Malformed("json: symbol longer than 8 bytes")),
-                "{}",
-                F::NAME
-            );
-            let text = format!("[1,2,[{TRADE}]]\n");
-            assert!(F::default().decode_packet(text.as_bytes()).is_ok(), "{}", F::NAME);
-        }
-        check::<JsonSonic>();
-        check::<JsonSimd>();
     }
 
     /// simd-json 0.19 names what serde finds as serde_json does, and most syntax errors of its

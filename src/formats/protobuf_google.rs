@@ -39,26 +39,16 @@ pub struct ProtobufGoogle;
 
 const NAME: &str = "protobuf-google";
 
-/// The side as the generated enum (an open proto3 enum: any `i32`).
-impl ToLib<gpb::Side> for Side {
-    #[inline(always)]
-    fn to_lib(self) -> gpb::Side {
-        match self {
-            Side::Buy => gpb::Side::Buy,
-            Side::Sell => gpb::Side::Sell,
-        }
-    }
-}
-
-impl IntoModel<Side> for gpb::Side {
-    #[inline(always)]
-    fn into_model(self) -> Result<Side, DecodeError> {
-        match self {
-            gpb::Side::Buy => Ok(Side::Buy),
-            gpb::Side::Sell => Ok(Side::Sell),
-            _ => Err(DecodeError::Malformed("protobuf-google: price level side")),
-        }
-    }
+super::wire::conversions! {
+    /// The side as the generated enum (an open proto3 enum: any `i32`).
+    Side => gpb::Side: |s| match s {
+        Side::Buy => gpb::Side::Buy,
+        Side::Sell => gpb::Side::Sell,
+    }, |g| match g {
+        gpb::Side::Buy => Ok(Side::Buy),
+        gpb::Side::Sell => Ok(Side::Sell),
+        _ => Err(DecodeError::Malformed("protobuf-google: price level side")),
+    };
 }
 
 /// The copies between the model and the code protobuf-codegen generated into the module `$gpb`,

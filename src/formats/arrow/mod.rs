@@ -192,10 +192,7 @@ macro_rules! arrow_table {
                     pub fn of(child: &'a StructArray) -> Option<$V<'a>> {
                         Some($V {
                             len: child.len(),
-                            $($f: child
-                                .column_by_name(stringify!($f))?
-                                .as_any()
-                                .downcast_ref()?,)*
+                            $($f: super::column(child, stringify!($f))?,)*
                         })
                     }
                 }
