@@ -280,11 +280,8 @@ impl<const PACKED: bool> Format for Capnp<PACKED> {
                     }
                     Ok(Which::QuoteUpdate(q)) => {
                         let q = q.map_err(err)?;
-                        sink.quote(
-                            &q.get_symbol().to_le_bytes(),
-                            q.get_bid_price(),
-                            q.get_ask_price(),
-                        );
+                        let symbol = q.get_symbol().to_le_bytes();
+                        sink.quote(&symbol, q.get_bid_price(), q.get_ask_price());
                     }
                     Ok(Which::OrderExecuted(e)) => {
                         let e = e.map_err(err)?;

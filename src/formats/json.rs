@@ -90,7 +90,10 @@ pub(super) use read_line;
 /// decodes). A row with a code path (`json-sonic`, `json-simd`) is another library writing
 /// `json`'s bytes (their tests check it).
 macro_rules! json_format {
-    ($F:ty, $lib:ident, $name:literal, $source:expr, $(code path $path:expr,)? { $($decode:tt)* }) => {
+    (
+        $F:ty, $lib:ident, $name:literal, $source:expr, $(code path $path:expr,)?
+        { $($decode:tt)* }
+    ) => {
         impl Format for $F {
             const NAME: &'static str = $name;
             const DOCUMENTED: Documented = Documented::new(None, false, true, $source);
@@ -140,7 +143,10 @@ pub(super) fn assert_refused<F: Format>(cases: &[(&str, &str)]) {
         ("{\"seq\":1,\"send_time\":2,\"messages\":[],\"x\":0}\n", "unknown field `x`"),
         ("{\"seq\":1,\"send_time\":2}\n", "missing field `messages`"),
         ("{\"messages\":[],\"send_time\":2}\n", "missing field `seq`"),
-        ("{\"seq\":1,\"send_time\":2,\"messages\":[{\"trade_report\":{}}]}\n", "missing field `flags`"),
+        (
+            "{\"seq\":1,\"send_time\":2,\"messages\":[{\"trade_report\":{}}]}\n",
+            "missing field `flags`",
+        ),
     ];
     for (text, reason) in serde.iter().chain(cases) {
         match F::default().decode_packet(text.as_bytes()) {

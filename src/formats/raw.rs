@@ -131,11 +131,8 @@ impl Format for Raw {
                 }
                 kind::PRICE_LEVEL_BUY | kind::PRICE_LEVEL_SELL => {
                     let r: &RawPriceLevelUpdate = view(r);
-                    let side = if k == kind::PRICE_LEVEL_BUY {
-                        Side::Buy
-                    } else {
-                        Side::Sell
-                    };
+                    let buy = k == kind::PRICE_LEVEL_BUY;
+                    let side = if buy { Side::Buy } else { Side::Sell };
                     sink.price_level(side, &r.symbol, r.price)
                 }
                 kind::QUOTE_UPDATE => {

@@ -192,7 +192,7 @@ macro_rules! arrow_table {
                     pub fn of(child: &'a StructArray) -> Option<$V<'a>> {
                         Some($V {
                             len: child.len(),
-                            $($f: super::column(child, stringify!($f))?,)*
+                            $($f: crate::formats::arrow::column(child, stringify!($f))?,)*
                         })
                     }
                 }
@@ -555,7 +555,11 @@ impl WindowFormat for Arrow {
         })
     }
 
-    fn decode_window_all<V: Visitor>(&mut self, bytes: &[u8], v: &mut V) -> Result<usize, DecodeError> {
+    fn decode_window_all<V: Visitor>(
+        &mut self,
+        bytes: &[u8],
+        v: &mut V,
+    ) -> Result<usize, DecodeError> {
         self.batch(bytes, |union| {
             let c = Complete::of(union)?;
             let (seq, send_time) = (c.packets.seq.values(), c.packets.send_time.values());

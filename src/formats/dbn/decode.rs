@@ -291,7 +291,11 @@ impl Decoder {
     }
 
     /// The complete decode.
-    pub fn decode_all<V: Visitor>(&mut self, bytes: &[u8], v: &mut V) -> Result<usize, DecodeError> {
+    pub fn decode_all<V: Visitor>(
+        &mut self,
+        bytes: &[u8],
+        v: &mut V,
+    ) -> Result<usize, DecodeError> {
         let header = |v: &mut V, f: &Frame| v.packet(f.seq, f.send);
         self.read(bytes, v, header, |v, d, rt, rec| {
             v.message(d.message(rt, rec)?);
