@@ -16,18 +16,12 @@ pub trait WindowFormat: Default + 'static {
     const DOCUMENTED: Documented;
 
     /// Which implementations outside Rust read its bytes ([`Format::OTHER_LANGUAGES`]).
-    ///
-    /// [`Format::OTHER_LANGUAGES`]: super::Format::OTHER_LANGUAGES
     const OTHER_LANGUAGES: OtherLanguages;
 
     /// `Some` for a format with no slot for some IEX fields ([`Format::LOSSY`]).
-    ///
-    /// [`Format::LOSSY`]: super::Format::LOSSY
     const LOSSY: Option<Lossy> = None;
 
     /// Which of its library's code paths it runs ([`Format::code_path`]).
-    ///
-    /// [`Format::code_path`]: super::Format::code_path
     fn code_path() -> Option<&'static str> {
         None
     }

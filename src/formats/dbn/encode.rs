@@ -195,7 +195,6 @@ struct Ctx {
 }
 
 /// An MBO record of an IEX order id (or trade id), size and price (0: none).
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn mbo(ctx: Ctx, ts: i64, action: u8, side: u8, order_id: i64, size: u32, price: i64) -> MboMsg {
     MboMsg {
