@@ -22,11 +22,8 @@
 
 use crate::formats::languages::OtherLanguages;
 use super::mirror::MPacket;
-use super::codec::{full_datagram, DecodeError, Documented, Format, Sink, Visitor};
+use super::codec::{full_datagram, size_prefixed, DecodeError, Documented, Format, Sink, Visitor};
 use crate::model::{kind, Packet, Symbol};
-
-/// Bytes of the length prefix.
-const PREFIX: usize = 4;
 
 /// The bitcode runner: the mirror it encodes from and the library's reusable buffer.
 pub struct Bitcode {
@@ -54,13 +51,10 @@ impl Default for Bitcode {
 
 impl Bitcode {
     fn read(&mut self, bytes: &[u8]) -> Result<(MPacket, usize), DecodeError> {
-        DecodeError::check_len(bytes, PREFIX)?;
-        let len = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as usize;
-        let used = PREFIX + len;
-        DecodeError::check_len(bytes, used)?;
+        let (body, used) = size_prefixed(bytes)?;
         let packet = self
             .buffer
-            .decode::<MPacket>(&bytes[PREFIX..used])
+            .decode::<MPacket>(body)
             .map_err(|e| DecodeError::library("bitcode", e))?;
         Ok((packet, used))
     }

@@ -131,6 +131,24 @@ fn for_each_page<T>(memory: &mut [T], mut f: impl FnMut(&mut T)) {
     }
 }
 
+/// The body behind the little-endian `u32` length at the start of `bytes`, and the bytes the two
+/// use: FlatBuffers' size prefix, and the frame of the codecs whose library writes no length of
+/// its own (bitcode, planus).
+#[inline(always)]
+pub(crate) fn size_prefixed(bytes: &[u8]) -> Result<(&[u8], usize), DecodeError> {
+    let Some(&prefix) = bytes.first_chunk::<4>() else {
+        return Err(DecodeError::Truncated {
+            needed: 4,
+            available: bytes.len(),
+        });
+    };
+    let used = (u32::from_le_bytes(prefix) as usize)
+        .checked_add(4)
+        .ok_or(DecodeError::Malformed("size prefix overflows"))?;
+    DecodeError::check_len(bytes, used)?;
+    Ok((&bytes[4..used], used))
+}
+
 /// Why bytes could not be decoded. Decoding never panics on hostile input; it returns one of these.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DecodeError {

@@ -96,19 +96,7 @@ pub(crate) fn frame(data: &[u8], out: &mut Vec<u8>) {
 }
 
 /// The packet at the start of `bytes` (after its size prefix), and the bytes it uses.
-pub(crate) fn unframe(bytes: &[u8]) -> Result<(&[u8], usize), DecodeError> {
-    let size = bytes
-        .first_chunk::<PREFIX>()
-        .map(|p| u32::from_le_bytes(*p) as usize);
-    let Some(used) = size.and_then(|s| s.checked_add(PREFIX)) else {
-        return Err(DecodeError::Truncated {
-            needed: PREFIX,
-            available: bytes.len(),
-        });
-    };
-    DecodeError::check_len(bytes, used)?;
-    Ok((&bytes[PREFIX..used], used))
-}
+pub(crate) use super::codec::size_prefixed as unframe;
 
 /// The symbol a `SymbolRef` reads.
 #[inline(always)]
