@@ -75,29 +75,36 @@ pub(crate) fn full_datagram(k: u8) -> Packet {
 
 /// What two implementations of one wire format owe each other (tests): every packet of
 /// `packets` (the cross-language sample: a message of every kind, then the first packets of the
-/// bundled DEEP, TOPS and DEEP+ captures) written by `W` is read by `R` to the packet the IEX
-/// parser read, every byte used.
+/// bundled DEEP, TOPS and DEEP+ captures) written by either is read by the other to the packet
+/// the IEX parser read, every byte used.
 #[cfg(test)]
-pub(crate) fn reads_every_field<W: Format, R: Format>(packets: &[Packet]) {
-    let (mut w, mut r) = (W::default(), R::default());
+pub(crate) fn each_reads_the_others<A: Format, B: Format>(packets: &[Packet]) {
+    fn reads<W: Format, R: Format>(packets: &[Packet]) {
+        let (mut w, mut r) = (W::default(), R::default());
+        for (i, p) in packets.iter().enumerate() {
+            let mut bytes = Vec::new();
+            assert_eq!(w.encode(p, &mut bytes), p.messages.len(), "packet {i}");
+            let (got, used) = r
+                .decode_packet(&bytes)
+                .unwrap_or_else(|e| panic!("{} refused {}'s packet {i}: {e}", R::NAME, W::NAME));
+            assert_eq!(used, bytes.len(), "packet {i}");
+            assert_eq!(&got, p, "{} reading {}'s packet {i}", R::NAME, W::NAME);
+        }
+    }
     let messages: usize = packets.iter().map(|p| p.messages.len()).sum();
     assert!(
         packets.len() > 600 && messages > 1_000,
         "{} packets",
         packets.len()
     );
-    let mut kinds = std::collections::BTreeSet::new();
-    for (i, p) in packets.iter().enumerate() {
-        let mut bytes = Vec::new();
-        assert_eq!(w.encode(p, &mut bytes), p.messages.len(), "packet {i}");
-        let (got, used) = r
-            .decode_packet(&bytes)
-            .unwrap_or_else(|e| panic!("{} refused {}'s packet {i}: {e}", R::NAME, W::NAME));
-        assert_eq!(used, bytes.len(), "packet {i}");
-        assert_eq!(&got, p, "{} reading {}'s packet {i}", R::NAME, W::NAME);
-        kinds.extend(p.messages.iter().map(|m| m.kind()));
-    }
+    let kinds: std::collections::BTreeSet<u8> = packets
+        .iter()
+        .flat_map(|p| &p.messages)
+        .map(|m| m.kind())
+        .collect();
     assert_eq!(kinds.len(), kind::ALL.len());
+    reads::<A, B>(packets);
+    reads::<B, A>(packets);
 }
 
 /// Bytes per page (x86-64 and aarch64 Linux with 4 KiB pages; on larger pages every page is still

@@ -201,16 +201,16 @@ impl Format for ProtobufGoogle {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formats::codec::reads_every_field;
+    use crate::capability::cross_language::shared_sample;
+    use crate::formats::codec::each_reads_the_others;
     use crate::formats::protobuf::Protobuf;
 
     /// prost reads Google's bytes and Google's runtime reads prost's, every field of every
     /// message; the two encoders write the same bytes.
     #[test]
     fn prost_and_google_read_each_others_bytes() {
-        let sample = crate::capability::cross_language::shared_sample().unwrap();
-        reads_every_field::<ProtobufGoogle, Protobuf>(sample);
-        reads_every_field::<Protobuf, ProtobufGoogle>(sample);
+        let sample = shared_sample().unwrap();
+        each_reads_the_others::<ProtobufGoogle, Protobuf>(sample);
         let mut prost = Protobuf::default();
         for (i, source) in sample.iter().enumerate() {
             let (mut by_google, mut by_prost) = (Vec::new(), Vec::new());
