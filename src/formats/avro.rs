@@ -59,24 +59,11 @@ pub fn schema() -> &'static Schema {
 #[serde(transparent)]
 pub struct Fixed<const N: usize>(#[serde(with = "apache_avro::serde::fixed")] pub [u8; N]);
 
-/// [`ToLib`] and [`IntoModel`] between a model type and the serde type the schema maps it to
-/// (symbols and reason codes as [`Fixed`], the side as [`WSide`], the schema's `enum Side`).
-macro_rules! conversions {
-    ($($model:ty => $lib:ty: |$m:ident| $to:expr, |$l:ident| $back:expr;)*) => {$(
-        impl ToLib<$lib> for $model {
-            #[inline(always)]
-            fn to_lib(self) -> $lib { let $m = self; $to }
-        }
-        impl IntoModel<$model> for $lib {
-            #[inline(always)]
-            fn into_model(self) -> Result<$model, DecodeError> { let $l = self; Ok($back) }
-        }
-    )*};
-}
-conversions! {
-    Symbol => Fixed<8>: |s| Fixed(s.0), |f| Symbol(f.0);
-    [u8; 4] => Fixed<4>: |b| Fixed(b), |f| f.0;
-    Side => WSide: |s| s.into(), |w| w.into();
+// Symbols and reason codes as [`Fixed`], the side as [`WSide`], the schema's `enum Side`.
+super::wire::conversions! {
+    Symbol => Fixed<8>: |s| Fixed(s.0), |f| Ok(Symbol(f.0));
+    [u8; 4] => Fixed<4>: |b| Fixed(b), |f| Ok(f.0);
+    Side => WSide: |s| s.into(), |w| Ok(w.into());
 }
 
 /// A field of the message table as the serde type the schema's field maps to.

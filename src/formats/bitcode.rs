@@ -22,11 +22,8 @@
 
 use crate::formats::languages::OtherLanguages;
 use super::mirror::MPacket;
-use super::codec::{full_datagram, DecodeError, Documented, Format, Sink, Visitor};
+use super::codec::{full_datagram, size_prefixed, DecodeError, Documented, Format, Sink, Visitor};
 use crate::model::{kind, Packet, Symbol};
-
-/// Bytes of the length prefix.
-const PREFIX: usize = 4;
 
 /// The bitcode runner: the mirror it encodes from and the library's reusable buffer.
 pub struct Bitcode {
@@ -54,27 +51,22 @@ impl Default for Bitcode {
 
 impl Bitcode {
     fn read(&mut self, bytes: &[u8]) -> Result<(MPacket, usize), DecodeError> {
-        DecodeError::check_len(bytes, PREFIX)?;
-        let len = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as usize;
-        let used = PREFIX + len;
-        DecodeError::check_len(bytes, used)?;
+        let (body, used) = size_prefixed(bytes)?;
         let packet = self
             .buffer
-            .decode::<MPacket>(&bytes[PREFIX..used])
+            .decode::<MPacket>(body)
             .map_err(|e| DecodeError::library("bitcode", e))?;
         Ok((packet, used))
     }
 }
 
-/// The schema of [`Format::DOCUMENTED`]: none, the Rust types are the schema.
-const SCHEMA: Option<&str> = None;
 /// Where [`Format::DOCUMENTED`] comes from.
 const SOURCE: &str = "https://docs.rs/bitcode/0.6 (derive Encode/Decode: the Rust types are the schema; \
     decode returns an owned value, and an error on invalid input)";
 
 impl Format for Bitcode {
     const NAME: &'static str = "bitcode";
-    const DOCUMENTED: Documented = Documented::new(SCHEMA, false, true, SOURCE);
+    const DOCUMENTED: Documented = Documented::new(None, false, true, SOURCE);
     const OTHER_LANGUAGES: OtherLanguages = OtherLanguages::RustOnly {
         detail: "no implementation outside Rust: its README lists compatibility with languages other \
                  than Rust, and a format stable across major versions, as non-goals",

@@ -43,8 +43,6 @@ impl<T: BorshSerialize + BorshDeserialize> Sequential<T> for Borsh {
     }
 }
 
-/// The schema of `Format::DOCUMENTED`: none, the Rust types are the schema.
-const SCHEMA: Option<&str> = None;
 /// Where `Format::DOCUMENTED` comes from.
 const SOURCE: &str = "https://docs.rs/borsh/1.8.1 and https://borsh.io (derive BorshSerialize/\
     BorshDeserialize: the Rust types are the schema; fields are read into values, and invalid \
@@ -54,6 +52,6 @@ sequential_format!(
     Borsh,
     u32,
     "borsh",
-    Documented::new(SCHEMA, false, true, SOURCE),
+    Documented::new(None, false, true, SOURCE),
     OtherLanguages::Read(WireFormat::Borsh)
 );

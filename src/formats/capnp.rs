@@ -275,19 +275,13 @@ impl<const PACKED: bool> Format for Capnp<PACKED> {
                     }
                     Ok(Which::PriceLevelUpdate(p)) => {
                         let p = p.map_err(err)?;
-                        let side = match p.get_side().map_err(err)? {
-                            marketdata_capnp::Side::Buy => Side::Buy,
-                            marketdata_capnp::Side::Sell => Side::Sell,
-                        };
+                        let side = p.get_side().into_model()?;
                         sink.price_level(side, &p.get_symbol().to_le_bytes(), p.get_price());
                     }
                     Ok(Which::QuoteUpdate(q)) => {
                         let q = q.map_err(err)?;
-                        sink.quote(
-                            &q.get_symbol().to_le_bytes(),
-                            q.get_bid_price(),
-                            q.get_ask_price(),
-                        );
+                        let symbol = q.get_symbol().to_le_bytes();
+                        sink.quote(&symbol, q.get_bid_price(), q.get_ask_price());
                     }
                     Ok(Which::OrderExecuted(e)) => {
                         let e = e.map_err(err)?;

@@ -73,6 +73,40 @@ pub(crate) fn full_datagram(k: u8) -> Packet {
     }
 }
 
+/// What two implementations of one wire format owe each other (tests): every packet of
+/// `packets` (the cross-language sample: a message of every kind, then the first packets of the
+/// bundled DEEP, TOPS and DEEP+ captures) written by either is read by the other to the packet
+/// the IEX parser read, every byte used.
+#[cfg(test)]
+pub(crate) fn each_reads_the_others<A: Format, B: Format>(packets: &[Packet]) {
+    fn reads<W: Format, R: Format>(packets: &[Packet]) {
+        let (mut w, mut r) = (W::default(), R::default());
+        for (i, p) in packets.iter().enumerate() {
+            let mut bytes = Vec::new();
+            assert_eq!(w.encode(p, &mut bytes), p.messages.len(), "packet {i}");
+            let (got, used) = r
+                .decode_packet(&bytes)
+                .unwrap_or_else(|e| panic!("{} refused {}'s packet {i}: {e}", R::NAME, W::NAME));
+            assert_eq!(used, bytes.len(), "packet {i}");
+            assert_eq!(&got, p, "{} reading {}'s packet {i}", R::NAME, W::NAME);
+        }
+    }
+    let messages: usize = packets.iter().map(|p| p.messages.len()).sum();
+    assert!(
+        packets.len() > 600 && messages > 1_000,
+        "{} packets",
+        packets.len()
+    );
+    let kinds: std::collections::BTreeSet<u8> = packets
+        .iter()
+        .flat_map(|p| &p.messages)
+        .map(|m| m.kind())
+        .collect();
+    assert_eq!(kinds.len(), kind::ALL.len());
+    reads::<A, B>(packets);
+    reads::<B, A>(packets);
+}
+
 /// Bytes per page (x86-64 and aarch64 Linux with 4 KiB pages; on larger pages every page is still
 /// written, just more than once).
 const PAGE: usize = 4096;
@@ -102,6 +136,24 @@ fn for_each_page<T>(memory: &mut [T], mut f: impl FnMut(&mut T)) {
     if let Some(last) = memory.last_mut() {
         f(last);
     }
+}
+
+/// The body behind the little-endian `u32` length at the start of `bytes`, and the bytes the two
+/// use: FlatBuffers' size prefix, and the frame of the codecs whose library writes no length of
+/// its own (bitcode, planus).
+#[inline(always)]
+pub(crate) fn size_prefixed(bytes: &[u8]) -> Result<(&[u8], usize), DecodeError> {
+    let Some(&prefix) = bytes.first_chunk::<4>() else {
+        return Err(DecodeError::Truncated {
+            needed: 4,
+            available: bytes.len(),
+        });
+    };
+    let used = (u32::from_le_bytes(prefix) as usize)
+        .checked_add(4)
+        .ok_or(DecodeError::Malformed("size prefix overflows"))?;
+    DecodeError::check_len(bytes, used)?;
+    Ok((&bytes[4..used], used))
 }
 
 /// Why bytes could not be decoded. Decoding never panics on hostile input; it returns one of these.
@@ -280,13 +332,9 @@ pub trait Format: Default + 'static {
     fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError>;
 
     /// Reads the packet at the start of `bytes` completely: every field of every message through
-    /// the format's own accessors or decoder, handed to `visitor` in order; returns how many bytes
+    /// the format's own accessors or decoder, handed to `v` in order; returns how many bytes
     /// it used. The measured complete-decode workload (`de_all`).
-    fn decode_all<V: Visitor>(
-        &mut self,
-        bytes: &[u8],
-        visitor: &mut V,
-    ) -> Result<usize, DecodeError>;
+    fn decode_all<V: Visitor>(&mut self, bytes: &[u8], v: &mut V) -> Result<usize, DecodeError>;
 
     /// [`Format::decode`] as the timed passes call it: the codec's copy 0 ([`Marked`]). A twin
     /// of the format (`measure::twins`) calls a copy of its own number, so each is machine code
@@ -296,14 +344,10 @@ pub trait Format: Default + 'static {
         self.decode(bytes, &mut Marked::<K, 0>(sink))
     }
 
-    /// [`Format::decode_all`] as the timed passes call it, as [`Format::decode_copy`].
+    /// [`Format::decode_all`] of `b` as the timed passes call it, as [`Format::decode_copy`].
     #[inline(always)]
-    fn decode_all_copy<V: Visitor>(
-        &mut self,
-        bytes: &[u8],
-        visitor: &mut V,
-    ) -> Result<usize, DecodeError> {
-        self.decode_all(bytes, &mut Marked::<V, 0>(visitor))
+    fn decode_all_copy<V: Visitor>(&mut self, b: &[u8], v: &mut V) -> Result<usize, DecodeError> {
+        self.decode_all(b, &mut Marked::<V, 0>(v))
     }
 
     /// [`Format::decode_all`] collected into a neutral packet, with how many bytes it used.
@@ -381,6 +425,16 @@ fn mark<const N: u32>() {
     }
 }
 
+/// Methods that hand their arguments on to the wrapped receiver unchanged.
+macro_rules! forward {
+    ($($method:ident($($arg:ident: $T:ty),*);)*) => {$(
+        #[inline(always)]
+        fn $method(&mut self, $($arg: $T),*) {
+            self.0.$method($($arg),*)
+        }
+    )*};
+}
+
 impl<K: Sink, const N: u32> Sink for Marked<'_, K, N> {
     #[inline(always)]
     fn packet(&mut self, seq: u64) {
@@ -388,29 +442,12 @@ impl<K: Sink, const N: u32> Sink for Marked<'_, K, N> {
         self.0.packet(seq)
     }
 
-    #[inline(always)]
-    fn trade(&mut self, symbol: &[u8; 8], size: u32, price: i64) {
-        self.0.trade(symbol, size, price)
-    }
-
-    #[inline(always)]
-    fn price_level(&mut self, side: Side, symbol: &[u8; 8], price: i64) {
-        self.0.price_level(side, symbol, price)
-    }
-
-    #[inline(always)]
-    fn add_order(&mut self, side: u8, symbol: &[u8; 8], price: i64) {
-        self.0.add_order(side, symbol, price)
-    }
-
-    #[inline(always)]
-    fn quote(&mut self, symbol: &[u8; 8], bid_price: i64, ask_price: i64) {
-        self.0.quote(symbol, bid_price, ask_price)
-    }
-
-    #[inline(always)]
-    fn other(&mut self) {
-        self.0.other()
+    forward! {
+        trade(symbol: &[u8; 8], size: u32, price: i64);
+        price_level(side: Side, symbol: &[u8; 8], price: i64);
+        add_order(side: u8, symbol: &[u8; 8], price: i64);
+        quote(symbol: &[u8; 8], bid_price: i64, ask_price: i64);
+        other();
     }
 }
 
@@ -421,9 +458,8 @@ impl<V: Visitor, const N: u32> Visitor for Marked<'_, V, N> {
         self.0.packet(seq, send_time)
     }
 
-    #[inline(always)]
-    fn message(&mut self, message: Message) {
-        self.0.message(message)
+    forward! {
+        message(message: Message);
     }
 }
 
@@ -450,21 +486,12 @@ mod tests {
         }
         for start in [0, 1, 7, 100, 4_000, 4_095] {
             for len in [1, 2, 4_096, 4_097, 8_200, 70_001] {
-                assert_eq!(
+                let missed = (
                     pages_missed::<u8>(start, len),
-                    Vec::<usize>::new(),
-                    "u8 {start}+{len}"
-                );
-                assert_eq!(
                     pages_missed::<[u8; 24]>(start, len),
-                    Vec::<usize>::new(),
-                    "24B {start}+{len}"
-                );
-                assert_eq!(
                     pages_missed::<u64>(start, len),
-                    Vec::<usize>::new(),
-                    "u64 {start}+{len}"
                 );
+                assert_eq!(missed, Default::default(), "u8, 24B, u64: {start}+{len}");
             }
         }
     }

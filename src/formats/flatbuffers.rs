@@ -28,7 +28,7 @@
 use crate::formats::languages::{OtherLanguages, WireFormat};
 use ::flatbuffers::{FlatBufferBuilder, VerifierOptions, WIPOffset};
 
-use super::codec::{every_kind, reserve_touched, touch, DecodeError, Documented, Format, MessageRead, Sink, Visitor, MAX_DATAGRAM_MESSAGES};
+use super::codec::{every_kind, reserve_touched, size_prefixed, touch, DecodeError, Documented, Format, MessageRead, Sink, Visitor, MAX_DATAGRAM_MESSAGES};
 use crate::model::*;
 
 super::codec::generated!(
@@ -38,9 +38,6 @@ super::codec::generated!(
 );
 
 use generated::md_shootout::fbs;
-
-/// Bytes of the size prefix.
-const PREFIX: usize = 4;
 
 /// The FlatBuffers runner: `VERIFY` runs the verifier before reading (`flatbuffers`), or not
 /// (`flatbuffers-unverified`, [`super::unchecked`]); nothing else differs.
@@ -86,12 +83,7 @@ impl<const VERIFY: bool> FlatBuffersCodec<VERIFY> {
     /// The root of the packet at the start of `bytes` (verified if `VERIFY`), and the bytes it
     /// uses.
     fn root<'a>(&self, bytes: &'a [u8]) -> Result<(fbs::Packet<'a>, usize), DecodeError> {
-        DecodeError::check_len(bytes, PREFIX)?;
-        let len = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as usize;
-        let total = PREFIX
-            .checked_add(len)
-            .ok_or(DecodeError::Malformed("size prefix overflows"))?;
-        DecodeError::check_len(bytes, total)?;
+        let (_, total) = size_prefixed(bytes)?;
         let root = if VERIFY {
             fbs::size_prefixed_root_as_packet_with_opts(&self.verifier, &bytes[..total])
                 .map_err(err)?

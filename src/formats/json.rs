@@ -10,18 +10,11 @@
 //!
 //! **As its maintainers use it.** serde_json writes with `to_writer` into any `io::Write`, a reused
 //! `Vec<u8>` included (the Rust serialization benchmark writes into a reused buffer), and reads
-//! borrowed (`from_slice` with `#[serde(borrow)]` fields). Ours encodes with `to_writer` straight
-//! from the model into the output buffer (`serde_packet::PacketOut`), each message's `Wire` built
-//! on the stack: no allocation, no intermediate copy. Decoding finds the newline (`memchr`), then
-//! reads the object field by field with serde's streaming pattern (`serde_packet::read`: a
-//! `DeserializeSeed` over the messages array, serde's "process an array of values without buffering
-//! it into a Vec"): each message is handed to the sink or visitor as it is parsed, symbols borrowed
-//! from the buffer (`Cow<str>`: borrowed unless the string has escapes), so decoding allocates
-//! nothing where deserializing a struct with a `Vec` of messages would allocate that vector per
-//! packet. Fields may come in any order; only when `messages` precedes `seq` or `send_time` (never
-//! in what we write) are the messages collected first, since the packet's header must reach the
-//! sink before its messages. A symbol that is not UTF-8 cannot be a JSON string: it is written
-//! lossily (IEX symbols are ASCII).
+//! borrowed (`from_slice` with `#[serde(borrow)]` fields). Ours writes straight from the model into
+//! the output buffer, and reads the line the newline ends (`memchr`) with serde's streaming
+//! pattern, each message handed over as it is parsed (`serde_packet`: no allocation either way),
+//! symbols borrowed from the buffer (`Cow<str>`: borrowed unless the string has escapes). A symbol
+//! that is not UTF-8 cannot be a JSON string: it is written lossily (IEX symbols are ASCII).
 
 use crate::formats::languages::{OtherLanguages, WireFormat};
 use std::borrow::Cow;
@@ -73,49 +66,89 @@ pub(super) fn line_end(bytes: &[u8]) -> Result<usize, DecodeError> {
     })
 }
 
-/// Decodes the packet before the first newline of `bytes` into `handler`; returns the bytes used
-/// with the newline.
-fn read<'de>(
-    bytes: &'de [u8],
-    handler: &mut impl Handler<SymIn<'de>>,
-) -> Result<usize, DecodeError> {
-    let end = line_end(bytes)?;
-    let mut de = serde_json::Deserializer::from_slice(&bytes[..end]);
-    serde_packet::read(&mut de, handler, "json")?;
-    de.end().map_err(|e| DecodeError::library("json", e))?;
-    Ok(end + 1)
+/// `read(bytes, handler)` of the JSON row `$F` whose library `$lib` parses a line with its serde
+/// `Deserializer` (`end()` refusing trailing characters): decodes the packet before the first
+/// newline of `bytes`; returns the bytes used with the newline.
+macro_rules! read_line {
+    ($F:ty, $lib:ident) => {
+        fn read<'de>(
+            bytes: &'de [u8],
+            handler: &mut impl Handler<SymIn<'de>>,
+        ) -> Result<usize, DecodeError> {
+            let end = line_end(bytes)?;
+            let mut de = $lib::Deserializer::from_slice(&bytes[..end]);
+            serde_packet::read(&mut de, handler, <$F>::NAME)?;
+            de.end().map_err(|e| DecodeError::library(<$F>::NAME, e))?;
+            Ok(end + 1)
+        }
+    };
 }
+pub(super) use read_line;
 
-/// The schema of [`Format::DOCUMENTED`]: none, the Rust types are the schema.
-pub(super) const SCHEMA: Option<&str> = None;
+/// The `Format` impl of the JSON row `$F`, named `$name`, documented by `$source`: JSON Lines
+/// written with its library `$lib`'s `to_writer` into the output `Vec`, read by `$decode` (the
+/// decodes). A row with a code path (`json-sonic`, `json-simd`) is another library writing
+/// `json`'s bytes (their tests check it).
+macro_rules! json_format {
+    (
+        $F:ty, $lib:ident, $name:literal, $source:expr, $(code path $path:expr,)?
+        { $($decode:tt)* }
+    ) => {
+        impl Format for $F {
+            const NAME: &'static str = $name;
+            const DOCUMENTED: Documented = Documented::new(None, false, true, $source);
+            const OTHER_LANGUAGES: OtherLanguages = OtherLanguages::Read(WireFormat::Json);
+            $(
+                const WRITES_BYTES_OF: Option<&'static str> = Some(super::json::Json::NAME);
+
+                fn code_path() -> Option<&'static str> {
+                    Some($path)
+                }
+            )?
+
+            fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
+                $lib::to_writer(&mut *out, &PacketOut::new(packet, SymOut))
+                    .expect("writing JSON to a Vec cannot fail");
+                out.push(b'\n');
+                packet.messages.len()
+            }
+
+            $($decode)*
+        }
+    };
+}
+pub(super) use json_format;
+
+read_line!(Json, serde_json);
+
 /// Where [`Format::DOCUMENTED`] comes from.
 const SOURCE: &str = "https://docs.rs/serde_json (the serde types are the schema; the parser refuses \
     what is not JSON of those types; numbers are parsed into values)";
 
-impl Format for Json {
-    const NAME: &'static str = "json";
-    const DOCUMENTED: Documented = Documented::new(SCHEMA, false, true, SOURCE);
-    const OTHER_LANGUAGES: OtherLanguages = OtherLanguages::Read(WireFormat::Json);
-
-    fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
-        let p = PacketOut::new(packet, SymOut);
-        serde_json::to_writer(&mut *out, &p).expect("writing JSON to a Vec cannot fail");
-        out.push(b'\n');
-        packet.messages.len()
-    }
-
+json_format!(Json, serde_json, "json", SOURCE, {
     serde_packet::decode_through_read!();
-}
+});
 
 /// A Trade Report as every JSON row writes it, for the JSON codecs' tests.
 #[cfg(test)]
 pub(super) const TRADE: &str = r#"{"trade_report":{"flags":0,"timestamp":5,"symbol":"AAPL","size":100,"price":1500000,"trade_id":9}}"#;
 
-/// Each `(text, reason)`: `F` refuses the text with its library's error, named `F`, whose message
-/// contains the reason.
+/// Each `(text, reason)` of serde's refusals, then of `cases`: `F` refuses the text with its
+/// library's error, named `F`, whose message contains the reason. What serde finds (fields) every
+/// JSON decoder names alike.
 #[cfg(test)]
 pub(super) fn assert_refused<F: Format>(cases: &[(&str, &str)]) {
-    for (text, reason) in cases {
+    let serde = [
+        ("{\"seq\":1,\"seq\":1,\"send_time\":2,\"messages\":[]}\n", "duplicate field `seq`"),
+        ("{\"seq\":1,\"send_time\":2,\"messages\":[],\"x\":0}\n", "unknown field `x`"),
+        ("{\"seq\":1,\"send_time\":2}\n", "missing field `messages`"),
+        ("{\"messages\":[],\"send_time\":2}\n", "missing field `seq`"),
+        (
+            "{\"seq\":1,\"send_time\":2,\"messages\":[{\"trade_report\":{}}]}\n",
+            "missing field `flags`",
+        ),
+    ];
+    for (text, reason) in serde.iter().chain(cases) {
         match F::default().decode_packet(text.as_bytes()) {
             Err(DecodeError::Library { format, message }) => {
                 assert_eq!(format, F::NAME, "{text}");
@@ -130,8 +163,17 @@ pub(super) fn assert_refused<F: Format>(cases: &[(&str, &str)]) {
 mod tests {
     use super::*;
 
-    fn decode(text: &str) -> Result<(Packet, usize), DecodeError> {
-        Json.decode_packet(text.as_bytes())
+    /// `text` read by each JSON decoder (serde_json's, sonic-rs's, simd-json's): all three read
+    /// through `serde_packet::read`, so they read alike.
+    fn decode(text: &str) -> [Result<(Packet, usize), DecodeError>; 3] {
+        let b = text.as_bytes();
+        let simd = super::super::json_simd::JsonSimd::default().decode_packet(b);
+        [Json.decode_packet(b), super::super::json_sonic::JsonSonic.decode_packet(b), simd]
+    }
+
+    /// What each of the three gives.
+    fn each(r: Result<(Packet, usize), DecodeError>) -> [Result<(Packet, usize), DecodeError>; 3] {
+        [r.clone(), r.clone(), r]
     }
 
     fn packet(seq: u64, send_time: i64, trades: usize) -> Packet {
@@ -150,29 +192,26 @@ mod tests {
             format!("{{\"send_time\":2,\"messages\":[{TRADE},{TRADE}],\"seq\":1}}\n"),
             format!("{{\"messages\":[{TRADE},{TRADE}],\"seq\":1,\"send_time\":2}}\n"),
         ] {
-            assert_eq!(decode(&text), Ok((packet(1, 2, 2), text.len())), "{text}");
+            assert_eq!(decode(&text), each(Ok((packet(1, 2, 2), text.len()))), "{text}");
         }
         // An empty list before the header still gives the header.
         let text = "{\"messages\":[],\"seq\":3,\"send_time\":4}\n";
-        assert_eq!(decode(text), Ok((packet(3, 4, 0), text.len())));
+        assert_eq!(decode(text), each(Ok((packet(3, 4, 0), text.len()))));
     }
 
     #[test]
     fn an_array_reads_as_serde_reads_a_struct() {
         let text = format!("[1,2,[{TRADE}]]\n");
-        assert_eq!(decode(&text), Ok((packet(1, 2, 1), text.len())));
-        assert!(decode("[1,2]\n").is_err());
+        assert_eq!(decode(&text), each(Ok((packet(1, 2, 1), text.len()))));
+        assert!(decode("[1,2]\n").iter().all(Result::is_err));
     }
 
     #[test]
     fn bad_objects_are_refused_with_serde_json_s_reason() {
-        assert_refused::<Json>(&[
-            ("{\"seq\":1,\"seq\":1,\"send_time\":2,\"messages\":[]}\n", "duplicate field `seq`"),
-            ("{\"seq\":1,\"send_time\":2,\"messages\":[],\"x\":0}\n", "unknown field `x`"),
-            ("{\"seq\":1,\"send_time\":2}\n", "missing field `messages`"),
-            ("{\"messages\":[],\"send_time\":2}\n", "missing field `seq`"),
-            ("{\"seq\":1,\"send_time\":2,\"messages\":[]} x\n", "trailing characters"),
-        ]);
+        assert_refused::<Json>(&[(
+            "{\"seq\":1,\"send_time\":2,\"messages\":[]} x\n",
+            "trailing characters",
+        )]);
     }
 
     #[test]
@@ -182,11 +221,8 @@ mod tests {
             format!("{{\"seq\":1,\"send_time\":2,\"messages\":[{TRADE},{long}]}}\n"),
             format!("{{\"messages\":[{TRADE},{long}],\"seq\":1,\"send_time\":2}}\n"),
         ] {
-            assert_eq!(
-                decode(&text),
-                Err(DecodeError::Malformed("json: symbol longer than 8 bytes")),
-                "{text}"
-            );
+            let long = Err(DecodeError::Malformed("json: symbol longer than 8 bytes"));
+            assert_eq!(decode(&text), each(long), "{text}");
             let mut sink = crate::formats::Aggregate::new();
             assert_eq!(
                 Json.decode(text.as_bytes(), &mut sink),

@@ -3,12 +3,9 @@
 //! costs through a simdjson-style parser (a SIMD pass that finds every structural character,
 //! then a tape).
 //!
-//! **Encoding** is simd-json's own writer, `simd_json::to_writer` into the reused output `Vec`,
-//! from the same `serde_packet::PacketOut` as `json`: its `serde_impl` feature provides "the
-//! same convenience functions that serde_json provides" (its README), so a team that adopts it
-//! writes with it. On our types (integers and ASCII strings) it writes exactly serde_json's bytes
-//! (a test compares every kind of message and the largest datagrams), so the row's bytes and
-//! sizes are `json`'s and only the timings differ.
+//! **Encoding** is simd-json's own `to_writer` into the reused output `Vec` (its `serde_impl`
+//! provides "the same convenience functions that serde_json provides", its README), which writes
+//! json's bytes, as json-sonic's does (a test compares them): only the timings differ.
 //!
 //! **Decoding.** simd-json parses mutable input (it unescapes strings in place), and a decoder
 //! is handed `&[u8]`: each packet's line is copied into a buffer of ours, followed by the padding
@@ -42,7 +39,7 @@ use simd_json::{Buffers, Implementation, Node, Tape, INPUT_PADDING};
 use super::codec::{
     full_datagram, reserve_touched, DecodeError, Documented, Format, Sink, Visitor,
 };
-use super::json::{line_end, SymIn, SymOut, SCHEMA};
+use super::json::{json_format, line_end, Json, SymIn, SymOut};
 use super::serde_packet::{self, Handler, PacketOut};
 use crate::model::{kind, Packet};
 
@@ -60,7 +57,8 @@ pub struct JsonSimd {
 const PADDING: [u8; INPUT_PADDING] = [b' '; INPUT_PADDING];
 
 /// The longest line of one packet: the JSON of a full UDP datagram of the kind whose messages
-/// are longest in JSON (about 340 KB). Computed once per process.
+/// are longest in JSON (about 340 KB), as `json` writes it (so does json-simd). Computed once
+/// per process.
 pub fn largest_line() -> usize {
     static LARGEST: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *LARGEST.get_or_init(|| {
@@ -69,7 +67,7 @@ pub fn largest_line() -> usize {
             .iter()
             .map(|&k| {
                 line.clear();
-                JsonSimd::write(&full_datagram(k), &mut line);
+                Json.encode(&full_datagram(k), &mut line);
                 line.len()
             })
             .max()
@@ -125,13 +123,6 @@ pub fn simd_path() -> &'static str {
 }
 
 impl JsonSimd {
-    /// Appends `packet`'s line with simd-json's writer.
-    fn write(packet: &Packet, out: &mut Vec<u8>) {
-        simd_json::to_writer(&mut *out, &PacketOut::new(packet, SymOut))
-            .expect("writing JSON to a Vec cannot fail");
-        out.push(b'\n');
-    }
-
     /// Decodes the packet before the first newline of `bytes` into `handler`: copies the line,
     /// builds its tape, reads it with serde; returns the bytes used with the newline.
     fn read<H>(&mut self, bytes: &[u8], handler: &mut H) -> Result<usize, DecodeError>
@@ -166,21 +157,7 @@ const SOURCE: &str = "https://docs.rs/simd-json/0.19.0 (serde types are the sche
     chosen at run time by CPU detection, `Deserializer::algorithm`; the decode copies each \
     line into a buffer of ours, simd-json's input being mutable)";
 
-impl Format for JsonSimd {
-    const NAME: &'static str = "json-simd";
-    const DOCUMENTED: Documented = Documented::new(SCHEMA, false, true, SOURCE);
-    const OTHER_LANGUAGES: OtherLanguages = OtherLanguages::Read(WireFormat::Json);
-    const WRITES_BYTES_OF: Option<&'static str> = Some(super::json::Json::NAME);
-
-    fn code_path() -> Option<&'static str> {
-        Some(simd_path())
-    }
-
-    fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
-        Self::write(packet, out);
-        packet.messages.len()
-    }
-
+json_format!(JsonSimd, simd_json, "json-simd", SOURCE, code path simd_path(), {
     fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
         self.read(bytes, &mut serde_packet::Selective(sink))
     }
@@ -188,11 +165,11 @@ impl Format for JsonSimd {
     fn decode_all<V: Visitor>(&mut self, bytes: &[u8], v: &mut V) -> Result<usize, DecodeError> {
         self.read(bytes, &mut serde_packet::Complete(v))
     }
-}
+});
 
 #[cfg(test)]
 mod tests {
-    use super::super::json::{assert_refused, Json, TRADE};
+    use super::super::json::{assert_refused, Json};
     use super::super::json_sonic::JsonSonic;
     use super::super::codec::{every_kind, SHORTEST_KIND};
     use super::*;
@@ -250,38 +227,12 @@ mod tests {
         assert_eq!(decoded::<JsonSimd>(&json), packets);
     }
 
-    /// What `formats::json`'s tests check of serde_json, the two other decoders do alike.
-    #[test]
-    fn fields_in_any_order_and_a_symbol_too_long_as_json_reads_them() {
-        fn check<F: Format>() {
-            let text = format!("{{\"messages\":[{TRADE}],\"seq\":1,\"send_time\":2}}\n");
-            let expected = serde_packet::packet_of(serde_packet::aapl_trade());
-            assert_eq!(F::default().decode_packet(text.as_bytes()), Ok((expected, text.len())));
-            let long = text.replace("AAPL", "TOOLONGSYM");
-            assert_eq!(
-                F::default().decode_packet(long.as_bytes()),
-                Err(DecodeError::Malformed("json: symbol longer than 8 bytes")),
-                "{}",
-                F::NAME
-            );
-            let text = format!("[1,2,[{TRADE}]]\n");
-            assert!(F::default().decode_packet(text.as_bytes()).is_ok(), "{}", F::NAME);
-        }
-        check::<JsonSonic>();
-        check::<JsonSimd>();
-    }
-
     /// simd-json 0.19 names what serde finds as serde_json does, and most syntax errors of its
     /// tape builder `InternalError` with the offending character's offset (trailing characters
     /// and a trailing comma alike).
     #[test]
     fn bad_objects_are_refused_with_simd_json_s_reason() {
         assert_refused::<JsonSimd>(&[
-            ("{\"seq\":1,\"seq\":1,\"send_time\":2,\"messages\":[]}\n", "duplicate field `seq`"),
-            ("{\"seq\":1,\"send_time\":2,\"messages\":[],\"x\":0}\n", "unknown field `x`"),
-            ("{\"seq\":1,\"send_time\":2}\n", "missing field `messages`"),
-            ("{\"messages\":[],\"send_time\":2}\n", "missing field `seq`"),
-            ("{\"seq\":1,\"send_time\":2,\"messages\":[{\"trade_report\":{}}]}\n", "missing field `flags`"),
             ("{\"seq\":1,\"send_time\":2,\"messages\":[]} x\n", "InternalError at character 36"),
             ("{\"seq\":1,\"send_time\":2,\"messages\":[1,]}\n", "InternalError at character 37"),
             ("{\"seq\":1,\"send_time\":2,\"messages\":[]\n", "Syntax at character 35"),

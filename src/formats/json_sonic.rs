@@ -1,19 +1,11 @@
-//! JSON decoded by sonic-rs (CloudWeGo's SIMD JSON library): the bytes of [`json`](super::json),
-//! serde_json's JSON Lines, one object per packet then `\n`, so this row says what the same JSON
-//! costs through another parser.
-//!
-//! **Encoding** is sonic-rs's own writer, `sonic_rs::to_writer` into the reused output `Vec`
-//! (sonic-rs implements its `WriteExt` for `Vec<u8>`), from the same `serde_packet::PacketOut`
-//! as `json`: sonic-rs is a serde JSON library for both directions and its README's examples
-//! write with it, so a team that adopts it writes with it. On our types (integers and ASCII
-//! strings) it writes exactly serde_json's bytes (a test compares every kind of message and the
-//! largest datagrams), so the row's bytes and sizes are `json`'s and only the timings differ.
-//!
-//! **Decoding** is serde's streaming pattern through sonic-rs's serde `Deserializer` over the
-//! line (`Deserializer::from_slice`, then `end()` for trailing characters): the same
-//! `serde_packet::read` as `json` (a `DeserializeSeed` over the messages array, no `Vec` per
-//! packet), symbols borrowed from the input unless they have escapes. It allocates nothing
-//! (its scratch `Vec` grows only for an escaped string; ours have none).
+//! JSON through sonic-rs (CloudWeGo's SIMD JSON library), both ways: the bytes of
+//! [`json`](super::json), serde_json's JSON Lines, so this row says what the same JSON costs
+//! through another library. A team that adopts sonic-rs writes with it too (its README's examples
+//! do): `sonic_rs::to_writer` into the reused output `Vec`, which on our types (integers and ASCII
+//! strings) writes exactly serde_json's bytes (a test compares them), so only the timings differ.
+//! Decoding is `json`'s through sonic-rs's serde `Deserializer` over the line: serde's streaming
+//! pattern, symbols borrowed unless they have escapes, nothing allocated (its scratch `Vec` grows
+//! only for an escaped string; ours have none).
 //!
 //! **Which code path runs.** sonic-rs picks its parser at compile time, not at run time: its
 //! x86-64 SIMD path needs `avx2` and `pclmulqdq` enabled for the build (`-C target-cpu=native`,
@@ -25,7 +17,7 @@
 
 use crate::formats::languages::{OtherLanguages, WireFormat};
 use super::codec::{DecodeError, Documented, Format, Sink, Visitor};
-use super::json::{line_end, SymIn, SymOut, SCHEMA};
+use super::json::{json_format, line_end, read_line, SymIn, SymOut};
 use super::serde_packet::{self, Handler, PacketOut};
 use crate::model::Packet;
 
@@ -79,39 +71,11 @@ const SOURCE: &str = concat!(
     path!()
 );
 
-/// Decodes the packet before the first newline of `bytes` into `handler`; returns the bytes used
-/// with the newline.
-fn read<'de>(
-    bytes: &'de [u8],
-    handler: &mut impl Handler<SymIn<'de>>,
-) -> Result<usize, DecodeError> {
-    let end = line_end(bytes)?;
-    let mut de = sonic_rs::Deserializer::from_slice(&bytes[..end]);
-    serde_packet::read(&mut de, handler, JsonSonic::NAME)?;
-    de.end()
-        .map_err(|e| DecodeError::library(JsonSonic::NAME, e))?;
-    Ok(end + 1)
-}
+read_line!(JsonSonic, sonic_rs);
 
-impl Format for JsonSonic {
-    const NAME: &'static str = "json-sonic";
-    const DOCUMENTED: Documented = Documented::new(SCHEMA, false, true, SOURCE);
-    const OTHER_LANGUAGES: OtherLanguages = OtherLanguages::Read(WireFormat::Json);
-    const WRITES_BYTES_OF: Option<&'static str> = Some(super::json::Json::NAME);
-
-    fn code_path() -> Option<&'static str> {
-        Some(simd_path())
-    }
-
-    fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
-        sonic_rs::to_writer(&mut *out, &PacketOut::new(packet, SymOut))
-            .expect("writing JSON to a Vec cannot fail");
-        out.push(b'\n');
-        packet.messages.len()
-    }
-
+json_format!(JsonSonic, sonic_rs, "json-sonic", SOURCE, code path simd_path(), {
     serde_packet::decode_through_read!();
-}
+});
 
 #[cfg(test)]
 mod tests {
@@ -121,12 +85,7 @@ mod tests {
     #[test]
     fn bad_objects_are_refused_with_sonic_rs_s_reason() {
         assert_refused::<JsonSonic>(&[
-            ("{\"seq\":1,\"seq\":1,\"send_time\":2,\"messages\":[]}\n", "duplicate field `seq`"),
-            ("{\"seq\":1,\"send_time\":2,\"messages\":[],\"x\":0}\n", "unknown field `x`"),
-            ("{\"seq\":1,\"send_time\":2}\n", "missing field `messages`"),
-            ("{\"messages\":[],\"send_time\":2}\n", "missing field `seq`"),
             ("{\"seq\":1,\"send_time\":2,\"messages\":[]} x\n", "trailing characters"),
-            ("{\"seq\":1,\"send_time\":2,\"messages\":[{\"trade_report\":{}}]}\n", "missing field `flags`"),
             (&format!("{{\"seq\":1,\"send_time\":2,\"messages\":[{TRADE},]}}\n"), "Invalid JSON value at line 1 column 134"),
             ("{\"seq\":1,\"send_time\":2,\"messages\":[]\n", "EOF while parsing"),
         ]);

@@ -8,7 +8,7 @@
 //! it is part of what using these libraries with an existing model costs.
 
 use super::wire::Wire;
-use crate::model::{Packet, Symbol};
+use crate::model::Packet;
 
 /// A message as rkyv and bitcode carry it.
 pub type MMessage = Wire<[u8; 8]>;
@@ -48,21 +48,5 @@ impl MPacket {
         self.messages.clear();
         self.messages
             .extend(packet.messages.iter().map(|m| Wire::from_model(m, |s| s.0)));
-    }
-
-    /// The neutral packet.
-    pub fn to_packet(&self) -> Packet {
-        Packet {
-            seq: self.seq,
-            send_time: self.send_time,
-            messages: self
-                .messages
-                .iter()
-                .map(|m| {
-                    m.into_model(|s| Ok(Symbol(s)))
-                        .expect("an 8-byte symbol always converts")
-                })
-                .collect(),
-        }
     }
 }

@@ -96,19 +96,7 @@ pub(crate) fn frame(data: &[u8], out: &mut Vec<u8>) {
 }
 
 /// The packet at the start of `bytes` (after its size prefix), and the bytes it uses.
-pub(crate) fn unframe(bytes: &[u8]) -> Result<(&[u8], usize), DecodeError> {
-    let size = bytes
-        .first_chunk::<PREFIX>()
-        .map(|p| u32::from_le_bytes(*p) as usize);
-    let Some(used) = size.and_then(|s| s.checked_add(PREFIX)) else {
-        return Err(DecodeError::Truncated {
-            needed: PREFIX,
-            available: bytes.len(),
-        });
-    };
-    DecodeError::check_len(bytes, used)?;
-    Ok((&bytes[PREFIX..used], used))
-}
+pub(crate) use super::codec::size_prefixed as unframe;
 
 /// The symbol a `SymbolRef` reads.
 #[inline(always)]
@@ -331,39 +319,14 @@ for_each_message!(copies);
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::capability::cross_language::shared_sample;
+    use crate::formats::codec::each_reads_the_others;
     use crate::formats::flatbuffers::FlatBuffers;
-
-    /// The bundled samples' packets (the cross-language sample: a message of every kind, then the
-    /// first packets of the DEEP, TOPS and DEEP+ captures), as the IEX parser read them.
-    fn sample() -> &'static [Packet] {
-        crate::capability::cross_language::shared_sample().expect("the bundled captures")
-    }
-
-    /// Every packet encoded by `W` and read back by `R`, compared with the source packet the IEX
-    /// parser read (not with either codec's output); every byte used.
-    fn reads_every_field<W: Format, R: Format>() {
-        let (mut w, mut r) = (W::default(), R::default());
-        let packets = sample();
-        assert!(packets.len() > 600);
-        let mut kinds = std::collections::BTreeSet::new();
-        for (i, p) in packets.iter().enumerate() {
-            let mut bytes = Vec::new();
-            w.encode(p, &mut bytes);
-            let (got, used) = r.decode_packet(&bytes).unwrap_or_else(|e| {
-                panic!("{} refused {}'s packet {i}: {e}", R::NAME, W::NAME)
-            });
-            assert_eq!(used, bytes.len(), "packet {i}");
-            assert_eq!(&got, p, "{} reading {}'s packet {i}", R::NAME, W::NAME);
-            kinds.extend(p.messages.iter().map(|m| m.kind()));
-        }
-        assert_eq!(kinds.len(), kind::ALL.len());
-    }
 
     /// The cross-read: each implementation reads the other's bytes, every field.
     #[test]
     fn flatbuffers_and_planus_read_each_others_bytes() {
-        reads_every_field::<Planus, FlatBuffers>();
-        reads_every_field::<FlatBuffers, Planus>();
+        each_reads_the_others::<Planus, FlatBuffers>(shared_sample().unwrap());
     }
 
     /// The IEX DEEP+ specification's test vector for an Add Order (docs: iex-feed.md), parsed,
@@ -397,17 +360,5 @@ mod tests {
             assert_eq!((a.side, &a.symbol.0), (b'8', b"ZIEXT   "));
             assert_eq!((a.order_id, a.size, a.price), (429_974, 100, 990_500));
         }
-    }
-
-    /// Hostile bytes give an error, never a panic: every truncation of a packet of every kind.
-    #[test]
-    fn bad_bytes_are_refused() {
-        let mut bytes = Vec::new();
-        Planus::default().encode(&sample()[0], &mut bytes);
-        let mut p = Planus::default();
-        for n in 0..bytes.len() {
-            assert!(p.decode_packet(&bytes[..n]).is_err(), "{n} bytes");
-        }
-        assert!(p.decode_packet(&bytes).is_ok());
     }
 }

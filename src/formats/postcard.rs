@@ -59,15 +59,13 @@ fn walk<'a, C>(
     Ok(bytes.len() - rest.len())
 }
 
-/// The schema of [`Format::DOCUMENTED`]: none, the Rust types are the schema.
-const SCHEMA: Option<&str> = None;
 /// Where [`Format::DOCUMENTED`] comes from.
 const SOURCE: &str = "https://docs.rs/postcard/1 (serde types are the schema; varints are decoded into \
     values, byte strings borrowed; an error on invalid input)";
 
 impl Format for Postcard {
     const NAME: &'static str = "postcard";
-    const DOCUMENTED: Documented = Documented::new(SCHEMA, false, true, SOURCE);
+    const DOCUMENTED: Documented = Documented::new(None, false, true, SOURCE);
     const OTHER_LANGUAGES: OtherLanguages = OtherLanguages::RustOnly {
         detail: "no implementation outside Rust: the wire format has a written, stable specification \
                  (since 1.0), but no reference implementation in another language",

@@ -63,37 +63,14 @@ fn side(v: i32) -> Result<Side, DecodeError> {
     }
 }
 
-/// One-byte codes and flags are `uint32`s.
-impl ToLib<u32> for u8 {
-    #[inline(always)]
-    fn to_lib(self) -> u32 {
-        self.into()
-    }
-}
-
-impl IntoModel<u8> for u32 {
-    #[inline(always)]
-    fn into_model(self) -> Result<u8, DecodeError> {
-        byte(self)
-    }
-}
-
-/// The side as the enum's number.
-impl ToLib<i32> for Side {
-    #[inline(always)]
-    fn to_lib(self) -> i32 {
-        (match self {
-            Side::Buy => pb::Side::Buy,
-            Side::Sell => pb::Side::Sell,
-        }) as i32
-    }
-}
-
-impl IntoModel<Side> for i32 {
-    #[inline(always)]
-    fn into_model(self) -> Result<Side, DecodeError> {
-        side(self)
-    }
+super::wire::conversions! {
+    /// One-byte codes and flags are `uint32`s.
+    u8 => u32: |b| b.into(), |v| byte(v);
+    /// The side as the enum's number.
+    Side => i32: |s| match s {
+        Side::Buy => pb::Side::Buy as i32,
+        Side::Sell => pb::Side::Sell as i32,
+    }, |v| side(v);
 }
 
 /// The field-by-field copies between the model and one schema's prost structs

@@ -87,15 +87,13 @@ fn view<T: Pod>(record: &[u8]) -> &T {
     bytemuck::from_bytes(record)
 }
 
-/// The schema of [`Format::DOCUMENTED`]: none, the Rust types are the schema.
-const SCHEMA: Option<&str> = None;
 /// Where [`Format::DOCUMENTED`] comes from.
 const SOURCE: &str = "src/formats/raw.rs (the IEX wire layouts as packed structs read in place; \
     lengths bounds-checked and an unknown type byte refused)";
 
 impl Format for Raw {
     const NAME: &'static str = "raw";
-    const DOCUMENTED: Documented = Documented::new(SCHEMA, true, true, SOURCE);
+    const DOCUMENTED: Documented = Documented::new(None, true, true, SOURCE);
     const OTHER_LANGUAGES: OtherLanguages = OtherLanguages::RustOnly {
         detail: "no implementation anywhere but this crate: our packed records (the IEX wire \
                  layout); another language would write its reader from the spec",
@@ -133,11 +131,8 @@ impl Format for Raw {
                 }
                 kind::PRICE_LEVEL_BUY | kind::PRICE_LEVEL_SELL => {
                     let r: &RawPriceLevelUpdate = view(r);
-                    let side = if k == kind::PRICE_LEVEL_BUY {
-                        Side::Buy
-                    } else {
-                        Side::Sell
-                    };
+                    let buy = k == kind::PRICE_LEVEL_BUY;
+                    let side = if buy { Side::Buy } else { Side::Sell };
                     sink.price_level(side, &r.symbol, r.price)
                 }
                 kind::QUOTE_UPDATE => {

@@ -126,6 +126,12 @@ pub fn visit<K: Sink>(p: &ArchivedMPacket, sink: &mut K) {
                 size,
                 price,
                 ..
+            }
+            | ArchivedWire::OrderExecuted {
+                symbol,
+                size,
+                price,
+                ..
             } => sink.trade(symbol, size.to_native(), price.to_native()),
             ArchivedWire::PriceLevelUpdate {
                 side,
@@ -145,12 +151,6 @@ pub fn visit<K: Sink>(p: &ArchivedMPacket, sink: &mut K) {
                 ask_price,
                 ..
             } => sink.quote(symbol, bid_price.to_native(), ask_price.to_native()),
-            ArchivedWire::OrderExecuted {
-                symbol,
-                size,
-                price,
-                ..
-            } => sink.trade(symbol, size.to_native(), price.to_native()),
             ArchivedWire::AddOrder {
                 side,
                 symbol,
@@ -193,8 +193,6 @@ impl<const CHECK: bool> RkyvCodec<CHECK> {
     }
 }
 
-/// The schema of [`Format::DOCUMENTED`]: none, the Rust types are the schema.
-const SCHEMA: Option<&str> = None;
 /// Where [`Format::DOCUMENTED`] comes from.
 const SOURCE: &str = "https://rkyv.org/validation.html (the Rust types are the schema; `access` \
     validates with bytecheck, then reads the archive in place)";
@@ -205,9 +203,9 @@ const UNCHECKED_SOURCE: &str = "https://docs.rs/rkyv/0.8/rkyv/fn.access_unchecke
 impl<const CHECK: bool> Format for RkyvCodec<CHECK> {
     const NAME: &'static str = if CHECK { "rkyv" } else { "rkyv-unchecked" };
     const DOCUMENTED: Documented = if CHECK {
-        Documented::new(SCHEMA, true, true, SOURCE)
+        Documented::new(None, true, true, SOURCE)
     } else {
-        Documented::new(SCHEMA, true, false, UNCHECKED_SOURCE)
+        Documented::new(None, true, false, UNCHECKED_SOURCE)
     };
     const OTHER_LANGUAGES: OtherLanguages = OtherLanguages::RustOnly {
         detail: "no implementation outside Rust: the archive is the layout of Rust types as the \

@@ -296,37 +296,29 @@ impl Format for Sbe {
         let (seq, _, count, pos) = packet_header(bytes)?;
         sink.packet(seq);
         walk(bytes, pos, count, |template, header, pos| {
-            match template {
-                Some(trade_report_codec::SBE_TEMPLATE_ID) => {
-                    let d = trade_report_codec::TradeReportDecoder::default().header(header, pos);
-                    sink.trade(&d.symbol(), d.size(), d.price());
-                }
-                Some(price_level_update_codec::SBE_TEMPLATE_ID) => {
-                    let d = price_level_update_codec::PriceLevelUpdateDecoder::default()
-                        .header(header, pos);
-                    let side = match d.side() {
-                        side::Side::Buy => Side::Buy,
-                        side::Side::Sell => Side::Sell,
-                        side::Side::NullVal => {
-                            return Err(DecodeError::Malformed("SBE price level side"))
-                        }
-                    };
-                    sink.price_level(side, &d.symbol(), d.price());
-                }
-                Some(quote_update_codec::SBE_TEMPLATE_ID) => {
-                    let d = quote_update_codec::QuoteUpdateDecoder::default().header(header, pos);
-                    sink.quote(&d.symbol(), d.bid_price(), d.ask_price());
-                }
-                Some(order_executed_codec::SBE_TEMPLATE_ID) => {
-                    let d = order_executed_codec::OrderExecutedDecoder::default()
-                        .header(header, pos);
-                    sink.trade(&d.symbol(), d.size(), d.price());
-                }
-                Some(add_order_codec::SBE_TEMPLATE_ID) => {
-                    let d = add_order_codec::AddOrderDecoder::default().header(header, pos);
-                    sink.add_order(d.side(), &d.symbol(), d.price());
-                }
-                _ => sink.other(),
+            // Each template the aggregation reads, through its generated decoder `d`.
+            macro_rules! select {
+                ($($codec:ident::$Dec:ident => |$d:ident| $read:expr;)*) => {
+                    match template {
+                        $(Some($codec::SBE_TEMPLATE_ID) => {
+                            let $d = $codec::$Dec::default().header(header, pos);
+                            $read
+                        })*
+                        _ => sink.other(),
+                    }
+                };
+            }
+            select! {
+                trade_report_codec::TradeReportDecoder =>
+                    |d| sink.trade(&d.symbol(), d.size(), d.price());
+                price_level_update_codec::PriceLevelUpdateDecoder =>
+                    |d| sink.price_level(d.side().into_model()?, &d.symbol(), d.price());
+                quote_update_codec::QuoteUpdateDecoder =>
+                    |d| sink.quote(&d.symbol(), d.bid_price(), d.ask_price());
+                order_executed_codec::OrderExecutedDecoder =>
+                    |d| sink.trade(&d.symbol(), d.size(), d.price());
+                add_order_codec::AddOrderDecoder =>
+                    |d| sink.add_order(d.side(), &d.symbol(), d.price());
             }
             Ok(())
         })

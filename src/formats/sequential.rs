@@ -1,6 +1,7 @@
 //! The packet layout of the formats that write a struct's fields one after another with no names
 //! or tags (wincode, borsh): `seq`, `send_time`, the message count, then each message, exactly
-//! what the crate writes for a struct of the two integers and a sequence of [`Wire`] messages.
+//! what the crate writes for a struct of the two integers and a sequence of
+//! [`Wire`](super::wire::Wire) messages.
 //! Each crate writes and reads one value at the front of the bytes ([`Sequential`]) and names
 //! the type it writes a sequence's length as ([`Framed`]); the packet-level encode and the two
 //! decodes are here once, generic over them.
@@ -11,9 +12,6 @@
 //! check the first against each crate's own encoding of the whole packet.
 
 use super::codec::{DecodeError, MAX_MESSAGES_PER_PACKET};
-use super::mirror::MMessage;
-use super::wire::Wire;
-use crate::model::Packet;
 
 /// One crate's calls for one value of type `T` (a header, or a message of the wire vocabulary
 /// or of its version 2 in the evolution check).
@@ -87,27 +85,17 @@ where
     Ok(bytes.len() - rest.len())
 }
 
-/// Appends `packet` with codec `F`, each message's [`Wire`] built on the stack, symbols as their
-/// 8 bytes: [`Format::encode`](super::Format::encode) of a [`Sequential`] codec.
-#[inline(always)]
-pub fn encode<F>(packet: &Packet, out: &mut Vec<u8>) -> usize
-where
-    F: Framed + Sequential<MMessage> + Sequential<Header<F>>,
-{
-    let messages = packet.messages.iter().map(|m| Wire::from_model(m, |s| s.0));
-    write::<F, _>(packet.seq, packet.send_time, messages, out)
-}
-
 /// Implements [`Framed`] (a sequence's length a `$count`) and [`Format`](super::Format) for the
-/// [`Sequential`] codec `$F` (messages as [`MMessage`]), named `$name` and documented by
-/// `$documented`, read in other languages as `$other` says: [`encode`], and [`read`] handing each message to the sink (the fields it
-/// needs) or the visitor (all of them).
+/// [`Sequential`] codec `$F` (messages as [`MMessage`](super::mirror::MMessage)), named `$name`
+/// and documented by `$documented`, read in other languages as `$other` says: [`write`], and
+/// [`read`] handing each message to the sink (the fields it needs) or the visitor (all of them).
 macro_rules! sequential_format {
     ($F:ty, $count:ty, $name:literal, $documented:expr, $other:expr) => {
         const _: () = {
             use $crate::formats::codec::{DecodeError, Format, Sink, Visitor};
             use $crate::formats::mirror::MMessage;
-            use $crate::formats::sequential::{encode, read, Framed};
+            use $crate::formats::sequential::{read, write, Framed};
+            use $crate::formats::wire::Wire;
             use $crate::model::{Packet, Symbol};
 
             impl Framed for $F {
@@ -119,8 +107,10 @@ macro_rules! sequential_format {
                 const DOCUMENTED: $crate::formats::codec::Documented = $documented;
                 const OTHER_LANGUAGES: $crate::formats::languages::OtherLanguages = $other;
 
+                /// Each message's `Wire` built on the stack, symbols as their 8 bytes.
                 fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
-                    encode::<Self>(packet, out)
+                    let messages = packet.messages.iter().map(|m| Wire::from_model(m, |s| s.0));
+                    write::<Self, _>(packet.seq, packet.send_time, messages, out)
                 }
 
                 fn decode<K: Sink>(
@@ -153,9 +143,11 @@ pub(crate) use sequential_format;
 mod tests {
     use super::super::borsh::Borsh;
     use super::super::codec::{every_kind, Format};
+    use super::super::mirror::MMessage;
     use super::super::wincode::Wincode;
+    use super::super::wire::Wire;
     use super::*;
-    use crate::model::{Message, PriceLevelUpdate, Side, Symbol, SystemEvent};
+    use crate::model::{Message, Packet, PriceLevelUpdate, Side, Symbol, SystemEvent};
 
     /// A system event and a sell-side price level update: two variants, a negative integer, a
     /// padded symbol and an enum field.

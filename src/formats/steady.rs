@@ -23,6 +23,7 @@
 use super::aggregate::Aggregate;
 use super::checksum::Checksum;
 use super::codec::{full_datagram, Format};
+use super::window::walk;
 use crate::alloc_count::allocations;
 use crate::gen::{self, GenOptions};
 use crate::model::{kind, Feed, Packet};
@@ -78,22 +79,11 @@ impl<F: Format> Runner<F> {
         }
         let encode = allocations() - before;
         let before = allocations();
-        let mut bytes = &self.out[..];
-        while !bytes.is_empty() {
-            let used = self.format.decode(bytes, &mut self.sink).expect("own");
-            bytes = &bytes[used..];
-        }
+        walk(&self.out, |b| self.format.decode(b, &mut self.sink)).expect("own");
         let decode = allocations() - before;
         self.checksum.reset();
         let before = allocations();
-        let mut bytes = &self.out[..];
-        while !bytes.is_empty() {
-            let used = self
-                .format
-                .decode_all(bytes, &mut self.checksum)
-                .expect("own");
-            bytes = &bytes[used..];
-        }
+        walk(&self.out, |b| self.format.decode_all(b, &mut self.checksum)).expect("own");
         let decode_all = allocations() - before;
         // What the format carries of the packets (a lossy format's projection).
         let carried: Vec<Packet> = match F::LOSSY {
@@ -127,40 +117,19 @@ fn fixed_fields(packets: &[Packet]) -> u64 {
 /// What a format allocates on `packets` once warm: nothing, but for the exceptions above.
 fn expected<F: Format>(packets: &[Packet]) -> Allocations {
     let (all, with) = (packets.len() as u64, with_messages(packets));
-    match F::NAME {
-        "capnp-unpacked" | "capnp-packed" | "protobuf-google" => Allocations {
-            encode: all,
-            decode: 0,
-            decode_all: 0,
-        },
-        "bitcode" => Allocations {
-            encode: 0,
-            decode: with,
-            decode_all: with,
-        },
-        "avro" => {
-            let read = with + fixed_fields(packets);
-            Allocations {
-                encode: 0,
-                decode: read,
-                decode_all: read,
-            }
-        }
-        "msgpack" => Allocations {
-            encode: 0,
-            decode: all,
-            decode_all: all,
-        },
-        "planus" => Allocations {
-            encode: with,
-            decode: 0,
-            decode_all: 0,
-        },
-        _ => Allocations {
-            encode: 0,
-            decode: 0,
-            decode_all: 0,
-        },
+    let (encode, decode) = match F::NAME {
+        "capnp-unpacked" | "capnp-packed" | "protobuf-google" => (all, 0),
+        "bitcode" => (0, with),
+        "avro" => (0, with + fixed_fields(packets)),
+        "msgpack" => (0, all),
+        "planus" => (with, 0),
+        _ => (0, 0),
+    };
+    // Both decodes allocate alike.
+    Allocations {
+        encode,
+        decode,
+        decode_all: decode,
     }
 }
 

@@ -42,6 +42,17 @@ mod tests {
     use crate::formats::{every_kind, full_datagram, Aggregate, Checksum};
     use crate::model::kind;
 
+    /// `bytes` decoded packet by packet both ways: the aggregate, the checksum and its count.
+    fn read<F: Format>(f: &mut F, bytes: &[u8]) -> (Aggregate, u64, u64) {
+        let (mut agg, mut sum, mut at) = (Aggregate::new(), Checksum::default(), 0);
+        while at < bytes.len() {
+            let used = f.decode(&bytes[at..], &mut agg).unwrap();
+            assert_eq!(f.decode_all(&bytes[at..], &mut sum).unwrap(), used);
+            at += used;
+        }
+        (agg, sum.value(), sum.messages())
+    }
+
     /// Each unchecked format writes its twin's bytes, and reads its own bytes to the twin's
     /// aggregate and checksum: only the verifier differs.
     fn same_as_twin<U: Format, C: Format>() {
@@ -55,23 +66,7 @@ mod tests {
         let trust = (U::DOCUMENTED.trusts_producer(), C::DOCUMENTED.trusts_producer());
         assert_eq!(trust, (true, false), "{} trusts its producer, {} not", U::NAME, C::NAME);
         assert_eq!(ub, cb, "{} writes {}'s bytes", U::NAME, C::NAME);
-        let read = |f: &mut dyn FnMut(&[u8], &mut Aggregate, &mut Checksum) -> usize| {
-            let (mut agg, mut sum, mut at) = (Aggregate::new(), Checksum::default(), 0);
-            while at < ub.len() {
-                at += f(&ub[at..], &mut agg, &mut sum);
-            }
-            (agg, sum.value(), sum.messages())
-        };
-        let mine = read(&mut |b, agg, sum| {
-            let used = u.decode(b, agg).unwrap();
-            assert_eq!(u.decode_all(b, sum).unwrap(), used);
-            used
-        });
-        let twins = read(&mut |b, agg, sum| {
-            let used = c.decode(b, agg).unwrap();
-            assert_eq!(c.decode_all(b, sum).unwrap(), used);
-            used
-        });
+        let (mine, twins) = (read(&mut u, &ub), read(&mut c, &ub));
         assert_eq!(mine, twins, "{}", U::NAME);
         assert_eq!(mine.2, packets.iter().map(|p| p.messages.len() as u64).sum::<u64>());
         let mut first = Vec::new();

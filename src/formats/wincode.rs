@@ -48,8 +48,6 @@ where
     }
 }
 
-/// The schema of `Format::DOCUMENTED`: none, the Rust types are the schema.
-const SCHEMA: Option<&str> = None;
 /// Where `Format::DOCUMENTED` comes from.
 const SOURCE: &str = "https://docs.rs/wincode/0.6.3 (derive SchemaWrite/SchemaRead: the Rust types \
     are the schema, bincode-compatible; fields are read into values, and invalid input is an error)";
@@ -68,6 +66,6 @@ sequential_format!(
     Wincode,
     u64,
     "wincode",
-    Documented::new(SCHEMA, false, true, SOURCE),
+    Documented::new(None, false, true, SOURCE),
     OTHER_LANGUAGES
 );

@@ -16,18 +16,12 @@ pub trait WindowFormat: Default + 'static {
     const DOCUMENTED: Documented;
 
     /// Which implementations outside Rust read its bytes ([`Format::OTHER_LANGUAGES`]).
-    ///
-    /// [`Format::OTHER_LANGUAGES`]: super::Format::OTHER_LANGUAGES
     const OTHER_LANGUAGES: OtherLanguages;
 
     /// `Some` for a format with no slot for some IEX fields ([`Format::LOSSY`]).
-    ///
-    /// [`Format::LOSSY`]: super::Format::LOSSY
     const LOSSY: Option<Lossy> = None;
 
     /// Which of its library's code paths it runs ([`Format::code_path`]).
-    ///
-    /// [`Format::code_path`]: super::Format::code_path
     fn code_path() -> Option<&'static str> {
         None
     }
@@ -42,12 +36,12 @@ pub trait WindowFormat: Default + 'static {
     fn decode_window<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError>;
 
     /// Reads the window in `bytes` completely: every field of every message, handed to
-    /// `visitor` in order, each packet's header before its messages; returns how many packets
+    /// `v` in order, each packet's header before its messages; returns how many packets
     /// it read. The measured complete-decode workload.
     fn decode_window_all<V: Visitor>(
         &mut self,
         bytes: &[u8],
-        visitor: &mut V,
+        v: &mut V,
     ) -> Result<usize, DecodeError>;
 
     /// [`WindowFormat::decode_window_all`] collected into packets appended to `out` (`--verify`,
@@ -103,9 +97,9 @@ impl<F: Format> WindowFormat for Packets<F> {
     fn decode_window_all<V: Visitor>(
         &mut self,
         bytes: &[u8],
-        visitor: &mut V,
+        v: &mut V,
     ) -> Result<usize, DecodeError> {
-        walk(bytes, |rest| self.0.decode_all(rest, visitor))
+        walk(bytes, |rest| self.0.decode_all(rest, v))
     }
 
     fn units(&mut self, packets: &[Packet]) -> Vec<Vec<u8>> {

@@ -72,6 +72,12 @@ impl<S> Wire<S> {
                 size,
                 price,
                 ..
+            }
+            | Wire::OrderExecuted {
+                symbol,
+                size,
+                price,
+                ..
             } => sink.trade(&sym(symbol)?, *size, *price),
             Wire::PriceLevelUpdate {
                 side,
@@ -85,12 +91,6 @@ impl<S> Wire<S> {
                 ask_price,
                 ..
             } => sink.quote(&sym(symbol)?, *bid_price, *ask_price),
-            Wire::OrderExecuted {
-                symbol,
-                size,
-                price,
-                ..
-            } => sink.trade(&sym(symbol)?, *size, *price),
             Wire::AddOrder {
                 side,
                 symbol,
@@ -130,32 +130,34 @@ impl<T> IntoModel<T> for T {
     }
 }
 
-/// The symbol as the integer holding its 8 bytes (Cap'n Proto's `UInt64`, protobuf's `fixed64`).
-impl ToLib<u64> for Symbol {
-    #[inline(always)]
-    fn to_lib(self) -> u64 {
-        self.as_u64()
-    }
-}
+/// [`ToLib`] and [`IntoModel`] between a model type and a codec's: `|m| to` the codec's value,
+/// `|l| back` the model's (a `Result`: where the codec's type holds more, it may refuse).
+macro_rules! conversions {
+    ($($(#[$doc:meta])* $model:ty => $lib:ty: |$m:ident| $to:expr, |$l:ident| $back:expr;)*) => {$(
+        $(#[$doc])*
+        impl $crate::formats::wire::ToLib<$lib> for $model {
+            #[inline(always)]
+            fn to_lib(self) -> $lib {
+                let $m = self;
+                $to
+            }
+        }
 
-impl IntoModel<Symbol> for u64 {
-    #[inline(always)]
-    fn into_model(self) -> Result<Symbol, DecodeError> {
-        Ok(Symbol(self.to_le_bytes()))
-    }
+        impl $crate::formats::wire::IntoModel<$model> for $lib {
+            #[inline(always)]
+            fn into_model(self) -> Result<$model, $crate::formats::codec::DecodeError> {
+                let $l = self;
+                $back
+            }
+        }
+    )*};
 }
+pub(crate) use conversions;
 
-/// Four ASCII bytes as the integer holding them.
-impl ToLib<u32> for [u8; 4] {
-    #[inline(always)]
-    fn to_lib(self) -> u32 {
-        u32::from_le_bytes(self)
-    }
-}
-
-impl IntoModel<[u8; 4]> for u32 {
-    #[inline(always)]
-    fn into_model(self) -> Result<[u8; 4], DecodeError> {
-        Ok(self.to_le_bytes())
-    }
+conversions! {
+    /// The symbol as the integer holding its 8 bytes (Cap'n Proto's `UInt64`, protobuf's
+    /// `fixed64`).
+    Symbol => u64: |s| s.as_u64(), |x| Ok(Symbol(x.to_le_bytes()));
+    /// Four ASCII bytes as the integer holding them.
+    [u8; 4] => u32: |b| u32::from_le_bytes(b), |x| Ok(x.to_le_bytes());
 }

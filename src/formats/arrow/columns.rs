@@ -156,34 +156,18 @@ macro_rules! fixed {
 fixed!(Sym, 8, Symbol, |s: Symbol| s.0, Symbol);
 fixed!(Bytes4, 4, [u8; 4], |b| b, |b| b);
 
-/// The marker type of a type name of the message table.
-macro_rules! column_of {
-    (u8) => {
-        $crate::formats::arrow::columns::U8
-    };
-    (u32) => {
-        $crate::formats::arrow::columns::U32
-    };
-    (i64) => {
-        $crate::formats::arrow::columns::I64
-    };
-    (Price) => {
-        $crate::formats::arrow::columns::I64
-    };
-    (Timestamp) => {
-        $crate::formats::arrow::columns::Ts
-    };
-    (Symbol) => {
-        $crate::formats::arrow::columns::Sym
-    };
-    (Bytes4) => {
-        $crate::formats::arrow::columns::Bytes4
-    };
-    (Side) => {
-        $crate::formats::arrow::columns::SideCol
-    };
+/// The marker type of each type name of the message table, under that name (`of::Price`).
+#[allow(non_camel_case_types)]
+pub mod of {
+    pub type u8 = super::U8;
+    pub type u32 = super::U32;
+    pub type i64 = super::I64;
+    pub type Price = super::I64;
+    pub type Timestamp = super::Ts;
+    pub type Symbol = super::Sym;
+    pub type Bytes4 = super::Bytes4;
+    pub type Side = super::SideCol;
 }
-pub(crate) use column_of;
 
 /// The symbol in row `i` of a symbol column, borrowed in place.
 #[inline(always)]

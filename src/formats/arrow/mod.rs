@@ -45,7 +45,7 @@ use arrow_ipc::writer::{IpcWriteOptions, StreamWriter};
 use arrow_ipc::MetadataVersion;
 use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef, UnionFields, UnionMode};
 
-use self::columns::{column_of, symbol_at, Column, Ts, U64};
+use self::columns::{of, symbol_at, Column, Ts, U64};
 use crate::formats::codec::{DecodeError, Documented, Sink, Visitor};
 use crate::formats::window::WindowFormat;
 use crate::model::{Message, Packet};
@@ -77,8 +77,7 @@ const ALIGNMENT: usize = 8;
 
 macro_rules! arrow_table {
     ($($V:ident($S:ident) $snake:ident {
-        kinds $kinds:tt, len $len:tt, wire $wire:tt,
-        fields [$($f:ident: $t:ident),* $(,)?],
+        kinds $kinds:tt, len $len:tt, wire $wire:tt, fields [$($f:ident: $t:ident),* $(,)?],
         $($rest:tt)*
     },)*) => {
         /// The union's type ids: the packet header, then the message table's entries in order.
@@ -100,7 +99,7 @@ macro_rules! arrow_table {
         fn child_fields(child: &str) -> Fields {
             match child {
                 $(stringify!($snake) => Fields::from(vec![
-                    $(Field::new(stringify!($f), <column_of!($t) as Column>::data_type(), false),)*
+                    $(Field::new(stringify!($f), <of::$t as Column>::data_type(), false),)*
                 ]),)*
                 _ => Fields::from(vec![
                     Field::new("seq", U64::data_type(), false),
@@ -112,12 +111,12 @@ macro_rules! arrow_table {
         /// Each child's columns as the encoder accumulates them.
         #[allow(non_snake_case)]
         mod acc {
-            use crate::formats::arrow::columns::{column_of, Column};
+            use crate::formats::arrow::columns::{of, Column};
             $(
                 #[derive(Default)]
                 pub struct $V {
                     pub rows: i32,
-                    $(pub $f: <column_of!($t) as Column>::Acc,)*
+                    $(pub $f: <of::$t as Column>::Acc,)*
                 }
             )*
         }
@@ -147,7 +146,7 @@ macro_rules! arrow_table {
                             self.type_ids.push(Row::$V as i8);
                             self.offsets.push(child.rows);
                             child.rows += 1;
-                            $(<column_of!($t) as Column>::push(&mut child.$f, m.$f);)*
+                            $(<of::$t as Column>::push(&mut child.$f, m.$f);)*
                         })*
                     }
                 }
@@ -172,7 +171,7 @@ macro_rules! arrow_table {
                     $({
                         let c = &mut self.$V;
                         c.rows = 0;
-                        child(vec![$(<column_of!($t) as Column>::finish(&mut c.$f)),*])
+                        child(vec![$(<of::$t as Column>::finish(&mut c.$f)),*])
                     },)*
                 ]
             }
@@ -181,22 +180,19 @@ macro_rules! arrow_table {
         /// Every child's columns, downcast once per window, found by name.
         #[allow(non_snake_case)]
         mod view {
-            use crate::formats::arrow::columns::{column_of, Column};
+            use crate::formats::arrow::columns::{of, Column};
             use arrow_array::{Array, StructArray};
             $(
                 pub struct $V<'a> {
                     pub len: usize,
-                    $(pub $f: &'a <column_of!($t) as Column>::Array,)*
+                    $(pub $f: &'a <of::$t as Column>::Array,)*
                 }
 
                 impl<'a> $V<'a> {
                     pub fn of(child: &'a StructArray) -> Option<$V<'a>> {
                         Some($V {
                             len: child.len(),
-                            $($f: child
-                                .column_by_name(stringify!($f))?
-                                .as_any()
-                                .downcast_ref()?,)*
+                            $($f: crate::formats::arrow::column(child, stringify!($f))?,)*
                         })
                     }
                 }
@@ -231,7 +227,7 @@ macro_rules! arrow_table {
                         return Err(bad);
                     }
                     return Ok(Message::$V(crate::model::$S {
-                        $($f: <column_of!($t) as Column>::get(v.$f, at).ok_or(bad.clone())?,)*
+                        $($f: <of::$t as Column>::get(v.$f, at).ok_or(bad.clone())?,)*
                     }));
                 })*
                 Err(DecodeError::Malformed("arrow: a type id no child has"))
@@ -451,12 +447,32 @@ fn ours(union: &UnionArray) -> bool {
     })
 }
 
-/// The union's type ids and dense offsets, as row indices.
-fn rows(union: &UnionArray) -> Result<(&[i8], &[i32]), DecodeError> {
+/// Walks the union's rows in order: `packet(ctx, at)` for a packet header row (`at` its row in
+/// the packet child of `packets` rows), `message(ctx, id, offset)` for each message row after
+/// one; returns how many packets it read.
+#[inline(always)]
+fn each_row<C>(
+    union: &UnionArray,
+    packets: usize,
+    ctx: &mut C,
+    mut packet: impl FnMut(&mut C, usize),
+    mut message: impl FnMut(&mut C, i8, i32) -> Result<(), DecodeError>,
+) -> Result<usize, DecodeError> {
     let offsets = union
         .offsets()
         .ok_or(DecodeError::Malformed("arrow: a sparse union"))?;
-    Ok((union.type_ids(), offsets))
+    let mut read = 0;
+    for (&id, &offset) in union.type_ids().iter().zip(offsets) {
+        if id == Row::Packet as i8 {
+            packet(ctx, row(offset, packets)?);
+            read += 1;
+        } else if read == 0 {
+            return Err(DecodeError::Malformed("arrow: a message before any packet"));
+        } else {
+            message(ctx, id, offset)?;
+        }
+    }
+    Ok(read)
 }
 
 /// Row `at` of a child of `len` rows, refused past its end.
@@ -498,18 +514,8 @@ impl WindowFormat for Arrow {
     fn decode_window<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
         self.batch(bytes, |union| {
             let s = Selective::of(union)?;
-            let (ids, offsets) = rows(union)?;
-            let mut packets = 0;
-            for (&id, &offset) in ids.iter().zip(offsets) {
-                if id == Row::Packet as i8 {
-                    let at = row(offset, s.seq.len())?;
-                    sink.packet(s.seq.values()[at]);
-                    packets += 1;
-                    continue;
-                }
-                if packets == 0 {
-                    return Err(DecodeError::Malformed("arrow: a message before any packet"));
-                }
+            let packet = |sink: &mut K, at: usize| sink.packet(s.seq.values()[at]);
+            each_row(union, s.seq.len(), sink, packet, |sink, id, offset| {
                 let short = DecodeError::Malformed("arrow: a symbol of the wrong width");
                 match id {
                     x if x == Row::TradeReport as i8 || x == Row::OrderExecuted as i8 => {
@@ -544,34 +550,26 @@ impl WindowFormat for Arrow {
                     x if x > 0 && (x as usize) < CHILDREN.len() => sink.other(),
                     _ => return Err(DecodeError::Malformed("arrow: a type id no child has")),
                 }
-            }
-            Ok(packets)
+                Ok(())
+            })
         })
     }
 
     fn decode_window_all<V: Visitor>(
         &mut self,
         bytes: &[u8],
-        visitor: &mut V,
+        v: &mut V,
     ) -> Result<usize, DecodeError> {
         self.batch(bytes, |union| {
             let c = Complete::of(union)?;
-            let (ids, offsets) = rows(union)?;
-            let mut packets = 0;
-            for (&id, &offset) in ids.iter().zip(offsets) {
-                if id == Row::Packet as i8 {
-                    let at = row(offset, c.packets.seq.len())?;
-                    visitor.packet(c.packets.seq.values()[at], c.packets.send_time.values()[at]);
-                    packets += 1;
-                } else if packets == 0 {
-                    return Err(DecodeError::Malformed("arrow: a message before any packet"));
-                } else {
-                    let at = usize::try_from(offset)
-                        .map_err(|_| DecodeError::Malformed("arrow: a negative offset"))?;
-                    visitor.message(c.message(id, at)?);
-                }
-            }
-            Ok(packets)
+            let (seq, send_time) = (c.packets.seq.values(), c.packets.send_time.values());
+            let packet = |v: &mut V, at: usize| v.packet(seq[at], send_time[at]);
+            each_row(union, seq.len(), v, packet, |v, id, offset| {
+                let at = usize::try_from(offset)
+                    .map_err(|_| DecodeError::Malformed("arrow: a negative offset"))?;
+                v.message(c.message(id, at)?);
+                Ok(())
+            })
         })
     }
 }

@@ -92,15 +92,12 @@ fn arrows_stream_reader_reads_the_window() {
     // Packet, trade, trade, packet.
     assert_eq!(union.type_ids().to_vec(), [0, t, t, 0]);
     let header = union.child(0).as_any().downcast_ref::<StructArray>().unwrap();
-    let seq = header.column_by_name("seq").unwrap();
-    let seq = seq.as_any().downcast_ref::<UInt64Array>().unwrap();
+    let seq: &UInt64Array = column(header, "seq").unwrap();
     assert_eq!(seq.values().to_vec(), [10, 12]);
     let trades = union.child(t).as_any().downcast_ref::<StructArray>().unwrap();
-    let price = trades.column_by_name("price").unwrap();
-    let price = price.as_any().downcast_ref::<Int64Array>().unwrap();
+    let price: &Int64Array = column(trades, "price").unwrap();
     assert_eq!(price.values().to_vec(), [1_234_500, 1_234_500]);
-    let symbol = trades.column_by_name("symbol").unwrap();
-    let symbol = symbol.as_any().downcast_ref::<FixedSizeBinaryArray>().unwrap();
+    let symbol: &FixedSizeBinaryArray = column(trades, "symbol").unwrap();
     assert_eq!(symbol.value(1), b"AAPL    ");
 }
 

@@ -233,35 +233,33 @@ impl Decoder {
         })
     }
 
-    /// Calls `each` on every data record of the frame (symbol mappings were read by `frame`).
+    /// Reads the packet at the start of `bytes`: `header(ctx, frame)`, then `each(ctx, self, rtype,
+    /// record)` for every data record (`frame` read the symbol mappings); returns the bytes used.
     #[inline(always)]
-    fn records(
-        &self,
+    fn read<C>(
+        &mut self,
         bytes: &[u8],
-        frame: &Frame,
-        mut each: impl FnMut(&Self, u8, &[u8]) -> Result<(), DecodeError>,
-    ) -> Result<(), DecodeError> {
+        ctx: &mut C,
+        header: impl FnOnce(&mut C, &Frame),
+        mut each: impl FnMut(&mut C, &Self, u8, &[u8]) -> Result<(), DecodeError>,
+    ) -> Result<usize, DecodeError> {
+        let frame = self.frame(bytes)?;
+        header(ctx, &frame);
         let mut pos = frame.start;
         while pos < frame.end {
             let (rt, rec) = record(bytes, pos)?;
             pos += rec.len();
             if rt != rtype::SYMBOL_MAPPING {
-                each(self, rt, rec)?;
+                each(ctx, self, rt, rec)?;
             }
         }
-        Ok(())
+        Ok(frame.end)
     }
 
     /// The selective decode.
-    pub(super) fn decode<K: Sink>(
-        &mut self,
-        bytes: &[u8],
-        sink: &mut K,
-    ) -> Result<usize, DecodeError> {
-        let frame = self.frame(bytes)?;
-        sink.packet(frame.seq);
-        self.records(bytes, &frame, |d, rt, rec| d.select(rt, rec, sink))?;
-        Ok(frame.end)
+    pub fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
+        let header = |sink: &mut K, f: &Frame| sink.packet(f.seq);
+        self.read(bytes, sink, header, |sink, d, rt, rec| d.select(rt, rec, sink))
     }
 
     #[inline(always)]
@@ -293,18 +291,16 @@ impl Decoder {
     }
 
     /// The complete decode.
-    pub(super) fn decode_all<V: Visitor>(
+    pub fn decode_all<V: Visitor>(
         &mut self,
         bytes: &[u8],
-        visitor: &mut V,
+        v: &mut V,
     ) -> Result<usize, DecodeError> {
-        let frame = self.frame(bytes)?;
-        visitor.packet(frame.seq, frame.send);
-        self.records(bytes, &frame, |d, rt, rec| {
-            visitor.message(d.message(rt, rec)?);
+        let header = |v: &mut V, f: &Frame| v.packet(f.seq, f.send);
+        self.read(bytes, v, header, |v, d, rt, rec| {
+            v.message(d.message(rt, rec)?);
             Ok(())
-        })?;
-        Ok(frame.end)
+        })
     }
 
     #[inline(always)]
@@ -358,37 +354,28 @@ impl Decoder {
                 trade_id: order_id,
             })
         };
+        // The message `$V` of the record's order, size and price, with `$rest`.
+        macro_rules! order {
+            ($V:ident; $($rest:tt)*) => {
+                Message::$V($V {
+                    timestamp,
+                    symbol,
+                    order_id,
+                    size: r.size,
+                    price: price(r.price)?,
+                    $($rest)*
+                })
+            };
+        }
         Ok(match r.action as u8 {
-            b'A' => Message::AddOrder(AddOrder {
-                side: side_byte(r.side),
-                timestamp,
-                symbol,
-                order_id,
-                size: r.size,
-                price: price(r.price)?,
-            }),
-            b'M' => Message::OrderModify(OrderModify {
-                flags: 0,
-                timestamp,
-                symbol,
-                order_id,
-                size: r.size,
-                price: price(r.price)?,
-            }),
+            b'A' => order!(AddOrder; side: side_byte(r.side)),
+            b'M' => order!(OrderModify; flags: 0),
             b'C' => Message::OrderDelete(OrderDelete {
                 timestamp,
                 symbol,
                 order_id,
             }),
-            b'F' => Message::OrderExecuted(OrderExecuted {
-                flags: 0,
-                timestamp,
-                symbol,
-                order_id,
-                size: r.size,
-                price: price(r.price)?,
-                trade_id: 0,
-            }),
+            b'F' => order!(OrderExecuted; flags: 0, trade_id: 0),
             b'R' => Message::ClearBook(ClearBook { timestamp, symbol }),
             b'T' => Message::TradeReport(trade(r)?),
             b'N' => Message::TradeBreak(trade(r)?),

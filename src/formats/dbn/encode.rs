@@ -12,7 +12,7 @@ use rustc_hash::FxHashMap;
 
 use super::projection::{REASONS, SCALE};
 use super::codes::{action, reason, MARKER_CODE};
-use crate::model::{Message, Packet, Symbol};
+use crate::model::{Message, OfficialPrice, Packet, SecurityDirectory, Symbol, TradingStatus};
 
 /// The encoder's state: instrument ids, assigned on a symbol's first sight and never reused
 /// for the whole run, and in which stream each was last announced.
@@ -194,21 +194,13 @@ struct Ctx {
     last: bool,
 }
 
-#[allow(clippy::too_many_arguments)]
+/// An MBO record of an IEX order id (or trade id), size and price (0: none).
 #[inline(always)]
-fn mbo(
-    ctx: Ctx,
-    ts: i64,
-    action: u8,
-    side: u8,
-    order_id: u64,
-    size: u32,
-    price: i64,
-) -> MboMsg {
+fn mbo(ctx: Ctx, ts: i64, action: u8, side: u8, order_id: i64, size: u32, price: i64) -> MboMsg {
     MboMsg {
         hd: hd::<MboMsg>(rtype::MBO, ctx.id, ts),
-        order_id,
-        price,
+        order_id: order_id as u64,
+        price: px(price),
         size,
         flags: FlagSet::new(if ctx.last { flags::LAST } else { 0 }),
         channel_id: 0,
@@ -258,31 +250,21 @@ fn write(m: &Message, ctx: Ctx, out: &mut Vec<u8>) {
                 b'5' => b'A',
                 _ => b'N',
             };
-            let r = mbo(ctx, a.timestamp, b'A', side, a.order_id as u64, a.size, px(a.price));
-            put(out, &r);
+            put(out, &mbo(ctx, a.timestamp, b'A', side, a.order_id, a.size, a.price));
         }
         Message::OrderModify(o) => {
-            let r = mbo(ctx, o.timestamp, b'M', b'N', o.order_id as u64, o.size, px(o.price));
-            put(out, &r);
+            put(out, &mbo(ctx, o.timestamp, b'M', b'N', o.order_id, o.size, o.price));
         }
-        Message::OrderDelete(d) => {
-            let r = mbo(ctx, d.timestamp, b'C', b'N', d.order_id as u64, 0, UNDEF_PRICE);
-            put(out, &r);
-        }
+        Message::OrderDelete(d) => put(out, &mbo(ctx, d.timestamp, b'C', b'N', d.order_id, 0, 0)),
         Message::OrderExecuted(l) => {
-            let r = mbo(ctx, l.timestamp, b'F', b'N', l.order_id as u64, l.size, px(l.price));
-            put(out, &r);
+            put(out, &mbo(ctx, l.timestamp, b'F', b'N', l.order_id, l.size, l.price));
         }
-        Message::ClearBook(c) => {
-            put(out, &mbo(ctx, c.timestamp, b'R', b'N', 0, 0, UNDEF_PRICE));
-        }
+        Message::ClearBook(c) => put(out, &mbo(ctx, c.timestamp, b'R', b'N', 0, 0, 0)),
         Message::TradeReport(t) => {
-            let r = mbo(ctx, t.timestamp, b'T', b'N', t.trade_id as u64, t.size, px(t.price));
-            put(out, &r);
+            put(out, &mbo(ctx, t.timestamp, b'T', b'N', t.trade_id, t.size, t.price));
         }
         Message::TradeBreak(t) => {
-            let r = mbo(ctx, t.timestamp, b'N', b'N', t.trade_id as u64, t.size, px(t.price));
-            put(out, &r);
+            put(out, &mbo(ctx, t.timestamp, b'N', b'N', t.trade_id, t.size, t.price));
         }
         Message::PriceLevelUpdate(l) => {
             let side = match l.side {
@@ -311,28 +293,10 @@ fn write(m: &Message, ctx: Ctx, out: &mut Vec<u8>) {
         Message::SystemEvent(s) => {
             put(out, &status(ctx, s.timestamp, action::NONE, reason::NONE));
         }
-        Message::TradingStatus(h) => {
-            let act = match h.status {
-                b'O' => action::QUOTING,
-                b'P' => action::PAUSE,
-                b'T' => action::TRADING,
-                _ => action::HALT,
-            };
-            let why = REASONS
-                .iter()
-                .find(|(r, _)| *r == h.reason)
-                .map_or(reason::NONE, |&(_, code)| code);
-            let mut r = status(ctx, h.timestamp, act, why);
-            r.is_trading = yes_no(act == action::TRADING);
-            r.is_quoting = yes_no(act == action::TRADING || act == action::QUOTING);
-            put(out, &r);
-        }
+        Message::TradingStatus(h) => put(out, &trading_status(ctx, &h)),
         Message::OperationalHalt(o) => {
-            let act = if o.status == b'O' {
-                action::HALT
-            } else {
-                action::NONE
-            };
+            let halted = o.status == b'O';
+            let act = if halted { action::HALT } else { action::NONE };
             put(out, &status(ctx, o.timestamp, act, reason::OPERATIONAL));
         }
         Message::ShortSalePriceTest(p) => {
@@ -341,11 +305,8 @@ fn write(m: &Message, ctx: Ctx, out: &mut Vec<u8>) {
             put(out, &r);
         }
         Message::SecurityEvent(e) => {
-            let act = if e.event == b'O' {
-                action::TRADING
-            } else {
-                action::CLOSE
-            };
+            let open = e.event == b'O';
+            let act = if open { action::TRADING } else { action::CLOSE };
             let mut r = status(ctx, e.timestamp, act, reason::NONE);
             r.trading_event = super::codes::CHANGE_TRADING_SESSION;
             put(out, &r);
@@ -353,38 +314,64 @@ fn write(m: &Message, ctx: Ctx, out: &mut Vec<u8>) {
         Message::RetailLiquidity(i) => {
             put(out, &status(ctx, i.timestamp, action::NONE, reason::NONE));
         }
-        Message::OfficialPrice(x) => {
-            let r = StatMsg {
-                hd: hd::<StatMsg>(rtype::STATISTICS, ctx.id, x.timestamp),
-                ts_recv: ctx.send as u64,
-                ts_ref: UNDEF_TIMESTAMP,
-                price: px(x.price),
-                sequence: ctx.sequence,
-                stat_type: if x.price_type == b'Q' {
-                    super::codes::OPENING_PRICE
-                } else {
-                    super::codes::CLOSE_PRICE
-                },
-                update_action: 1, // StatUpdateAction::New
-                ..Default::default()
-            };
-            put(out, &r);
-        }
+        Message::OfficialPrice(x) => put(out, &statistic(ctx, &x)),
         Message::AuctionInformation(a) => put(out, &imbalance(ctx, &a)),
-        Message::SecurityDirectory(d) => {
-            let mut r = InstrumentDefMsg {
-                hd: hd::<InstrumentDefMsg>(rtype::INSTRUMENT_DEF, ctx.id, d.timestamp),
-                ts_recv: ctx.send as u64,
-                min_lot_size_round_lot: d.round_lot_size.min(i32::MAX as u32) as i32,
-                instrument_class: b'K' as c_char, // InstrumentClass::Stock
-                security_update_action: b'A' as c_char,
-                ..Default::default()
-            };
-            c_string(&mut r.raw_symbol, super::projection::symbol(d.symbol).trimmed());
-            c_string(&mut r.currency, b"USD");
-            put(out, &r);
-        }
+        Message::SecurityDirectory(d) => put(out, &definition(ctx, &d)),
     }
+}
+
+/// A trading status: its action, the reason where DBN has a code, and what trades and quotes.
+#[inline(always)]
+fn trading_status(ctx: Ctx, h: &TradingStatus) -> StatusMsg {
+    let act = match h.status {
+        b'O' => action::QUOTING,
+        b'P' => action::PAUSE,
+        b'T' => action::TRADING,
+        _ => action::HALT,
+    };
+    let why = REASONS
+        .iter()
+        .find(|(r, _)| *r == h.reason)
+        .map_or(reason::NONE, |&(_, code)| code);
+    let mut r = status(ctx, h.timestamp, act, why);
+    r.is_trading = yes_no(act == action::TRADING);
+    r.is_quoting = yes_no(act == action::TRADING || act == action::QUOTING);
+    r
+}
+
+/// An official price as the opening or closing price statistic.
+#[inline(always)]
+fn statistic(ctx: Ctx, x: &OfficialPrice) -> StatMsg {
+    StatMsg {
+        hd: hd::<StatMsg>(rtype::STATISTICS, ctx.id, x.timestamp),
+        ts_recv: ctx.send as u64,
+        ts_ref: UNDEF_TIMESTAMP,
+        price: px(x.price),
+        sequence: ctx.sequence,
+        stat_type: if x.price_type == b'Q' {
+            super::codes::OPENING_PRICE
+        } else {
+            super::codes::CLOSE_PRICE
+        },
+        update_action: 1, // StatUpdateAction::New
+        ..Default::default()
+    }
+}
+
+/// A security directory entry as a stock's instrument definition.
+#[inline(always)]
+fn definition(ctx: Ctx, d: &SecurityDirectory) -> InstrumentDefMsg {
+    let mut r = InstrumentDefMsg {
+        hd: hd::<InstrumentDefMsg>(rtype::INSTRUMENT_DEF, ctx.id, d.timestamp),
+        ts_recv: ctx.send as u64,
+        min_lot_size_round_lot: d.round_lot_size.min(i32::MAX as u32) as i32,
+        instrument_class: b'K' as c_char, // InstrumentClass::Stock
+        security_update_action: b'A' as c_char,
+        ..Default::default()
+    };
+    c_string(&mut r.raw_symbol, super::projection::symbol(d.symbol).trimmed());
+    c_string(&mut r.currency, b"USD");
+    r
 }
 
 fn imbalance(ctx: Ctx, a: &crate::model::AuctionInformation) -> ImbalanceMsg {

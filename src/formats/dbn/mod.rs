@@ -91,12 +91,8 @@ impl Format for Dbn {
         self.decoder.decode(bytes, sink)
     }
 
-    fn decode_all<V: Visitor>(
-        &mut self,
-        bytes: &[u8],
-        visitor: &mut V,
-    ) -> Result<usize, DecodeError> {
-        self.decoder.decode_all(bytes, visitor)
+    fn decode_all<V: Visitor>(&mut self, bytes: &[u8], v: &mut V) -> Result<usize, DecodeError> {
+        self.decoder.decode_all(bytes, v)
     }
 }
 

@@ -1,5 +1,5 @@
 use ::dbn::decode::{DbnRecordDecoder, DecodeRecordRef};
-use ::dbn::v3::{MboMsg, Mbp1Msg, StatusMsg, SymbolMappingMsg, SystemMsg};
+use ::dbn::v3::{MboMsg, Mbp1Msg, StatusMsg, SymbolMappingMsg};
 use ::dbn::{rtype, UNDEF_PRICE};
 
 use super::projection::project;
@@ -32,6 +32,30 @@ fn status(s: u8) -> Message {
     })
 }
 
+fn packet(seq: u64, send_time: i64, messages: Vec<Message>) -> Packet {
+    Packet {
+        seq,
+        send_time,
+        messages,
+    }
+}
+
+/// `packets` encoded by `f` into one new stream.
+fn encoded(f: &mut Dbn, packets: &[&Packet]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for p in packets {
+        f.encode(p, &mut out);
+    }
+    out
+}
+
+/// A record of [`crate_records`] copied out as a `T` (an owned, aligned value).
+fn record<T>(r: &(u8, Vec<u8>)) -> T {
+    assert!(r.1.len() >= std::mem::size_of::<T>());
+    // SAFETY: the bytes hold a `T` (checked just above), all of whose bit patterns are valid.
+    unsafe { std::ptr::read_unaligned(r.1.as_ptr().cast()) }
+}
+
 /// The records of `bytes` as the crate's own decoder reads them: (rtype, record bytes).
 fn crate_records(bytes: &[u8]) -> Vec<(u8, Vec<u8>)> {
     let mut decoder = DbnRecordDecoder::new(bytes);
@@ -56,29 +80,21 @@ fn decode_all(f: &mut Dbn, bytes: &[u8]) -> Result<Vec<Packet>, DecodeError> {
 
 #[test]
 fn the_crates_own_decoder_reads_our_records_with_databentos_units() {
-    let p = Packet {
-        seq: 77,
-        send_time: 2_000,
-        messages: vec![trade(0x40, 1_500_000, 9)],
-    };
-    let mut out = Vec::new();
-    Dbn::default().encode(&p, &mut out);
-    let records = crate_records(&out);
+    let p = packet(77, 2_000, vec![trade(0x40, 1_500_000, 9)]);
+    let records = crate_records(&encoded(&mut Dbn::default(), &[&p]));
     // The symbol's mapping, then the trade, ending the packet.
     assert_eq!(
         records.iter().map(|r| r.0).collect::<Vec<_>>(),
         [rtype::SYMBOL_MAPPING, rtype::MBO]
     );
-    let bytes = &records[1].1;
-    // SAFETY-free copy out of the bytes the crate gave back (an owned, aligned value).
-    let mbo: MboMsg = unsafe { std::ptr::read_unaligned(bytes.as_ptr().cast()) };
+    let mbo: MboMsg = record(&records[1]);
     // $150.0000 in IEX's 1e-4 is 150,000,000,000 in DBN's 1e-9.
     assert_eq!(mbo.price, 150_000_000_000);
     assert_eq!((mbo.action as u8, mbo.side as u8), (b'T', b'N'));
     assert_eq!((mbo.order_id, mbo.size, mbo.sequence), (9, 100, 77));
     assert_eq!((mbo.hd.ts_event, mbo.ts_recv, mbo.ts_in_delta), (1_000, 2_000, 0));
     assert!(mbo.flags.is_last());
-    let map: SymbolMappingMsg = unsafe { std::ptr::read_unaligned(records[0].1.as_ptr().cast()) };
+    let map: SymbolMappingMsg = record(&records[0]);
     assert_eq!(map.stype_out_symbol().unwrap(), "AAPL");
     assert_eq!(map.hd.instrument_id, mbo.hd.instrument_id);
 }
@@ -87,8 +103,7 @@ fn the_crates_own_decoder_reads_our_records_with_databentos_units() {
 fn what_is_not_carried_really_differs_and_the_rest_comes_back() {
     let p = every_kind();
     let mut f = Dbn::default();
-    let mut out = Vec::new();
-    f.encode(&p, &mut out);
+    let out = encoded(&mut f, &[&p]);
     let back = decode_all(&mut f, &out).unwrap();
     assert_eq!(back, vec![project(&p)]);
     // The projection is not the identity: the source's filler bytes ('7') in fields with no slot
@@ -104,13 +119,8 @@ fn what_is_not_carried_really_differs_and_the_rest_comes_back() {
     // Every kind but order delete and clear book (whose every field has a slot) loses one.
     assert_eq!(differ, p.messages.len() - 2);
     // A real trade report loses only its sale-condition flags.
-    let t = Packet {
-        seq: 1,
-        send_time: 2,
-        messages: vec![trade(0x40, 1_500_000, 9)],
-    };
-    let mut out = Vec::new();
-    f.encode(&t, &mut out);
+    let t = packet(1, 2, vec![trade(0x40, 1_500_000, 9)]);
+    let out = encoded(&mut f, &[&t]);
     let back = decode_all(&mut f, &out).unwrap().remove(0);
     assert_eq!(back.messages[0], trade(0, 1_500_000, 9));
     assert_ne!(Checksum::of(&[back]), Checksum::of(&[t]));
@@ -119,48 +129,27 @@ fn what_is_not_carried_really_differs_and_the_rest_comes_back() {
 #[test]
 fn packets_sent_at_the_same_nanosecond_stay_apart() {
     // As in DEEP10: a burst of status messages split over two datagrams of one send time.
-    let a = Packet {
-        seq: 10,
-        send_time: 99,
-        messages: vec![status(b'H'), status(b'T')],
-    };
-    let b = Packet {
-        seq: 12,
-        send_time: 99,
-        messages: vec![status(b'P')],
-    };
-    let heartbeat = Packet {
-        seq: 13,
-        send_time: 99,
-        messages: vec![],
-    };
+    let a = packet(10, 99, vec![status(b'H'), status(b'T')]);
+    let b = packet(12, 99, vec![status(b'P')]);
+    let heartbeat = packet(13, 99, vec![]);
     let mut f = Dbn::default();
-    let mut out = Vec::new();
-    for p in [&a, &b, &heartbeat, &a] {
-        f.encode(p, &mut out);
-    }
+    let out = encoded(&mut f, &[&a, &b, &heartbeat, &a]);
     let back = decode_all(&mut f, &out).unwrap();
     assert_eq!(back, vec![a.clone(), b, heartbeat, a]);
     // Each starts with a SystemMsg (no record of theirs can carry F_LAST or a sequence).
     let records = crate_records(&out);
     let systems = records.iter().filter(|r| r.0 == rtype::SYSTEM).count();
     assert_eq!(systems, 4);
-    let status: StatusMsg = unsafe { std::ptr::read_unaligned(records[2].1.as_ptr().cast()) };
+    let status: StatusMsg = record(&records[2]);
     assert_eq!((status.action, status.reason), (8, 30)); // Halt, NewsPending
 }
 
 #[test]
 fn a_stream_announces_each_symbol_once_and_a_new_stream_again() {
-    let p = Packet {
-        seq: 1,
-        send_time: 2,
-        messages: vec![trade(0, 1, 1), trade(0, 2, 2)],
-    };
+    let p = packet(1, 2, vec![trade(0, 1, 1), trade(0, 2, 2)]);
     let mut f = Dbn::default();
-    let mut out = Vec::new();
-    f.encode(&p, &mut out);
-    let first = out.len();
-    f.encode(&p, &mut out);
+    let first = encoded(&mut f, &[&p]).len();
+    let out = encoded(&mut f, &[&p, &p]);
     let mappings = |b: &[u8]| {
         crate_records(b)
             .iter()
@@ -180,13 +169,8 @@ fn a_stream_announces_each_symbol_once_and_a_new_stream_again() {
 
 #[test]
 fn hostile_records_are_errors_not_panics() {
-    let p = Packet {
-        seq: 1,
-        send_time: 2,
-        messages: vec![trade(0, 1_500_000, 1)],
-    };
-    let mut out = Vec::new();
-    Dbn::default().encode(&p, &mut out);
+    let p = packet(1, 2, vec![trade(0, 1_500_000, 1)]);
+    let out = encoded(&mut Dbn::default(), &[&p]);
     let mut f = Dbn::default();
     // Misaligned: the same bytes one byte in.
     let mut shifted = vec![0u8; out.len() + 1];
@@ -237,16 +221,14 @@ fn quotes_and_levels_use_databentos_undefined_price_and_flags() {
         ],
     };
     let mut f = Dbn::default();
-    let mut out = Vec::new();
-    f.encode(&p, &mut out);
+    let out = encoded(&mut f, &[&p]);
     let records = crate_records(&out);
-    let q: Mbp1Msg = unsafe { std::ptr::read_unaligned(records[1].1.as_ptr().cast()) };
+    let q: Mbp1Msg = record(&records[1]);
     assert_eq!(q.levels[0].bid_px, 300_000_000_000);
     assert_eq!(q.levels[0].ask_px, UNDEF_PRICE);
     assert!(q.flags.is_tob() && !q.flags.is_last());
-    let l: Mbp1Msg = unsafe { std::ptr::read_unaligned(records[2].1.as_ptr().cast()) };
+    let l: Mbp1Msg = record(&records[2]);
     assert_eq!((l.side as u8, l.action as u8), (b'A', b'C'));
     assert!(l.flags.is_mbp() && l.flags.is_last() && l.flags.is_publisher_specific());
     assert_eq!(decode_all(&mut f, &out).unwrap(), vec![p]);
-    let _ = SystemMsg::default();
 }
