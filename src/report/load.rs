@@ -496,8 +496,8 @@ mod tests {
 
     #[test]
     fn reads_the_windows_file_beside_the_results() {
-        let dir = std::env::temp_dir().join(format!("md-windows-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
         let csv = dir.join("runs.csv");
         std::fs::write(
             dir.join("runs.windows.csv"),
@@ -524,27 +524,28 @@ mod tests {
         .unwrap();
         let e = read_beside(&dir.join("bad.csv")).unwrap_err().to_string();
         assert!(e.contains("bad.windows.csv") && e.contains("line 2"), "{e}");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn names_and_governors() {
-        assert_eq!(
-            input_name("data/sample-deep.pcapng.gz"),
-            "sample-deep.pcapng.gz"
-        );
-        assert_eq!(input_name("x.pcap"), "x.pcap");
-        assert_eq!(input_name("/a/b/"), "b");
-        assert_eq!(
-            parse_governor("governor: performance\n"),
-            Governor::Performance
-        );
-        assert_eq!(
-            parse_governor("cpu: x\ngovernor: powersave\n"),
-            Governor::Other("powersave".into())
-        );
-        assert_eq!(parse_governor("governor: unreadable"), Governor::Unreadable);
-        assert_eq!(parse_governor("cpu: x"), Governor::Unreadable);
+        for (input, name) in [
+            ("data/sample-deep.pcapng.gz", "sample-deep.pcapng.gz"),
+            ("x.pcap", "x.pcap"),
+            ("/a/b/", "b"),
+        ] {
+            assert_eq!(input_name(input), name);
+        }
+        for (text, governor) in [
+            ("governor: performance\n", Governor::Performance),
+            (
+                "cpu: x\ngovernor: powersave\n",
+                Governor::Other("powersave".into()),
+            ),
+            ("governor: unreadable", Governor::Unreadable),
+            ("cpu: x", Governor::Unreadable),
+        ] {
+            assert_eq!(parse_governor(text), governor);
+        }
     }
 
     #[test]

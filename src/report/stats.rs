@@ -126,16 +126,6 @@ pub struct Group {
     pub zlib_bytes_per_message: Option<Stat>,
     /// Total zstd time per run, ns, over the runs that measured it.
     pub zstd_ns: Option<Stat>,
-    /// The memcpy floor of the runs (`raw`'s bytes copied per packet in the same timed loop),
-    /// ns per packet; `None` for CSVs from before it was measured.
-    pub memcpy_p50_ns: Option<Stat>,
-    pub memcpy_mean_ns: Option<Stat>,
-    /// The memcpy floor timed the same batch way, ns per packet.
-    pub memcpy_batch: Option<Stat>,
-    /// The aggregation's own cost (`aggregate_batch_ns`: the selective decode's per-symbol
-    /// hash map fed without a format), batch-timed, ns per unit: the floor under every format's
-    /// `de`; `None` for CSVs from before it was measured.
-    pub aggregate_batch: Option<Stat>,
     /// How many runs have both ser batch and de batch (at most [`Group::runs`]).
     pub batch_runs: usize,
     /// Distinct `clock` values of the runs, sorted; empty for CSVs from before.
@@ -234,7 +224,12 @@ impl Group {
     /// Each run's ser + decode on `basis`, reduced across the runs that have it; `None` when
     /// none does.
     pub fn speed_on(&self, basis: Basis) -> Option<Stat> {
-        Stat::of_some(self.rows.iter().map(|r| basis.run_speed(r)))
+        self.column(|r| basis.run_speed(r))
+    }
+    /// A figure of its rows (`|r| r.memcpy_batch_ns`: the floors are read so) reduced across
+    /// the runs that have it; `None` where none does.
+    pub fn column(&self, of: impl Fn(&RunRow) -> Option<f64>) -> Option<Stat> {
+        Stat::of_some(self.rows.iter().map(of))
     }
     /// `workload` timed per unit; `None` where no run timed it.
     pub fn latency(&self, workload: Workload) -> Option<&SideStats> {
@@ -562,10 +557,6 @@ pub fn summarize(runs: &Runs) -> Summary {
                     stored.iter().map(|r| r.zlib_bytes_per_message()),
                 ),
                 zstd_ns: Stat::of_some(stored.iter().map(|r| r.zstd_ns)),
-                memcpy_p50_ns: Stat::of_some(rows.iter().map(|r| r.memcpy_p50_ns)),
-                memcpy_mean_ns: Stat::of_some(rows.iter().map(|r| r.memcpy_mean_ns)),
-                memcpy_batch: Stat::of_some(rows.iter().map(|r| r.memcpy_batch_ns)),
-                aggregate_batch: Stat::of_some(rows.iter().map(|r| r.aggregate_batch_ns)),
                 batch_runs: rows
                     .iter()
                     .filter(|r| {
@@ -952,11 +943,15 @@ fn above_floor(out: &mut Vec<Warning>, summary: &Summary) {
         // the batch timing wrote.
         let (encode, selective) = (Workload::Encode, Workload::Selective);
         let t = &raw.throughput;
-        let batch = match (t[encode], t[selective], raw.memcpy_batch) {
+        let batch = match (t[encode], t[selective], raw.column(|r| r.memcpy_batch_ns)) {
             (Some(ser), Some(de), Some(floor)) => Some((ser.median, de.median, floor.median)),
             _ => None,
         };
-        let p50 = (raw.p50(encode), raw.p50(selective), raw.memcpy_p50_ns);
+        let p50 = (
+            raw.p50(encode),
+            raw.p50(selective),
+            raw.column(|r| r.memcpy_p50_ns),
+        );
         let (ser, de, floor, basis) = match (batch, p50) {
             (Some((ser, de, floor)), _) => (ser, de, floor, "batch"),
             (None, (Some(ser), Some(de), Some(floor))) => (ser, de, floor.median, "p50"),
