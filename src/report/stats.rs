@@ -85,7 +85,7 @@ impl SideStats {
 }
 
 /// All runs of one format on one input under one label.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Group {
     /// The input's file name.
     pub input: String,
