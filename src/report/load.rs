@@ -71,10 +71,6 @@ pub struct RunRow {
     pub units: Option<f64>,
     pub batch_units: Option<f64>,
     pub msgs_per_sec: f64,
-    pub zstd_bytes: Option<f64>,
-    pub zlib_bytes: Option<f64>,
-    pub zstd_ns: Option<f64>,
-    pub memcpy_p50_ns: Option<f64>,
     /// `clock`, `twin_of` and `latency_note`, `None` where empty.
     pub clock: Option<String>,
     pub twin_of: Option<String>,
@@ -110,10 +106,10 @@ impl RunRow {
     }
     /// `bytes` (a size as stored) per message of this run; `None` when not measured or the run
     /// had no messages.
-    pub fn per_message(&self, bytes: Option<f64>) -> Option<f64> {
+    pub fn per_message(&self, bytes: Option<u64>) -> Option<f64> {
         bytes
             .filter(|_| self.messages > 0.0)
-            .map(|b| b / self.messages)
+            .map(|b| b as f64 / self.messages)
     }
     pub fn zstd_bytes_per_message(&self) -> Option<f64> {
         self.per_message(self.zstd_bytes)
@@ -332,10 +328,6 @@ fn run_row(r: Row, source: usize) -> Result<RunRow, String> {
         units: r.units.map(ns),
         batch_units: r.batch_units.map(ns),
         msgs_per_sec: ns(r.msgs_per_sec),
-        zstd_bytes: r.zstd_bytes.map(ns),
-        zlib_bytes: r.zlib_bytes.map(ns),
-        zstd_ns: r.zstd_ns.map(ns),
-        memcpy_p50_ns: r.memcpy_p50_ns.map(ns),
         clock: r.clock.clone().filter(|c| !c.is_empty()),
         twin_of: r.twin_of.clone().filter(|t| !t.is_empty()),
         latency_note: r.latency_note.clone().filter(|n| !n.is_empty()),

@@ -93,10 +93,6 @@ pub struct Group {
     /// `packet` or `message`: what the figures are per (the label says it too).
     pub unit: &'static str,
     pub format: String,
-    /// The input's feed (`deep`, `tops`), packets and messages, as the first run recorded them.
-    pub feed: String,
-    pub packets: f64,
-    pub messages: f64,
     pub runs: usize,
     /// Each run's row, in file order: what run-by-run comparisons (the verdict's margins) and
     /// per-run sums (ser + de_all) are computed from.
@@ -310,8 +306,8 @@ impl Group {
     pub fn units(&self) -> f64 {
         match self.units_timed {
             Some(n) => n,
-            None if self.unit == "message" => self.messages,
-            None => self.packets,
+            None if self.unit == "message" => self.rows[0].messages,
+            None => self.rows[0].packets,
         }
     }
     /// Samples beyond quantile `q` in one run (the run with the fewest).
@@ -535,9 +531,6 @@ pub fn summarize(runs: &Runs) -> Summary {
                 label: label.to_owned(),
                 unit: rows[0].unit,
                 format: format.to_owned(),
-                feed: rows[0].feed.clone(),
-                packets: rows[0].packets,
-                messages: rows[0].messages,
                 runs: rows.len(),
                 rows: rows.iter().map(|r| (*r).clone()).collect(),
                 units_timed: rows.iter().filter_map(|r| r.units).reduce(f64::min),
@@ -556,7 +549,7 @@ pub fn summarize(runs: &Runs) -> Summary {
                 zlib_bytes_per_message: Stat::of_some(
                     stored.iter().map(|r| r.zlib_bytes_per_message()),
                 ),
-                zstd_ns: Stat::of_some(stored.iter().map(|r| r.zstd_ns)),
+                zstd_ns: Stat::of_some(stored.iter().map(|r| Some(r.zstd_ns? as f64))),
                 batch_runs: rows
                     .iter()
                     .filter(|r| {
@@ -950,7 +943,7 @@ fn above_floor(out: &mut Vec<Warning>, summary: &Summary) {
         let p50 = (
             raw.p50(encode),
             raw.p50(selective),
-            raw.column(|r| r.memcpy_p50_ns),
+            raw.column(|r| Some(r.memcpy_p50_ns? as f64)),
         );
         let (ser, de, floor, basis) = match (batch, p50) {
             (Some((ser, de, floor)), _) => (ser, de, floor, "batch"),

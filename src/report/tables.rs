@@ -271,7 +271,8 @@ fn clock_text(groups: &[&Group]) -> String {
 /// The memcpy floor of the section's runs, as a sentence for the caption; empty for CSVs from
 /// before it was measured.
 fn floor_text(groups: &[&Group]) -> String {
-    let Some((g, p50)) = (groups.iter()).find_map(|g| Some((g, g.column(|r| r.memcpy_p50_ns)?)))
+    let Some((g, p50)) =
+        (groups.iter()).find_map(|g| Some((g, g.column(|r| Some(r.memcpy_p50_ns? as f64))?)))
     else {
         return aggregate_text(groups);
     };
