@@ -365,10 +365,7 @@ impl Summary {
     /// Every format name, sorted: the order colours are given in, so a format keeps its colour
     /// in every chart.
     pub fn formats(&self) -> Vec<&str> {
-        let mut f: Vec<&str> = self.groups.iter().map(|g| g.format.as_str()).collect();
-        f.sort_unstable();
-        f.dedup();
-        f
+        sorted(self.groups.iter().map(|g| g.format.as_str()))
     }
 
     /// The section the answer is given for on `input`: per packet, every label pooled where it
@@ -391,24 +388,18 @@ impl Summary {
             .primary(input)
             .map(|(_, _, gs)| gs.iter().map(|g| g.format.clone()).collect())
             .unwrap_or_default();
-        let mut rest: Vec<String> = self
-            .groups
-            .iter()
-            .filter(|g| g.input == input && !order.contains(&g.format))
-            .map(|g| g.format.clone())
-            .collect();
-        rest.sort_unstable();
-        rest.dedup();
+        let rest = sorted(
+            (self.groups.iter())
+                .filter(|g| g.input == input && !order.contains(&g.format))
+                .map(|g| g.format.clone()),
+        );
         order.extend(rest);
         order
     }
 
     /// Every input name, sorted.
     pub fn inputs(&self) -> Vec<&str> {
-        let mut f: Vec<&str> = self.groups.iter().map(|g| g.input.as_str()).collect();
-        f.sort_unstable();
-        f.dedup();
-        f
+        sorted(self.groups.iter().map(|g| g.input.as_str()))
     }
 }
 
@@ -520,9 +511,6 @@ pub fn summarize(runs: &Runs) -> Summary {
     let groups: Vec<Group> = by_key
         .into_iter()
         .map(|((input, label, format), rows)| {
-            let mut hosts: Vec<String> = rows.iter().map(|r| r.host.clone()).collect();
-            hosts.sort_unstable();
-            hosts.dedup();
             let col =
                 |f: fn(&RunRow) -> f64| Stat::of(&rows.iter().map(|r| f(r)).collect::<Vec<_>>());
             let stored = stored_of(&rows, &stored_by_bytes);
@@ -535,7 +523,7 @@ pub fn summarize(runs: &Runs) -> Summary {
                 rows: rows.iter().map(|r| (*r).clone()).collect(),
                 units_timed: rows.iter().filter_map(|r| r.units).reduce(f64::min),
                 batch_units: rows.iter().filter_map(|r| r.batch_units).reduce(f64::min),
-                hosts,
+                hosts: sorted(rows.iter().map(|r| r.host.clone())),
                 latency: PerWorkload(Workload::ALL.map(|w| SideStats::of(&rows, w))),
                 throughput: PerWorkload(
                     Workload::ALL.map(|w| Stat::of_some(rows.iter().map(|r| r.throughput[w]))),
@@ -557,12 +545,7 @@ pub fn summarize(runs: &Runs) -> Summary {
                         t[Workload::Encode].is_some() && t[Workload::Selective].is_some()
                     })
                     .count(),
-                clocks: {
-                    let mut c: Vec<String> = rows.iter().filter_map(|r| r.clock.clone()).collect();
-                    c.sort_unstable();
-                    c.dedup();
-                    c
-                },
+                clocks: sorted(rows.iter().filter_map(|r| r.clock.clone())),
                 basis: Basis::Selective,
                 speed: Stat::default(),
                 ratio_to_fastest: 1.0,
@@ -591,10 +574,8 @@ fn stored_of<'r>(
     rows: &[&'r RunRow],
     stored_by_bytes: &BTreeMap<SameBytes<'r>, Vec<&'r RunRow>>,
 ) -> Vec<&'r RunRow> {
-    let mut same: Vec<SameBytes> = rows.iter().map(|r| SameBytes::of(r)).collect();
-    same.sort_unstable();
-    same.dedup();
-    same.iter()
+    sorted(rows.iter().map(|r| SameBytes::of(r)))
+        .iter()
         .filter_map(|k| stored_by_bytes.get(k))
         .flatten()
         .copied()
@@ -663,13 +644,19 @@ pub fn distinct<'a>(
     groups: &[&'a Group],
     list: impl Fn(&'a Group) -> &'a [String],
 ) -> Vec<&'a str> {
-    let mut values: Vec<&str> = groups
-        .iter()
-        .flat_map(|g| list(g).iter().map(String::as_str))
-        .collect();
-    values.sort_unstable();
-    values.dedup();
-    values
+    sorted(
+        groups
+            .iter()
+            .flat_map(|g| list(g).iter().map(String::as_str)),
+    )
+}
+
+/// The distinct values of `values`, sorted.
+fn sorted<T: Ord>(values: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut v: Vec<T> = values.into_iter().collect();
+    v.sort_unstable();
+    v.dedup();
+    v
 }
 
 /// The distinct hosts a section's runs came from, sorted and joined with `, `.
