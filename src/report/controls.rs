@@ -7,28 +7,17 @@
 
 use std::io::{self, Write};
 
+use super::analysis::Analysis;
 use super::export::{Export, ReportData};
-use super::resolution::{Interval, Resolution, MIN_PAIRED_RUNS};
-use super::stats::{planted, Summary, TwinPair};
-use super::twins::{bias, paired, per_run, FIGURES};
+use super::resolution::MIN_PAIRED_RUNS;
+use super::stats::TwinPair;
+use super::twins::{copy_figures, CopyFigure};
 use crate::output::Table;
 
 /// One control on one figure.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ControlFigure {
-    pub control: String,
-    pub figure: &'static str,
-    /// The planted extra work, as a fraction (0.05).
-    pub planted: f64,
-    /// Control over original, run by run (paired by run id).
-    pub ratios: Vec<f64>,
-    pub interval: Option<Interval>,
-    /// The resolution the verdict would name a winner by on this figure (the A/A bias, or the
-    /// section's A/A twins).
-    pub resolution: Resolution,
-}
+pub type ControlFigure = CopyFigure;
 
-impl ControlFigure {
+impl CopyFigure {
     /// The verdict's rule calls the control slower than its original.
     pub fn resolved(&self) -> bool {
         self.interval
@@ -49,15 +38,9 @@ impl ControlFigure {
             .is_some_and(|iv| iv.runs >= MIN_PAIRED_RUNS && iv.lo > 1.0)
     }
 
-    fn interval_text(&self) -> String {
-        self.interval.map_or("-".to_owned(), |iv| {
-            format!("{:.3}x (95% CI {:.3}–{:.3}x)", iv.ratio, iv.lo, iv.hi)
-        })
-    }
-
     /// What became of the planted difference, in a few words, the why in brackets (the report
     /// shows the brackets smaller, as the twins' calls).
-    pub fn call(&self) -> String {
+    pub(super) fn control_call(&self) -> String {
         let delta = self.resolution.delta * 100.0;
         match self.interval {
             None => "not measured".to_owned(),
@@ -76,25 +59,7 @@ impl ControlFigure {
 /// Every control of a section on every figure it and its original measured; `twins` are the
 /// section's A/A twins, which set the resolution.
 pub fn figures(controls: &[TwinPair<'_>], twins: &[TwinPair<'_>]) -> Vec<ControlFigure> {
-    let mut out = Vec::new();
-    for c in controls {
-        for f in &FIGURES {
-            let ratios = paired(f, &c.original.rows, &c.twin.rows);
-            if ratios.is_empty() {
-                continue;
-            }
-            let resolution = bias(twins, None);
-            out.push(ControlFigure {
-                control: c.twin.format.clone(),
-                figure: f.name,
-                planted: planted(&c.twin.rows[0]),
-                interval: Interval::of_ratios(&ratios),
-                ratios,
-                resolution,
-            });
-        }
-    }
-    out
+    copy_figures(controls, twins)
 }
 
 fn yes(b: bool) -> &'static str {
@@ -106,8 +71,7 @@ fn yes(b: bool) -> &'static str {
 }
 
 /// The section's controls block; `None` without controls.
-pub fn table(controls: &[TwinPair<'_>], twins: &[TwinPair<'_>]) -> Option<Table> {
-    let figures = figures(controls, twins);
+pub fn table(figures: &[ControlFigure]) -> Option<Table> {
     if figures.is_empty() {
         return None;
     }
@@ -129,41 +93,29 @@ pub fn table(controls: &[TwinPair<'_>], twins: &[TwinPair<'_>]) -> Option<Table>
                   planted ratio, that the interval is not to be read at face value (or that the \
                   repeated units were not the window's average: see docs/method.md). Controls \
                   are left out of every other table, chart and ranking.";
+    let row = |f: &ControlFigure| [f.cells(3), vec![yes(f.contains()).to_owned()]].concat();
     Some(Table {
-        rows: figures
-            .iter()
-            .map(|f| {
-                vec![
-                    f.control.clone(),
-                    f.figure.to_owned(),
-                    f.call(),
-                    per_run(&f.ratios),
-                    f.interval_text(),
-                    yes(f.contains()).to_owned(),
-                ]
-            })
-            .collect(),
+        rows: figures.iter().map(row).collect(),
         ..Table::new(caption, 3, &header)
     })
 }
 
-/// One line for under the verdict: how many of the controls' figures the runs resolved, and
+/// One line for under the verdict: how many of the `controls`' figures the runs resolved, and
 /// how many intervals held the planted ratio.
-pub fn answer_line(controls: &[TwinPair<'_>], twins: &[TwinPair<'_>]) -> Option<String> {
-    let figures = figures(controls, twins);
-    if figures.is_empty() {
-        return None;
-    }
+pub fn answer_line(figures: &[ControlFigure], controls: &[TwinPair<'_>]) -> Option<String> {
     let n = figures.len();
-    let resolved = figures.iter().filter(|f| f.resolved()).count();
-    let seen = figures.iter().filter(|f| f.seen()).count();
-    let contains = figures.iter().filter(|f| f.contains()).count();
+    let count = |f: fn(&ControlFigure) -> bool| figures.iter().filter(|x| f(x)).count();
+    let (resolved, seen, contains) = (
+        count(ControlFigure::resolved),
+        count(ControlFigure::seen),
+        count(ControlFigure::contains),
+    );
     let names: Vec<&str> = controls.iter().map(|c| c.twin.format.as_str()).collect();
     Some(format!(
         "Positive controls ({}, +{:.0}% planted): resolved in {resolved} of {n} figures, seen \
          (interval above 1) in {seen}, interval containing the planted ratio in {contains}.",
         names.join(", "),
-        figures[0].planted * 100.0
+        figures.first()?.planted * 100.0
     ))
 }
 
@@ -177,41 +129,31 @@ impl Export for ControlsCsv {
     }
 
     fn write(&self, report: &ReportData<'_>, w: &mut dyn io::Write) -> io::Result<()> {
-        write_csv(report.summary, w)
+        write_csv(report.analysis, w)
     }
 }
 
-fn write_csv(summary: &Summary, w: &mut dyn Write) -> io::Result<()> {
-    writeln!(
-        w,
-        "input,label,figure,control,planted,ratio,ci_low,ci_high,resolved,contains"
-    )?;
-    for (input, label, _) in summary.sections() {
-        let twins = summary.twin_pairs(input, label);
-        for f in figures(&summary.control_pairs(input, label), &twins) {
+fn write_csv(analysis: &Analysis<'_>, w: &mut dyn Write) -> io::Result<()> {
+    let mut csv = csv::Writer::from_writer(w);
+    let header = "input,label,figure,control,planted,ratio,ci_low,ci_high,resolved,contains";
+    csv.write_record(header.split(','))?;
+    for s in &analysis.sections {
+        for f in &s.control_figures {
             let cell = |x: Option<f64>| x.map_or(String::new(), |v| format!("{v:.4}"));
             let iv = f.interval;
-            let mut record = csv::Writer::from_writer(Vec::new());
-            record
-                .write_record([
-                    input,
-                    label,
-                    f.figure,
-                    &f.control,
-                    &format!("{}", f.planted),
-                    &cell(iv.map(|i| i.ratio)),
-                    &cell(iv.map(|i| i.lo)),
-                    &cell(iv.map(|i| i.hi)),
-                    yes(f.resolved()),
-                    yes(f.contains()),
-                ])
-                .map_err(io::Error::other)?;
-            w.write_all(
-                &record
-                    .into_inner()
-                    .map_err(|e| io::Error::other(e.to_string()))?,
-            )?;
+            csv.write_record([
+                s.input,
+                s.label,
+                f.figure,
+                &f.copy,
+                &format!("{}", f.planted),
+                &cell(iv.map(|i| i.ratio)),
+                &cell(iv.map(|i| i.lo)),
+                &cell(iv.map(|i| i.hi)),
+                yes(f.resolved()),
+                yes(f.contains()),
+            ])?;
         }
     }
-    Ok(())
+    csv.flush()
 }

@@ -2,12 +2,14 @@
 
 use std::io;
 
+use super::analysis::Analysis;
 use super::document::Document;
 use super::stats::Summary;
 
-/// What the files are written from: the summary, and the page built from it once.
+/// What the files are written from: the summary, its analysis, and the page built from them once.
 pub struct ReportData<'a> {
     pub summary: &'a Summary,
+    pub analysis: &'a Analysis<'a>,
     pub document: &'a Document,
 }
 

@@ -42,98 +42,61 @@ fn section_label(label: String, unit: Option<&str>, jobs: Option<usize>) -> Stri
     }
 }
 
-/// One format in one run.
-#[derive(Debug, Clone, PartialEq)]
+/// One format in one run: the row as `run` wrote it (its cells through `Deref`: `r.run_id`,
+/// `r.timed_faults`), with what the report reads differently or derives from it.
+#[derive(Debug, Clone)]
 pub struct RunRow {
     /// Index into [`Runs::sources`].
     pub source: usize,
     /// Its place among its CSV's rows (0 for the first): with `source`, the file order that
     /// `--baseline` pairs runs in.
     pub line: usize,
-    pub run_id: String,
-    /// The `input` column as written (a path on the machine that ran).
-    pub input: String,
-    /// Its file name: what rows are grouped by, and the folder name of its `.hgrm` files.
+    /// Its `input`'s file name: what rows are grouped by, and the folder name of its `.hgrm`
+    /// files.
     pub input_name: String,
+    /// The section it is grouped under: its `label`, marked when several workers ran it or it
+    /// timed messages.
     pub label: String,
     /// What one timed unit was: `packet` or `message` (`unit` column; packet when absent).
     pub unit: &'static str,
-    pub format: String,
-    pub host: String,
-    /// The `feed` column (`deep`, `tops`): what the input carried.
-    pub feed: String,
-    /// The `packets` column: IEX-TP packets in the input (heartbeats and warm-up included).
-    pub packets: f64,
-    /// The `units` column: units timed one by one in this run, what its percentiles rest on (under
-    /// `--timing alternate` about half the units after the warm-up); `None` in CSVs from before.
-    pub units: Option<f64>,
-    /// The `batch_units` column: units timed in whole windows, what the batch figures rest on.
-    pub batch_units: Option<f64>,
-    /// The `timed_faults` column: minor page faults inside this format's timed regions in this
-    /// run; `None` in CSVs from before it was counted.
-    pub timed_faults: Option<u64>,
-    /// The `order_seed` column: the seed of this run's order of formats.
-    pub order_seed: Option<u64>,
-    /// The `dropped_bytes` column: set when the input was cut short at its end.
-    pub dropped_bytes: Option<u64>,
-    pub bytes_per_message: f64,
-    /// Each workload timed per unit: ns per unit in [`PERCENTILES`] order. Encode and the
-    /// selective decode are in every results CSV; the complete decode is `None` in rows from
-    /// before it was timed.
+    /// Each workload timed per unit: ns per unit in [`PERCENTILES`] order; `None` where not
+    /// timed (the complete decode in rows from before it, a format timed only per window).
     pub latency: PerWorkload<Option<[f64; 7]>>,
-    /// Each workload timed by whole windows (one clock pair around each, no per-unit clock
-    /// reads): ns per unit, mean over the run; `None` in rows from before.
+    /// Each workload timed by whole windows: ns per unit, mean over the run; `None` in rows
+    /// from before.
     pub throughput: PerWorkload<Option<f64>>,
-    pub msgs_per_sec: f64,
-    pub timer_overhead_ns: f64,
-    /// The `messages` column: what the sizes as stored are divided by.
+    /// The counts and sizes of the row as figures (`units`: what its percentiles rest on).
+    pub packets: f64,
     pub messages: f64,
-    /// The size as stored (whole windows compressed), in bytes; `None` when not measured (empty
-    /// cell, or a CSV from before the column existed).
-    pub zstd_bytes: Option<f64>,
-    pub zlib_bytes: Option<f64>,
-    /// Total time zstd took over the run, ns; `None` when not measured.
-    pub zstd_ns: Option<f64>,
-    /// The run's memcpy floor (`measure::floor`), ns per packet; `None` in CSVs from before it.
-    pub memcpy_p50_ns: Option<f64>,
-    pub memcpy_mean_ns: Option<f64>,
-    /// The memcpy floor timed the same batch way, ns per packet.
-    pub memcpy_batch_ns: Option<f64>,
-    /// The clock the run timed with (`tsc`, or the fallback's name).
+    pub units: Option<f64>,
+    pub batch_units: Option<f64>,
+    pub msgs_per_sec: f64,
+    /// `clock`, `twin_of` and `latency_note`, `None` where empty.
     pub clock: Option<String>,
+    pub twin_of: Option<String>,
+    pub latency_note: Option<String>,
     /// Allocations per unit of ser, de and de_all (`*_allocs` columns), and the bytes they asked
-    /// for (`*_alloc_bytes`); `None` when not counted (CSVs from before, or a build without the
-    /// counting allocator).
+    /// for (`*_alloc_bytes`); `None` where not counted.
     pub allocs: Option<[f64; 3]>,
     pub alloc_bytes: Option<[f64; 3]>,
-    /// `twin_of`: on an A/A twin's row, the format it measured a second time; `None` on every
-    /// other row (and in CSVs from before twins).
-    pub twin_of: Option<String>,
     /// What its columns say a reader must know before setting it beside another row
     /// (`trusts_producer`, `lossy`, `latency_note`, `twin_of`, `planted`): how the report marks
     /// it and whether the verdict ranks it, whatever this build's formats are.
     pub caveats: Caveats,
-    /// `latency_note`: why a format timed only per window has no per-unit latency; `None` on
-    /// every other row.
-    pub latency_note: Option<String>,
-    /// `clock_step_ns`: the clock's step as the run measured it; `None` in CSVs from before.
-    pub clock_step_ns: Option<f64>,
-    /// `preempted`: involuntary context switches inside this format's timed passes.
-    pub preempted: Option<u64>,
-    /// `retimed`: batch passes timed again because a context switch landed inside them.
-    pub retimed: Option<u64>,
-    /// `aggregate_batch_ns`: the aggregation's own cost per unit, the floor under `de` batch.
-    pub aggregate_batch_ns: Option<f64>,
-    /// `planted`: on a twin's row, the extra work planted in it as a fraction of its original's
-    /// (0 for an A/A twin, 0.05 for the +5% positive control); `None` on every other row (and
-    /// in CSVs from before controls, where a twin is an A/A twin).
-    pub planted: Option<f64>,
-    /// `ser_instr`, `de_instr`, `de_all_instr` and `instr_source`: instructions per unit of each
-    /// batch workload and where they were counted; `None` where the run did not count them.
+    /// Instructions per unit of each batch workload and where they were counted; `None` where
+    /// the run did not count them.
     pub instructions: Option<(Counter, [f64; 3])>,
     /// Its whole-window passes window by window, from the windows file beside the CSV
-    /// (`report::windows` compares formats on them); `None` where there is none (results from before it).
+    /// (`report::windows` compares formats on them); `None` where there is none.
     pub windows: Option<Windows>,
+    pub row: Row,
+}
+
+impl std::ops::Deref for RunRow {
+    type Target = Row;
+    fn deref(&self) -> &Row {
+        &self.row
+    }
 }
 
 impl RunRow {
@@ -143,10 +106,10 @@ impl RunRow {
     }
     /// `bytes` (a size as stored) per message of this run; `None` when not measured or the run
     /// had no messages.
-    pub fn per_message(&self, bytes: Option<f64>) -> Option<f64> {
+    pub fn per_message(&self, bytes: Option<u64>) -> Option<f64> {
         bytes
             .filter(|_| self.messages > 0.0)
-            .map(|b| b / self.messages)
+            .map(|b| b as f64 / self.messages)
     }
     pub fn zstd_bytes_per_message(&self) -> Option<f64> {
         self.per_message(self.zstd_bytes)
@@ -351,49 +314,29 @@ fn run_row(r: Row, source: usize) -> Result<RunRow, String> {
         source,
         line: 0,
         input_name: input_name(&r.input),
-        run_id: r.run_id,
-        input: r.input,
         // Per-message figures are never ranked against per-packet ones: they form sections
         // of their own, named by the unit.
         unit: match r.unit.as_deref() {
             Some("message") => "message",
             _ => "packet",
         },
-        label: section_label(r.label, r.unit.as_deref(), r.jobs),
-        format: r.format,
-        host: r.host,
-        feed: r.feed,
-        packets: r.packets as f64,
-        units: r.units.map(ns),
-        batch_units: r.batch_units.map(ns),
-        timed_faults: r.timed_faults,
-        order_seed: r.order_seed,
-        dropped_bytes: r.dropped_bytes,
-        bytes_per_message: r.bytes_per_message,
+        label: section_label(r.label.clone(), r.unit.as_deref(), r.jobs),
         latency,
         throughput,
-        msgs_per_sec: ns(r.msgs_per_sec),
-        timer_overhead_ns: r.timer_overhead_ns,
+        packets: ns(r.packets),
         messages: ns(r.messages),
-        zstd_bytes: r.zstd_bytes.map(ns),
-        zlib_bytes: r.zlib_bytes.map(ns),
-        zstd_ns: r.zstd_ns.map(ns),
-        memcpy_p50_ns: r.memcpy_p50_ns.map(ns),
-        memcpy_mean_ns: r.memcpy_mean_ns,
-        memcpy_batch_ns: r.memcpy_batch_ns,
-        clock: r.clock.filter(|c| !c.is_empty()),
+        units: r.units.map(ns),
+        batch_units: r.batch_units.map(ns),
+        msgs_per_sec: ns(r.msgs_per_sec),
+        clock: r.clock.clone().filter(|c| !c.is_empty()),
+        twin_of: r.twin_of.clone().filter(|t| !t.is_empty()),
+        latency_note: r.latency_note.clone().filter(|n| !n.is_empty()),
         allocs,
         alloc_bytes,
-        twin_of: r.twin_of.filter(|t| !t.is_empty()),
         caveats,
-        latency_note: r.latency_note.filter(|n| !n.is_empty()),
-        clock_step_ns: r.clock_step_ns,
-        preempted: r.preempted,
-        retimed: r.retimed,
-        aggregate_batch_ns: r.aggregate_batch_ns,
-        planted: r.planted,
         instructions,
         windows: None,
+        row: r,
     })
 }
 
@@ -496,8 +439,8 @@ mod tests {
 
     #[test]
     fn reads_the_windows_file_beside_the_results() {
-        let dir = std::env::temp_dir().join(format!("md-windows-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
         let csv = dir.join("runs.csv");
         std::fs::write(
             dir.join("runs.windows.csv"),
@@ -524,27 +467,28 @@ mod tests {
         .unwrap();
         let e = read_beside(&dir.join("bad.csv")).unwrap_err().to_string();
         assert!(e.contains("bad.windows.csv") && e.contains("line 2"), "{e}");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn names_and_governors() {
-        assert_eq!(
-            input_name("data/sample-deep.pcapng.gz"),
-            "sample-deep.pcapng.gz"
-        );
-        assert_eq!(input_name("x.pcap"), "x.pcap");
-        assert_eq!(input_name("/a/b/"), "b");
-        assert_eq!(
-            parse_governor("governor: performance\n"),
-            Governor::Performance
-        );
-        assert_eq!(
-            parse_governor("cpu: x\ngovernor: powersave\n"),
-            Governor::Other("powersave".into())
-        );
-        assert_eq!(parse_governor("governor: unreadable"), Governor::Unreadable);
-        assert_eq!(parse_governor("cpu: x"), Governor::Unreadable);
+        for (input, name) in [
+            ("data/sample-deep.pcapng.gz", "sample-deep.pcapng.gz"),
+            ("x.pcap", "x.pcap"),
+            ("/a/b/", "b"),
+        ] {
+            assert_eq!(input_name(input), name);
+        }
+        for (text, governor) in [
+            ("governor: performance\n", Governor::Performance),
+            (
+                "cpu: x\ngovernor: powersave\n",
+                Governor::Other("powersave".into()),
+            ),
+            ("governor: unreadable", Governor::Unreadable),
+            ("cpu: x", Governor::Unreadable),
+        ] {
+            assert_eq!(parse_governor(text), governor);
+        }
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! tables, charts and warnings in order); render it as `index.html` ([`html`]) and `summary.md`
 //! ([`markdown`]), beside `summary.csv` and the SVG [`charts`] ([`write_report`]).
 
+pub mod analysis;
 pub mod baseline;
 pub mod bmf;
 pub mod charts;

@@ -3,6 +3,7 @@
 //! labels compared, the warnings grouped, then per input and label its tables and charts, and
 //! the files read.
 
+use super::analysis::{Analysis, SectionFigures};
 use super::baseline::{self, Comparison};
 use super::charts::{ChartFile, ChartKind};
 use super::decision::Decision;
@@ -15,10 +16,11 @@ use super::verdict;
 use super::verification;
 use super::{controls, twins, warnings};
 
-/// What the page is built from: the summary, the charts drawn for it, and every warning (the
-/// summary's and those found while drawing).
+/// What the page is laid out from: the summary and its analysis, the charts drawn for it, and
+/// every warning (the summary's and those found while drawing).
 pub struct Contents<'a> {
     pub summary: &'a Summary,
+    pub analysis: &'a Analysis<'a>,
     pub charts: &'a [ChartFile],
     pub warnings: &'a [Warning],
     /// Every run's histograms merged, per (input, label, format, side), where runs left them.
@@ -34,36 +36,24 @@ pub const TITLE: &str = "md-shootout: which format, for which need";
 /// The whole page.
 pub fn build(c: &Contents<'_>) -> Document {
     let s = c.summary;
-    let primaries: Vec<_> = s
-        .inputs()
-        .into_iter()
-        .filter_map(|i| s.primary(i))
-        .collect();
-    let mut sections: Vec<Section> = primaries
-        .iter()
-        .map(|(input, label, groups)| {
-            let (eligible, _) = c.decision.eligible(groups);
-            let pairs = s.twin_pairs(input, label);
-            let controls = s.control_pairs(input, label);
-            let verdicts = verdict::verdicts_with(&eligible, &pairs);
-            Section {
-                heading: None,
-                blocks: vec![Block::Answer(Answer {
-                    verdict: verdict::table(&verdicts, &section_name(input, label)),
-                    input: verdict::input_line(input, groups, label),
-                    // What a tie means first, nearest the table it explains.
-                    notes: [
-                        verdict::tie_note(&verdicts).into_iter().collect(),
-                        c.decision.notes(groups, &verdict::named_formats(&verdicts)),
-                        twins::answer_lines(&pairs),
-                        controls::answer_line(&controls, &pairs)
-                            .into_iter()
-                            .collect(),
-                    ]
-                    .concat(),
-                    figures: c.figures(input, label, &[ChartKind::Scatter]),
-                })],
-            }
+    let mut sections: Vec<Section> = (c.analysis.answers())
+        .map(|a| Section {
+            heading: None,
+            blocks: vec![Block::Answer(Answer {
+                verdict: verdict::table(&a.verdicts, &section_name(a.input, a.label)),
+                input: verdict::input_line(a.input, &a.groups, a.label),
+                // What a tie means first, nearest the table it explains.
+                notes: [
+                    verdict::tie_note(&a.verdicts).into_iter().collect(),
+                    a.decision_notes.clone(),
+                    twins::answer_lines(&a.twin_figures),
+                    controls::answer_line(&a.control_figures, &a.controls)
+                        .into_iter()
+                        .collect(),
+                ]
+                .concat(),
+                figures: c.figures(a.input, a.label, &[ChartKind::Scatter]),
+            })],
         })
         .collect();
     let every: Vec<&Group> = s.groups.iter().collect();
@@ -81,13 +71,7 @@ pub fn build(c: &Contents<'_>) -> Document {
     }
     sections.extend(scheduling_section(s));
     sections.push(warnings_section(c));
-    let all = s.sections();
-    for input in s.inputs() {
-        for (_, label, groups) in all.iter().filter(|(i, _, _)| *i == input) {
-            let primary = primaries.iter().any(|(i, l, _)| i == &input && l == label);
-            sections.push(c.section((input, label), groups, primary));
-        }
-    }
+    sections.extend(c.analysis.sections.iter().map(|a| c.section(a)));
     let files = s
         .sources
         .iter()
@@ -145,22 +129,21 @@ fn warnings_section(c: &Contents<'_>) -> Section {
 impl Contents<'_> {
     /// One input and label: its hosts, its verdict (unless it is the answer at the top), its
     /// tables, and its charts.
-    fn section(&self, (input, label): (&str, &str), groups: &[&Group], primary: bool) -> Section {
+    fn section(&self, a: &SectionFigures<'_>) -> Section {
+        let (input, label, groups) = (a.input, a.label, &a.groups[..]);
         let mut blocks = vec![Block::Paragraph(format!(
             "Hosts: {}",
             section_hosts(groups)
         ))];
-        let pairs = self.summary.twin_pairs(input, label);
-        if !primary {
+        if !a.primary {
             let name = section_name(input, label);
-            let verdicts = verdict::verdicts_with(&self.decision.rankable(groups), &pairs);
-            blocks.push(Block::Verdict(verdict::table(&verdicts, &name)));
+            blocks.push(Block::Verdict(verdict::table(&a.verdicts, &name)));
             // Under the table, as the answer's notes are.
-            blocks.extend(verdict::tie_note(&verdicts).map(Block::Paragraph));
+            blocks.extend(verdict::tie_note(&a.verdicts).map(Block::Paragraph));
         }
         blocks.extend(section_tables(groups).map(Block::Table));
-        if let Some(t) = twins::table(&pairs) {
-            if twins::figures(&pairs).iter().any(|f| f.apart) {
+        if let Some(t) = twins::table(&a.twin_figures) {
+            if a.twin_figures.iter().any(|f| f.apart) {
                 blocks.push(Block::Paragraph(
                     "⚠ THE METHOD IS BROKEN HERE: an A/A twin below is called apart from its own \
                      copy. No winner in this section is to be trusted at this resolution."
@@ -169,14 +152,11 @@ impl Contents<'_> {
             }
             blocks.push(Block::Table(t));
         }
-        let controls = self.summary.control_pairs(input, label);
-        blocks.extend(controls::table(&controls, &pairs).map(Block::Table));
+        blocks.extend(controls::table(&a.control_figures).map(Block::Table));
         blocks.extend(verification::table(groups).map(Block::Table));
         blocks.extend(allocations_table(groups).map(Block::Table));
         // Twins and controls too: a control's count is its plant, made visible.
-        let counted: Vec<&Group> = (groups.iter().copied())
-            .chain(pairs.iter().chain(&controls).map(|p| p.twin))
-            .collect();
+        let counted: Vec<&Group> = [groups, &a.copies].concat();
         blocks.extend(super::instructions::table(&counted).map(Block::Table));
         let merged: Vec<_> = self
             .merged
@@ -185,7 +165,7 @@ impl Contents<'_> {
             .collect();
         blocks.extend(merged_table(&merged, groups).map(Block::Table));
         // The scatter is beside the verdict at the top for the answer's section.
-        let kinds: &[ChartKind] = if primary {
+        let kinds: &[ChartKind] = if a.primary {
             &[
                 ChartKind::Percentiles,
                 ChartKind::Bytes,

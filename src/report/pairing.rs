@@ -20,7 +20,7 @@
 use std::collections::HashMap;
 
 use super::load::RunRow;
-use super::stats::Group;
+use super::stats::{Group, Stat};
 
 /// One run of one side: its rows by format.
 #[derive(Debug, Clone, Default)]
@@ -112,7 +112,8 @@ pub fn log_differences(
             .filter_map(|(i, f)| Some((i, log(new, f)? - log(old, f)?)))
             .collect();
         let centre = if both.len() > 1 {
-            median(both.iter().map(|(_, d)| *d).collect())
+            // The median; 0 for none.
+            Stat::of_some(both.iter().map(|(_, d)| Some(*d))).map_or(0.0, |s| s.median)
         } else {
             0.0
         };
@@ -121,15 +122,4 @@ pub fn log_differences(
         }
     }
     out
-}
-
-/// The median of `v` (the mean of the middle two for an even count); 0 for none.
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    match n {
-        0 => 0.0,
-        _ if n % 2 == 1 => v[n / 2],
-        _ => (v[n / 2 - 1] + v[n / 2]) / 2.0,
-    }
 }

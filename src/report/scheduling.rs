@@ -11,8 +11,6 @@ use crate::output::Table;
 /// The comparison of one input's labels (of one unit).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Comparison {
-    pub input: String,
-    pub unit: &'static str,
     /// The label the others are compared with (the primary's: `normal` when there is one).
     pub baseline: String,
     pub labels: Vec<String>,
@@ -95,8 +93,6 @@ fn comparison(
         .flat_map(|(label, gs)| findings((baseline, base), (label, gs), &formats))
         .collect();
     Comparison {
-        input: input.to_owned(),
-        unit,
         baseline: baseline.to_owned(),
         table: table(input, unit, sections, &formats),
         labels: sections.iter().map(|(l, _)| l.to_string()).collect(),

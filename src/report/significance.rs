@@ -207,17 +207,18 @@ mod tests {
             .collect()
     }
 
+    /// scipy.stats.wilcoxon's documentation example: Fisher's differences of Darwin's corn
+    /// heights.
+    const CORN: [f64; 15] = [
+        6.0, 8.0, 14.0, 16.0, 23.0, 24.0, 28.0, 29.0, 41.0, -48.0, 49.0, 56.0, 60.0, -67.0, 75.0,
+    ];
+
     #[test]
     fn scipy_documented_example() {
-        // scipy.stats.wilcoxon's documentation example (Fisher's, Darwin's corn heights): the
-        // two-sided p is 0.041259765625 and with alternative="greater" 0.0206298828125, exact.
-        let d = [
-            6.0, 8.0, 14.0, 16.0, 23.0, 24.0, 28.0, 29.0, 41.0, -48.0, 49.0, 56.0, 60.0, -67.0,
-            75.0,
-        ];
-        assert_eq!(signed_rank(&d), Some(0.020_629_882_812_5));
+        // The corn data's two-sided p is 0.041259765625 and with alternative="greater" 0.0206298828125, exact.
+        assert_eq!(signed_rank(&CORN), Some(0.020_629_882_812_5));
         // The other direction: its complement plus the observed sum's own probability.
-        assert!(signed_rank(&d.map(|x| -x)).unwrap() > 0.97);
+        assert!(signed_rank(&CORN.map(|x| -x)).unwrap() > 0.97);
     }
 
     #[test]
@@ -302,11 +303,7 @@ mod tests {
     fn hodges_lehmann_is_the_median_of_walsh_averages() {
         // numpy: np.median([(d[i] + d[j]) / 2 for i in range(n) for j in range(i, n)]) is 25.0
         // for the corn data above and 2.0 for the tied data.
-        let corn = [
-            6.0, 8.0, 14.0, 16.0, 23.0, 24.0, 28.0, 29.0, 41.0, -48.0, 49.0, 56.0, 60.0, -67.0,
-            75.0,
-        ];
-        assert_eq!(hodges_lehmann(&corn), Some(25.0));
+        assert_eq!(hodges_lehmann(&CORN), Some(25.0));
         let tied = [1.0, 1.0, 2.0, -2.0, 3.0, 3.0, 3.0, 4.0, -1.0, 5.0, 0.5];
         assert_eq!(hodges_lehmann(&tied), Some(2.0));
         // By hand: [1, 3]: Walsh averages 1, 2, 3, median 2; [1, 2, 10]: 1, 1.5, 2, 5.5, 6, 10,

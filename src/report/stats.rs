@@ -85,7 +85,7 @@ impl SideStats {
 }
 
 /// All runs of one format on one input under one label.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Group {
     /// The input's file name.
     pub input: String,
@@ -93,10 +93,6 @@ pub struct Group {
     /// `packet` or `message`: what the figures are per (the label says it too).
     pub unit: &'static str,
     pub format: String,
-    /// The input's feed (`deep`, `tops`), packets and messages, as the first run recorded them.
-    pub feed: String,
-    pub packets: f64,
-    pub messages: f64,
     pub runs: usize,
     /// Each run's row, in file order: what run-by-run comparisons (the verdict's margins) and
     /// per-run sums (ser + de_all) are computed from.
@@ -126,16 +122,6 @@ pub struct Group {
     pub zlib_bytes_per_message: Option<Stat>,
     /// Total zstd time per run, ns, over the runs that measured it.
     pub zstd_ns: Option<Stat>,
-    /// The memcpy floor of the runs (`raw`'s bytes copied per packet in the same timed loop),
-    /// ns per packet; `None` for CSVs from before it was measured.
-    pub memcpy_p50_ns: Option<Stat>,
-    pub memcpy_mean_ns: Option<Stat>,
-    /// The memcpy floor timed the same batch way, ns per packet.
-    pub memcpy_batch: Option<Stat>,
-    /// The aggregation's own cost (`aggregate_batch_ns`: the selective decode's per-symbol
-    /// hash map fed without a format), batch-timed, ns per unit: the floor under every format's
-    /// `de`; `None` for CSVs from before it was measured.
-    pub aggregate_batch: Option<Stat>,
     /// How many runs have both ser batch and de batch (at most [`Group::runs`]).
     pub batch_runs: usize,
     /// Distinct `clock` values of the runs, sorted; empty for CSVs from before.
@@ -234,7 +220,12 @@ impl Group {
     /// Each run's ser + decode on `basis`, reduced across the runs that have it; `None` when
     /// none does.
     pub fn speed_on(&self, basis: Basis) -> Option<Stat> {
-        Stat::of_some(self.rows.iter().map(|r| basis.run_speed(r)))
+        self.column(|r| basis.run_speed(r))
+    }
+    /// A figure of its rows (`|r| r.memcpy_batch_ns`: the floors are read so) reduced across
+    /// the runs that have it; `None` where none does.
+    pub fn column(&self, of: impl Fn(&RunRow) -> Option<f64>) -> Option<Stat> {
+        Stat::of_some(self.rows.iter().map(of))
     }
     /// `workload` timed per unit; `None` where no run timed it.
     pub fn latency(&self, workload: Workload) -> Option<&SideStats> {
@@ -315,8 +306,8 @@ impl Group {
     pub fn units(&self) -> f64 {
         match self.units_timed {
             Some(n) => n,
-            None if self.unit == "message" => self.messages,
-            None => self.packets,
+            None if self.unit == "message" => self.rows[0].messages,
+            None => self.rows[0].packets,
         }
     }
     /// Samples beyond quantile `q` in one run (the run with the fewest).
@@ -374,10 +365,7 @@ impl Summary {
     /// Every format name, sorted: the order colours are given in, so a format keeps its colour
     /// in every chart.
     pub fn formats(&self) -> Vec<&str> {
-        let mut f: Vec<&str> = self.groups.iter().map(|g| g.format.as_str()).collect();
-        f.sort_unstable();
-        f.dedup();
-        f
+        sorted(self.groups.iter().map(|g| g.format.as_str()))
     }
 
     /// The section the answer is given for on `input`: per packet, every label pooled where it
@@ -400,24 +388,18 @@ impl Summary {
             .primary(input)
             .map(|(_, _, gs)| gs.iter().map(|g| g.format.clone()).collect())
             .unwrap_or_default();
-        let mut rest: Vec<String> = self
-            .groups
-            .iter()
-            .filter(|g| g.input == input && !order.contains(&g.format))
-            .map(|g| g.format.clone())
-            .collect();
-        rest.sort_unstable();
-        rest.dedup();
+        let rest = sorted(
+            (self.groups.iter())
+                .filter(|g| g.input == input && !order.contains(&g.format))
+                .map(|g| g.format.clone()),
+        );
         order.extend(rest);
         order
     }
 
     /// Every input name, sorted.
     pub fn inputs(&self) -> Vec<&str> {
-        let mut f: Vec<&str> = self.groups.iter().map(|g| g.input.as_str()).collect();
-        f.sort_unstable();
-        f.dedup();
-        f
+        sorted(self.groups.iter().map(|g| g.input.as_str()))
     }
 }
 
@@ -529,9 +511,6 @@ pub fn summarize(runs: &Runs) -> Summary {
     let groups: Vec<Group> = by_key
         .into_iter()
         .map(|((input, label, format), rows)| {
-            let mut hosts: Vec<String> = rows.iter().map(|r| r.host.clone()).collect();
-            hosts.sort_unstable();
-            hosts.dedup();
             let col =
                 |f: fn(&RunRow) -> f64| Stat::of(&rows.iter().map(|r| f(r)).collect::<Vec<_>>());
             let stored = stored_of(&rows, &stored_by_bytes);
@@ -540,14 +519,11 @@ pub fn summarize(runs: &Runs) -> Summary {
                 label: label.to_owned(),
                 unit: rows[0].unit,
                 format: format.to_owned(),
-                feed: rows[0].feed.clone(),
-                packets: rows[0].packets,
-                messages: rows[0].messages,
                 runs: rows.len(),
                 rows: rows.iter().map(|r| (*r).clone()).collect(),
                 units_timed: rows.iter().filter_map(|r| r.units).reduce(f64::min),
                 batch_units: rows.iter().filter_map(|r| r.batch_units).reduce(f64::min),
-                hosts,
+                hosts: sorted(rows.iter().map(|r| r.host.clone())),
                 latency: PerWorkload(Workload::ALL.map(|w| SideStats::of(&rows, w))),
                 throughput: PerWorkload(
                     Workload::ALL.map(|w| Stat::of_some(rows.iter().map(|r| r.throughput[w]))),
@@ -561,11 +537,7 @@ pub fn summarize(runs: &Runs) -> Summary {
                 zlib_bytes_per_message: Stat::of_some(
                     stored.iter().map(|r| r.zlib_bytes_per_message()),
                 ),
-                zstd_ns: Stat::of_some(stored.iter().map(|r| r.zstd_ns)),
-                memcpy_p50_ns: Stat::of_some(rows.iter().map(|r| r.memcpy_p50_ns)),
-                memcpy_mean_ns: Stat::of_some(rows.iter().map(|r| r.memcpy_mean_ns)),
-                memcpy_batch: Stat::of_some(rows.iter().map(|r| r.memcpy_batch_ns)),
-                aggregate_batch: Stat::of_some(rows.iter().map(|r| r.aggregate_batch_ns)),
+                zstd_ns: Stat::of_some(stored.iter().map(|r| Some(r.zstd_ns? as f64))),
                 batch_runs: rows
                     .iter()
                     .filter(|r| {
@@ -573,12 +545,7 @@ pub fn summarize(runs: &Runs) -> Summary {
                         t[Workload::Encode].is_some() && t[Workload::Selective].is_some()
                     })
                     .count(),
-                clocks: {
-                    let mut c: Vec<String> = rows.iter().filter_map(|r| r.clock.clone()).collect();
-                    c.sort_unstable();
-                    c.dedup();
-                    c
-                },
+                clocks: sorted(rows.iter().filter_map(|r| r.clock.clone())),
                 basis: Basis::Selective,
                 speed: Stat::default(),
                 ratio_to_fastest: 1.0,
@@ -607,10 +574,8 @@ fn stored_of<'r>(
     rows: &[&'r RunRow],
     stored_by_bytes: &BTreeMap<SameBytes<'r>, Vec<&'r RunRow>>,
 ) -> Vec<&'r RunRow> {
-    let mut same: Vec<SameBytes> = rows.iter().map(|r| SameBytes::of(r)).collect();
-    same.sort_unstable();
-    same.dedup();
-    same.iter()
+    sorted(rows.iter().map(|r| SameBytes::of(r)))
+        .iter()
         .filter_map(|k| stored_by_bytes.get(k))
         .flatten()
         .copied()
@@ -679,13 +644,19 @@ pub fn distinct<'a>(
     groups: &[&'a Group],
     list: impl Fn(&'a Group) -> &'a [String],
 ) -> Vec<&'a str> {
-    let mut values: Vec<&str> = groups
-        .iter()
-        .flat_map(|g| list(g).iter().map(String::as_str))
-        .collect();
-    values.sort_unstable();
-    values.dedup();
-    values
+    sorted(
+        groups
+            .iter()
+            .flat_map(|g| list(g).iter().map(String::as_str)),
+    )
+}
+
+/// The distinct values of `values`, sorted.
+fn sorted<T: Ord>(values: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut v: Vec<T> = values.into_iter().collect();
+    v.sort_unstable();
+    v.dedup();
+    v
 }
 
 /// The distinct hosts a section's runs came from, sorted and joined with `, `.
@@ -952,11 +923,15 @@ fn above_floor(out: &mut Vec<Warning>, summary: &Summary) {
         // the batch timing wrote.
         let (encode, selective) = (Workload::Encode, Workload::Selective);
         let t = &raw.throughput;
-        let batch = match (t[encode], t[selective], raw.memcpy_batch) {
+        let batch = match (t[encode], t[selective], raw.column(|r| r.memcpy_batch_ns)) {
             (Some(ser), Some(de), Some(floor)) => Some((ser.median, de.median, floor.median)),
             _ => None,
         };
-        let p50 = (raw.p50(encode), raw.p50(selective), raw.memcpy_p50_ns);
+        let p50 = (
+            raw.p50(encode),
+            raw.p50(selective),
+            raw.column(|r| Some(r.memcpy_p50_ns? as f64)),
+        );
         let (ser, de, floor, basis) = match (batch, p50) {
             (Some((ser, de, floor)), _) => (ser, de, floor, "batch"),
             (None, (Some(ser), Some(de), Some(floor))) => (ser, de, floor.median, "p50"),

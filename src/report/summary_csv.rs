@@ -98,13 +98,13 @@ pub fn batch_measures() -> Vec<String> {
     m
 }
 
-fn batch_stats(g: &Group) -> Vec<Option<&Stat>> {
-    let mut s: Vec<Option<&Stat>> = match g.latency(Workload::Complete) {
-        Some(all) => all.0.iter().map(Some).collect(),
+fn batch_stats(g: &Group) -> Vec<Option<Stat>> {
+    let mut s: Vec<Option<Stat>> = match g.latency(Workload::Complete) {
+        Some(all) => all.0.iter().copied().map(Some).collect(),
         None => vec![None; 7],
     };
-    s.extend(g.throughput.values().map(Option::as_ref));
-    s.push(g.memcpy_batch.as_ref());
+    s.extend(g.throughput.values().copied());
+    s.push(g.column(|r| r.memcpy_batch_ns));
     s
 }
 
@@ -169,7 +169,7 @@ impl Export for SummaryCsv {
             rec.push(g.zstd_ns.map_or(String::new(), |s| num(s.median)));
             rec.push(g.ratio_to_raw.map_or(String::new(), num));
             for s in batch_stats(g) {
-                rec.extend(four(s));
+                rec.extend(four(s.as_ref()));
             }
             rec.push(g.ratio_all_to_raw.map_or(String::new(), num));
             rec.push(g.basis.name().to_owned());

@@ -271,11 +271,13 @@ fn clock_text(groups: &[&Group]) -> String {
 /// The memcpy floor of the section's runs, as a sentence for the caption; empty for CSVs from
 /// before it was measured.
 fn floor_text(groups: &[&Group]) -> String {
-    let Some(g) = groups.iter().find(|g| g.memcpy_p50_ns.is_some()) else {
+    let Some((g, p50)) =
+        (groups.iter()).find_map(|g| Some((g, g.column(|r| Some(r.memcpy_p50_ns? as f64))?)))
+    else {
         return aggregate_text(groups);
     };
-    let (p50, mean) = (g.memcpy_p50_ns.unwrap_or_default(), g.memcpy_mean_ns);
-    let batch = groups.iter().find_map(|g| g.memcpy_batch);
+    let mean = g.column(|r| r.memcpy_mean_ns);
+    let batch = groups.iter().find_map(|g| g.column(|r| r.memcpy_batch_ns));
     format!(
         " The memcpy floor (raw's bytes copied packet by packet in the same timed loop): \
          p50 {}{}{} ns.{}",
@@ -291,7 +293,7 @@ fn floor_text(groups: &[&Group]) -> String {
 fn aggregate_text(groups: &[&Group]) -> String {
     groups
         .iter()
-        .find_map(|g| g.aggregate_batch)
+        .find_map(|g| g.column(|r| r.aggregate_batch_ns))
         .map_or(String::new(), |a| {
             format!(
                 " The aggregation floor (the selective decode's per-symbol hash map fed \

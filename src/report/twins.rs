@@ -1,68 +1,50 @@
-//! The A/A twins of a section: a format measured a second time under the name
-//! `<format>.twin` in the same runs, placed in the order like any format. The two are the same
-//! code, so their paired ratio should be 1; what it is instead is what the runs cannot resolve
-//! (code placement, order, neighbours, noise). The twins set the verdict's resolution (see
-//! [`super::resolution`]) and are never ranked; here each is shown against its original, and
-//! called by the verdict's own rule: a twin called apart means the method is broken.
+//! The copies of a section's formats measured in the same runs and placed in the order like any
+//! format, never ranked: the A/A twins (`<format>.twin`, the same code, so their paired ratio
+//! should be 1; what it is instead is what the runs cannot resolve: code placement, order,
+//! neighbours, noise), which set the verdict's resolution (see [`super::resolution`]), and the
+//! positive controls ([`super::controls`]). Each is shown against its original and called by the
+//! verdict's own rule: a twin called apart means the method is broken.
 
 use super::load::RunRow;
 use super::resolution::{Interval, Resolution, MIN_PAIRED_RUNS};
-use super::stats::{section_name, Summary, TwinPair, Warning, WarningKind};
+use super::stats::{planted, TwinPair};
 use crate::measure::Workload;
 use crate::output::Table;
 
-/// One run's figure, ns per unit; `None` where not measured.
-pub(super) type Of = fn(&RunRow) -> Option<f64>;
-
-/// A batch figure a twin is compared on: its name, one run's value, and the workloads whose
-/// windows sum to it (`report::windows`).
-pub(super) struct Figure {
-    pub name: &'static str,
-    pub of: Of,
-    pub workloads: &'static [Workload],
-}
-
-/// The batch figures a twin is compared on: each workload, then the ranking sum.
-pub(super) const FIGURES: [Figure; 4] = [
-    Figure {
-        name: "ser batch",
-        of: |r| r.throughput[Workload::Encode],
-        workloads: &[Workload::Encode],
-    },
-    Figure {
-        name: "de batch",
-        of: |r| r.throughput[Workload::Selective],
-        workloads: &[Workload::Selective],
-    },
-    Figure {
-        name: "de_all batch",
-        of: |r| r.throughput[Workload::Complete],
-        workloads: &[Workload::Complete],
-    },
-    Figure {
-        name: "ser + de_all batch",
-        of: |r| Some(r.throughput[Workload::Encode]? + r.throughput[Workload::Complete]?),
-        workloads: &[Workload::Encode, Workload::Complete],
-    },
+/// The batch figures a copy is compared on: each workload, then the ranking sum; each a name
+/// and the workloads whose figures (and windows, `report::windows`) sum to it.
+pub(super) const FIGURES: [(&str, &[Workload]); 4] = [
+    ("ser batch", &[Workload::Encode]),
+    ("de batch", &[Workload::Selective]),
+    ("de_all batch", &[Workload::Complete]),
+    (
+        "ser + de_all batch",
+        &[Workload::Encode, Workload::Complete],
+    ),
 ];
 
-/// One twin on one figure.
+/// One copy (an A/A twin, or a control with `planted` > 0) on one figure.
 #[derive(Debug, Clone, PartialEq)]
-pub struct TwinFigure {
-    pub twin: String,
+pub struct CopyFigure {
+    pub copy: String,
     pub figure: &'static str,
-    /// Twin over original, run by run (paired by run id), in the original's run order.
+    /// The extra work planted in the copy, as a fraction (0.05); 0 for an A/A twin.
+    pub planted: f64,
+    /// Copy over original, run by run (paired by run id), in the original's run order.
     pub ratios: Vec<f64>,
     pub interval: Option<Interval>,
-    /// The resolution the twin is called with: the A/A bias of the section's other twins.
+    /// The resolution the copy is called with: the A/A bias of the section's twins (a twin's
+    /// own left out).
     pub resolution: Resolution,
-    /// Whether the verdict's rule calls the two apart: it must not.
+    /// Whether the verdict's rule calls the two apart: an A/A twin must not be.
     pub apart: bool,
 }
 
-/// The twin's figure over its original's, run by run (`report::windows`).
-pub(super) fn paired(f: &Figure, original: &[RunRow], twin: &[RunRow]) -> Vec<f64> {
-    super::windows::ratios(f.workloads, original, twin, f.of)
+/// The copy's figure over its original's, run by run (`report::windows`).
+fn paired((_, workloads): (&str, &[Workload]), original: &[RunRow], copy: &[RunRow]) -> Vec<f64> {
+    super::windows::ratios(workloads, original, copy, |r: &RunRow| {
+        workloads.iter().map(|w| r.throughput[*w]).sum()
+    })
 }
 
 /// The section's A/A bias ([`TwinWidth::Pooled`](super::resolution::TwinWidth)): every A/A
@@ -75,27 +57,29 @@ pub(super) fn bias(pairs: &[TwinPair<'_>], except: Option<&str>) -> Resolution {
             .filter(|p| Some(p.twin.format.as_str()) != except)
             .flat_map(|p| {
                 FIGURES[..3].iter().filter_map(move |f| {
-                    let iv = Interval::of_ratios(&paired(f, &p.original.rows, &p.twin.rows))?;
+                    let iv = Interval::of_ratios(&paired(*f, &p.original.rows, &p.twin.rows))?;
                     Some((p.twin.format.as_str(), iv))
                 })
             }),
     )
 }
 
-/// Every twin of a section on every figure both copies measured.
-pub fn figures(pairs: &[TwinPair<'_>]) -> Vec<TwinFigure> {
+/// Every copy in `copies` on every figure both it and its original measured, called at the
+/// resolution `twins` (the section's A/A twins) set.
+pub fn copy_figures(copies: &[TwinPair<'_>], twins: &[TwinPair<'_>]) -> Vec<CopyFigure> {
     let mut out = Vec::new();
-    for p in pairs {
-        for f in &FIGURES {
-            let ratios = paired(f, &p.original.rows, &p.twin.rows);
+    for c in copies {
+        for f in FIGURES {
+            let ratios = paired(f, &c.original.rows, &c.twin.rows);
             if ratios.is_empty() {
                 continue;
             }
             let interval = Interval::of_ratios(&ratios);
-            let resolution = bias(pairs, Some(&p.twin.format));
-            out.push(TwinFigure {
-                twin: p.twin.format.clone(),
-                figure: f.name,
+            let resolution = bias(twins, Some(&c.twin.format));
+            out.push(CopyFigure {
+                copy: c.twin.format.clone(),
+                figure: f.0,
+                planted: planted(&c.twin.rows[0]),
                 apart: interval.is_some_and(|iv| iv.apart_beyond(resolution.delta)),
                 ratios,
                 interval,
@@ -106,9 +90,21 @@ pub fn figures(pairs: &[TwinPair<'_>]) -> Vec<TwinFigure> {
     out
 }
 
-impl TwinFigure {
-    /// What the verdict's rule calls the twin and its original.
+/// Every A/A twin of a section on every figure both copies measured.
+pub fn figures(pairs: &[TwinPair<'_>]) -> Vec<TwinFigure> {
+    copy_figures(pairs, pairs)
+}
+
+/// An A/A twin on one figure.
+pub type TwinFigure = CopyFigure;
+
+impl CopyFigure {
+    /// What the verdict's rule calls the copy and its original (a control's call is in
+    /// `report::controls`).
     pub fn call(&self) -> String {
+        if self.planted > 0.0 {
+            return self.control_call();
+        }
         match self.interval {
             _ if self.apart => format!(
                 "NOT A TIE: named apart beyond the {:.1}% resolution; the method is broken",
@@ -122,25 +118,29 @@ impl TwinFigure {
         }
     }
 
-    fn interval_text(&self) -> String {
+    /// The geometric mean and its interval, at `digits` decimals; `-` without one.
+    pub(super) fn interval_text(&self, digits: usize) -> String {
         self.interval.map_or("-".to_owned(), |iv| {
-            format!("{:.2}x (95% CI {:.2}–{:.2}x)", iv.ratio, iv.lo, iv.hi)
+            let (r, lo, hi) = (iv.ratio, iv.lo, iv.hi);
+            format!("{r:.digits$}x (95% CI {lo:.digits$}–{hi:.digits$}x)")
         })
+    }
+
+    /// Its row of the section's twins' or controls' block.
+    pub(super) fn cells(&self, digits: usize) -> Vec<String> {
+        let per_run: Vec<String> = self.ratios.iter().map(|r| format!("{r:.3}")).collect();
+        vec![
+            self.copy.clone(),
+            self.figure.to_owned(),
+            self.call(),
+            per_run.join(" "),
+            self.interval_text(digits),
+        ]
     }
 }
 
-/// A twin's or a control's ratios, run by run, as the tables show them: `1.013 0.987 …`.
-pub(super) fn per_run(ratios: &[f64]) -> String {
-    ratios
-        .iter()
-        .map(|r| format!("{r:.3}"))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 /// The section's A/A block; `None` without twins.
-pub fn table(pairs: &[TwinPair<'_>]) -> Option<Table> {
-    let figures = figures(pairs);
+pub fn table(figures: &[TwinFigure]) -> Option<Table> {
     if figures.is_empty() {
         return None;
     }
@@ -153,62 +153,25 @@ pub fn table(pairs: &[TwinPair<'_>]) -> Option<Table> {
                   The twins are left out of every other table, chart, ranking and baseline \
                   comparison.";
     Some(Table {
-        rows: figures
-            .iter()
-            .map(|f| {
-                vec![
-                    f.twin.clone(),
-                    f.figure.to_owned(),
-                    f.call(),
-                    per_run(&f.ratios),
-                    f.interval_text(),
-                ]
-            })
-            .collect(),
+        rows: figures.iter().map(|f| f.cells(2)).collect(),
         ..Table::new(caption, 3, &header)
     })
 }
 
 /// One line per twin for under the verdict: its ranking sum against its original.
-pub fn answer_lines(pairs: &[TwinPair<'_>]) -> Vec<String> {
-    figures(pairs)
+pub fn answer_lines(figures: &[TwinFigure]) -> Vec<String> {
+    figures
         .iter()
-        .filter(|f| f.figure == FIGURES[3].name)
+        .filter(|f| f.figure == FIGURES[3].0)
         .map(|f| {
             format!(
                 "A/A twin {} against {}, {}: {}, called {}.",
-                f.twin,
-                f.twin.trim_end_matches(".twin"),
+                f.copy,
+                f.copy.trim_end_matches(".twin"),
                 f.figure,
-                f.interval_text(),
+                f.interval_text(2),
                 f.call()
             )
-        })
-        .collect()
-}
-
-/// A warning for every twin the rule calls apart: the loudest thing the report can say.
-pub fn warnings(summary: &Summary) -> Vec<Warning> {
-    summary
-        .sections()
-        .into_iter()
-        .flat_map(|(input, label, _)| {
-            figures(&summary.twin_pairs(input, label))
-                .into_iter()
-                .filter(|f| f.apart)
-                .map(move |f| {
-                    Warning::new(
-                        WarningKind::TwinApart,
-                        format!(
-                            "{} {} {}: {} against its own copy: {}",
-                            section_name(input, label),
-                            f.twin,
-                            f.figure,
-                            f.interval_text(),
-                            f.call()
-                        ),
-                    )
-                })
         })
         .collect()
 }

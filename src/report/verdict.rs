@@ -681,9 +681,10 @@ pub fn input_line(input: &str, groups: &[&Group], label: &str) -> String {
     format!(
         "Input: {input}, IEX {} feed, {} packets, {} messages; {kind}. Each figure above is the \
          median of {runs} under {label}, timed per {}, on {}.{timed}",
-        feed_name(&g.feed),
-        super::tables::count(g.packets),
-        super::tables::count(g.messages),
+        // The input's, as the first run recorded them.
+        feed_name(&g.rows[0].feed),
+        super::tables::count(g.rows[0].packets),
+        super::tables::count(g.rows[0].messages),
         g.unit,
         super::stats::section_hosts(groups),
     )

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::analysis::analyse;
 use super::baseline::Comparison;
 use super::controls::ControlsCsv;
 use super::decision::Decision;
@@ -54,12 +55,14 @@ pub fn write_report_with(
     let hists = dist::read_histograms(summary, &hist_dirs)?;
     std::fs::create_dir_all(out_dir)
         .map_err(|e| ReportError::new(out_dir, format!("cannot create the report folder: {e}")))?;
+    let analysis = analyse(summary, decision);
     let mut warnings = summary.warnings.clone();
-    warnings.extend(super::twins::warnings(summary));
+    warnings.extend(analysis.twin_warnings());
     let charts = charts::write_all(summary, &hists, &hist_dirs, out_dir, &mut warnings)?;
     let mut files: Vec<PathBuf> = charts.iter().map(|c| out_dir.join(&c.file)).collect();
     let document = page::build(&Contents {
         summary,
+        analysis: &analysis,
         charts: &charts,
         warnings: &warnings,
         merged: &dist::merged_rows(summary, &hists),
@@ -68,6 +71,7 @@ pub fn write_report_with(
     });
     let data = ReportData {
         summary,
+        analysis: &analysis,
         document: &document,
     };
     let exports: [&dyn Export; 4] = [&SummaryCsv, &ControlsCsv, &Markdown, &Html];

@@ -615,7 +615,7 @@ fn size_as_stored_and_ratio_to_raw() {
     let (dir, c) = stored_fixture();
     let runs = report::load(&[c]).unwrap();
     assert_eq!(runs.rows.len(), 9);
-    assert_eq!(runs.rows[0].zstd_bytes, Some(20000.0));
+    assert_eq!(runs.rows[0].zstd_bytes, Some(20000));
     assert_eq!(runs.rows[0].zstd_bytes_per_message(), Some(20.0));
     let s = report::summarize(&runs);
     // Latency CVs under 10%, 3 runs, governor performance, overhead 0.1 ns against raw's de p50
