@@ -68,11 +68,10 @@ fn write_schemas(schemas: &messages::Schemas, dir: &Path, made_from: SystemTime)
     dir.to_owned()
 }
 
-/// Version 2 of the four compiled schemas written into `v2/schemas/`, the values of the appended
-/// fields into `v2`, and their code generated into `v2` by the same generators.
+/// Version 2 of the four compiled schemas written into `v2/schemas/`, and their code generated
+/// into `v2` by the same generators.
 fn evolution_v2(compiled: &messages::Compiled, v2: &Path, made_from: SystemTime, tools: &Path) {
     let v2_schemas = write_schemas(&compiled.v2, &v2.join("schemas"), made_from);
-    write_if_changed(&v2.join("appended.rs"), &compiled.appended);
     capnp(
         &v2_schemas,
         "marketdata.capnp",

@@ -7,7 +7,8 @@
 
 use ::flatbuffers::FlatBufferBuilder;
 
-use super::compiled::{self, v2, MessageRead, ReadV2};
+use super::compiled::{self, MessageRead, ReadV2};
+use super::v2;
 use crate::capability::finding::Finding;
 use crate::formats::flatbuffers::{copies, FlatBuffers, FlatBuffersCodec};
 use crate::formats::DecodeError;

@@ -73,21 +73,25 @@ pub(super) fn finding(outcome: Outcome, mechanism: &str, decided_by: &str) -> Fi
     Finding::measured(ok, format!("{detail}{mechanism}"), decided_by)
 }
 
+/// How many messages `packets` hold.
+pub(super) fn messages(packets: &[Packet]) -> usize {
+    packets.iter().map(|p| p.messages.len()).sum()
+}
+
+/// How many of the messages `packets` hold are of the `Message` variant `name`.
+pub(super) fn count(packets: &[Packet], name: &str) -> usize {
+    let all = packets.iter().flat_map(|p| &p.messages);
+    all.filter(|m| m.name() == name).count()
+}
+
 /// How many Trade Reports and Add Orders `packets` hold, as a finding says it.
 pub(super) fn grown(packets: &[Packet]) -> String {
-    let count = |name| {
-        packets
-            .iter()
-            .flat_map(|p| &p.messages)
-            .filter(|m| m.name() == name)
-            .count()
-    };
-    let messages: usize = packets.iter().map(|p| p.messages.len()).sum();
     format!(
-        "{messages} messages in {} packets, {} Trade Reports and {} Add Orders among them",
+        "{} messages in {} packets, {} Trade Reports and {} Add Orders among them",
+        messages(packets),
         packets.len(),
-        count("TradeReport"),
-        count("AddOrder")
+        count(packets, "TradeReport"),
+        count(packets, "AddOrder")
     )
 }
 
@@ -227,10 +231,7 @@ pub(super) fn backward<F: Format>(source: &[Packet], read: impl Fn(&[u8]) -> Rea
                 }
             };
             for (field, value) in fields {
-                let default = v2::APPENDED
-                    .iter()
-                    .find(|a| a.message == m.name() && a.field == field)
-                    .map_or(0, |a| a.default);
+                let default = v2::appended_to(m.name()).map_or(0, |a| a.default);
                 if value != default && wrong_default.is_none() {
                     wrong_default = Some(format!(
                         "messages[{k}].{}.{field} came out as {value}, not the default {default}",

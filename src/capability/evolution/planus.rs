@@ -5,7 +5,8 @@
 
 use ::planus::{Builder, ReadAsRoot, UnionOffset};
 
-use super::compiled::{self, v2, ReadV2};
+use super::compiled::{self, ReadV2};
+use super::v2;
 use crate::formats::planus::{err, frame, read_table, unframe, Planus, NO_BODY};
 use crate::formats::DecodeError;
 use crate::model::*;
@@ -90,11 +91,10 @@ fn v2_add_order() -> fbs::AddOrder {
 /// The appended field of the table `$x` of message type `$V`, read through its accessor.
 macro_rules! appended_of {
     ($V:ident, $x:ident) => {
-        compiled::appended!(
+        compiled::read_appended!(
             $V,
-            Some($x.match_id().map_err(err)?),
-            Some(i64::from($x.attribution().map_err(err)?)),
-            None
+            $x.match_id().map_err(err)?,
+            $x.attribution().map_err(err)?
         )
     };
 }

@@ -6,7 +6,8 @@
 
 use prost::Message as _;
 
-use super::compiled::{self, v2, MessageRead, ReadV2};
+use super::compiled::{self, MessageRead, ReadV2};
+use super::v2;
 use crate::formats::protobuf::{copies, Protobuf};
 use crate::formats::wire::{IntoModel, ToLib};
 use crate::formats::DecodeError;

@@ -4,7 +4,7 @@
 //! `OUT_DIR/evolution-v2/protobuf-google/`. upb skips a field whose tag it does not know (keeping
 //! it as an unknown field) and reads an absent one as its type's zero, as every proto3 parser does.
 
-use super::compiled::{self, v2, ReadV2};
+use super::compiled::{self, ReadV2};
 use crate::formats::protobuf_google::{frame, google_copies, gpb as v1, ProtobufGoogle};
 use crate::formats::wire::{IntoModel, ToLib};
 use crate::formats::DecodeError;
@@ -35,20 +35,10 @@ impl IntoModel<Side> for gpb::Side {
 /// What version 2 appends: the v2 writer sets the file's values, the v2 reader returns them.
 macro_rules! appended {
     (write $V:ident, $x:ident) => {
-        compiled::appended!(
-            $V,
-            $x.set_match_id(v2::MATCH_ID.value),
-            $x.set_attribution(v2::ATTRIBUTION.value),
-            ()
-        )
+        compiled::set_appended!($V, $x.set_match_id, set_attribution)
     };
     (read $V:ident, $x:ident) => {
-        compiled::appended!(
-            $V,
-            Some($x.match_id()),
-            Some(i64::from($x.attribution())),
-            None
-        )
+        compiled::read_appended!($V, $x.match_id(), $x.attribution())
     };
 }
 

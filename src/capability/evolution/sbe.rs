@@ -17,7 +17,8 @@
 //! generated getters as they are and records what they return; it only refuses to let them read
 //! past the end of the buffer, where the generated `ReadBuf` would panic.
 
-use super::compiled::{self, v2, MessageRead, ReadV2};
+use super::compiled::{self, MessageRead, ReadV2};
+use super::v2;
 use crate::capability::finding::Finding;
 use crate::formats::sbe::{put, templates, Sbe};
 use crate::formats::wire::IntoModel;
@@ -107,20 +108,12 @@ fn read_v2(bytes: &[u8]) -> Result<ReadV2, DecodeError> {
         return Err(DecodeError::Malformed("SBE packet without a PacketHeader"));
     }
     let d = packet_header_codec::PacketHeaderDecoder::default().header(header, 0);
-    let mut packet = Packet {
-        seq: d.seq(),
-        send_time: d.send_time(),
-        messages: Vec::new(),
-    };
-    let mut appended = Vec::new();
-    for _ in 0..d.message_count() {
+    compiled::read_all(d.seq(), d.send_time(), 0..d.message_count(), |_| {
         let (header, template, len) = header_at(bytes, pos)?;
-        let (message, extra) = read_message(template, header, pos)?;
-        packet.messages.push(message);
-        appended.push(extra);
+        let read = read_message(template, header, pos)?;
         pos += len;
-    }
-    Ok((packet, appended))
+        Ok(read)
+    })
 }
 
 /// The block lengths of the changed templates, v1 → v2, and the generator, for `decided_by`.

@@ -16,9 +16,11 @@ use serde::{Deserialize, Serialize};
 use crate::formats::wire::WSide;
 pub use crate::formats::wire::Wire as V1;
 
-/// A field version 2 appends (`schemas/evolution-v2.txt`).
+/// A field version 2 appends (`schemas/evolution-v2.txt`), its values as `T`: the field's own
+/// type in its constant (`MATCH_ID`, `ATTRIBUTION`), for the v2 writers that set it; `i64` in
+/// `APPENDED`, for the code that walks every appended field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Appended {
+pub struct Appended<T = i64> {
     /// The `Message` variant that grows.
     pub message: &'static str,
     pub field: &'static str,
@@ -26,13 +28,18 @@ pub struct Appended {
     /// (arrow) declares.
     pub ty: &'static str,
     /// What a version 2 reader must see when the bytes lack the field.
-    pub default: i64,
+    pub default: T,
     /// What a version 2 writer puts in it.
-    pub value: i64,
+    pub value: T,
 }
 
-// `APPENDED`, `Wire<S>` in version 2 with `from_v1`, `into_v1` and `map_symbol`, and `MPacket`
-// (the packet rkyv and bitcode serialize).
+/// The field version 2 appends to messages of the `Message` variant `message`, if any.
+pub fn appended_to(message: &str) -> Option<Appended> {
+    APPENDED.into_iter().find(|a| a.message == message)
+}
+
+// One constant per appended field and `APPENDED`, `Wire<S>` in version 2 with `from_v1`,
+// `into_v1` and `map_symbol`, and `MPacket` (the packet rkyv and bitcode serialize).
 include!(concat!(env!("OUT_DIR"), "/iex_wire_v2.rs"));
 
 impl MPacket {

@@ -4,7 +4,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value as Json};
 
-use super::super::v2::{Appended, APPENDED};
+use super::super::harness::{count, messages};
+use super::super::v2::{appended_to, Appended, APPENDED};
 use crate::capability::cross_language::compare::{self, TheirPacket};
 use crate::capability::cross_language::tool::ToolError;
 use crate::capability::finding::Finding;
@@ -23,11 +24,6 @@ pub struct FormatEvolution {
     pub forward: Finding,
     /// The reference implementation's v2 reader on the codec's (v1) bytes.
     pub backward: Finding,
-}
-
-/// The field version 2 appends to messages of type `variant`.
-pub(super) fn appended_to(variant: &str) -> Option<Appended> {
-    APPENDED.iter().find(|a| a.message == variant).copied()
 }
 
 /// Removes from `fields` (a message of type `variant` as a tool read it, under the tool's names)
@@ -51,12 +47,8 @@ pub(super) struct Read {
 
 /// How many messages `source` holds, and how many of them version 2 grows.
 fn counts(source: &[Packet]) -> (usize, usize) {
-    let messages = source.iter().flat_map(|p| &p.messages);
-    let grown = messages
-        .clone()
-        .filter(|m| appended_to(m.name()).is_some())
-        .count();
-    (messages.count(), grown)
+    let grown = APPENDED.iter().map(|a| count(source, a.message)).sum();
+    (messages(source), grown)
 }
 
 /// Forward: every v1 field of `source` read exactly (a v1 reader reports no appended field: it
