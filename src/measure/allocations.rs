@@ -49,10 +49,7 @@ pub struct PerUnit {
 impl AllocTally {
     /// Adds another share's counts (see `measure::merge`).
     pub fn absorb(&mut self, other: &AllocTally) {
-        for (w, b) in other.allocated.iter() {
-            self.allocated[w].count += b.count;
-            self.allocated[w].bytes += b.bytes;
-        }
+        self.allocated += other.allocated;
         self.units += other.units;
     }
 

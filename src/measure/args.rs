@@ -368,32 +368,18 @@ mod tests {
 
     #[test]
     fn each_option_alone_comes_back_the_same() {
-        let base = RunArgs::default();
+        let shared = |change: fn(&mut SharedArgs)| {
+            let mut args = RunArgs::default();
+            change(&mut args.shared);
+            args
+        };
         let one_each = [
-            RunArgs {
-                shared: SharedArgs {
-                    no_stored_size: true,
-                    ..base.shared.clone()
-                },
-                ..base.clone()
-            },
-            RunArgs {
-                shared: SharedArgs {
-                    stored_size: StoredArg::None,
-                    ..base.shared.clone()
-                },
-                ..base.clone()
-            },
-            RunArgs {
-                shared: SharedArgs {
-                    formats: Some(vec!["raw".into()]),
-                    ..base.shared.clone()
-                },
-                ..base.clone()
-            },
+            shared(|s| s.no_stored_size = true),
+            shared(|s| s.stored_size = StoredArg::None),
+            shared(|s| s.formats = Some(vec!["raw".into()])),
             RunArgs {
                 order_seed: Some(0),
-                ..base.clone()
+                ..RunArgs::default()
             },
         ];
         for args in one_each {

@@ -39,16 +39,16 @@ impl PassCheck<'_> {
             ..
         } = *self;
         if stats.len() != ends.len() {
-            return Err(RunError::Disagree {
-                format: self.format,
-                what: format!(
-                    "window starting at packet {first_packet}: the {} read {} packets, the \
-                     encoder wrote {}",
+            return Err(in_window(
+                self.format,
+                first_packet,
+                format!(
+                    "the {} read {} packets, the encoder wrote {}",
                     self.workload.name(),
                     stats.len(),
                     ends.len()
                 ),
-            });
+            ));
         }
         Ok(())
     }
@@ -72,6 +72,14 @@ impl PassCheck<'_> {
                 ends[at] - start
             ),
         })
+    }
+}
+
+/// `format` disagrees with the source in the window starting at packet `first_packet`.
+pub fn in_window(format: &'static str, first_packet: u64, what: String) -> RunError {
+    RunError::Disagree {
+        format,
+        what: format!("window starting at packet {first_packet}: {what}"),
     }
 }
 
@@ -210,15 +218,17 @@ mod tests {
 
     use super::super::config::Config;
     use super::super::outcome::Outcome;
-    use super::super::runner::FormatRunner;
+    use super::super::runner::runner;
     use super::super::shootout::run_with;
     use super::super::stored::StoredMode;
+    use super::super::twins::Twin;
     use super::*;
     use crate::formats::{raw::Raw, DecodeError, Documented, Format, Sink, Visitor};
     use crate::model::{Message, Packet, Side};
     use crate::stream::IexReader;
 
-    /// What a broken format does to a packet before encoding it with `raw`.
+    /// What a broken format does: to a packet before encoding it with `raw` (a to e), or on top
+    /// of reading `raw`'s correct bytes (f to j).
     #[derive(Clone, Copy, PartialEq, Eq)]
     enum Fault {
         /// (a) Leaves out the last message of every packet with two or more.
@@ -233,6 +243,18 @@ mod tests {
         AdminField,
         /// None: the control, which must pass.
         Nothing,
+        /// (f) The complete decode claims the rest of the window after one packet in 50, so the
+        /// window's decode stops early.
+        StopEarly,
+        /// (g) The complete decode leaves out every trade report's `trade_id` (reads it as 0).
+        SkipField,
+        /// (h) The selective decode hands over, for a price level strictly inside its symbol's
+        /// range so far, another price strictly inside it: sums and extremes stay right.
+        NonExtremePrice,
+        /// (i) Both decodes swap the first two messages of every packet with two or more.
+        SwapDecoded,
+        /// (j) The complete decode reports one byte more than each packet has.
+        MoreBytes,
     }
 
     fn apply(fault: Fault, p: &mut Packet) {
@@ -254,68 +276,9 @@ mod tests {
         }
     }
 
-    /// `raw`, with `FAULT` (a [`Fault`] as a number) applied to every packet it encodes.
+    /// `raw`, broken as `FAULT` (a [`Fault`] as a number) says.
     #[derive(Default)]
     struct Broken<const FAULT: u8> {
-        raw: Raw,
-        scratch: Packet,
-    }
-
-    impl<const FAULT: u8> Broken<FAULT> {
-        const FAULTS: [Fault; 6] = [
-            Fault::DropMessage,
-            Fault::TradePrice,
-            Fault::SwapMessages,
-            Fault::Timestamp,
-            Fault::AdminField,
-            Fault::Nothing,
-        ];
-    }
-
-    impl<const FAULT: u8> Format for Broken<FAULT> {
-        const NAME: &'static str = "broken";
-        const DOCUMENTED: Documented = Raw::DOCUMENTED;
-        const OTHER_LANGUAGES: crate::formats::OtherLanguages = Raw::OTHER_LANGUAGES;
-
-        fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
-            self.scratch.clone_from(packet);
-            apply(Self::FAULTS[FAULT as usize], &mut self.scratch);
-            self.raw.encode(&self.scratch, out)
-        }
-
-        fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
-            self.raw.decode(bytes, sink)
-        }
-
-        fn decode_all<V: Visitor>(
-            &mut self,
-            bytes: &[u8],
-            v: &mut V,
-        ) -> Result<usize, DecodeError> {
-            self.raw.decode_all(bytes, v)
-        }
-    }
-
-    /// What a broken decoder does, on top of reading `raw`'s correct bytes.
-    #[derive(Clone, Copy, PartialEq, Eq)]
-    enum DecodeFault {
-        /// (f) The complete decode claims the rest of the window after one packet in 50, so the
-        /// window's decode stops early.
-        StopEarly,
-        /// (g) The complete decode leaves out every trade report's `trade_id` (reads it as 0).
-        SkipField,
-        /// (h) The selective decode hands over, for a price level strictly inside its symbol's
-        /// range so far, another price strictly inside it: sums and extremes stay right.
-        NonExtremePrice,
-        /// (i) Both decodes swap the first two messages of every packet with two or more.
-        SwapMessages,
-        /// (j) The complete decode reports one byte more than each packet has.
-        MoreBytes,
-    }
-
-    /// `raw`'s encoder with a decoder broken as `FAULT` (a [`DecodeFault`] as a number) says.
-    #[derive(Default)]
-    struct BrokenDecoder<const FAULT: u8> {
         raw: Raw,
         scratch: Packet,
         packets: u64,
@@ -323,15 +286,21 @@ mod tests {
         ranges: std::collections::HashMap<([u8; 8], bool), (i64, i64)>,
     }
 
-    impl<const FAULT: u8> BrokenDecoder<FAULT> {
-        const FAULTS: [DecodeFault; 5] = [
-            DecodeFault::StopEarly,
-            DecodeFault::SkipField,
-            DecodeFault::NonExtremePrice,
-            DecodeFault::SwapMessages,
-            DecodeFault::MoreBytes,
+    impl<const FAULT: u8> Broken<FAULT> {
+        const FAULTS: [Fault; 11] = [
+            Fault::DropMessage,
+            Fault::TradePrice,
+            Fault::SwapMessages,
+            Fault::Timestamp,
+            Fault::AdminField,
+            Fault::Nothing,
+            Fault::StopEarly,
+            Fault::SkipField,
+            Fault::NonExtremePrice,
+            Fault::SwapDecoded,
+            Fault::MoreBytes,
         ];
-        const FAULT: DecodeFault = Self::FAULTS[FAULT as usize];
+        const FAULT: Fault = Self::FAULTS[FAULT as usize];
     }
 
     /// Passes a selective decode on to `inner`, moving non-extreme prices (`NonExtremePrice`).
@@ -376,25 +345,27 @@ mod tests {
         }
     }
 
-    impl<const FAULT: u8> Format for BrokenDecoder<FAULT> {
+    impl<const FAULT: u8> Format for Broken<FAULT> {
         const NAME: &'static str = "broken";
         const DOCUMENTED: Documented = Raw::DOCUMENTED;
         const OTHER_LANGUAGES: crate::formats::OtherLanguages = Raw::OTHER_LANGUAGES;
 
         fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
-            self.raw.encode(packet, out)
+            self.scratch.clone_from(packet);
+            apply(Self::FAULT, &mut self.scratch);
+            self.raw.encode(&self.scratch, out)
         }
 
         fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
             match Self::FAULT {
-                DecodeFault::NonExtremePrice => self.raw.decode(
+                Fault::NonExtremePrice => self.raw.decode(
                     bytes,
                     &mut Misprice {
                         inner: sink,
                         ranges: &mut self.ranges,
                     },
                 ),
-                DecodeFault::SwapMessages => {
+                Fault::SwapDecoded => {
                     // The selective decode of the swapped packet, through the model.
                     let used = self.raw.decode_all(bytes, &mut self.scratch)?;
                     let n = self.scratch.messages.len();
@@ -417,16 +388,16 @@ mod tests {
             self.packets += 1;
             let p = &mut self.scratch;
             match Self::FAULT {
-                DecodeFault::StopEarly if self.packets.is_multiple_of(50) => used = bytes.len(),
-                DecodeFault::SkipField => {
+                Fault::StopEarly if self.packets.is_multiple_of(50) => used = bytes.len(),
+                Fault::SkipField => {
                     for m in &mut p.messages {
                         if let Message::TradeReport(t) = m {
                             t.trade_id = 0;
                         }
                     }
                 }
-                DecodeFault::SwapMessages if p.messages.len() >= 2 => p.messages.swap(0, 1),
-                DecodeFault::MoreBytes => used += 1,
+                Fault::SwapDecoded if p.messages.len() >= 2 => p.messages.swap(0, 1),
+                Fault::MoreBytes => used += 1,
                 _ => {}
             }
             v.packet(p.seq, p.send_time);
@@ -446,7 +417,7 @@ mod tests {
             ..Config::default()
         };
         assert!(!config.verify);
-        let runners: Vec<Box<dyn Runner>> = vec![Box::new(FormatRunner::<Raw>::default()), broken];
+        let runners = vec![runner::<Raw>(), broken];
         let reader = IexReader::new(&bytes[..], false).unwrap();
         run_with(reader, &config, runners, |_| {})
     }
@@ -462,22 +433,13 @@ mod tests {
         }
     }
 
-    fn decoder_failure<const FAULT: u8>() -> String {
-        failure_of(Box::new(FormatRunner::<BrokenDecoder<FAULT>>::default()))
-    }
-
-    /// A default run (no `--verify`) of `raw` and the broken encoder over a synthetic day's start.
-    fn run_broken<const FAULT: u8>() -> Result<Outcome, RunError> {
-        run_against_raw(Box::new(FormatRunner::<Broken<FAULT>>::default()))
-    }
-
     fn failure<const FAULT: u8>() -> String {
-        failure_of(Box::new(FormatRunner::<Broken<FAULT>>::default()))
+        failure_of(runner::<Broken<FAULT>>())
     }
 
     #[test]
     fn the_control_passes() {
-        let o = run_broken::<5>().unwrap();
+        let o = run_against_raw(runner::<Broken<5>>()).unwrap();
         assert_eq!(o.formats.len(), 2);
         assert_eq!(o.formats[1].messages_encoded, o.messages);
     }
@@ -496,23 +458,22 @@ mod tests {
     }
 
     fails_the_run! {
-        a_complete_decode_that_stops_early_fails_the_run: decoder_failure::<0>(),
+        a_complete_decode_that_stops_early_fails_the_run: failure::<6>(),
             "broken: packet 50 (seq ", ["): the complete decode used ", " bytes, the encoder wrote "];
-        a_complete_decode_that_skips_a_field_fails_the_run: decoder_failure::<1>(),
+        a_complete_decode_that_skips_a_field_fails_the_run: failure::<7>(),
             "broken: ", ["].TradeReport.trade_id should be "];
-        a_wrong_price_that_is_no_extreme_fails_the_run: decoder_failure::<2>(),
+        a_wrong_price_that_is_no_extreme_fails_the_run: failure::<8>(),
             "broken: aggregate differs from the source: symbol ",
             ["the same sums and extremes, but not the same values in order"];
-        a_decoder_that_swaps_messages_fails_the_run: decoder_failure::<3>(),
+        a_decoder_that_swaps_messages_fails_the_run: failure::<9>(),
             "broken: packet ", [": messages[0]."];
-        a_decoder_that_claims_more_bytes_than_it_read_fails_the_run: decoder_failure::<4>(),
+        a_decoder_that_claims_more_bytes_than_it_read_fails_the_run: failure::<10>(),
             "broken: packet 1 (seq ", ["): the complete decode used ", " bytes, the encoder wrote "];
-        a_broken_twin_fails_the_run_like_its_original: failure_of(Box::new(
-            FormatRunner::<crate::measure::twins::Twin<BrokenDecoder<1>, 1>>::default()
-        )), "broken.twin: ", ["].TradeReport.trade_id should be "];
-        a_twin_whose_encoder_drops_a_message_fails_the_run: failure_of(Box::new(
-            FormatRunner::<crate::measure::twins::Twin<Broken<0>, 1>>::default()
-        )), "broken.twin: packet ", ["messages.len() should be "];
+        a_broken_twin_fails_the_run_like_its_original: failure_of(runner::<Twin<Broken<7>, 1>>()),
+            "broken.twin: ", ["].TradeReport.trade_id should be "];
+        a_twin_whose_encoder_drops_a_message_fails_the_run:
+            failure_of(runner::<Twin<Broken<0>, 1>>()),
+            "broken.twin: packet ", ["messages.len() should be "];
         a_dropped_message_fails_the_run: failure::<0>(),
             "broken: packet ", ["messages.len() should be "];
         a_price_changed_within_the_range_fails_the_run: failure::<1>(),
@@ -528,7 +489,7 @@ mod tests {
     /// before the checksums are compared.
     #[test]
     fn the_encoders_count_is_checked() {
-        let mut o = run_broken::<5>().unwrap();
+        let mut o = run_against_raw(runner::<Broken<5>>()).unwrap();
         o.formats[1].messages_encoded -= 1;
         // raw passed every check, so its aggregates are the references of each pass.
         let (per_packet, batch) = (

@@ -309,11 +309,7 @@ mod tests {
         let packets = packets();
         let timer = Timer::calibrate();
         let mut floor = AggregateFloor::default();
-        let per_unit_only = Plan {
-            per_unit: true,
-            window: false,
-        };
-        assert_eq!(floor.measure(&packets, 0, per_unit_only, &timer, 100), 0);
+        assert_eq!(floor.measure(&packets, 0, Plan::PER_UNIT, &timer, 100), 0);
         assert_eq!(floor.batch.packets, 0);
         let ns = floor.measure(&packets, 100, Plan::BOTH, &timer, 100);
         assert_eq!(ns, floor.batch.ns);

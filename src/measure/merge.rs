@@ -106,24 +106,20 @@ pub fn check_set(shares: &[Share]) -> Result<(), String> {
     for s in shares {
         seen[s.index as usize] += 1;
     }
-    let twice: Vec<String> = (0..n)
-        .filter(|&i| seen[i as usize] > 1)
-        .map(|i| format!("{}/{n}", i + 1))
-        .collect();
-    if !twice.is_empty() {
-        return Err(format!("shard {} given more than once", twice.join(", ")));
+    // The shards seen as often as `times` says, as a list.
+    let listed = |times: fn(u32) -> bool| -> String {
+        let list = (0..n).filter(|&i| times(seen[i as usize]));
+        list.map(|i| format!("{}/{n}", i + 1))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match (listed(|t| t > 1), listed(|t| t == 0)) {
+        (twice, _) if !twice.is_empty() => Err(format!("shard {twice} given more than once")),
+        (_, missing) if !missing.is_empty() => {
+            Err(format!("incomplete: shard {missing} of {n} missing"))
+        }
+        _ => Ok(()),
     }
-    let missing: Vec<String> = (0..n)
-        .filter(|&i| seen[i as usize] == 0)
-        .map(|i| format!("{}/{n}", i + 1))
-        .collect();
-    if !missing.is_empty() {
-        return Err(format!(
-            "incomplete: shard {} of {n} missing",
-            missing.join(", ")
-        ));
-    }
-    Ok(())
 }
 
 /// The shares' outcomes as one run's, checked (see the module's doc). Formats keep the order of
@@ -210,11 +206,9 @@ fn absorb(into: &mut Outcome, o: Outcome) -> Result<(), RunError> {
     into.compress_ns += o.compress_ns;
     into.verify_ns += o.verify_ns;
     add_latency(&mut into.memcpy, &o.memcpy)?;
-    into.memcpy_batch
-        .add(o.memcpy_batch.ns, o.memcpy_batch.packets as usize);
+    into.memcpy_batch += o.memcpy_batch;
     into.memcpy_faults += o.memcpy_faults;
-    into.aggregate_batch
-        .add(o.aggregate_batch.ns, o.aggregate_batch.packets as usize);
+    into.aggregate_batch += o.aggregate_batch;
     into.aggregate_faults += o.aggregate_faults;
     into.elapsed_ns = into.elapsed_ns.max(o.elapsed_ns);
     Ok(())
@@ -224,9 +218,7 @@ fn add_format(f: &mut FormatResult, g: &FormatResult) -> Result<(), RunError> {
     for (w, l) in g.latency.iter() {
         add_latency(&mut f.latency[w], l)?;
     }
-    for (w, t) in g.throughput.iter() {
-        f.throughput[w].add(t.ns, t.packets as usize);
-    }
+    f.throughput += g.throughput;
     for (w, t) in g.windows.iter() {
         f.windows[w].absorb(t);
     }

@@ -52,6 +52,14 @@ impl Plan {
         per_unit: true,
         window: true,
     };
+    pub const PER_UNIT: Plan = Plan {
+        per_unit: true,
+        window: false,
+    };
+    pub const WINDOW: Plan = Plan {
+        per_unit: false,
+        window: true,
+    };
 
     /// The passes for window `index` (0-based) under `schedule`. `skip` of its `n` units are
     /// warm-up; `first_recorded` says no earlier window recorded a unit.
@@ -62,20 +70,13 @@ impl Plan {
         n: usize,
         first_recorded: bool,
     ) -> Plan {
-        let per_unit_only = Plan {
-            per_unit: true,
-            window: false,
-        };
         match schedule {
             Schedule::Both => Plan::BOTH,
             Schedule::Alternate if skip < n && first_recorded => Plan::BOTH,
             // A window with warm-up in it is timed per packet: the warm-up units must still be
             // encoded (and checked) for the byte and message counts to cover the whole input.
-            Schedule::Alternate if skip > 0 || index.is_multiple_of(2) => per_unit_only,
-            Schedule::Alternate => Plan {
-                per_unit: false,
-                window: true,
-            },
+            Schedule::Alternate if skip > 0 || index.is_multiple_of(2) => Plan::PER_UNIT,
+            Schedule::Alternate => Plan::WINDOW,
         }
     }
 }
@@ -87,14 +88,7 @@ mod tests {
     #[test]
     fn alternate_timing_takes_turns_after_a_both_ways_first_window() {
         let plan = |index, skip, first| Plan::new(Schedule::Alternate, index, skip, 100, first);
-        let pp = Plan {
-            per_unit: true,
-            window: false,
-        };
-        let whole = Plan {
-            per_unit: false,
-            window: true,
-        };
+        let (pp, whole) = (Plan::PER_UNIT, Plan::WINDOW);
         // Warm-up only: per packet, nothing recorded yet.
         assert_eq!(plan(0, 100, true), pp);
         // The first window with a recorded unit, warm-up in it or not: both ways.

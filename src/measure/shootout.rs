@@ -11,7 +11,7 @@ use crate::source::Gate;
 use crate::stream::{Cover, IexReader};
 
 use super::allocations::{self, AllocTally, Counter};
-use super::checks::{checksum_mismatch, cross_check, verify_window, PassCheck};
+use super::checks::{checksum_mismatch, cross_check, in_window, verify_window, PassCheck};
 use super::clock::Timer;
 /// Re-exported where `measure::args` has always found them.
 pub use super::config::{Config, RunError, DEFAULT_WINDOW, MAX_WINDOW};
@@ -636,12 +636,12 @@ impl<'c> Shootout<'c> {
         let warm = &span.packets[..span.skip];
         let (runner, result) = (&mut self.runners[i], &mut self.results[i]);
         let name = result.name;
-        let failed = |what: String| RunError::Disagree {
-            format: name,
-            what: format!(
-                "window starting at packet {}: its warm-up packets {what}",
-                span.first_packet
-            ),
+        let failed = |what: String| {
+            in_window(
+                name,
+                span.first_packet,
+                format!("its warm-up packets {what}"),
+            )
         };
         let mut scratch = Aggregate::new();
         self.checksum.reset();
@@ -748,10 +748,7 @@ impl<'c> Shootout<'c> {
     ) -> Result<(), RunError> {
         let (recorded, first_packet) = (&span.packets[span.skip..], span.first_packet);
         let name = self.results[i].name;
-        let window_error = |what: String| RunError::Disagree {
-            format: name,
-            what: format!("window starting at packet {first_packet}: {what}"),
-        };
+        let window_error = |what: String| in_window(name, first_packet, what);
         let expected = view(&self.fed, &self.source, i);
         let (check, messages) = (expected.batch_check, expected.batch_messages);
         // Counted per unit of the source: its own messages, once the pass read the window's.
@@ -825,10 +822,7 @@ impl<'c> Shootout<'c> {
         let (runner, result) = (&mut self.runners[i], &mut self.results[i]);
         let (timer, stats) = (&self.timer, self.stats.vec());
         let name = result.name;
-        let failed = |what: String| RunError::Disagree {
-            format: name,
-            what: format!("window starting at packet {first_packet}: {what}"),
-        };
+        let failed = |what: String| in_window(name, first_packet, what);
         let mut tries = 0;
         let none = Aggregate::new();
         loop {
@@ -936,14 +930,13 @@ impl<'c> Shootout<'c> {
                     &self.timer,
                     tally,
                 )
-                .map_err(|e| RunError::Disagree {
-                    format: result.name,
-                    what: format!(
-                        "window starting at packet {first_packet}: the {} counting \
-                         allocations failed: {}",
+                .map_err(|e| {
+                    let what = format!(
+                        "the {} counting allocations failed: {}",
                         e.workload.name(),
                         e.cause
-                    ),
+                    );
+                    in_window(result.name, first_packet, what)
                 })?;
         }
         Ok(())
@@ -1037,13 +1030,13 @@ impl<'c> Shootout<'c> {
         let retried =
             (self.retry_disagreed.iter().enumerate()).find_map(|(i, at)| at.map(|at| (i, at)));
         if let Some((i, at)) = retried {
-            return Err(RunError::Disagree {
-                format: self.results[i].name,
-                what: format!(
-                    "window starting at packet {at}: the batch selective decode, timed again \
-                     after a context switch, aggregated otherwise than the source"
-                ),
-            });
+            return Err(in_window(
+                self.results[i].name,
+                at,
+                "the batch selective decode, timed again after a context switch, aggregated \
+                 otherwise than the source"
+                    .into(),
+            ));
         }
         if self.aggregate_floor.aggregate() != &self.source.batch {
             return Err(RunError::Disagree {
@@ -1155,22 +1148,19 @@ fn encodes_agree(runner: &dyn Runner, name: &'static str, span: Span<'_>) -> Res
         && comparable
         && (batch.len() > whole.len() || whole[whole.len() - batch.len()..] != *batch)
     {
-        return Err(RunError::Disagree {
-            format: name,
-            what: format!(
-                "window starting at packet {first_packet}: the batch encode of packets {} to {} \
-                 wrote other bytes than the per-packet encode ({} bytes, not {})",
-                first_packet + skip as u64,
-                first_packet + packets.len() as u64 - 1,
-                batch.len(),
-                whole.len()
-            ),
-        });
+        let what = format!(
+            "the batch encode of packets {} to {} wrote other bytes than the per-packet encode \
+             ({} bytes, not {})",
+            first_packet + skip as u64,
+            first_packet + packets.len() as u64 - 1,
+            batch.len(),
+            whole.len()
+        );
+        return Err(in_window(name, first_packet, what));
     }
     Ok(())
 }
 
-/// `span` as a window format ([`Grain::Window`]) is timed in it: whole, never per packet.
 /// `work`, counted by `counter` where there is one.
 fn count<R>(
     counter: &mut Option<instructions::Counter>,
@@ -1184,12 +1174,10 @@ fn count<R>(
     }
 }
 
+/// `span` as a window format ([`Grain::Window`]) is timed in it: whole, never per packet.
 fn whole(span: Span<'_>) -> Span<'_> {
     Span {
-        timed: Plan {
-            per_unit: false,
-            window: true,
-        },
+        timed: Plan::WINDOW,
         ..span
     }
 }
@@ -1531,23 +1519,15 @@ mod tests {
         assert!(e.contains("dbn-late") && e.contains("size"), "{e}");
     }
 
+    /// The other refusals (`--window` out of range, `--warmup` past the input):
+    /// tests/it/cli_errors.rs, `run_refuses_settings_that_measure_nothing`.
     #[test]
-    fn settings_that_measure_nothing_are_refused() {
-        let refuse = |config: Config| config.check().unwrap_err().to_string();
-        for window in [0, MAX_WINDOW + 1] {
-            let e = refuse(Config {
-                window,
-                ..Config::default()
-            });
-            assert!(
-                e.starts_with(&format!("--window {window} is out of range")),
-                "{e}"
-            );
-        }
-        let e = refuse(Config {
+    fn an_empty_format_list_is_refused_and_the_largest_window_taken() {
+        let e = Config {
             formats: Some(vec![]),
             ..Config::default()
-        });
+        };
+        let e = e.check().unwrap_err().to_string();
         assert!(e.contains("names no format"), "{e}");
         assert!(Config {
             window: MAX_WINDOW,
@@ -1555,21 +1535,5 @@ mod tests {
         }
         .check()
         .is_ok());
-
-        let bytes = super::super::synthetic_capture(300);
-        let config = Config {
-            formats: Some(vec!["raw".into()]),
-            warmup: 1_000,
-            stored: StoredMode::None,
-            ..Config::default()
-        };
-        let e = run(IexReader::new(&bytes[..], false).unwrap(), &config, |_| {})
-            .err()
-            .unwrap()
-            .to_string();
-        assert!(
-            e.starts_with("--warmup 1000 leaves nothing to record: the input has "),
-            "{e}"
-        );
     }
 }

@@ -93,8 +93,15 @@ impl Throughput {
     }
 }
 
+/// Another share's windows (`measure::merge`).
+impl std::ops::AddAssign for Throughput {
+    fn add_assign(&mut self, other: Throughput) {
+        self.add(other.ns, other.packets as usize);
+    }
+}
+
 /// Everything measured and checked for one format.
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 pub struct FormatResult {
     /// Carried beside the results between processes (a `&'static str` cannot be read back).
     #[serde(skip)]
@@ -162,21 +169,7 @@ impl FormatResult {
     pub fn new(name: &'static str) -> Self {
         FormatResult {
             name,
-            latency: PerWorkload::default(),
-            throughput: PerWorkload::default(),
-            windows: PerWorkload::default(),
-            encoded_bytes: 0,
-            messages_encoded: 0,
-            messages_batch: 0,
-            aggregate: Aggregate::new(),
-            batch_aggregate: Aggregate::new(),
-            stored: StoredTally::default(),
-            worker_cpu: None,
-            timed_faults: 0,
-            allocations: None,
-            preempted: 0,
-            retimed: 0,
-            instructions: None,
+            ..FormatResult::default()
         }
     }
 

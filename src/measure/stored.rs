@@ -84,10 +84,10 @@ struct Sums {
 }
 
 impl Sums {
-    fn add(&mut self, encoded: u64, s: &StoredSize) {
+    fn add(&mut self, encoded: u64, zstd: u64, zlib: u64) {
         self.encoded += encoded;
-        self.zstd += s.zstd_bytes;
-        self.zlib += s.zlib_bytes;
+        self.zstd += zstd;
+        self.zlib += zlib;
     }
 }
 
@@ -114,7 +114,6 @@ pub struct Estimate {
 }
 
 impl StoredTally {
-    /// Window `index` encoded to `encoded` bytes, and what compressing it gave if it was.
     /// Adds another share's windows (see `measure::merge`).
     pub fn absorb(&mut self, other: &StoredTally) {
         for (a, b) in [
@@ -122,27 +121,27 @@ impl StoredTally {
             (&mut self.strided, &other.strided),
             (&mut self.others, &other.others),
         ] {
-            a.encoded += b.encoded;
-            a.zstd += b.zstd;
-            a.zlib += b.zlib;
+            a.add(b.encoded, b.zstd, b.zlib);
         }
         self.rest_encoded += other.rest_encoded;
         self.zstd_ns += other.zstd_ns;
     }
 
+    /// Window `id` encoded to `encoded` bytes, and what compressing it gave if it was.
     pub fn add(&mut self, id: WindowId, encoded: u64, stored: Option<&StoredSize>) {
         if !in_head(id) {
             self.rest_encoded += encoded;
         }
         let Some(s) = stored else { return };
         self.zstd_ns += s.zstd_ns;
-        if in_head(id) {
-            self.head.add(encoded, s);
+        let sums = if in_head(id) {
+            &mut self.head
         } else if in_sample(id) {
-            self.strided.add(encoded, s);
+            &mut self.strided
         } else {
-            self.others.add(encoded, s);
-        }
+            &mut self.others
+        };
+        sums.add(encoded, s.zstd_bytes, s.zlib_bytes);
     }
 
     /// Encoded bytes that were compressed: what the size as stored rests on.
