@@ -129,61 +129,11 @@ impl Counter {
 
 #[cfg(test)]
 mod tests {
+    //! What a count finds in real formats (raw nothing; bitcode's decodes one `Vec` per packet
+    //! that holds messages, its encode nothing): tests/it/allocations.rs,
+    //! `raw_allocates_nothing_and_bitcodes_decode_does_per_packet_and_per_message`.
+
     use super::*;
-    use crate::formats::{bitcode::Bitcode, raw::Raw};
-    use crate::gen::{self, GenOptions};
-    use crate::measure::runner::runner;
-
-    /// Regular-hours packets of a generated day, as a run's window would hold them.
-    fn packets() -> Vec<Packet> {
-        let opts = GenOptions {
-            packets: 6_000,
-            ..GenOptions::default()
-        };
-        gen::packets(&opts).unwrap().skip(4_000).collect()
-    }
-
-    /// Counts `runner` over `packets` twice (the first pass warms it, as a run's first window
-    /// does) and returns the second count.
-    fn counted(mut runner: Box<dyn Runner>, packets: &[Packet]) -> AllocTally {
-        let timer = Timer::calibrate();
-        runner.reserve(1 << 20);
-        let mut counter = Counter::default();
-        let mut warm = AllocTally::default();
-        counter
-            .count(runner.as_mut(), packets, 1_000, &timer, &mut warm)
-            .unwrap();
-        let mut tally = AllocTally::default();
-        counter
-            .count(runner.as_mut(), packets, 1_000, &timer, &mut tally)
-            .unwrap();
-        tally
-    }
-
-    #[test]
-    fn raw_allocates_nothing_and_bitcodes_decode_a_vec_per_packet_with_messages() {
-        let packets = packets();
-        let with_messages = packets.iter().filter(|p| !p.messages.is_empty()).count() as u64;
-        assert!(with_messages > 1_000);
-
-        let raw = counted(runner::<Raw>(), &packets);
-        assert_eq!(raw.units, packets.len() as u64);
-        assert_eq!(raw.allocated, PerWorkload::default(), "raw");
-        let per_unit = raw.per_unit().unwrap();
-        assert!(per_unit.values().all(|u| *u == PerUnit::default()));
-
-        // bitcode's decode returns an owned packet: one `Vec` of messages per packet that has
-        // any (src/formats/steady.rs), on both decodes; its encode allocates nothing.
-        let bitcode = counted(runner::<Bitcode>(), &packets);
-        let a = bitcode.allocated;
-        assert_eq!(a[Workload::Encode], Allocated::default());
-        for side in [Workload::Selective, Workload::Complete] {
-            assert_eq!(a[side].count, with_messages, "{}", side.name());
-            assert!(a[side].bytes >= with_messages * 8, "{:?}", a[side]);
-        }
-        let de_all = bitcode.per_unit().unwrap()[Workload::Complete];
-        assert!(de_all.allocations > 0.0 && de_all.bytes > de_all.allocations);
-    }
 
     #[test]
     fn nothing_counted_is_no_figure() {

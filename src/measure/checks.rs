@@ -282,8 +282,8 @@ mod tests {
         raw: Raw,
         scratch: Packet,
         packets: u64,
-        /// The price range seen so far per symbol and side (for `NonExtremePrice`).
-        ranges: std::collections::HashMap<([u8; 8], bool), (i64, i64)>,
+        /// For `NonExtremePrice`.
+        ranges: Ranges,
     }
 
     impl<const FAULT: u8> Broken<FAULT> {
@@ -303,45 +303,19 @@ mod tests {
         const FAULT: Fault = Self::FAULTS[FAULT as usize];
     }
 
-    /// Passes a selective decode on to `inner`, moving non-extreme prices (`NonExtremePrice`).
-    struct Misprice<'a, K> {
-        inner: &'a mut K,
-        ranges: &'a mut std::collections::HashMap<([u8; 8], bool), (i64, i64)>,
-    }
+    /// Price ranges so far, per symbol and side.
+    type Ranges = std::collections::HashMap<([u8; 8], bool), (i64, i64)>;
 
-    impl<K: Sink> Sink for Misprice<'_, K> {
-        fn packet(&mut self, seq: u64) {
-            self.inner.packet(seq)
-        }
-        fn trade(&mut self, symbol: &[u8; 8], size: u32, price: i64) {
-            self.inner.trade(symbol, size, price)
-        }
-        fn price_level(&mut self, side: Side, symbol: &[u8; 8], price: i64) {
-            let range = self
-                .ranges
-                .entry((*symbol, side == Side::Buy))
-                .or_insert((price, price));
-            let (lo, hi) = *range;
-            let wrong = if lo < price && price < hi && hi - lo >= 3 {
-                if price == lo + 1 {
-                    lo + 2
-                } else {
-                    lo + 1
-                }
-            } else {
-                price
-            };
-            *range = (lo.min(price), hi.max(price));
-            self.inner.price_level(side, symbol, wrong)
-        }
-        fn add_order(&mut self, side: u8, symbol: &[u8; 8], price: i64) {
-            self.inner.add_order(side, symbol, price)
-        }
-        fn quote(&mut self, symbol: &[u8; 8], bid: i64, ask: i64) {
-            self.inner.quote(symbol, bid, ask)
-        }
-        fn other(&mut self) {
-            self.inner.other()
+    /// For a price strictly inside its range so far (`key`'s in `ranges`), another price
+    /// strictly inside it (`NonExtremePrice`); any other price as it is.
+    fn misprice(ranges: &mut Ranges, key: ([u8; 8], bool), price: i64) -> i64 {
+        let range = ranges.entry(key).or_insert((price, price));
+        let (lo, hi) = *range;
+        *range = (lo.min(price), hi.max(price));
+        match lo < price && price < hi && hi - lo >= 3 {
+            true if price == lo + 1 => lo + 2,
+            true => lo + 1,
+            false => price,
         }
     }
 
@@ -357,26 +331,22 @@ mod tests {
         }
 
         fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
-            match Self::FAULT {
-                Fault::NonExtremePrice => self.raw.decode(
-                    bytes,
-                    &mut Misprice {
-                        inner: sink,
-                        ranges: &mut self.ranges,
-                    },
-                ),
-                Fault::SwapDecoded => {
-                    // The selective decode of the swapped packet, through the model.
-                    let used = self.raw.decode_all(bytes, &mut self.scratch)?;
-                    let n = self.scratch.messages.len();
-                    if n >= 2 {
-                        self.scratch.messages.swap(0, 1);
-                    }
-                    crate::formats::aggregate::visit_packet(&self.scratch, sink);
-                    Ok(used)
-                }
-                _ => self.raw.decode(bytes, sink),
+            if !matches!(Self::FAULT, Fault::NonExtremePrice | Fault::SwapDecoded) {
+                return self.raw.decode(bytes, sink);
             }
+            // The selective decode of the packet as broken, through the model.
+            let used = self.raw.decode_all(bytes, &mut self.scratch)?;
+            let (p, ranges) = (&mut self.scratch, &mut self.ranges);
+            if Self::FAULT == Fault::SwapDecoded && p.messages.len() >= 2 {
+                p.messages.swap(0, 1);
+            }
+            for m in &mut p.messages {
+                if let (Fault::NonExtremePrice, Message::PriceLevelUpdate(u)) = (Self::FAULT, m) {
+                    u.price = misprice(ranges, (u.symbol.0, u.side == Side::Buy), u.price);
+                }
+            }
+            crate::formats::aggregate::visit_packet(p, sink);
+            Ok(used)
         }
 
         fn decode_all<V: Visitor>(

@@ -689,10 +689,8 @@ impl<'c> Shootout<'c> {
             stats.clear();
             let (pass, taken) =
                 observe(|| runner.pass(workload, Timing::PerUnit, &mut io, timer, stats));
-            (result.timed_faults, result.preempted) = (
-                result.timed_faults + taken.faults,
-                result.preempted + taken.switches,
-            );
+            result.timed_faults += taken.faults;
+            result.preempted += taken.switches;
             let check = PassCheck {
                 format: name,
                 workload,
@@ -851,10 +849,8 @@ impl<'c> Shootout<'c> {
                     runner.pass(workload, Timing::Window, &mut io, timer, stats)
                 })
             });
-            (result.timed_faults, result.preempted) = (
-                result.timed_faults + taken.faults,
-                result.preempted + taken.switches,
-            );
+            result.timed_faults += taken.faults;
+            result.preempted += taken.switches;
             let pass =
                 pass.map_err(|e| failed(format!("the batch {} failed: {e}", workload.name())))?;
             if again && self.retry_aggregate != *after {
@@ -1247,12 +1243,12 @@ mod tests {
         assert!(!f.unlike(512, 512 * 30));
     }
 
-    /// A run of raw and JSON over `packets` synthetic packets in windows of 512.
-    fn timed_run(packets: u64, timing: Schedule, warmup: u64) -> Outcome {
+    /// A run of `formats` over `packets` synthetic packets in windows of 512, timed `timing`
+    /// after `warmup` units.
+    fn run_of(formats: &[&str], packets: u64, timing: Schedule, warmup: u64) -> Outcome {
         let bytes = super::super::synthetic_capture(packets);
         let config = Config {
-            formats: Some(vec!["raw".into(), "json".into()]),
-            stored: StoredMode::None,
+            formats: Some(formats.iter().map(|f| f.to_string()).collect()),
             window: 512,
             warmup,
             timing,
@@ -1264,8 +1260,8 @@ mod tests {
     #[test]
     fn alternate_timing_splits_the_windows_and_still_counts_every_message() {
         // 3000 segments: 6 windows of 512 (the last short); warm-up 100 ends in window 0.
-        let alt = timed_run(3_000, Schedule::Alternate, 100);
-        let both = timed_run(3_000, Schedule::Both, 100);
+        let alt = run_of(&["raw", "json"], 3_000, Schedule::Alternate, 100);
+        let both = run_of(&["raw", "json"], 3_000, Schedule::Both, 100);
         let recorded = both.units_recorded;
         assert_eq!(both.units_batch, recorded);
         assert_eq!(alt.units_recorded + alt.units_batch, recorded + 412);
@@ -1303,24 +1299,9 @@ mod tests {
         assert!(alt.passes.window[encode] > 0 && alt.passes.per_unit[encode] > 0);
     }
 
-    /// A run of `formats` (and the twins `twins` asks for) over 3,000 synthetic packets in
-    /// windows of 512, timed `timing`.
-    fn run_of(formats: &[&str], twins: Option<Vec<String>>, timing: Schedule) -> Outcome {
-        let bytes = super::super::synthetic_capture(3_000);
-        let config = Config {
-            formats: Some(formats.iter().map(|f| f.to_string()).collect()),
-            twins,
-            stored: StoredMode::Sample,
-            window: 512,
-            timing,
-            ..Config::default()
-        };
-        run(IexReader::new(&bytes[..], false).unwrap(), &config, |_| {}).unwrap()
-    }
-
     #[test]
     fn twins_are_measured_and_checked_like_their_originals() {
-        let o = run_of(&["json", "sbe", "raw"], None, Schedule::Both);
+        let o = run_of(&["json", "sbe", "raw"], 3_000, Schedule::Both, 0);
         let names: Vec<&str> = o.formats.iter().map(|f| f.name).collect();
         assert_eq!(
             names,
@@ -1373,20 +1354,13 @@ mod tests {
             assert_eq!(twin.stored(o.stored), None);
             assert_eq!(twin.stored.zstd_ns, 0);
         }
-        let none = run_of(&["json", "sbe", "raw"], Some(vec![]), Schedule::Alternate);
-        assert_eq!(none.formats.len(), 3);
-        let asked = run_of(
-            &["json", "raw"],
-            Some(vec!["json".into()]),
-            Schedule::Alternate,
-        );
-        let names: Vec<&str> = asked.formats.iter().map(|f| f.name).collect();
-        assert_eq!(names, ["json", "raw", "json.twin", "json.plus5"]);
+        // `--twins none` and a list: tests/it/run.rs,
+        // `twins_can_be_chosen_and_a_twin_of_nothing_is_refused`.
     }
 
     #[test]
     fn a_run_counts_preemptions_and_reads_its_clock_step_and_aggregation_floor() {
-        let o = run_of(&["raw", "json"], None, Schedule::Both);
+        let o = run_of(&["raw", "json"], 3_000, Schedule::Both, 0);
         // Six windows of 512 packets, each timed whole: three passes per format.
         let batch_passes = 6 * 3;
         for f in &o.formats {
@@ -1405,14 +1379,14 @@ mod tests {
         assert!(o.aggregate_batch.ns > 0);
         assert!(o.passes.aggregate >= o.aggregate_batch.ns);
         // Under --timing alternate, the floor rests on the windows timed whole only.
-        let alt = run_of(&["raw"], None, Schedule::Alternate);
+        let alt = run_of(&["raw"], 3_000, Schedule::Alternate, 0);
         assert_eq!(alt.aggregate_batch.packets, alt.units_batch);
         assert!(alt.units_batch < 3_000);
     }
 
     #[test]
     fn a_one_window_input_is_timed_both_ways_under_alternate() {
-        let o = timed_run(300, Schedule::Alternate, 0);
+        let o = run_of(&["raw", "json"], 300, Schedule::Alternate, 0);
         assert!(o.units_recorded > 0);
         assert_eq!(o.units_batch, o.units_recorded);
         assert!(o.formats.iter().all(|f| f.batch_ns() > 0.0));

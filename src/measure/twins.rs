@@ -200,11 +200,6 @@ fn copies() -> Vec<(&'static str, &'static str, Option<&'static str>)> {
     crate::for_each_format!(copy_names)
 }
 
-/// Every format's name and its twin's, in `for_each_format!`'s order.
-pub fn pairs() -> Vec<(&'static str, &'static str)> {
-    copies().into_iter().map(|(f, t, _)| (f, t)).collect()
-}
-
 /// Every name a runner can have: the formats' (packet formats, then window formats, as
 /// `formats::names`), then the packet formats' twins, then their controls (a window format has
 /// neither), each in registry order (the order of a run's rows).
@@ -252,11 +247,11 @@ pub fn chosen(
         }
         // None of the defaults measured: the first packet format that is, so that every run
         // has its controls (`--formats wincode,borsh` twins wincode).
-        let pairs = pairs();
+        let copies = copies();
         return Ok(selected
             .iter()
             .copied()
-            .find(|s| pairs.iter().any(|p| p.0 == *s))
+            .find(|s| copies.iter().any(|c| c.0 == *s))
             .into_iter()
             .collect());
     };

@@ -110,9 +110,7 @@ impl Instructions {
         if a.source != b.source {
             return None;
         }
-        for w in Workload::ALL {
-            a.count[w] += b.count[w];
-        }
+        a.count += b.count;
         Some(a)
     }
 }
