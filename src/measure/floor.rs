@@ -134,11 +134,6 @@ impl MemcpyFloor {
         std::hint::black_box(&copy);
         batch_ns
     }
-
-    /// The bytes copied for the last window.
-    pub fn copied(&self) -> &[u8] {
-        self.copy.as_slice()
-    }
 }
 
 /// The aggregation alone: each window's packets after the warm-up as the calls a decoder makes
@@ -288,7 +283,7 @@ mod tests {
         let mut floor = MemcpyFloor::default();
         let mut stats = Vec::new();
         let timed = floor.measure(&packets, 100, Plan::BOTH, &timer, &mut stats);
-        assert_eq!(floor.copied(), &expected[..]);
+        assert_eq!(floor.copy.as_slice(), &expected[..]);
         assert_eq!(stats.iter().map(|s| s.end).collect::<Vec<_>>(), ends);
         assert_eq!(floor.stats.hist.len(), 400);
         assert_eq!(
@@ -299,7 +294,7 @@ mod tests {
         assert_eq!(floor.batch_copy.as_slice(), &expected[ends[99]..]);
         // A second window replaces the copy and adds to the histogram.
         floor.measure(&packets[..10], 0, Plan::BOTH, &timer, &mut stats);
-        assert_eq!(floor.copied(), &expected[..ends[9]]);
+        assert_eq!(floor.copy.as_slice(), &expected[..ends[9]]);
         assert_eq!(floor.stats.hist.len(), 410);
         assert_eq!(floor.batch.packets, 410);
     }

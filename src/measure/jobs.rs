@@ -361,9 +361,6 @@ mod tests {
             e.starts_with("--jobs 3: this process may run on 2 CPUs (1,5); "),
             "{e}"
         );
-        let e = check(2, "1/4".parse().unwrap(), &[0, 1])
-            .unwrap_err()
-            .to_string();
-        assert!(e.starts_with("--jobs 2 with --shard 1/4: "), "{e}");
+        // Jobs of a shard: tests/it/jobs.rs, `splits_that_make_no_sense_are_refused_in_one_line`.
     }
 }

@@ -88,12 +88,6 @@ impl Order {
         self.next = (self.next + 1) % self.rows.len().max(1);
         self.rows.get(at).map_or(&[], Vec::as_slice)
     }
-
-    /// Windows in one full cycle of the design: after it, every ordered pair of slots has been
-    /// neighbours the same number of times.
-    pub fn cycle(&self) -> usize {
-        self.rows.len()
-    }
 }
 
 /// A Williams design for `n` treatments: row `r` is the base sequence `0, 1, n-1, 2, n-2, ...`
@@ -142,7 +136,9 @@ mod tests {
         for n in 1..=20 {
             for seed in [0, 1, 0xdead_beef] {
                 let mut order = Order::new(n, seed);
-                let cycle = order.cycle();
+                // One full cycle of the design: after it, every ordered pair of slots has been
+                // neighbours the same number of times.
+                let cycle = order.rows.len();
                 assert_eq!(cycle, if n % 2 == 0 { n } else { 2 * n });
                 let mut first = vec![0; n];
                 for _ in 0..cycle {

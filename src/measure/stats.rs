@@ -13,10 +13,6 @@ use crate::formats::Aggregate;
 /// Highest value a histogram tracks: 10 s. A packet taking longer is clamped, not dropped.
 const MAX_TRACKABLE_NS: u64 = 10_000_000_000;
 
-pub fn new_histogram() -> Histogram<u64> {
-    Histogram::new_with_bounds(1, MAX_TRACKABLE_NS, 3).expect("constant bounds are valid")
-}
-
 /// Latency of one side of one format.
 #[derive(Clone, serde::Serialize, serde::Deserialize)]
 pub struct Latency {
@@ -30,7 +26,8 @@ pub struct Latency {
 impl Default for Latency {
     fn default() -> Self {
         Latency {
-            hist: new_histogram(),
+            hist: Histogram::new_with_bounds(1, MAX_TRACKABLE_NS, 3)
+                .expect("constant bounds are valid"),
             total_ns: 0,
         }
     }

@@ -37,10 +37,6 @@ impl Workload {
             Workload::Complete => "complete decode",
         }
     }
-
-    const fn index(self) -> usize {
-        self as usize
-    }
 }
 
 /// How a pass is timed.
@@ -83,14 +79,14 @@ impl<T> Index<Workload> for PerWorkload<T> {
     type Output = T;
     #[inline(always)]
     fn index(&self, w: Workload) -> &T {
-        &self.0[w.index()]
+        &self.0[w as usize]
     }
 }
 
 impl<T> IndexMut<Workload> for PerWorkload<T> {
     #[inline(always)]
     fn index_mut(&mut self, w: Workload) -> &mut T {
-        &mut self.0[w.index()]
+        &mut self.0[w as usize]
     }
 }
 
