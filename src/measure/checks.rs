@@ -32,25 +32,16 @@ impl PassCheck<'_> {
     /// has, is caught here even where its values happen to be right.
     pub fn each_packet_whole(&self) -> Result<(), RunError> {
         self.ends_agree()?;
-        let Self {
-            stats,
-            ends,
-            first_packet,
-            ..
-        } = *self;
-        if stats.len() != ends.len() {
-            return Err(in_window(
-                self.format,
-                first_packet,
-                format!(
-                    "the {} read {} packets, the encoder wrote {}",
-                    self.workload.name(),
-                    stats.len(),
-                    ends.len()
-                ),
-            ));
+        if self.stats.len() == self.ends.len() {
+            return Ok(());
         }
-        Ok(())
+        let what = format!(
+            "the {} read {} packets, the encoder wrote {}",
+            self.workload.name(),
+            self.stats.len(),
+            self.ends.len()
+        );
+        Err(in_window(self.format, self.first_packet, what))
     }
 
     /// The packets decoded so far each ended where the encoder's did. Also asked when a decode

@@ -121,8 +121,7 @@ pub fn run(
     progress.finish();
     let finished = finished.map_err(fail)?;
     let elapsed_ns = started.elapsed().as_nanos() as u64;
-    let mut workers = Vec::with_capacity(finished.len());
-    let mut parts = Vec::with_capacity(finished.len());
+    let (mut workers, mut parts) = (Vec::new(), Vec::new());
     for (report, wall_ns) in finished {
         let (cpu, peak_rss) = (report.cpu, report.peak_rss);
         let outcome = report.restore().map_err(fail)?;
@@ -271,19 +270,17 @@ fn wait_all(
             if w.wall_ns.is_some() {
                 continue;
             }
-            match w.child.try_wait() {
+            let failed = match w.child.try_wait() {
                 Ok(Some(status)) => {
                     w.wall_ns = Some(w.started.elapsed().as_nanos() as u64);
-                    if !status.success() {
-                        failure = Some((i, status.to_string()));
-                        break;
-                    }
+                    (!status.success()).then(|| status.to_string())
                 }
-                Ok(None) => {}
-                Err(e) => {
-                    failure = Some((i, e.to_string()));
-                    break;
-                }
+                Ok(None) => None,
+                Err(e) => Some(e.to_string()),
+            };
+            if let Some(why) = failed {
+                failure = Some((i, why));
+                break;
             }
         }
         let slowest = running

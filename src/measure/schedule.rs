@@ -98,11 +98,7 @@ mod tests {
         assert_eq!(plan(2, 0, false), pp);
         assert_eq!(plan(3, 0, false), whole);
         assert_eq!(plan(3, 10, false), pp);
-        for index in 0..4 {
-            assert_eq!(
-                Plan::new(Schedule::Both, index, 0, 100, index == 0),
-                Plan::BOTH
-            );
-        }
+        // `--timing both`, every window both ways: tests/it/run.rs,
+        // `every_message_can_be_its_own_unit`.
     }
 }

@@ -679,12 +679,7 @@ impl<'c> Shootout<'c> {
         let (timer, stats, ends) = (&self.timer, self.stats.vec(), self.ends.vec());
         let name = result.name;
         self.checksum.reset();
-        let mut io = PassIo {
-            packets,
-            from: 0,
-            aggregate: &mut result.aggregate,
-            checksum: &mut self.checksum,
-        };
+        let mut io = PassIo::new(packets, &mut result.aggregate, &mut self.checksum);
         for workload in order.workloads() {
             stats.clear();
             let (pass, taken) =
@@ -1218,6 +1213,9 @@ mod tests {
     use super::super::schedule::Schedule;
     use super::super::stored::StoredMode;
     use super::*;
+    use crate::formats::dbn::Dbn;
+    use crate::formats::{DecodeError, Documented, Format, Lossy, OtherLanguages, Sink, Visitor};
+    use crate::model::Message;
 
     #[test]
     fn a_window_of_heartbeats_does_not_make_the_next_busy_window_reserve_gigabytes() {
@@ -1370,52 +1368,40 @@ mod tests {
     /// `dbn` with a decoder that gets a field it carries wrong: the size of each trade, price
     /// level, quote bid and order one more in the complete decode.
     #[derive(Default)]
-    struct LateDbn(crate::formats::dbn::Dbn);
+    struct LateDbn(Dbn);
 
     struct Late<'v, V>(&'v mut V);
 
-    impl<V: crate::formats::Visitor> crate::formats::Visitor for Late<'_, V> {
+    impl<V: Visitor> Visitor for Late<'_, V> {
         fn packet(&mut self, seq: u64, send_time: crate::model::Timestamp) {
             self.0.packet(seq, send_time);
         }
-        fn message(&mut self, mut message: crate::model::Message) {
-            use crate::model::Message as M;
+        fn message(&mut self, mut message: Message) {
             match &mut message {
-                M::TradeReport(t) => t.size += 1,
-                M::PriceLevelUpdate(l) => l.size += 1,
-                M::QuoteUpdate(q) => q.bid_size += 1,
-                M::AddOrder(a) => a.size += 1,
+                Message::TradeReport(t) => t.size += 1,
+                Message::PriceLevelUpdate(l) => l.size += 1,
+                Message::QuoteUpdate(q) => q.bid_size += 1,
+                Message::AddOrder(a) => a.size += 1,
                 _ => {}
             }
             self.0.message(message);
         }
     }
 
-    impl crate::formats::Format for LateDbn {
+    impl Format for LateDbn {
         const NAME: &'static str = "dbn-late";
-        const DOCUMENTED: crate::formats::Documented =
-            <crate::formats::dbn::Dbn as crate::formats::Format>::DOCUMENTED;
-        const OTHER_LANGUAGES: crate::formats::OtherLanguages =
-            <crate::formats::dbn::Dbn as crate::formats::Format>::OTHER_LANGUAGES;
-        const LOSSY: Option<crate::formats::Lossy> =
-            <crate::formats::dbn::Dbn as crate::formats::Format>::LOSSY;
+        const DOCUMENTED: Documented = Dbn::DOCUMENTED;
+        const OTHER_LANGUAGES: OtherLanguages = Dbn::OTHER_LANGUAGES;
+        const LOSSY: Option<Lossy> = Dbn::LOSSY;
         const STREAM: bool = true;
         fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
             self.0.encode(packet, out)
         }
-        fn decode<K: crate::formats::Sink>(
-            &mut self,
-            bytes: &[u8],
-            sink: &mut K,
-        ) -> Result<usize, crate::formats::DecodeError> {
+        fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
             self.0.decode(bytes, sink)
         }
-        fn decode_all<V: crate::formats::Visitor>(
-            &mut self,
-            bytes: &[u8],
-            visitor: &mut V,
-        ) -> Result<usize, crate::formats::DecodeError> {
-            self.0.decode_all(bytes, &mut Late(visitor))
+        fn decode_all<V: Visitor>(&mut self, b: &[u8], v: &mut V) -> Result<usize, DecodeError> {
+            self.0.decode_all(b, &mut Late(v))
         }
     }
 
@@ -1443,7 +1429,6 @@ mod tests {
 
     #[test]
     fn a_lossy_format_is_checked_against_what_it_carries_and_fails_when_wrong() {
-        use crate::formats::dbn::Dbn;
         // Right: every check passes against the projection, after a warm-up (whose batch stream
         // announces symbols again: bytes that differ from the per-packet stream's, legitimately),
         // and under --verify.

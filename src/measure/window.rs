@@ -17,7 +17,6 @@
 use std::io::Read;
 
 use crate::error::Result;
-use crate::iex::MessageError;
 use crate::model::{FeedsSeen, Packet};
 use crate::stream::IexReader;
 
@@ -125,8 +124,7 @@ impl Window {
                         self.packets[self.len - 1].messages.push(m.to_owned());
                         self.messages += 1;
                     }
-                    Err(MessageError::Unknown(_)) => self.unknown += 1,
-                    // Segments are validated before they get here; count rather than panic.
+                    // An unknown type (segments are validated before): counted, never a panic.
                     Err(_) => self.unknown += 1,
                 }
             }

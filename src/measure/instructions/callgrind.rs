@@ -122,10 +122,8 @@ pub fn read_dumps(path: &Path) -> std::io::Result<HashMap<(String, Workload), u6
                 .next()
                 .and_then(|t| t.parse().ok())
                 .ok_or_else(|| {
-                    std::io::Error::new(
-                        std::io::ErrorKind::InvalidData,
-                        format!("{}: totals line {line:?} holds no count", path.display()),
-                    )
+                    let what = format!("{}: totals line {line:?} holds no count", path.display());
+                    std::io::Error::new(std::io::ErrorKind::InvalidData, what)
                 })?;
             *counts.entry(key).or_insert(0) += n;
         }
