@@ -186,15 +186,14 @@ fn spawn(
     share: Share,
 ) -> std::io::Result<Running> {
     // The parent's options (its seed and chunk included) and this worker's share.
-    let args = RunArgs::of(config, lenient);
-    let mut cmd = Command::new(exe);
-    cmd.arg("run")
-        .arg(path)
-        .args(args.to_args())
-        .arg(WORKER_FLAG)
-        .arg(cpu.to_string());
+    let args = RunArgs::of(config, lenient).to_args();
     let started = Instant::now();
-    let mut child = cmd
+    let mut child = Command::new(exe)
+        .arg("run")
+        .arg(path)
+        .args(args)
+        .arg(WORKER_FLAG)
+        .arg(cpu.to_string())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -297,10 +297,7 @@ impl Fed {
 /// The view format `i` is checked against: its own if it is fed a window of its own, else the
 /// source's. The packets it is fed are its [`Span`]'s.
 fn view<'a>(fed: &'a [Option<Fed>], source: &'a View, i: usize) -> &'a View {
-    match &fed[i] {
-        Some(f) => &f.view,
-        None => source,
-    }
+    fed[i].as_ref().map_or(source, |f| &f.view)
 }
 
 /// The window being measured, as each format's passes and checks see it: the source's, or the
