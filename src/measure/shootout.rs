@@ -1354,14 +1354,6 @@ mod tests {
         assert!(alt.units_batch < 3_000);
     }
 
-    #[test]
-    fn a_one_window_input_is_timed_both_ways_under_alternate() {
-        let o = run_of(&["raw", "json"], 300, Schedule::Alternate, 0);
-        assert!(o.units_recorded > 0);
-        assert_eq!(o.units_batch, o.units_recorded);
-        assert!(o.formats.iter().all(|f| f.batch_ns() > 0.0));
-    }
-
     /// `dbn` with a decoder that gets a field it carries wrong: the size of each trade, price
     /// level, quote bid and order one more in the complete decode.
     #[derive(Default)]
