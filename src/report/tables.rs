@@ -32,30 +32,7 @@ fn headline(groups: &[&Group]) -> Table {
             marks_text(groups),
             window_text(groups),
         ),
-        header: [
-            "format",
-            "runs",
-            "vs fastest",
-            "x raw",
-            "bytes/msg",
-            "zstd B/msg",
-            "zlib B/msg",
-            "msgs/s (ser+de)",
-            "ser p50",
-            "ser p99",
-            "ser p99.9",
-            "de p50",
-            "de p99",
-            "de p99.9",
-            "ser batch",
-            "de batch",
-            "de_all batch",
-            "de_all p50",
-            "de_all p99",
-            "de_all p99.9",
-        ]
-        .map(String::from)
-        .to_vec(),
+        header: headline_header(),
         rows: groups
             .iter()
             .map(|g| {
@@ -82,6 +59,28 @@ fn headline(groups: &[&Group]) -> Table {
             })
             .collect(),
     }
+}
+
+/// The headline's columns: as [`headline`]'s rows, each side's tails around the batch figures.
+fn headline_header() -> Vec<String> {
+    let tails = |w: Workload| ["p50", "p99", "p99.9"].map(|p| format!("{} {p}", w.column()));
+    let mut header: Vec<String> = [
+        "format",
+        "runs",
+        "vs fastest",
+        "x raw",
+        "bytes/msg",
+        "zstd B/msg",
+        "zlib B/msg",
+        "msgs/s (ser+de)",
+    ]
+    .map(String::from)
+    .to_vec();
+    header.extend(tails(Workload::Encode));
+    header.extend(tails(Workload::Selective));
+    header.extend(Workload::ALL.map(|w| format!("{} batch", w.column())));
+    header.extend(tails(Workload::Complete));
+    header
 }
 
 /// Per format and side: every percentile with its variation across runs.
@@ -175,12 +174,7 @@ pub fn allocations_table(groups: &[&Group]) -> Option<Table> {
     }
     let cell = |s: Option<Stat>, decimals: usize| {
         s.map_or(NOT_MEASURED.to_owned(), |s| {
-            let f = |x: f64| format!("{x:.decimals$}");
-            if s.min == s.max {
-                f(s.median)
-            } else {
-                format!("{} ({}–{})", f(s.median), f(s.min), f(s.max))
-            }
+            s.spread_with(|x| format!("{x:.decimals$}"))
         })
     };
     Some(Table {
@@ -311,7 +305,7 @@ fn size(s: &Option<Stat>) -> String {
     s.map_or(NOT_MEASURED.to_owned(), |s| format!("{:.1}", s.median))
 }
 
-fn runs_text(groups: &[&Group]) -> String {
+pub(super) fn runs_text(groups: &[&Group]) -> String {
     let min = groups.iter().map(|g| g.runs).min().unwrap_or(0);
     let max = groups.iter().map(|g| g.runs).max().unwrap_or(0);
     match (min, max) {
@@ -322,17 +316,13 @@ fn runs_text(groups: &[&Group]) -> String {
 }
 
 /// [`spread`], or `-` when not measured.
-fn maybe_spread(s: &Option<Stat>) -> String {
+pub fn maybe_spread(s: &Option<Stat>) -> String {
     s.as_ref().map_or(NOT_MEASURED.to_owned(), spread)
 }
 
 /// `69 (60–80)`, or `69` when every run agreed.
 pub fn spread(s: &Stat) -> String {
-    if s.min == s.max {
-        trim(s.median)
-    } else {
-        format!("{} ({}–{})", trim(s.median), trim(s.min), trim(s.max))
-    }
+    s.spread_with(trim)
 }
 
 /// `1,234,567`: a count, or an axis value of a chart.

@@ -27,6 +27,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::load::{RunRow, Windows};
+use super::stats::Stat;
 use crate::measure::window_times::WindowTimes;
 use crate::measure::{PerWorkload, Workload};
 
@@ -172,9 +173,7 @@ fn partner<'b>(ra: &RunRow, b: &'b [RunRow]) -> Option<&'b RunRow> {
 /// `ratios` (one per run, of the runs' `labels`) with each label's geometric mean moved onto
 /// the pooled one; as they are with one label.
 fn centred(labels: &[&str], ratios: Vec<f64>) -> Vec<f64> {
-    let mut distinct = labels.to_vec();
-    distinct.sort_unstable();
-    distinct.dedup();
+    let distinct = super::stats::sorted(labels.iter().copied());
     let logs: Vec<f64> = ratios.iter().map(|r| r.ln()).collect();
     let mean = |of: &dyn Fn(usize) -> bool| {
         let v: Vec<f64> = (0..logs.len())
@@ -210,7 +209,7 @@ fn estimate(runs: &[Vec<Shared>]) -> Paired {
     let typical: HashMap<(u64, u64), f64> = across
         .into_iter()
         .filter(|(_, v)| v.len() >= MIN_RUNS)
-        .map(|(k, mut v)| (k, median(&mut v)))
+        .map(|(k, v)| (k, Stat::of(&v).median))
         .collect();
     // δ_r: each run's shift, and the residuals' pooled scale.
     let residual = |s: &Shared| Some(s.log_ratio() - typical.get(&s.key)?);
@@ -260,20 +259,6 @@ fn estimate(runs: &[Vec<Shared>]) -> Paired {
         ratios,
         windows,
         clipped,
-    }
-}
-
-/// The median of `v` (reordered); NaN for none.
-fn median(v: &mut [f64]) -> f64 {
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
     }
 }
 
@@ -419,9 +404,7 @@ mod tests {
     }
 
     #[test]
-    fn medians() {
-        assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
-        assert_eq!(median(&mut [4.0, 1.0, 2.0, 3.0]), 2.5);
+    fn weighted_medians() {
         assert_eq!(
             weighted_median(&mut [(1.0, 1.0), (2.0, 5.0), (3.0, 1.0)]),
             Some(2.0)
