@@ -34,8 +34,7 @@ fn counted(g: &Group) -> Option<(Source, [Stat; 3])> {
     ))
 }
 
-/// Per format: instructions per unit of each batch workload, median across the runs that
-/// counted them (min–max where they differ); `None` when no run of the section counted.
+/// Per format: instructions per unit of each batch workload; `None` when no run counted.
 pub fn table(groups: &[&Group]) -> Option<Table> {
     let unit = groups.first().map_or("packet", |g| g.unit);
     let rows: Vec<(&Group, Source, [Stat; 3])> = groups
@@ -119,9 +118,7 @@ impl std::fmt::Display for Growth {
 }
 
 /// Every format and workload counted on both sides with one source, new against old, matched
-/// as `report --baseline` matches (by input, label and format; by label and format when each side
-/// has one input under another name); pooled sections are left out (their runs are their
-/// labels'). Also what could not be compared, one line each.
+/// as `report --baseline` matches, pooled sections left out; and what could not be compared.
 pub fn compare(new: &Summary, old: &Summary) -> (Vec<Growth>, Vec<String>) {
     let by_label = super::baseline::by_label(new, old);
     let (mut compared, mut not) = (Vec::new(), Vec::new());
@@ -163,8 +160,7 @@ pub fn compare(new: &Summary, old: &Summary) -> (Vec<Growth>, Vec<String>) {
     (compared, not)
 }
 
-/// `--fail-if-more-instructions` found formats whose instructions grew: what `report` exits
-/// with code 3 on.
+/// `--fail-if-more-instructions` found formats whose instructions grew (exit code 3).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{count} figure(s) with more than {pct}% more instructions than the baseline")]
 pub struct Grew {
@@ -181,8 +177,7 @@ pub struct Grew {
 )]
 pub struct NothingCompared(pub Vec<String>);
 
-/// The gate's lines (each growth beyond `pct` percent, what was not compared, then a line when
-/// clean), and the failure to exit with.
+/// The gate's lines and the failure to exit with.
 pub fn check(
     new: &Summary,
     old: &Summary,

@@ -121,7 +121,7 @@ pub struct Group {
     pub msgs_per_sec: Stat,
     pub timer_overhead_ns: Stat,
     /// The size as stored per message, over the runs that measured it: this group's, or any
-    /// other label's runs that encoded the same bytes (`SameBytes`; `bench` compresses in one
+    /// other label's runs that encoded the same bytes (`same_bytes`; `bench` compresses in one
     /// run only).
     pub zstd_bytes_per_message: Option<Stat>,
     pub zlib_bytes_per_message: Option<Stat>,
@@ -399,25 +399,12 @@ impl Summary {
 
 /// What makes two rows' encodings the same bytes, whatever their label: the size as stored is a
 /// property of those bytes, so one run's measurement serves every label.
-#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
-struct SameBytes<'a> {
-    input: &'a str,
-    unit: &'a str,
-    format: &'a str,
-    encoded: u64,
-    messages: u64,
-}
+/// (input, unit, format, encoded bytes, messages).
+type SameBytes<'a> = (&'a str, &'a str, &'a str, u64, u64);
 
-impl<'a> SameBytes<'a> {
-    fn of(r: &'a RunRow) -> SameBytes<'a> {
-        SameBytes {
-            input: &r.input_name,
-            unit: r.unit,
-            format: &r.format,
-            encoded: r.encoded_bytes(),
-            messages: r.messages as u64,
-        }
-    }
+fn same_bytes(r: &RunRow) -> SameBytes<'_> {
+    let (input, format) = (r.input_name.as_str(), r.format.as_str());
+    (input, r.unit, format, r.encoded_bytes(), r.messages as u64)
 }
 
 /// The caveats of the format named `format` in `groups`: `format` as shown, marks and all.
@@ -496,7 +483,7 @@ pub fn summarize(runs: &Runs) -> Summary {
                 .push(r);
         }
         if r.zstd_bytes.is_some() {
-            stored_by_bytes.entry(SameBytes::of(r)).or_default().push(r);
+            stored_by_bytes.entry(same_bytes(r)).or_default().push(r);
         }
     }
     let groups: Vec<Group> = by_key
@@ -565,7 +552,7 @@ fn stored_of<'r>(
     rows: &[&'r RunRow],
     stored_by_bytes: &BTreeMap<SameBytes<'r>, Vec<&'r RunRow>>,
 ) -> Vec<&'r RunRow> {
-    sorted(rows.iter().map(|r| SameBytes::of(r)))
+    sorted(rows.iter().map(|r| same_bytes(r)))
         .iter()
         .filter_map(|k| stored_by_bytes.get(k))
         .flatten()

@@ -124,9 +124,8 @@ fn percentiles(groups: &[&Group]) -> Table {
     }
 }
 
-/// The "merged" rows of a section: every run's histograms added into one, per format and side,
-/// and the percentiles of that (what all the timed units together had); `None` when no run left
-/// its histograms (`.hlog`).
+/// The "merged" rows of a section: every run's histograms added into one, per format and side;
+/// `None` when no run left its histograms (`.hlog`).
 pub fn merged_table(rows: &[&MergedRow], groups: &[&Group]) -> Option<Table> {
     let unit = groups.first().map_or("packet", |g| g.unit);
     if rows.is_empty() {
@@ -159,8 +158,8 @@ pub fn merged_table(rows: &[&MergedRow], groups: &[&Group]) -> Option<Table> {
     })
 }
 
-/// Per format: allocations and bytes allocated per unit on each side, median across the runs
-/// that counted them; `None` when no run of the section did (CSVs from before).
+/// Per format: allocations and bytes allocated per unit on each side; `None` when no run of the
+/// section counted them.
 pub fn allocations_table(groups: &[&Group]) -> Option<Table> {
     let unit = groups.first().map_or("packet", |g| g.unit);
     let side = |g: &Group, pick: fn(&RunRow) -> Option<[f64; 3]>, i: usize| {
@@ -202,8 +201,7 @@ pub fn allocations_table(groups: &[&Group]) -> Option<Table> {
     })
 }
 
-/// Why a format timed only per window has no percentile, for a caption over formats that
-/// include one (its row's latency cells are dashes, and it has no row among the percentiles).
+/// Why a format timed only per window has no percentile, for a caption.
 fn window_text(groups: &[&Group]) -> String {
     (groups.iter())
         .filter_map(|g| g.latency_note())
@@ -211,8 +209,7 @@ fn window_text(groups: &[&Group]) -> String {
         .collect()
 }
 
-/// What each mark after a format's name means, for a caption over formats that carry one;
-/// empty otherwise.
+/// What each mark after a format's name means, for a caption.
 pub fn marks_text(groups: &[&Group]) -> String {
     (Caveats::notes(groups.iter().map(|g| g.caveats())))
         .filter(|c| c.mark().is_some())
@@ -262,8 +259,7 @@ fn clock_text(groups: &[&Group]) -> String {
     }
 }
 
-/// The memcpy floor of the section's runs, as a sentence for the caption; empty for CSVs from
-/// before it was measured.
+/// The memcpy floor of the section's runs, as a sentence for the caption.
 fn floor_text(groups: &[&Group]) -> String {
     let Some((g, p50)) =
         (groups.iter()).find_map(|g| Some((g, g.column(|r| Some(r.memcpy_p50_ns? as f64))?)))
@@ -282,8 +278,7 @@ fn floor_text(groups: &[&Group]) -> String {
     )
 }
 
-/// The aggregation's own cost, the floor under every format's `de`, as a sentence; empty
-/// where the runs did not measure it.
+/// The aggregation's own cost, the floor under every format's `de`, as a sentence.
 fn aggregate_text(groups: &[&Group]) -> String {
     groups
         .iter()

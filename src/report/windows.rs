@@ -109,10 +109,8 @@ pub struct Paired {
     pub clipped: usize,
 }
 
-/// `b`'s figure over `a`'s, run by run (matched by run id, in `a`'s order), from the windows
-/// both timed, with a burst's window clipped (see the module's doc). `None` when a paired run
-/// has no windows (a results file from before them): then every run is taken by its sums, never
-/// a mix of the two.
+/// `b`'s figure over `a`'s, run by run, from the windows both timed (see the module's doc).
+/// `None` when a paired run has no windows: then every run is taken by its sums, never a mix.
 pub fn paired_ratios(figure: &[Workload], a: &[RunRow], b: &[RunRow]) -> Option<Paired> {
     let mut runs: Vec<Vec<Shared>> = Vec::new();
     for ra in a {
@@ -128,9 +126,8 @@ pub fn paired_ratios(figure: &[Workload], a: &[RunRow], b: &[RunRow]) -> Option<
     Some(estimate(&runs))
 }
 
-/// `b`'s figure over `a`'s run by run (matched by run id, in `a`'s order): from the windows
-/// both timed where the figure is timed whole (`figure` names its workloads) and every paired run
-/// has windows ([`paired_ratios`]), else by the runs' own figures (`of`).
+/// `b`'s figure over `a`'s run by run (matched by run id, in `a`'s order): by
+/// [`paired_ratios`] where it can, else by the runs' own figures (`of`).
 ///
 /// Runs of several labels (a pooled section, `stats::POOL_SEP`) are blocks: each label's ratios
 /// are centred on the pooled mean (in logarithms) before the interval sees them, so that what
