@@ -9,8 +9,7 @@
 //! it (`super::baseline`). Its price is that few pairs cannot reach a small p at all: with n
 //! pairs the smallest one-sided p is 1/2^n ([`smallest_p`]).
 
-/// The significance level the gate uses: a difference is significant when p < 0.05 (after
-/// Holm's adjustment).
+/// The significance level the gate uses (after Holm's adjustment).
 pub const ALPHA: f64 = 0.05;
 
 /// Up to this many non-zero differences the p-value is exact (the sign-flip distribution of the
@@ -22,8 +21,7 @@ pub const EXACT_MAX: usize = 50;
 /// same ratio up to float rounding, not a measured difference.
 const SAME: f64 = 1e-12;
 
-/// The smallest one-sided p the exact test can give with `pairs` pairs: every difference above
-/// zero, 1/2^pairs (1 with none).
+/// The smallest one-sided p the exact test can give with `pairs` pairs: 1/2^pairs.
 pub fn smallest_p(pairs: usize) -> f64 {
     0.5f64.powi(pairs.min(1100) as i32)
 }

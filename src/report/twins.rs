@@ -46,9 +46,9 @@ fn paired((_, workloads): (&str, &[Workload]), original: &[RunRow], copy: &[RunR
     })
 }
 
-/// The section's A/A bias ([`TwinWidth::Pooled`](super::resolution::TwinWidth)): every A/A
-/// twin's interval on every workload's batch figure (not the ranking sum, which is made of two of
-/// them), but `except`'s (a twin is not judged by its own gaps).
+/// The section's A/A bias ([`TwinWidth::Pooled`](super::resolution::TwinWidth)) over every
+/// workload's batch figure (not the ranking sum, made of two of them), but `except`'s (a twin is
+/// not judged by its own gaps).
 pub(super) fn bias(pairs: &[TwinPair<'_>], except: Option<&str>) -> Resolution {
     Resolution::of(
         pairs

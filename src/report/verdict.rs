@@ -248,15 +248,6 @@ pub struct Verdict {
     pub caveats: Vec<(String, Caveats)>,
 }
 
-/// `p50`, `p99.9`: a quantile as the tables name it.
-fn percentile_name(q: f64) -> &'static str {
-    if q >= 0.999 {
-        "p99.9"
-    } else {
-        "p50"
-    }
-}
-
 /// The clock's step in a section: the runs' median `clock_step_ns`, else [`CLOCK_STEP_NS`].
 pub fn clock_step(groups: &[&Group]) -> f64 {
     Stat::of_some(
@@ -291,31 +282,29 @@ pub fn verdicts_with(groups: &[&Group], twins: &[TwinPair<'_>]) -> Vec<Verdict> 
             if ranked.is_empty() {
                 return None;
             }
-            let measure = need.measure(basis, unit);
-            let runs = ranked.iter().map(|(g, _)| g.runs).max().unwrap_or(0);
+            let base = Verdict {
+                need,
+                measure: need.measure(basis, unit),
+                winner: None,
+                runner_up: None,
+                call: Call::Alone,
+                raw: None,
+                runs: ranked.iter().map(|(g, _)| g.runs).max().unwrap_or(0),
+                basis,
+                resolution: None,
+                aggregate: None,
+                step,
+                caveats: Vec::new(),
+            };
             if let Some(q) = need.quantile(basis) {
                 let beyond = ranked
                     .iter()
                     .map(|(g, _)| g.beyond(q))
                     .fold(f64::INFINITY, f64::min);
                 if beyond < MIN_TAIL_SAMPLES {
-                    return Some(Verdict {
-                        need,
-                        measure,
-                        winner: None,
-                        runner_up: None,
-                        call: Call::TooFew {
-                            percentile: percentile_name(q),
-                            beyond,
-                        },
-                        raw: None,
-                        runs,
-                        basis,
-                        resolution: None,
-                        aggregate: None,
-                        step,
-                        caveats: Vec::new(),
-                    });
+                    let percentile = if q >= 0.999 { "p99.9" } else { "p50" };
+                    let call = Call::TooFew { percentile, beyond };
+                    return Some(Verdict { call, ..base });
                 }
             }
             ranked.sort_by(|a, b| {
@@ -334,8 +323,6 @@ pub fn verdicts_with(groups: &[&Group], twins: &[TwinPair<'_>]) -> Vec<Verdict> 
                 .then(|| aggregate(groups))
                 .flatten();
             Some(Verdict {
-                need,
-                measure,
                 winner: Some((w.format.clone(), ws)),
                 runner_up: ranked.get(1).map(|(g, s)| (g.format.clone(), *s)),
                 call,
@@ -344,13 +331,12 @@ pub fn verdicts_with(groups: &[&Group], twins: &[TwinPair<'_>]) -> Vec<Verdict> 
                     .find(|g| g.format == RAW)
                     .and_then(|g| need.figure(g)),
                 runs: w.runs,
-                basis,
                 resolution,
                 aggregate,
-                step,
                 caveats: (ranked.iter())
                     .map(|(g, _)| (g.format.clone(), g.caveats()))
                     .collect(),
+                ..base
             })
         })
         .collect()
@@ -843,12 +829,7 @@ mod tests {
     }
 
     fn stat(median: f64) -> Stat {
-        Stat {
-            median,
-            min: median,
-            max: median,
-            cv_pct: 0.0,
-        }
+        Stat::of(&[median])
     }
 
     /// An encode row: wincode fastest by median, borsh the runner-up; `call` a tie (borsh and
