@@ -10,13 +10,6 @@ use crate::measure::instructions::Source;
 use crate::measure::Workload;
 use crate::output::Table;
 
-/// The figures a format's instructions are given for, in CSV order.
-const FIGURES: [(Workload, &str); 3] = [
-    (Workload::Encode, "ser"),
-    (Workload::Selective, "de"),
-    (Workload::Complete, "de_all"),
-];
-
 /// A group's source and, per workload, its instructions per unit across the runs that counted
 /// them with that source (the first run's source; a run of the other is left out).
 fn counted(g: &Group) -> Option<(Source, [Stat; 3])> {
@@ -70,7 +63,7 @@ pub fn table(groups: &[&Group]) -> Option<Table> {
         header: ["format", "source"]
             .into_iter()
             .map(String::from)
-            .chain(FIGURES.iter().map(|(_, f)| format!("{f} instr")))
+            .chain(Workload::ALL.map(|w| format!("{} instr", w.column())))
             .collect(),
         rows: rows
             .iter()
@@ -142,12 +135,12 @@ pub fn compare(new: &Summary, old: &Summary) -> (Vec<Growth>, Vec<String>) {
                 s.name()
             )),
             Some((_, b)) => {
-                for (i, (_, figure)) in FIGURES.iter().enumerate() {
+                for (i, w) in Workload::ALL.into_iter().enumerate() {
                     if b[i].median > 0.0 {
                         compared.push(Growth {
                             section: section.clone(),
                             format: g.format.clone(),
-                            figure,
+                            figure: w.column(),
                             source,
                             new: n[i].median,
                             old: b[i].median,

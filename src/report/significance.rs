@@ -131,16 +131,8 @@ fn normal_p(ranks: &[u64], observed: u64) -> f64 {
 pub fn hodges_lehmann(d: &[f64]) -> Option<f64> {
     let d: Vec<f64> = d.iter().copied().filter(|x| !x.is_nan()).collect();
     let d = &d;
-    let mut walsh: Vec<f64> = (0..d.len())
-        .flat_map(|i| d[i..].iter().map(move |y| (d[i] + y) / 2.0))
-        .collect();
-    walsh.sort_by(f64::total_cmp);
-    let n = walsh.len();
-    match n {
-        0 => None,
-        _ if n % 2 == 1 => Some(walsh[n / 2]),
-        _ => Some((walsh[n / 2 - 1] + walsh[n / 2]) / 2.0),
-    }
+    let walsh = (0..d.len()).flat_map(|i| d[i..].iter().map(move |y| Some((d[i] + y) / 2.0)));
+    super::stats::Stat::of_some(walsh).map(|s| s.median)
 }
 
 /// Holm's step-down adjustment of `p` (in the same order): the k-th smallest times m − k + 1,

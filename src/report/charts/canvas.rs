@@ -175,20 +175,11 @@ fn legend_column(area: &Area<'_>, entries: &[(String, Swatch)]) -> DrawResult<()
                 ))
                 .map_err(err)?,
             Swatch::Line(c, width, dashed) => {
-                if dashed {
-                    for s in [x0, x0 + 10, x0 + 20] {
-                        area.draw(&PathElement::new(
-                            vec![(s, y), (s + 6, y)],
-                            c.stroke_width(width),
-                        ))
-                        .map_err(err)?;
-                    }
-                } else {
-                    area.draw(&PathElement::new(
-                        vec![(x0, y), (x1, y)],
-                        c.stroke_width(width),
-                    ))
-                    .map_err(err)?
+                let dashes = [(x0, x0 + 6), (x0 + 10, x0 + 16), (x0 + 20, x0 + 26)];
+                let line = if dashed { &dashes[..] } else { &[(x0, x1)] };
+                for &(a, b) in line {
+                    let dash = PathElement::new(vec![(a, y), (b, y)], c.stroke_width(width));
+                    area.draw(&dash).map_err(err)?;
                 }
             }
             Swatch::Marker(c, tier) => marker(area, ((x0 + x1) / 2, y), c, tier, 6)?,
