@@ -178,7 +178,7 @@ impl Decision {
         notes
     }
 
-    /// Every format's capabilities, each name marked as `groups`' rows mark it.
+    /// Every format's capabilities.
     pub fn table(&self, groups: &[&Group]) -> Option<Table> {
         let rows = self.capabilities.as_ref()?;
         let source = self

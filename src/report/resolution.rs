@@ -152,7 +152,6 @@ impl Resolution {
         Resolution::at(RESOLUTION_FLOOR)
     }
 
-    /// `delta`, set by no twin.
     fn at(delta: f64) -> Resolution {
         Resolution {
             delta,

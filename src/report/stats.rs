@@ -224,7 +224,6 @@ impl Group {
     pub fn column(&self, of: impl Fn(&RunRow) -> Option<f64>) -> Option<Stat> {
         Stat::of_some(self.rows.iter().map(of))
     }
-    /// `workload` timed per unit; `None` where no run timed it.
     pub fn latency(&self, workload: Workload) -> Option<&SideStats> {
         self.latency[workload].as_ref()
     }
@@ -391,7 +390,6 @@ impl Summary {
         order
     }
 
-    /// Every input name, sorted.
     pub fn inputs(&self) -> Vec<&str> {
         sorted(self.groups.iter().map(|g| g.input.as_str()))
     }
@@ -628,7 +626,6 @@ pub fn distinct<'a>(
     )
 }
 
-/// The distinct values of `values`, sorted.
 pub(super) fn sorted<T: Ord>(values: impl IntoIterator<Item = T>) -> Vec<T> {
     let mut v: Vec<T> = values.into_iter().collect();
     v.sort_unstable();
@@ -636,7 +633,6 @@ pub(super) fn sorted<T: Ord>(values: impl IntoIterator<Item = T>) -> Vec<T> {
     v
 }
 
-/// The distinct hosts a section's runs came from, sorted and joined with `, `.
 pub fn section_hosts(groups: &[&Group]) -> String {
     distinct(groups, |g| &g.hosts).join(", ")
 }
@@ -707,7 +703,6 @@ fn row_name(r: &RunRow) -> String {
     format!("{section} {}, run {}", r.format, r.run_id)
 }
 
-/// One warning of `kind`, without columns.
 fn warn(out: &mut Vec<Warning>, kind: WarningKind, message: String) {
     out.push(Warning::new(kind, message));
 }

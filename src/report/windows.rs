@@ -155,7 +155,6 @@ pub fn ratios(
     centred(&labels(&matched), ratios)
 }
 
-/// Each run's label.
 fn labels<'r>(runs: &[&'r RunRow]) -> Vec<&'r str> {
     runs.iter().map(|r| r.label.as_str()).collect()
 }

@@ -204,7 +204,6 @@ fn legend_column(area: &Area<'_>, entries: &[(String, Swatch)]) -> DrawResult<()
 /// A bar's width in slots: three bars fill 0.8 of a slot.
 pub(super) const BAR: f64 = 0.8 / 3.0;
 
-/// The centre of bar `j` of slot `i`.
 pub(super) fn bar_centre(i: usize, j: usize) -> f64 {
     i as f64 + 0.1 + (j as f64 + 0.5) * BAR
 }
