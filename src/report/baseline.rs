@@ -16,7 +16,7 @@
 use super::load::RunRow;
 use super::pairing::{self, Pairing};
 use super::significance::{self, ALPHA};
-use super::stats::{is_pooled, section_name, trim, Basis, Group, Stat, Summary};
+use super::stats::{is_pooled, section_name, sorted, trim, Basis, Group, Stat, Summary};
 use super::verdict::{CLOCK_STEP_NS, TIE_STEPS};
 use crate::measure::Workload;
 use crate::output::Table;
@@ -27,27 +27,25 @@ pub struct Change {
     /// `input [label]` of the new side.
     pub section: String,
     pub format: String,
-    /// What was compared: `ser + de_all batch`, `ser + de_all p50` or `ser + de p50` (the
-    /// first every format of the section has on both sides, see [`Basis`]).
+    /// What was compared: the first [`Basis`] every format of the section has on both sides.
     pub basis: &'static str,
     pub new: Stat,
     pub old: Stat,
     /// New median over old median.
     pub ratio: f64,
-    /// The range of that ratio the runs allow: new min over old max .. new max over old min.
+    /// New min over old max .. new max over old min.
     pub lo: f64,
     pub hi: f64,
     /// `no change`, `faster` or `slower` (by the raw spreads).
     pub call: &'static str,
     /// New bytes per message over old.
     pub size_ratio: f64,
-    /// The figure compared above (`basis`), then ser batch, de batch and de_all batch where
-    /// both sides have them: what the p-values and the gate work on.
+    /// The figure compared above, then each batch figure both sides have: what the gate tests.
     pub figures: Vec<Figure>,
 }
 
 impl Change {
-    /// The compared figure's one-sided signed-rank p; `None` without pairs.
+    /// The compared figure's one-sided signed-rank p.
     pub fn p(&self) -> Option<f64> {
         self.figures.first().and_then(|f| f.p)
     }
@@ -56,22 +54,19 @@ impl Change {
 /// One figure of a format on both sides.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Figure {
-    /// `ser + de_all batch` (or the basis compared), `ser batch`, `de batch`, `de_all batch`.
     pub name: &'static str,
     /// Each run's figure, ns per unit, in file order (paired or not).
     pub new: Vec<f64>,
     pub old: Vec<f64>,
     /// New median over old median, raw.
     pub ratio: f64,
-    /// log(new / old) of each pair of runs, centred on the pair's formats' median (see
-    /// [`super::pairing`]).
+    /// log(new / old) of each pair of runs, normalized ([`super::pairing`]).
     pub diffs: Vec<f64>,
     /// The normalized change: e to the Hodges–Lehmann estimate of `diffs`; `None` without pairs.
     pub change: Option<f64>,
     /// One-sided (new slower) Wilcoxon signed-rank p of `diffs`; `None` without pairs.
     pub p: Option<f64>,
-    /// `p` Holm-adjusted over every figure the comparison's [`FailOn`] gates; `None` on the
-    /// others.
+    /// `p` Holm-adjusted over every figure the comparison's [`FailOn`] gates.
     pub holm: Option<f64>,
 }
 
@@ -121,8 +116,8 @@ pub struct Comparison {
     pub on: FailOn,
 }
 
-/// The sections compared: each input's pooled section where it has one (its labels' sections
-/// are the same runs again: testing both would test them twice), every other section as it is.
+/// The sections compared: each input's pooled section where it has one (testing its labels'
+/// too would test the same runs twice), every other section as it is.
 fn compared(s: &Summary) -> Vec<(&str, &str, Vec<&Group>)> {
     let sections = s.sections();
     let pooled_in = |input: &str, label: &str| {
@@ -140,12 +135,7 @@ fn compared(s: &Summary) -> Vec<(&str, &str, Vec<&Group>)> {
 
 /// The labels of a section's runs.
 fn labels<'a>(groups: &[&'a Group]) -> Vec<&'a str> {
-    let mut l: Vec<&str> = (groups.iter().flat_map(|g| &g.rows))
-        .map(|r| r.label.as_str())
-        .collect();
-    l.sort_unstable();
-    l.dedup();
-    l
+    sorted((groups.iter().flat_map(|g| &g.rows)).map(|r| r.label.as_str()))
 }
 
 /// Whether the two sides are matched by label alone: one input each, under other names (two
@@ -154,9 +144,8 @@ pub fn by_label(new: &Summary, old: &Summary) -> bool {
     new.inputs().len() == 1 && old.inputs().len() == 1 && new.inputs() != old.inputs()
 }
 
-/// Matches sections by (input, label), or by label alone when the two sides have one input each
-/// under other names (two days); a pooled section with no namesake takes the baseline's section
-/// of the same input that shares a label with it (one side ran a label the other did not).
+/// Matches sections by (input, label), or by label alone ([`by_label`]); a pooled section with
+/// no namesake takes the baseline's section of the same input that shares a label with it.
 pub fn compare(new: &Summary, old: &Summary, on: FailOn) -> Comparison {
     let by_label = by_label(new, old);
     let theirs = compared(old);
@@ -226,7 +215,7 @@ fn compare_section(c: &mut Comparison, section: &str, new: &[&Group], old: &[&Gr
     }
 }
 
-/// `m` of one format on both sides; `None` when a side has no run with it.
+/// `m` of one format on both sides.
 fn figure(m: Measure, g: &Group, o: &Group, diffs: Vec<f64>) -> Option<Figure> {
     let new: Vec<f64> = g.rows.iter().filter_map(|r| m.of(r)).collect();
     let old: Vec<f64> = o.rows.iter().filter_map(|r| m.of(r)).collect();
@@ -279,7 +268,7 @@ fn change_of(
     })
 }
 
-/// Sets each gated figure's Holm-adjusted p, over every gated figure that has a p.
+/// Sets each gated figure's Holm-adjusted p.
 fn adjust(changes: &mut [Change], on: FailOn) {
     let mut cells: Vec<&mut Figure> = changes
         .iter_mut()
@@ -412,7 +401,6 @@ pub enum FailOn {
 }
 
 impl FailOn {
-    /// The figures of one format this gates on.
     /// How many of a format's figures (the first ones) this gates on.
     fn count(self, figures: usize) -> usize {
         match self {
@@ -504,8 +492,7 @@ pub fn within(f: &Figure, pct: f64) -> bool {
     significance::signed_rank(&below).is_some_and(|p| p < ALPHA)
 }
 
-/// A gate whose test cannot fail at the run counts given: refused (exit code 2) before
-/// anything is printed as a pass.
+/// A gate whose test cannot fail at the run counts given: refused (exit code 2).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{0}")]
 pub struct GateRefused(pub String);
@@ -537,8 +524,7 @@ pub fn refusal(c: &Comparison) -> Option<GateRefused> {
     )))
 }
 
-/// `--fail-if-slower` found regressions: what `report` and `bench` exit with
-/// [`REGRESSION_EXIT`] on.
+/// `--fail-if-slower` found regressions: `report` and `bench` exit with [`REGRESSION_EXIT`].
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error(
     "{count} figure(s) slower than the baseline (normalized, Holm-adjusted signed-rank p < \
@@ -563,15 +549,7 @@ pub fn check(c: &Comparison, gate: Gate) -> (String, Option<Regressed>) {
             gate.pct,
             gated(c).count()
         ));
-        (out, None)
-    } else {
-        let count = found.len();
-        (
-            out,
-            Some(Regressed {
-                count,
-                pct: gate.pct,
-            }),
-        )
     }
+    let (count, pct) = (found.len(), gate.pct);
+    (out, (count > 0).then_some(Regressed { count, pct }))
 }

@@ -39,12 +39,10 @@ pub fn measures(g: &Group) -> Vec<(&'static str, Stat)> {
     .collect()
 }
 
-/// `input/label/format`: the benchmark's name.
 pub fn benchmark_name(g: &Group) -> String {
     format!("{}/{}/{}", g.input, g.label, g.format)
 }
 
-/// The whole summary as one BMF object.
 pub fn to_json(summary: &Summary) -> Value {
     let mut out = Map::new();
     for g in &summary.groups {

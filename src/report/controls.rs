@@ -63,11 +63,7 @@ pub fn figures(controls: &[TwinPair<'_>], twins: &[TwinPair<'_>]) -> Vec<Control
 }
 
 fn yes(b: bool) -> &'static str {
-    if b {
-        "yes"
-    } else {
-        "no"
-    }
+    ["no", "yes"][usize::from(b)]
 }
 
 /// The section's controls block; `None` without controls.

@@ -22,9 +22,7 @@ pub struct Decision {
     /// What `--require` asked for (empty: the unconstrained verdict).
     pub require: Vec<Requirement>,
     /// The caveats whose formats the verdict ranks too, which it otherwise leaves out
-    /// ([`Caveat::left_out`]): `--trusted-producer` (their figures hold only where every byte
-    /// decoded comes from a producer the reader trusts), `--lossy` (their work is not the
-    /// others').
+    /// ([`Caveat::left_out`]): `--trusted-producer`, `--lossy`.
     pub admitted: Caveats,
 }
 
@@ -95,9 +93,8 @@ impl Decision {
         (g.caveats().iter()).filter(move |c| c.left_out().is_some() && !admitted.has(*c))
     }
 
-    /// The groups a verdict without requirements ranks (the verdicts of the sections below the
-    /// answer): all but those with a caveat the verdict leaves out unless asked
-    /// ([`Caveat::left_out`]).
+    /// The groups a verdict without requirements ranks (below the answer): all but those with a
+    /// caveat the verdict leaves out unless asked.
     pub fn rankable<'a>(&self, groups: &[&'a Group]) -> Vec<&'a Group> {
         groups
             .iter()
@@ -106,9 +103,8 @@ impl Decision {
             .collect()
     }
 
-    /// The groups the verdict ranks (every one without requirements, but those that trust
-    /// their producer unless `--trusted-producer`; raw always, as the floor), and each format
-    /// left out with its reasons.
+    /// The groups the verdict ranks (raw always, as the floor), and each format left out with
+    /// its reasons.
     pub fn eligible<'a>(
         &self,
         groups: &[&'a Group],
@@ -182,8 +178,7 @@ impl Decision {
         notes
     }
 
-    /// Every format's capabilities (their allocations are in each section's allocations table),
-    /// each name marked as `groups`' rows mark it.
+    /// Every format's capabilities.
     pub fn table(&self, groups: &[&Group]) -> Option<Table> {
         let rows = self.capabilities.as_ref()?;
         let source = self

@@ -49,8 +49,7 @@ pub struct FormatRuns {
     pub format: String,
     /// Sorted by p50.
     pub runs: Vec<Distribution>,
-    /// Every run's histogram added into one, when every run left one (`.hlog`); `None` when
-    /// some run has only its `.hgrm` text.
+    /// Every run's histogram added into one, when every run left one (`.hlog`).
     pub merged: Option<Histogram<u64>>,
 }
 
@@ -241,7 +240,7 @@ pub fn merged_rows(summary: &Summary, hists: &Histograms) -> Vec<MergedRow> {
 }
 
 /// Reads every `<format>.<side>.hgrm` for `input` under `hist_dirs`, one entry per format of
-/// `formats` that has at least one run, in the order of `formats`.
+/// `formats` that has a run.
 pub fn find(
     hist_dirs: &[PathBuf],
     input: &str,

@@ -131,11 +131,7 @@ impl Html {
                 table(w, &a.verdict, "verdict")?;
                 writeln!(w, "<p class=\"lead\">{}</p>", escape(&a.input))?;
                 if !a.notes.is_empty() {
-                    writeln!(w, "<ul class=\"findings\">")?;
-                    for n in &a.notes {
-                        writeln!(w, "<li>{}</li>", escape(n))?;
-                    }
-                    writeln!(w, "</ul>")?;
+                    findings(w, &a.notes)?;
                 }
                 writeln!(w, "</div>")?;
                 for f in &a.figures {
@@ -146,13 +142,7 @@ impl Html {
             Block::Paragraph(text) => writeln!(w, "<p>{}</p>", escape(text)),
             Block::Table(t) => table(w, t, ""),
             Block::Verdict(t) => table(w, t, "verdict"),
-            Block::Findings(items) => {
-                writeln!(w, "<ul class=\"findings\">")?;
-                for f in items {
-                    writeln!(w, "<li>{}</li>", escape(f))?;
-                }
-                writeln!(w, "</ul>")
-            }
+            Block::Findings(items) => findings(w, items),
             Block::Warnings(groups) => {
                 for g in groups {
                     writeln!(
@@ -185,6 +175,14 @@ impl Html {
             }
         }
     }
+}
+
+fn findings(w: &mut dyn Write, items: &[String]) -> io::Result<()> {
+    writeln!(w, "<ul class=\"findings\">")?;
+    for f in items {
+        writeln!(w, "<li>{}</li>", escape(f))?;
+    }
+    writeln!(w, "</ul>")
 }
 
 fn figure(w: &mut dyn Write, f: &Figure) -> io::Result<()> {

@@ -10,13 +10,6 @@ use crate::measure::instructions::Source;
 use crate::measure::Workload;
 use crate::output::Table;
 
-/// The figures a format's instructions are given for, in CSV order.
-const FIGURES: [(Workload, &str); 3] = [
-    (Workload::Encode, "ser"),
-    (Workload::Selective, "de"),
-    (Workload::Complete, "de_all"),
-];
-
 /// A group's source and, per workload, its instructions per unit across the runs that counted
 /// them with that source (the first run's source; a run of the other is left out).
 fn counted(g: &Group) -> Option<(Source, [Stat; 3])> {
@@ -34,8 +27,7 @@ fn counted(g: &Group) -> Option<(Source, [Stat; 3])> {
     ))
 }
 
-/// Per format: instructions per unit of each batch workload, median across the runs that
-/// counted them (min–max where they differ); `None` when no run of the section counted.
+/// Per format: instructions per unit of each batch workload; `None` when no run counted.
 pub fn table(groups: &[&Group]) -> Option<Table> {
     let unit = groups.first().map_or("packet", |g| g.unit);
     let rows: Vec<(&Group, Source, [Stat; 3])> = groups
@@ -71,7 +63,7 @@ pub fn table(groups: &[&Group]) -> Option<Table> {
         header: ["format", "source"]
             .into_iter()
             .map(String::from)
-            .chain(FIGURES.iter().map(|(_, f)| format!("{f} instr")))
+            .chain(Workload::ALL.map(|w| format!("{} instr", w.column())))
             .collect(),
         rows: rows
             .iter()
@@ -119,9 +111,7 @@ impl std::fmt::Display for Growth {
 }
 
 /// Every format and workload counted on both sides with one source, new against old, matched
-/// as `report --baseline` matches (by input, label and format; by label and format when each side
-/// has one input under another name); pooled sections are left out (their runs are their
-/// labels'). Also what could not be compared, one line each.
+/// as `report --baseline` matches, pooled sections left out; and what could not be compared.
 pub fn compare(new: &Summary, old: &Summary) -> (Vec<Growth>, Vec<String>) {
     let by_label = super::baseline::by_label(new, old);
     let (mut compared, mut not) = (Vec::new(), Vec::new());
@@ -145,12 +135,12 @@ pub fn compare(new: &Summary, old: &Summary) -> (Vec<Growth>, Vec<String>) {
                 s.name()
             )),
             Some((_, b)) => {
-                for (i, (_, figure)) in FIGURES.iter().enumerate() {
+                for (i, w) in Workload::ALL.into_iter().enumerate() {
                     if b[i].median > 0.0 {
                         compared.push(Growth {
                             section: section.clone(),
                             format: g.format.clone(),
-                            figure,
+                            figure: w.column(),
                             source,
                             new: n[i].median,
                             old: b[i].median,
@@ -163,8 +153,7 @@ pub fn compare(new: &Summary, old: &Summary) -> (Vec<Growth>, Vec<String>) {
     (compared, not)
 }
 
-/// `--fail-if-more-instructions` found formats whose instructions grew: what `report` exits
-/// with code 3 on.
+/// `--fail-if-more-instructions` found formats whose instructions grew (exit code 3).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{count} figure(s) with more than {pct}% more instructions than the baseline")]
 pub struct Grew {
@@ -181,8 +170,7 @@ pub struct Grew {
 )]
 pub struct NothingCompared(pub Vec<String>);
 
-/// The gate's lines (each growth beyond `pct` percent, what was not compared, then a line when
-/// clean), and the failure to exit with.
+/// The gate's lines and the failure to exit with.
 pub fn check(
     new: &Summary,
     old: &Summary,

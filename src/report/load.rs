@@ -19,8 +19,7 @@ use crate::measure::instructions::Source as Counter;
 use crate::measure::window_times::{Block, WindowTimes};
 use crate::measure::{PerWorkload, Workload};
 
-/// The latency columns of one side the report reads, in this order: p50, p90, p99, p99.9,
-/// p99.99, max, mean.
+/// The latency columns of one side the report reads, in this order.
 pub const PERCENTILES: [&str; 7] = ["p50", "p90", "p99", "p99.9", "p99.99", "max", "mean"];
 
 /// Column name stems matching [`PERCENTILES`] (`ser_p999_ns` is p99.9): the columns' first
@@ -48,22 +47,18 @@ fn section_label(label: String, unit: Option<&str>, jobs: Option<usize>) -> Stri
 pub struct RunRow {
     /// Index into [`Runs::sources`].
     pub source: usize,
-    /// Its place among its CSV's rows (0 for the first): with `source`, the file order that
-    /// `--baseline` pairs runs in.
+    /// Its place among its CSV's rows: with `source`, the order `--baseline` pairs runs in.
     pub line: usize,
-    /// Its `input`'s file name: what rows are grouped by, and the folder name of its `.hgrm`
-    /// files.
+    /// Its `input`'s file name: what rows are grouped by.
     pub input_name: String,
     /// The section it is grouped under: its `label`, marked when several workers ran it or it
     /// timed messages.
     pub label: String,
     /// What one timed unit was: `packet` or `message` (`unit` column; packet when absent).
     pub unit: &'static str,
-    /// Each workload timed per unit: ns per unit in [`PERCENTILES`] order; `None` where not
-    /// timed (the complete decode in rows from before it, a format timed only per window).
+    /// Each workload timed per unit: ns per unit in [`PERCENTILES`] order.
     pub latency: PerWorkload<Option<[f64; 7]>>,
-    /// Each workload timed by whole windows: ns per unit, mean over the run; `None` in rows
-    /// from before.
+    /// Each workload timed by whole windows: ns per unit, mean over the run.
     pub throughput: PerWorkload<Option<f64>>,
     /// The counts and sizes of the row as figures (`units`: what its percentiles rest on).
     pub packets: f64,
@@ -75,19 +70,15 @@ pub struct RunRow {
     pub clock: Option<String>,
     pub twin_of: Option<String>,
     pub latency_note: Option<String>,
-    /// Allocations per unit of ser, de and de_all (`*_allocs` columns), and the bytes they asked
-    /// for (`*_alloc_bytes`); `None` where not counted.
+    /// Allocations per unit of ser, de and de_all, and the bytes they asked for.
     pub allocs: Option<[f64; 3]>,
     pub alloc_bytes: Option<[f64; 3]>,
-    /// What its columns say a reader must know before setting it beside another row
-    /// (`trusts_producer`, `lossy`, `latency_note`, `twin_of`, `planted`): how the report marks
-    /// it and whether the verdict ranks it, whatever this build's formats are.
+    /// What its columns say a reader must know before setting it beside another row: how the
+    /// report marks it and whether the verdict ranks it, whatever this build's formats are.
     pub caveats: Caveats,
-    /// Instructions per unit of each batch workload and where they were counted; `None` where
-    /// the run did not count them.
+    /// Instructions per unit of each batch workload and where they were counted.
     pub instructions: Option<(Counter, [f64; 3])>,
-    /// Its whole-window passes window by window, from the windows file beside the CSV
-    /// (`report::windows` compares formats on them); `None` where there is none.
+    /// Its whole-window passes window by window, from the windows file beside the CSV.
     pub windows: Option<Windows>,
     pub row: Row,
 }
@@ -104,8 +95,7 @@ impl RunRow {
     pub fn encoded_bytes(&self) -> u64 {
         (self.bytes_per_message * self.messages).round() as u64
     }
-    /// `bytes` (a size as stored) per message of this run; `None` when not measured or the run
-    /// had no messages.
+    /// `bytes` (a size as stored) per message of this run.
     pub fn per_message(&self, bytes: Option<u64>) -> Option<f64> {
         bytes
             .filter(|_| self.messages > 0.0)
@@ -187,8 +177,7 @@ pub fn load(paths: &[PathBuf]) -> Result<Runs, ReportError> {
 pub type Windows = Arc<PerWorkload<WindowTimes>>;
 
 /// The windows file beside the results file `csv`, by run id and format; empty when there is
-/// none (results from before it, or copied without it). A malformed file is an error naming it
-/// and the line.
+/// none.
 pub fn read_beside(csv: &Path) -> Result<HashMap<(String, String), Windows>, ReportError> {
     let path = path_of(csv);
     if !path.exists() {
@@ -293,8 +282,7 @@ fn read_csv(path: &Path, source: usize) -> Result<Vec<RunRow>, ReportError> {
     Ok(rows)
 }
 
-/// What the report keeps of a row read from `source`; an error when a workload's percentiles
-/// are partly empty.
+/// What the report keeps of a row read from `source`.
 fn run_row(r: Row, source: usize) -> Result<RunRow, String> {
     // Empty on the row of a format timed only per window (its `latency_note` says why), and
     // the complete decode's in rows from before it was timed.

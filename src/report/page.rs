@@ -165,21 +165,13 @@ impl Contents<'_> {
             .collect();
         blocks.extend(merged_table(&merged, groups).map(Block::Table));
         // The scatter is beside the verdict at the top for the answer's section.
-        let kinds: &[ChartKind] = if a.primary {
-            &[
-                ChartKind::Percentiles,
-                ChartKind::Bytes,
-                ChartKind::Distribution,
-            ]
-        } else {
-            &[
-                ChartKind::Scatter,
-                ChartKind::Percentiles,
-                ChartKind::Bytes,
-                ChartKind::Distribution,
-            ]
-        };
-        let figures = self.figures(input, label, kinds);
+        let kinds = [
+            ChartKind::Scatter,
+            ChartKind::Percentiles,
+            ChartKind::Bytes,
+            ChartKind::Distribution,
+        ];
+        let figures = self.figures(input, label, &kinds[usize::from(a.primary)..]);
         if !figures.is_empty() {
             blocks.push(Block::Figures(figures));
         }

@@ -94,9 +94,8 @@ pub fn pair<'a>(new: &[&'a Group], old: &[&'a Group]) -> Pairing<'a> {
 }
 
 /// For each of `formats`, the log differences log(new / old) of `figure` over the pairs, each
-/// centred on the pair's median over the formats of `formats` both its runs measured. A format
-/// one of the pair's runs lacks (or measured as zero or less) is left out of that pair; a pair
-/// with one format only is compared as it is, since centring it would leave nothing.
+/// centred on the pair's median over the formats both its runs measured (a pair with one format
+/// is left as it is: centring it would leave nothing).
 pub fn log_differences(
     pairs: &[(Run, Run)],
     formats: &[&str],

@@ -26,18 +26,13 @@ pub const RESOLUTION_FLOOR: f64 = 0.05;
 /// ([`TwinWidth::Bound`]) or the difference it measured ([`TwinWidth::Gap`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TwinWidth {
-    /// The interval's farthest bound from 1: the largest A/A difference the runs cannot rule
-    /// out. It counts the runs' noise twice (once in the twin's interval, once in the
-    /// contenders'), so it costs most of the power (see `simulation`).
+    /// The interval's farthest bound from 1. It counts the runs' noise twice (in the twin's
+    /// interval and the contenders'), so it costs most of the power (see `simulation`).
     Bound,
     /// The twin's measured ratio (geometric mean across runs): the systematic gap between two
     /// copies of the same code, which the contenders' interval does not contain.
     Gap,
-    /// The A/A bias: [`BIAS_Z`] × the root mean square of the logarithms of every twin's
-    /// measured ratio on every batch figure (each twin copies the codec, so each gap is a draw
-    /// of the placement bias between two copies of code; `report::twins::bias` pools them), the
-    /// floor only where fewer than [`MIN_GAPS`] gaps were measured. A 5% difference is then
-    /// resolvable where the twins show it is.
+    /// The A/A bias (see the module's doc; `report::twins::bias` pools the gaps).
     Pooled,
 }
 
@@ -54,8 +49,7 @@ pub const MIN_GAPS: usize = 2;
 /// Below this many paired runs nothing is resolved: the runs cannot resolve a winner.
 pub const MIN_PAIRED_RUNS: usize = 3;
 
-/// The two-sided 95% quantile of Student's t with `df` degrees of freedom (`t.ppf(0.975, df)`):
-/// tabled to 30, the Cornish–Fisher expansion beyond (within 1e-3 there); `INFINITY` for 0.
+/// `t.ppf(0.975, df)`: tabled to 30, the Cornish–Fisher expansion beyond (within 1e-3 there).
 pub fn t_975(df: usize) -> f64 {
     const TABLE: [f64; 30] = [
         12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
@@ -85,8 +79,7 @@ pub struct Interval {
 }
 
 impl Interval {
-    /// From per-run ratios (one per paired run); ratios that are not finite and positive (a
-    /// figure of 0) are left out. `None` with fewer than two left.
+    /// From per-run ratios; those not finite and positive (a figure of 0) are left out.
     pub fn of_ratios(ratios: &[f64]) -> Option<Interval> {
         let logs: Vec<f64> = ratios
             .iter()
@@ -108,20 +101,17 @@ impl Interval {
         })
     }
 
-    /// The largest difference either way the interval cannot rule out, relative (0.06 is 6%):
-    /// what an A/A twin's interval says the method cannot tell apart from nothing.
+    /// The largest difference either way the interval cannot rule out, relative (0.06 is 6%).
     pub fn widest(&self) -> f64 {
         (self.hi.max(1.0 / self.lo) - 1.0).max(0.0)
     }
 
-    /// The difference either way the interval's point says, relative: the twins' measured gap
-    /// (a systematic one, when the runs agree on it).
+    /// The difference either way the interval's point says, relative.
     pub fn gap(&self) -> f64 {
         (self.ratio.max(1.0 / self.ratio) - 1.0).max(0.0)
     }
 
-    /// Whether the runs resolve the numerator as slower by more than `delta`: enough paired
-    /// runs, and the interval's lower bound above 1 + `delta`.
+    /// Whether the runs resolve the numerator as slower by more than `delta`.
     pub fn slower_beyond(&self, delta: f64) -> bool {
         self.runs >= MIN_PAIRED_RUNS && self.lo > 1.0 + delta
     }
@@ -150,17 +140,21 @@ impl Interval {
 pub struct Resolution {
     /// Relative: 0.05 is 5%.
     pub delta: f64,
-    /// The twin whose interval set it (`sbe.twin`); `None` when the floor or the pool did.
+    /// The twin whose interval set it (`sbe.twin`).
     pub twin: Option<String>,
-    /// The A/A gaps pooled into it ([`TwinWidth::Pooled`]); 0 when the floor or one twin set it.
+    /// The A/A gaps pooled into it ([`TwinWidth::Pooled`]).
     pub pooled: usize,
 }
 
 impl Resolution {
     /// The floor alone (no twin measured the figure).
     pub fn floor() -> Resolution {
+        Resolution::at(RESOLUTION_FLOOR)
+    }
+
+    fn at(delta: f64) -> Resolution {
         Resolution {
-            delta: RESOLUTION_FLOOR,
+            delta,
             twin: None,
             pooled: 0,
         }
@@ -177,16 +171,12 @@ impl Resolution {
         width: TwinWidth,
         twins: impl IntoIterator<Item = (&'a str, Interval)>,
     ) -> Resolution {
-        let start = Resolution {
-            delta: floor,
-            twin: None,
-            pooled: 0,
-        };
         let of = match width {
             TwinWidth::Bound => Interval::widest,
             TwinWidth::Gap => Interval::gap,
             TwinWidth::Pooled => return Resolution::pooled(floor, twins),
         };
+        let start = Resolution::at(floor);
         twins.into_iter().fold(start, |best, (twin, iv)| {
             if of(&iv) > best.delta {
                 Resolution {
@@ -208,11 +198,7 @@ impl Resolution {
     ) -> Resolution {
         let logs: Vec<f64> = twins.into_iter().map(|(_, iv)| iv.ratio.ln()).collect();
         if logs.len() < MIN_GAPS {
-            return Resolution {
-                delta: floor,
-                twin: None,
-                pooled: 0,
-            };
+            return Resolution::at(floor);
         }
         let rms = (logs.iter().map(|l| l * l).sum::<f64>() / logs.len() as f64).sqrt();
         Resolution {

@@ -4,7 +4,7 @@
 //! sections repeat each other; this says what differs.
 
 use super::stats::{is_pooled, trim, Group, Stat, Summary};
-use super::tables::{spread, NOT_MEASURED};
+use super::tables::maybe_spread;
 use crate::measure::Workload;
 use crate::output::Table;
 
@@ -35,11 +35,6 @@ fn tail(g: &Group, i: usize) -> Option<Stat> {
     }
     let workload = [Workload::Encode, Workload::Complete][i];
     g.latency(workload).map(|s| *s.p999())
-}
-
-/// `median (min–max)`, or `-`.
-fn cell(s: Option<Stat>) -> String {
-    s.as_ref().map_or(NOT_MEASURED.to_owned(), spread)
 }
 
 /// One comparison per (input, unit) with more than one label.
@@ -129,7 +124,7 @@ fn table(input: &str, unit: &str, sections: &[(&str, Vec<&Group>)], formats: &[&
                             trim(s.min),
                             trim(s.max)
                         ));
-                        row.extend((0..TAILS.len()).map(|i| cell(tail(g, i))));
+                        row.extend((0..TAILS.len()).map(|i| maybe_spread(&tail(g, i))));
                     }
                     None => row.extend(["-"; 1 + TAILS.len()].map(String::from)),
                 }

@@ -9,8 +9,7 @@
 //! it (`super::baseline`). Its price is that few pairs cannot reach a small p at all: with n
 //! pairs the smallest one-sided p is 1/2^n ([`smallest_p`]).
 
-/// The significance level the gate uses: a difference is significant when p < 0.05 (after
-/// Holm's adjustment).
+/// The significance level the gate uses (after Holm's adjustment).
 pub const ALPHA: f64 = 0.05;
 
 /// Up to this many non-zero differences the p-value is exact (the sign-flip distribution of the
@@ -22,8 +21,7 @@ pub const EXACT_MAX: usize = 50;
 /// same ratio up to float rounding, not a measured difference.
 const SAME: f64 = 1e-12;
 
-/// The smallest one-sided p the exact test can give with `pairs` pairs: every difference above
-/// zero, 1/2^pairs (1 with none).
+/// The smallest one-sided p the exact test can give with `pairs` pairs: 1/2^pairs.
 pub fn smallest_p(pairs: usize) -> f64 {
     0.5f64.powi(pairs.min(1100) as i32)
 }
@@ -133,16 +131,8 @@ fn normal_p(ranks: &[u64], observed: u64) -> f64 {
 pub fn hodges_lehmann(d: &[f64]) -> Option<f64> {
     let d: Vec<f64> = d.iter().copied().filter(|x| !x.is_nan()).collect();
     let d = &d;
-    let mut walsh: Vec<f64> = (0..d.len())
-        .flat_map(|i| d[i..].iter().map(move |y| (d[i] + y) / 2.0))
-        .collect();
-    walsh.sort_by(f64::total_cmp);
-    let n = walsh.len();
-    match n {
-        0 => None,
-        _ if n % 2 == 1 => Some(walsh[n / 2]),
-        _ => Some((walsh[n / 2 - 1] + walsh[n / 2]) / 2.0),
-    }
+    let walsh = (0..d.len()).flat_map(|i| d[i..].iter().map(move |y| Some((d[i] + y) / 2.0)));
+    super::stats::Stat::of_some(walsh).map(|s| s.median)
 }
 
 /// Holm's step-down adjustment of `p` (in the same order): the k-th smallest times m − k + 1,

@@ -133,7 +133,6 @@ pub fn rates(c: Config, seed: u64) -> (f64, f64, f64) {
     (share(false_winners), share(resolved), share(twins_apart))
 }
 
-/// The default configuration at `runs`.
 pub fn default_at(runs: usize) -> Config {
     Config {
         runs,

@@ -54,6 +54,16 @@ impl Stat {
             cv_pct,
         }
     }
+
+    /// `69 (60–80)`, each number written by `number`; `69` when every run agreed.
+    pub fn spread_with(&self, number: impl Fn(f64) -> String) -> String {
+        let (median, min, max) = (number(self.median), number(self.min), number(self.max));
+        if self.min == self.max {
+            median
+        } else {
+            format!("{median} ({min}–{max})")
+        }
+    }
 }
 
 /// One workload timed per unit, each column in [`PERCENTILES`] order.
@@ -94,8 +104,7 @@ pub struct Group {
     pub unit: &'static str,
     pub format: String,
     pub runs: usize,
-    /// Each run's row, in file order: what run-by-run comparisons (the verdict's margins) and
-    /// per-run sums (ser + de_all) are computed from.
+    /// Each run's row, in file order: what run-by-run comparisons and sums are computed from.
     pub rows: Vec<RunRow>,
     /// Units timed one by one in the run with the fewest (`units` column): what each run's
     /// percentiles rest on; `None` for CSVs from before the column.
@@ -104,43 +113,34 @@ pub struct Group {
     pub batch_units: Option<f64>,
     /// Distinct hosts the runs came from, sorted.
     pub hosts: Vec<String>,
-    /// Each workload timed per unit, over the runs that timed it: encode and the selective
-    /// decode always (every results CSV has them), the complete decode `None` for CSVs from
-    /// before it.
+    /// Each workload timed per unit, over the runs that timed it.
     pub latency: PerWorkload<Option<SideStats>>,
-    /// Each workload timed by whole windows (one clock pair around each), ns per unit, over the
-    /// runs that measured it; `None` for CSVs from before.
+    /// Each workload timed by whole windows, ns per unit, over the runs that measured it.
     pub throughput: PerWorkload<Option<Stat>>,
     pub bytes_per_message: Stat,
     pub msgs_per_sec: Stat,
     pub timer_overhead_ns: Stat,
-    /// The size as stored per message (`zstd_bytes` / `messages` of each run), over the runs
-    /// that measured it: this group's, or any other label's runs of the same format on the same
-    /// input that encoded the same bytes (`SameBytes`; `bench` compresses in one run only).
-    /// `None` when none did (`--no-stored-size`, or CSVs from before).
+    /// The size as stored per message, over the runs that measured it: this group's, or any
+    /// other label's runs that encoded the same bytes (`same_bytes`; `bench` compresses in one
+    /// run only).
     pub zstd_bytes_per_message: Option<Stat>,
     pub zlib_bytes_per_message: Option<Stat>,
-    /// Total zstd time per run, ns, over the runs that measured it.
+    /// Total zstd time per run, ns.
     pub zstd_ns: Option<Stat>,
     /// How many runs have both ser batch and de batch (at most [`Group::runs`]).
     pub batch_runs: usize,
     /// Distinct `clock` values of the runs, sorted; empty for CSVs from before.
     pub clocks: Vec<String>,
-    /// What the section of this group is ranked by (the same for every group of an input and
-    /// label).
+    /// What the section of this group is ranked by.
     pub basis: Basis,
-    /// Each run's ser + decode on [`Group::basis`] (see [`Basis::run_speed`]), reduced across
-    /// the runs that have both: what formats are ranked by.
+    /// Each run's [`Basis::run_speed`] on [`Group::basis`]: what formats are ranked by.
     pub speed: Stat,
-    /// [`Group::speed_key`] over the same of the fastest format of this input and label: 1.0 for
-    /// the fastest.
+    /// [`Group::speed_key`] over the fastest format's of the section.
     pub ratio_to_fastest: f64,
-    /// The same over the `raw` format of this input and label (the floor: fixed-size records
-    /// copied in place); 1.0 for raw, `None` when raw did not run there.
+    /// The same over the `raw` floor's (fixed-size records copied in place); `None` without raw.
     pub ratio_to_raw: Option<f64>,
-    /// ser batch + de_all batch (median of the runs' sums) over the same of raw: the cost of a
-    /// complete decode against raw's, the same as [`Group::ratio_to_raw`] when ranked on
-    /// [`Basis::Batch`]; `None` unless the section is and raw has the figures.
+    /// ser batch + de_all batch over raw's: [`Group::ratio_to_raw`] when ranked on
+    /// [`Basis::Batch`], `None` otherwise.
     pub ratio_all_to_raw: Option<f64>,
 }
 
@@ -160,7 +160,7 @@ pub enum Basis {
 }
 
 impl Basis {
-    /// One run's ser + decode on this basis, ns per unit; `None` when the run lacks a side.
+    /// One run's ser + decode on this basis, ns per unit.
     pub fn run_speed(self, r: &RunRow) -> Option<f64> {
         match self {
             Basis::Batch => {
@@ -212,22 +212,18 @@ impl Group {
         self.rows.iter().find_map(|r| r.latency_note.as_deref())
     }
 
-    /// What formats are ranked by, ns per unit: the median across runs of each run's ser +
-    /// decode on [`Group::basis`].
+    /// What formats are ranked by, ns per unit.
     pub fn speed_key(&self) -> f64 {
         self.speed.median
     }
-    /// Each run's ser + decode on `basis`, reduced across the runs that have it; `None` when
-    /// none does.
+    /// Each run's ser + decode on `basis`, reduced across the runs that have it.
     pub fn speed_on(&self, basis: Basis) -> Option<Stat> {
         self.column(|r| basis.run_speed(r))
     }
-    /// A figure of its rows (`|r| r.memcpy_batch_ns`: the floors are read so) reduced across
-    /// the runs that have it; `None` where none does.
+    /// A figure of its rows (`|r| r.memcpy_batch_ns`) reduced across the runs that have it.
     pub fn column(&self, of: impl Fn(&RunRow) -> Option<f64>) -> Option<Stat> {
         Stat::of_some(self.rows.iter().map(of))
     }
-    /// `workload` timed per unit; `None` where no run timed it.
     pub fn latency(&self, workload: Workload) -> Option<&SideStats> {
         self.latency[workload].as_ref()
     }
@@ -300,9 +296,8 @@ const QUANTILES: [Option<f64>; 7] = [
 ];
 
 impl Group {
-    /// Units timed one by one in one run (the run with the fewest): what a percentile rests
-    /// on. CSVs from before the `units` column give no count: the input's packets (or
-    /// messages) stand in, an upper bound (heartbeats and warm-up included).
+    /// Units timed one by one in the run with the fewest: what a percentile rests on; for CSVs
+    /// from before the `units` column, the input's packets (or messages), an upper bound.
     pub fn units(&self) -> f64 {
         match self.units_timed {
             Some(n) => n,
@@ -318,8 +313,7 @@ impl Group {
     pub fn thin_at(&self, q: f64) -> bool {
         self.beyond(q) < MIN_TAIL_SAMPLES
     }
-    /// Whether the percentile at `i` of [`PERCENTILES`] has fewer than [`MIN_TAIL_SAMPLES`]
-    /// samples beyond it in one run (max always has one; the mean is never thin).
+    /// [`Group::thin_at`] for the percentile at `i` of [`PERCENTILES`] (the mean is never thin).
     pub fn thin(&self, i: usize) -> bool {
         QUANTILES[i].is_some_and(|q| self.thin_at(q))
     }
@@ -337,9 +331,8 @@ pub struct Summary {
     /// Sorted by input, label, then fastest first. A/A twins are not among them: they are never
     /// ranked, charted or compared with a baseline.
     pub groups: Vec<Group>,
-    /// The twins' groups (rows with `twin_of`: a format measured a second time under the name
-    /// `<format>.twin` in the same runs, or with a planted extra work as `<format>.plus5`),
-    /// sorted by input, label and name.
+    /// The twins' groups (rows with `twin_of`: `<format>.twin`, or `<format>.plus5` with a
+    /// planted extra work), sorted by input, label and name.
     pub twins: Vec<Group>,
     pub warnings: Vec<Warning>,
     /// The CSVs read, for the report's header and the default histogram folders.
@@ -397,34 +390,19 @@ impl Summary {
         order
     }
 
-    /// Every input name, sorted.
     pub fn inputs(&self) -> Vec<&str> {
         sorted(self.groups.iter().map(|g| g.input.as_str()))
     }
 }
 
-/// What makes two rows' encodings the same bytes, whatever their label: the same format on the
-/// same input and unit, with the same encoded size and message count. The size as stored is a
+/// What makes two rows' encodings the same bytes, whatever their label: the size as stored is a
 /// property of those bytes, so one run's measurement serves every label.
-#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
-struct SameBytes<'a> {
-    input: &'a str,
-    unit: &'a str,
-    format: &'a str,
-    encoded: u64,
-    messages: u64,
-}
+/// (input, unit, format, encoded bytes, messages).
+type SameBytes<'a> = (&'a str, &'a str, &'a str, u64, u64);
 
-impl<'a> SameBytes<'a> {
-    fn of(r: &'a RunRow) -> SameBytes<'a> {
-        SameBytes {
-            input: &r.input_name,
-            unit: r.unit,
-            format: &r.format,
-            encoded: r.encoded_bytes(),
-            messages: r.messages as u64,
-        }
-    }
+fn same_bytes(r: &RunRow) -> SameBytes<'_> {
+    let (input, format) = (r.input_name.as_str(), r.format.as_str());
+    (input, r.unit, format, r.encoded_bytes(), r.messages as u64)
 }
 
 /// The caveats of the format named `format` in `groups`: `format` as shown, marks and all.
@@ -458,14 +436,12 @@ pub fn planted(r: &RunRow) -> f64 {
 }
 
 impl Summary {
-    /// The A/A twins of one section with their originals (a twin whose original is not in the
-    /// section is left out). Positive controls are not among them: [`Summary::control_pairs`].
+    /// The A/A twins of one section with their originals (not the [`Summary::control_pairs`]).
     pub fn twin_pairs(&self, input: &str, label: &str) -> Vec<TwinPair<'_>> {
         self.copies(input, label, false)
     }
 
-    /// The positive controls of one section (twins with planted extra work), each with its
-    /// original.
+    /// The positive controls of one section (twins with planted extra work) with their originals.
     pub fn control_pairs(&self, input: &str, label: &str) -> Vec<TwinPair<'_>> {
         self.copies(input, label, true)
     }
@@ -505,7 +481,7 @@ pub fn summarize(runs: &Runs) -> Summary {
                 .push(r);
         }
         if r.zstd_bytes.is_some() {
-            stored_by_bytes.entry(SameBytes::of(r)).or_default().push(r);
+            stored_by_bytes.entry(same_bytes(r)).or_default().push(r);
         }
     }
     let groups: Vec<Group> = by_key
@@ -574,7 +550,7 @@ fn stored_of<'r>(
     rows: &[&'r RunRow],
     stored_by_bytes: &BTreeMap<SameBytes<'r>, Vec<&'r RunRow>>,
 ) -> Vec<&'r RunRow> {
-    sorted(rows.iter().map(|r| SameBytes::of(r)))
+    sorted(rows.iter().map(|r| same_bytes(r)))
         .iter()
         .filter_map(|k| stored_by_bytes.get(k))
         .flatten()
@@ -594,9 +570,8 @@ pub fn relative(key: f64, base: f64) -> f64 {
     }
 }
 
-/// Chooses each (input, label)'s [`Basis`] (the first of batch, p50 with the complete decode,
-/// p50 with the selective one that every group has), sets each group's speed and its ratios to
-/// the fastest and to raw of its (input, label) and sorts fastest first.
+/// Chooses each section's [`Basis`] (the first every group has), sets each group's speed and
+/// ratios, and sorts fastest first.
 fn rank(groups: &mut [Group]) {
     groups.sort_by(|a, b| (&a.input, &a.label).cmp(&(&b.input, &b.label)));
     let mut start = 0;
@@ -651,15 +626,13 @@ pub fn distinct<'a>(
     )
 }
 
-/// The distinct values of `values`, sorted.
-fn sorted<T: Ord>(values: impl IntoIterator<Item = T>) -> Vec<T> {
+pub(super) fn sorted<T: Ord>(values: impl IntoIterator<Item = T>) -> Vec<T> {
     let mut v: Vec<T> = values.into_iter().collect();
     v.sort_unstable();
     v.dedup();
     v
 }
 
-/// The distinct hosts a section's runs came from, sorted and joined with `, `.
 pub fn section_hosts(groups: &[&Group]) -> String {
     distinct(groups, |g| &g.hosts).join(", ")
 }
@@ -716,8 +689,7 @@ fn warnings(summary: &Summary, runs: &Runs) -> Vec<Warning> {
     preemptions(&mut out, runs);
     // A pooled group's rows are its labels' groups' rows: warned about there.
     for g in summary.groups.iter().filter(|g| !is_pooled(&g.label)) {
-        few_runs(&mut out, g);
-        high_variation(&mut out, g);
+        group_warnings(&mut out, g);
     }
     timer_overhead(&mut out, summary);
     above_floor(&mut out, summary);
@@ -725,7 +697,12 @@ fn warnings(summary: &Summary, runs: &Runs) -> Vec<Warning> {
     out
 }
 
-/// One warning of `kind`, without columns.
+/// `input [label] format, run id`: one row as warnings name it.
+fn row_name(r: &RunRow) -> String {
+    let section = section_name(&r.input_name, &r.label);
+    format!("{section} {}, run {}", r.format, r.run_id)
+}
+
 fn warn(out: &mut Vec<Warning>, kind: WarningKind, message: String) {
     out.push(Warning::new(kind, message));
 }
@@ -735,10 +712,8 @@ fn timed_faults(out: &mut Vec<Warning>, runs: &Runs) {
     for r in &runs.rows {
         if let Some(n) = r.timed_faults.filter(|n| *n > 0) {
             let message = format!(
-                "{} {}, run {}: {n} minor page fault{} inside timed regions",
-                section_name(&r.input_name, &r.label),
-                r.format,
-                r.run_id,
+                "{}: {n} minor page fault{} inside timed regions",
+                row_name(r),
                 if n == 1 { "" } else { "s" }
             );
             match r.allocs.filter(|a| a.iter().any(|&x| x > 0.0)) {
@@ -765,8 +740,7 @@ fn allocs(x: f64) -> String {
     text.trim_end_matches('0').trim_end_matches('.').to_owned()
 }
 
-/// Captures cut short inside a packet and read with `--lenient`: once per input, however many
-/// runs read it.
+/// Captures cut short inside a packet and read with `--lenient`: once per input.
 fn cut_short(out: &mut Vec<Warning>, runs: &Runs) {
     let mut cut: BTreeMap<&str, (Vec<&str>, u64)> = BTreeMap::new();
     for r in &runs.rows {
@@ -792,16 +766,11 @@ fn cut_short(out: &mut Vec<Warning>, runs: &Runs) {
     }
 }
 
-/// Rows whose timed passes were preempted (`preempted`), or had batch passes timed again
-/// (`retimed`): one warning per row and kind, summed up by kind.
+/// Rows whose timed passes were preempted, or had batch passes timed again: one warning per
+/// row and kind.
 fn preemptions(out: &mut Vec<Warning>, runs: &Runs) {
     for r in &runs.rows {
-        let name = format!(
-            "{} {}, run {}",
-            section_name(&r.input_name, &r.label),
-            r.format,
-            r.run_id
-        );
+        let name = row_name(r);
         if let Some(n) = r.preempted.filter(|n| *n > 0) {
             warn(
                 out,
@@ -819,8 +788,9 @@ fn preemptions(out: &mut Vec<Warning>, runs: &Runs) {
     }
 }
 
-/// A group with too few runs for a median and a spread.
-fn few_runs(out: &mut Vec<Warning>, g: &Group) {
+/// A group with too few runs for a median and a spread, or whose figures vary too much from run
+/// to run (naming the columns).
+fn group_warnings(out: &mut Vec<Warning>, g: &Group) {
     let name = format!("{} {}", section_name(&g.input, &g.label), g.format);
     if g.runs < MIN_RUNS {
         warn(
@@ -833,11 +803,6 @@ fn few_runs(out: &mut Vec<Warning>, g: &Group) {
             ),
         );
     }
-}
-
-/// A group whose figures vary too much from run to run, naming the columns.
-fn high_variation(out: &mut Vec<Warning>, g: &Group) {
-    let name = format!("{} {}", section_name(&g.input, &g.label), g.format);
     // Max is left out: it is a preemption on a shared machine more often than the format.
     // Nor are the size-as-stored columns: a size is the input's, not the machine's, and
     // zstd_ns is harness time, outside what is measured.

@@ -64,17 +64,10 @@ pub fn columns() -> Vec<String> {
     ]
     .map(String::from)
     .to_vec();
-    for m in measures().iter().chain(&stored_measures()) {
-        for s in STAT_SUFFIXES {
-            c.push(format!("{m}_{s}"));
-        }
-    }
+    let four = |m: &String| STAT_SUFFIXES.map(|s| format!("{m}_{s}"));
+    c.extend(measures().iter().chain(&stored_measures()).flat_map(four));
     c.extend(["zstd_ns_median", "ratio_to_raw"].map(String::from));
-    for m in batch_measures() {
-        for s in STAT_SUFFIXES {
-            c.push(format!("{m}_{s}"));
-        }
-    }
+    c.extend(batch_measures().iter().flat_map(four));
     c.extend(["ratio_all_to_raw", "ranked_by", "clocks"].map(String::from));
     c
 }

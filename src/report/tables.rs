@@ -32,30 +32,7 @@ fn headline(groups: &[&Group]) -> Table {
             marks_text(groups),
             window_text(groups),
         ),
-        header: [
-            "format",
-            "runs",
-            "vs fastest",
-            "x raw",
-            "bytes/msg",
-            "zstd B/msg",
-            "zlib B/msg",
-            "msgs/s (ser+de)",
-            "ser p50",
-            "ser p99",
-            "ser p99.9",
-            "de p50",
-            "de p99",
-            "de p99.9",
-            "ser batch",
-            "de batch",
-            "de_all batch",
-            "de_all p50",
-            "de_all p99",
-            "de_all p99.9",
-        ]
-        .map(String::from)
-        .to_vec(),
+        header: headline_header(),
         rows: groups
             .iter()
             .map(|g| {
@@ -82,6 +59,28 @@ fn headline(groups: &[&Group]) -> Table {
             })
             .collect(),
     }
+}
+
+/// The headline's columns: as [`headline`]'s rows, each side's tails around the batch figures.
+fn headline_header() -> Vec<String> {
+    let tails = |w: Workload| ["p50", "p99", "p99.9"].map(|p| format!("{} {p}", w.column()));
+    let mut header: Vec<String> = [
+        "format",
+        "runs",
+        "vs fastest",
+        "x raw",
+        "bytes/msg",
+        "zstd B/msg",
+        "zlib B/msg",
+        "msgs/s (ser+de)",
+    ]
+    .map(String::from)
+    .to_vec();
+    header.extend(tails(Workload::Encode));
+    header.extend(tails(Workload::Selective));
+    header.extend(Workload::ALL.map(|w| format!("{} batch", w.column())));
+    header.extend(tails(Workload::Complete));
+    header
 }
 
 /// Per format and side: every percentile with its variation across runs.
@@ -125,9 +124,8 @@ fn percentiles(groups: &[&Group]) -> Table {
     }
 }
 
-/// The "merged" rows of a section: every run's histograms added into one, per format and side,
-/// and the percentiles of that (what all the timed units together had); `None` when no run left
-/// its histograms (`.hlog`).
+/// The "merged" rows of a section: every run's histograms added into one, per format and side;
+/// `None` when no run left its histograms (`.hlog`).
 pub fn merged_table(rows: &[&MergedRow], groups: &[&Group]) -> Option<Table> {
     let unit = groups.first().map_or("packet", |g| g.unit);
     if rows.is_empty() {
@@ -160,8 +158,8 @@ pub fn merged_table(rows: &[&MergedRow], groups: &[&Group]) -> Option<Table> {
     })
 }
 
-/// Per format: allocations and bytes allocated per unit on each side, median across the runs
-/// that counted them; `None` when no run of the section did (CSVs from before).
+/// Per format: allocations and bytes allocated per unit on each side; `None` when no run of the
+/// section counted them.
 pub fn allocations_table(groups: &[&Group]) -> Option<Table> {
     let unit = groups.first().map_or("packet", |g| g.unit);
     let side = |g: &Group, pick: fn(&RunRow) -> Option<[f64; 3]>, i: usize| {
@@ -175,12 +173,7 @@ pub fn allocations_table(groups: &[&Group]) -> Option<Table> {
     }
     let cell = |s: Option<Stat>, decimals: usize| {
         s.map_or(NOT_MEASURED.to_owned(), |s| {
-            let f = |x: f64| format!("{x:.decimals$}");
-            if s.min == s.max {
-                f(s.median)
-            } else {
-                format!("{} ({}–{})", f(s.median), f(s.min), f(s.max))
-            }
+            s.spread_with(|x| format!("{x:.decimals$}"))
         })
     };
     Some(Table {
@@ -208,8 +201,7 @@ pub fn allocations_table(groups: &[&Group]) -> Option<Table> {
     })
 }
 
-/// Why a format timed only per window has no percentile, for a caption over formats that
-/// include one (its row's latency cells are dashes, and it has no row among the percentiles).
+/// Why a format timed only per window has no percentile, for a caption.
 fn window_text(groups: &[&Group]) -> String {
     (groups.iter())
         .filter_map(|g| g.latency_note())
@@ -217,8 +209,7 @@ fn window_text(groups: &[&Group]) -> String {
         .collect()
 }
 
-/// What each mark after a format's name means, for a caption over formats that carry one;
-/// empty otherwise.
+/// What each mark after a format's name means, for a caption.
 pub fn marks_text(groups: &[&Group]) -> String {
     (Caveats::notes(groups.iter().map(|g| g.caveats())))
         .filter(|c| c.mark().is_some())
@@ -268,8 +259,7 @@ fn clock_text(groups: &[&Group]) -> String {
     }
 }
 
-/// The memcpy floor of the section's runs, as a sentence for the caption; empty for CSVs from
-/// before it was measured.
+/// The memcpy floor of the section's runs, as a sentence for the caption.
 fn floor_text(groups: &[&Group]) -> String {
     let Some((g, p50)) =
         (groups.iter()).find_map(|g| Some((g, g.column(|r| Some(r.memcpy_p50_ns? as f64))?)))
@@ -288,8 +278,7 @@ fn floor_text(groups: &[&Group]) -> String {
     )
 }
 
-/// The aggregation's own cost, the floor under every format's `de`, as a sentence; empty
-/// where the runs did not measure it.
+/// The aggregation's own cost, the floor under every format's `de`, as a sentence.
 fn aggregate_text(groups: &[&Group]) -> String {
     groups
         .iter()
@@ -311,7 +300,7 @@ fn size(s: &Option<Stat>) -> String {
     s.map_or(NOT_MEASURED.to_owned(), |s| format!("{:.1}", s.median))
 }
 
-fn runs_text(groups: &[&Group]) -> String {
+pub(super) fn runs_text(groups: &[&Group]) -> String {
     let min = groups.iter().map(|g| g.runs).min().unwrap_or(0);
     let max = groups.iter().map(|g| g.runs).max().unwrap_or(0);
     match (min, max) {
@@ -322,17 +311,13 @@ fn runs_text(groups: &[&Group]) -> String {
 }
 
 /// [`spread`], or `-` when not measured.
-fn maybe_spread(s: &Option<Stat>) -> String {
+pub fn maybe_spread(s: &Option<Stat>) -> String {
     s.as_ref().map_or(NOT_MEASURED.to_owned(), spread)
 }
 
 /// `69 (60–80)`, or `69` when every run agreed.
 pub fn spread(s: &Stat) -> String {
-    if s.min == s.max {
-        trim(s.median)
-    } else {
-        format!("{} ({}–{})", trim(s.median), trim(s.min), trim(s.max))
-    }
+    s.spread_with(trim)
 }
 
 /// `1,234,567`: a count, or an axis value of a chart.

@@ -33,8 +33,7 @@ pub struct CopyFigure {
     /// Copy over original, run by run (paired by run id), in the original's run order.
     pub ratios: Vec<f64>,
     pub interval: Option<Interval>,
-    /// The resolution the copy is called with: the A/A bias of the section's twins (a twin's
-    /// own left out).
+    /// The resolution the copy is called with: the A/A bias of the other twins.
     pub resolution: Resolution,
     /// Whether the verdict's rule calls the two apart: an A/A twin must not be.
     pub apart: bool,
@@ -47,9 +46,9 @@ fn paired((_, workloads): (&str, &[Workload]), original: &[RunRow], copy: &[RunR
     })
 }
 
-/// The section's A/A bias ([`TwinWidth::Pooled`](super::resolution::TwinWidth)): every A/A
-/// twin's interval on every workload's batch figure (not the ranking sum, which is made of two of
-/// them), but `except`'s (a twin is not judged by its own gaps).
+/// The section's A/A bias ([`TwinWidth::Pooled`](super::resolution::TwinWidth)) over every
+/// workload's batch figure (not the ranking sum, made of two of them), but `except`'s (a twin is
+/// not judged by its own gaps).
 pub(super) fn bias(pairs: &[TwinPair<'_>], except: Option<&str>) -> Resolution {
     Resolution::of(
         pairs
@@ -65,7 +64,7 @@ pub(super) fn bias(pairs: &[TwinPair<'_>], except: Option<&str>) -> Resolution {
 }
 
 /// Every copy in `copies` on every figure both it and its original measured, called at the
-/// resolution `twins` (the section's A/A twins) set.
+/// resolution the section's A/A `twins` set.
 pub fn copy_figures(copies: &[TwinPair<'_>], twins: &[TwinPair<'_>]) -> Vec<CopyFigure> {
     let mut out = Vec::new();
     for c in copies {
@@ -99,8 +98,7 @@ pub fn figures(pairs: &[TwinPair<'_>]) -> Vec<TwinFigure> {
 pub type TwinFigure = CopyFigure;
 
 impl CopyFigure {
-    /// What the verdict's rule calls the copy and its original (a control's call is in
-    /// `report::controls`).
+    /// What the verdict's rule calls the copy and its original.
     pub fn call(&self) -> String {
         if self.planted > 0.0 {
             return self.control_call();

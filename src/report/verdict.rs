@@ -74,16 +74,19 @@ impl Need {
         }
     }
 
+    /// The workload a timed need times (the complete decode for the decode tail, as ranked).
+    fn workload(self) -> Workload {
+        match self {
+            Need::Encode | Need::EncodeTail => Workload::Encode,
+            Need::SelectiveDecode => Workload::Selective,
+            _ => Workload::Complete,
+        }
+    }
+
     /// What the need is judged by, for a section ranked on `basis` and timed per `unit`.
     pub fn measure(self, basis: Basis, unit: &str) -> String {
         let batch = basis == Basis::Batch;
         match self {
-            Need::Encode if batch => format!("ser batch, ns/{unit}"),
-            Need::Encode => format!("ser p50, ns/{unit}"),
-            Need::SelectiveDecode if batch => format!("de batch, ns/{unit}"),
-            Need::SelectiveDecode => format!("de p50, ns/{unit}"),
-            Need::CompleteDecode if batch => format!("de_all batch, ns/{unit}"),
-            Need::CompleteDecode => format!("de_all p50, ns/{unit}"),
             Need::EncodeTail => format!("ser p99.9, ns/{unit}"),
             Need::DecodeTail => {
                 format!("de_all p99.9, ns/{unit} (the complete decode, as ranked)")
@@ -97,11 +100,12 @@ impl Need {
                 "bytes/msg × ns/msg of {} (ns/{unit} × {unit}s/messages of the input)",
                 basis.sum_name()
             ),
+            _ if batch => format!("{} batch, ns/{unit}", self.workload().column()),
+            _ => format!("{} p50, ns/{unit}", self.workload().column()),
         }
     }
 
-    /// The quantile the need's figure is on `basis` (its sum's, for bytes × time); `None` for
-    /// batch figures (means over whole windows) and sizes.
+    /// The quantile the need's figure is on `basis`; `None` for batch figures and sizes.
     pub fn quantile(self, basis: Basis) -> Option<f64> {
         match self {
             Need::EncodeTail | Need::DecodeTail => Some(0.999),
@@ -114,8 +118,7 @@ impl Need {
         }
     }
 
-    /// Whether the need's figure is timed one unit at a time, so moves in clock steps (a
-    /// product with a size does not).
+    /// Whether the need's figure moves in clock steps (a product with a size does not).
     pub fn quantized(self, basis: Basis) -> bool {
         self != Need::BytesTime && self.quantile(basis).is_some()
     }
@@ -124,24 +127,18 @@ impl Need {
     pub fn value(self, basis: Basis, r: &RunRow) -> Option<f64> {
         let batch = basis == Basis::Batch;
         match self {
-            Need::Encode if batch => r.throughput[Workload::Encode],
-            Need::Encode => r.percentile(Workload::Encode, 0),
-            Need::SelectiveDecode if batch => r.throughput[Workload::Selective],
-            Need::SelectiveDecode => r.percentile(Workload::Selective, 0),
-            Need::CompleteDecode if batch => r.throughput[Workload::Complete],
-            Need::CompleteDecode => r.percentile(Workload::Complete, 0),
-            Need::EncodeTail => r.percentile(Workload::Encode, 3),
-            Need::DecodeTail => r.percentile(Workload::Complete, 3),
+            Need::EncodeTail | Need::DecodeTail => r.percentile(self.workload(), 3),
             Need::Wire => Some(r.bytes_per_message),
             Need::Stored => r.zstd_bytes_per_message(),
             Need::BytesTime => {
                 Some(r.bytes_per_message * basis.run_speed(r)? * units_per_message(r)?)
             }
+            _ if batch => r.throughput[self.workload()],
+            _ => r.percentile(self.workload(), 0),
         }
     }
 
-    /// The workloads whose whole-window times make the need's figure on `basis`; none where
-    /// it is not timed whole (a percentile, a size).
+    /// The workloads whose whole-window times make the need's figure on `basis`.
     pub fn workloads(self, basis: Basis) -> &'static [Workload] {
         match (self, basis) {
             (Need::Encode, Basis::Batch) => &[Workload::Encode],
@@ -151,8 +148,7 @@ impl Need {
         }
     }
 
-    /// The group's figure across its runs (on its section's basis); `None` when no run
-    /// measured it.
+    /// The group's figure across its runs, on its section's basis.
     pub fn figure(self, g: &Group) -> Option<Stat> {
         match self {
             // Measured in some run of the same bytes, not necessarily this label's (bench
@@ -169,12 +165,7 @@ impl Need {
 
     /// How a figure of this need is written: ns, bytes, or bytes × ns.
     pub fn show(self, s: &Stat) -> String {
-        let v = |x: f64| self.number(x);
-        if s.min == s.max {
-            v(s.median)
-        } else {
-            format!("{} ({}–{})", v(s.median), v(s.min), v(s.max))
-        }
+        s.spread_with(|x| self.number(x))
     }
 
     /// One number of this need: bytes × ns products compact, the rest trimmed.
@@ -204,30 +195,24 @@ fn compact(x: f64) -> String {
 /// How far apart the winner and the runner-up are.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Call {
-    /// A winner: the runner-up's figure over the winner's, run by run (matched by run id), as
-    /// the geometric mean of those ratios (`ratio`) and its 95% interval (`lo`, `hi`, see
-    /// [`Interval`]) over `runs` paired runs; for a size (exact, never timed) the ratio of the
-    /// medians, `lo` and `hi` equal to it and `runs` 0.
+    /// A winner: the runner-up over the winner run by run, as an [`Interval`]; for a size
+    /// (exact) the ratio of the medians, `lo` and `hi` equal to it and `runs` 0.
     Margin {
         ratio: f64,
         lo: f64,
         hi: f64,
         runs: usize,
     },
-    /// The winner is only a few clock steps wide: the margin in ns, not a ratio; `step` is the
-    /// clock's step.
+    /// The winner is only a few clock steps wide: the margin in ns, not a ratio.
     Steps { ns: f64, step: f64 },
-    /// Not resolved: some format's interval against the fastest reaches within the resolution,
-    /// too few paired runs, the medians within [`TIE_STEPS`] clock steps, or the same size.
-    /// `with` is every format tied with the fastest and its figure, in ranked order; `why` is
-    /// the first one's case in short (`1.03x (95% CI 0.98–1.08x, 6 runs) ≤ 5.0%`), so the
-    /// margin cell stays one line and [`tie_note`] explains it once under the table.
+    /// Not resolved: `with` is every format tied with the fastest and its figure, in ranked
+    /// order; `why` the first one's case in short (`1.03x (95% CI 0.98–1.08x, 6 runs) ≤ 5.0%`),
+    /// which [`tie_note`] explains once under the table.
     Tie {
         why: String,
         with: Vec<(String, Stat)>,
     },
-    /// A percentile with fewer than [`MIN_TAIL_SAMPLES`] samples beyond it in a run: never
-    /// ranked. `beyond` is the fewest samples beyond it in a run of any format.
+    /// A percentile with fewer than [`MIN_TAIL_SAMPLES`] samples `beyond` it in some run.
     TooFew {
         percentile: &'static str,
         beyond: f64,
@@ -242,7 +227,7 @@ pub struct Verdict {
     pub need: Need,
     pub measure: String,
     /// The fastest by median, `(format, figure)`: the winner unless the call is a tie (see
-    /// [`Verdict::named_winner`]); `None` when the figure rests on too few samples to rank.
+    /// [`Verdict::named_winner`]).
     pub winner: Option<(String, Stat)>,
     pub runner_up: Option<(String, Stat)>,
     pub call: Call,
@@ -252,28 +237,18 @@ pub struct Verdict {
     pub runs: usize,
     /// What the section is ranked by.
     pub basis: Basis,
-    /// The smallest difference a winner must clear, for a timed need (`None` for sizes).
+    /// The smallest difference a winner must clear (`None` for sizes).
     pub resolution: Option<Resolution>,
-    /// The aggregation's own cost (median, ns per unit), in the selective decode's row on
-    /// batch figures where the runs measured it: the same work inside every format's `de`.
+    /// The aggregation's own cost, ns per unit, in the selective decode's batch row: the same
+    /// work inside every format's `de`.
     pub aggregate: Option<f64>,
     /// The clock's step the section's runs measured (see [`clock_step`]).
     pub step: f64,
-    /// Each ranked format's caveats, as its rows say them: how its name is shown.
+    /// Each ranked format's caveats: how its name is shown.
     pub caveats: Vec<(String, Caveats)>,
 }
 
-/// `p50`, `p99.9`: a quantile as the tables name it.
-fn percentile_name(q: f64) -> &'static str {
-    if q >= 0.999 {
-        "p99.9"
-    } else {
-        "p50"
-    }
-}
-
-/// The clock's step in a section: the median of the runs' `clock_step_ns` where they measured
-/// it, else [`CLOCK_STEP_NS`].
+/// The clock's step in a section: the runs' median `clock_step_ns`, else [`CLOCK_STEP_NS`].
 pub fn clock_step(groups: &[&Group]) -> f64 {
     Stat::of_some(
         groups
@@ -307,31 +282,29 @@ pub fn verdicts_with(groups: &[&Group], twins: &[TwinPair<'_>]) -> Vec<Verdict> 
             if ranked.is_empty() {
                 return None;
             }
-            let measure = need.measure(basis, unit);
-            let runs = ranked.iter().map(|(g, _)| g.runs).max().unwrap_or(0);
+            let base = Verdict {
+                need,
+                measure: need.measure(basis, unit),
+                winner: None,
+                runner_up: None,
+                call: Call::Alone,
+                raw: None,
+                runs: ranked.iter().map(|(g, _)| g.runs).max().unwrap_or(0),
+                basis,
+                resolution: None,
+                aggregate: None,
+                step,
+                caveats: Vec::new(),
+            };
             if let Some(q) = need.quantile(basis) {
                 let beyond = ranked
                     .iter()
                     .map(|(g, _)| g.beyond(q))
                     .fold(f64::INFINITY, f64::min);
                 if beyond < MIN_TAIL_SAMPLES {
-                    return Some(Verdict {
-                        need,
-                        measure,
-                        winner: None,
-                        runner_up: None,
-                        call: Call::TooFew {
-                            percentile: percentile_name(q),
-                            beyond,
-                        },
-                        raw: None,
-                        runs,
-                        basis,
-                        resolution: None,
-                        aggregate: None,
-                        step,
-                        caveats: Vec::new(),
-                    });
+                    let percentile = if q >= 0.999 { "p99.9" } else { "p50" };
+                    let call = Call::TooFew { percentile, beyond };
+                    return Some(Verdict { call, ..base });
                 }
             }
             ranked.sort_by(|a, b| {
@@ -350,8 +323,6 @@ pub fn verdicts_with(groups: &[&Group], twins: &[TwinPair<'_>]) -> Vec<Verdict> 
                 .then(|| aggregate(groups))
                 .flatten();
             Some(Verdict {
-                need,
-                measure,
                 winner: Some((w.format.clone(), ws)),
                 runner_up: ranked.get(1).map(|(g, s)| (g.format.clone(), *s)),
                 call,
@@ -360,13 +331,12 @@ pub fn verdicts_with(groups: &[&Group], twins: &[TwinPair<'_>]) -> Vec<Verdict> 
                     .find(|g| g.format == RAW)
                     .and_then(|g| need.figure(g)),
                 runs: w.runs,
-                basis,
                 resolution,
                 aggregate,
-                step,
                 caveats: (ranked.iter())
                     .map(|(g, _)| (g.format.clone(), g.caveats()))
                     .collect(),
+                ..base
             })
         })
         .collect()
@@ -382,22 +352,20 @@ pub fn aggregate(groups: &[&Group]) -> Option<f64> {
     .map(|s| s.median)
 }
 
-/// `other`'s figure over `winner`'s in each run both have it in, matched by run id: from the
-/// windows they shared where the figure is timed whole (`report::windows`).
+/// `other`'s figure over `winner`'s run by run (`report::windows`).
 pub fn paired_ratios(need: Need, basis: Basis, winner: &Group, other: &Group) -> Vec<f64> {
     super::windows::ratios(need.workloads(basis), &winner.rows, &other.rows, |r| {
         need.value(basis, r)
     })
 }
 
-/// The interval of `other` over `winner` on `need`, run by run; `None` with fewer than two
-/// paired runs.
+/// The interval of `other` over `winner` on `need`, run by run.
 pub fn interval(need: Need, basis: Basis, winner: &Group, other: &Group) -> Option<Interval> {
     Interval::of_ratios(&paired_ratios(need, basis, winner, other))
 }
 
-/// The section's resolution for `need`: on a batch figure the A/A bias of all its twins' batch
-/// figures (`twins::bias`), else what its twins show in the same figure; the floor without twins.
+/// The section's resolution for `need`: on a batch figure the A/A bias of its twins
+/// (`twins::bias`), else what its twins show in the same figure.
 pub fn resolution(need: Need, basis: Basis, twins: &[TwinPair<'_>]) -> Resolution {
     if !need.workloads(basis).is_empty() {
         return super::twins::bias(twins, None);
@@ -433,8 +401,8 @@ fn exact_call(ranked: &[(&Group, Stat)]) -> Call {
     }
 }
 
-/// A timed need: tied with the winner is every format a few clock steps away (figures timed
-/// per unit) or whose interval against the winner does not clear the resolution.
+/// A timed need: tied with the winner is every format a few clock steps away or whose interval
+/// does not clear the resolution.
 fn call(need: Need, basis: Basis, ranked: &[(&Group, Stat)], res: &Resolution, step: f64) -> Call {
     let (w, ws) = ranked[0];
     let quantized = need.quantized(basis);
@@ -477,8 +445,7 @@ fn call(need: Need, basis: Basis, ranked: &[(&Group, Stat)], res: &Resolution, s
     }
 }
 
-/// Why an interval names no winner, in short: `1.03x (95% CI 0.98–1.08x, 6 runs) ≤ 5.0%`, its
-/// lower end not above 1 + the resolution; or too few paired runs. [`tie_note`] says it whole.
+/// Why an interval names no winner, in short: `1.03x (95% CI 0.98–1.08x, 6 runs) ≤ 5.0%`.
 fn unresolved(iv: Option<Interval>, res: &Resolution) -> String {
     match iv {
         Some(iv) if iv.runs >= MIN_PAIRED_RUNS => {
@@ -549,8 +516,8 @@ impl Verdict {
         matches!(self.call, Call::Tie { .. })
     }
 
-    /// The winner the row names: none for a tie (a group the runs cannot tell apart) or a
-    /// percentile on too few samples. What counts winners must read this, not `winner`.
+    /// The winner the row names: none for a tie or a percentile on too few samples. What counts
+    /// winners must read this, not `winner`.
     pub fn named_winner(&self) -> Option<&str> {
         match self.call {
             Call::Tie { .. } | Call::TooFew { .. } => None,
@@ -597,8 +564,7 @@ impl Verdict {
 }
 
 /// The formats the verdict names, for the notes on their capabilities: each winner, then each
-/// member of a tied group (a tie leaves the choice among them to what they can do, so theirs
-/// are noted too, though none is a winner); each once.
+/// member of a tied group (a tie leaves the choice among them to what they can do); each once.
 pub fn named_formats(verdicts: &[Verdict]) -> Vec<String> {
     let winners = verdicts.iter().filter_map(Verdict::named_winner);
     let tied = verdicts
@@ -613,8 +579,7 @@ pub fn named_formats(verdicts: &[Verdict]) -> Vec<String> {
     named
 }
 
-/// The one note under a verdict table with a tie (none without): what a tie means and how to
-/// read its short margin, said once rather than in every tied row.
+/// The one note under a verdict table with a tie: what a tie means, said once.
 pub fn tie_note(verdicts: &[Verdict]) -> Option<String> {
     verdicts.iter().any(Verdict::is_tie).then(|| {
         format!(
@@ -639,14 +604,7 @@ pub fn input_line(input: &str, groups: &[&Group], label: &str) -> String {
         return String::new();
     };
     let kind = provenance(input);
-    let (lo, hi) = groups.iter().fold((usize::MAX, 0), |(lo, hi), g| {
-        (lo.min(g.runs), hi.max(g.runs))
-    });
-    let runs = if lo == hi {
-        format!("{lo} run{}", if lo == 1 { "" } else { "s" })
-    } else {
-        format!("{lo}–{hi} runs")
-    };
+    let runs = super::tables::runs_text(groups);
     // A format timed only per window times no unit alone and every window whole: its counts
     // are not the run's (the window notes say so).
     let fewest = |f: fn(&Group) -> Option<f64>| {
@@ -698,8 +656,7 @@ fn feed_name(feed: &str) -> String {
     }
 }
 
-/// Where an input comes from, by its file name: one of the bundled captures (data/README.md), an
-/// IEX HIST file, or unknown. It leads with "real" or "synthetic" where the name tells.
+/// Where an input comes from, by its file name (the bundled captures: data/README.md).
 pub fn provenance(input: &str) -> String {
     let name = input.trim_end_matches(".gz");
     if name == "DEEP10.pcap" {
@@ -730,8 +687,7 @@ pub fn real_day(input: &str) -> Option<String> {
         .map(|d| format!("{}-{}-{}", &d[..4], &d[4..6], &d[6..]))
 }
 
-/// The resolution each timed need used, those with the same one together: `5.0% (the floor)
-/// for encode, selective decode; 6.1% (sbe.twin's A/A gap) for complete decode`.
+/// The resolution each timed need used, those with the same one together.
 fn resolutions_text(verdicts: &[Verdict]) -> String {
     let mut by: Vec<(String, Vec<&str>)> = Vec::new();
     for v in verdicts {
@@ -873,12 +829,7 @@ mod tests {
     }
 
     fn stat(median: f64) -> Stat {
-        Stat {
-            median,
-            min: median,
-            max: median,
-            cv_pct: 0.0,
-        }
+        Stat::of(&[median])
     }
 
     /// An encode row: wincode fastest by median, borsh the runner-up; `call` a tie (borsh and

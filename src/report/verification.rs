@@ -19,14 +19,6 @@ use crate::output::Table;
 /// One figure of one run: a workload's p50 or its batch figure.
 type Figure = fn(&RunRow, Workload) -> Option<f64>;
 
-fn p50(r: &RunRow, w: Workload) -> Option<f64> {
-    r.percentile(w, 0)
-}
-
-fn batch(r: &RunRow, w: Workload) -> Option<f64> {
-    r.throughput[w]
-}
-
 /// The `(checked, trusting)` figure of every run both timed, matched by run id.
 fn paired(checked: &Group, trusting: &Group, w: Workload, figure: Figure) -> Vec<(f64, f64)> {
     checked
@@ -94,6 +86,7 @@ fn checked_twin<'a>(trusting: &Group, groups: &[&'a Group]) -> Option<&'a Group>
 /// producer whose checked twin ran too; `None` when there is none.
 pub fn table(groups: &[&Group]) -> Option<Table> {
     let mut rows = Vec::new();
+    let (p50, batch): (Figure, Figure) = (|r, w| r.percentile(w, 0), |r, w| r.throughput[w]);
     for trusting in groups
         .iter()
         .filter(|g| g.caveats().has(Caveat::TrustsProducer))

@@ -27,6 +27,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::load::{RunRow, Windows};
+use super::stats::Stat;
 use crate::measure::window_times::WindowTimes;
 use crate::measure::{PerWorkload, Workload};
 
@@ -108,10 +109,8 @@ pub struct Paired {
     pub clipped: usize,
 }
 
-/// `b`'s figure over `a`'s, run by run (matched by run id, in `a`'s order), from the windows
-/// both timed, with a burst's window clipped (see the module's doc). `None` when a paired run
-/// has no windows (a results file from before them): then every run is taken by its sums, never
-/// a mix of the two.
+/// `b`'s figure over `a`'s, run by run, from the windows both timed (see the module's doc).
+/// `None` when a paired run has no windows: then every run is taken by its sums, never a mix.
 pub fn paired_ratios(figure: &[Workload], a: &[RunRow], b: &[RunRow]) -> Option<Paired> {
     let mut runs: Vec<Vec<Shared>> = Vec::new();
     for ra in a {
@@ -127,9 +126,8 @@ pub fn paired_ratios(figure: &[Workload], a: &[RunRow], b: &[RunRow]) -> Option<
     Some(estimate(&runs))
 }
 
-/// `b`'s figure over `a`'s run by run (matched by run id, in `a`'s order): from the windows
-/// both timed where the figure is timed whole (`figure` names its workloads) and every paired run
-/// has windows ([`paired_ratios`]), else by the runs' own figures (`of`).
+/// `b`'s figure over `a`'s run by run (matched by run id, in `a`'s order): by
+/// [`paired_ratios`] where it can, else by the runs' own figures (`of`).
 ///
 /// Runs of several labels (a pooled section, `stats::POOL_SEP`) are blocks: each label's ratios
 /// are centred on the pooled mean (in logarithms) before the interval sees them, so that what
@@ -157,7 +155,6 @@ pub fn ratios(
     centred(&labels(&matched), ratios)
 }
 
-/// Each run's label.
 fn labels<'r>(runs: &[&'r RunRow]) -> Vec<&'r str> {
     runs.iter().map(|r| r.label.as_str()).collect()
 }
@@ -172,9 +169,7 @@ fn partner<'b>(ra: &RunRow, b: &'b [RunRow]) -> Option<&'b RunRow> {
 /// `ratios` (one per run, of the runs' `labels`) with each label's geometric mean moved onto
 /// the pooled one; as they are with one label.
 fn centred(labels: &[&str], ratios: Vec<f64>) -> Vec<f64> {
-    let mut distinct = labels.to_vec();
-    distinct.sort_unstable();
-    distinct.dedup();
+    let distinct = super::stats::sorted(labels.iter().copied());
     let logs: Vec<f64> = ratios.iter().map(|r| r.ln()).collect();
     let mean = |of: &dyn Fn(usize) -> bool| {
         let v: Vec<f64> = (0..logs.len())
@@ -210,7 +205,7 @@ fn estimate(runs: &[Vec<Shared>]) -> Paired {
     let typical: HashMap<(u64, u64), f64> = across
         .into_iter()
         .filter(|(_, v)| v.len() >= MIN_RUNS)
-        .map(|(k, mut v)| (k, median(&mut v)))
+        .map(|(k, v)| (k, Stat::of(&v).median))
         .collect();
     // δ_r: each run's shift, and the residuals' pooled scale.
     let residual = |s: &Shared| Some(s.log_ratio() - typical.get(&s.key)?);
@@ -260,20 +255,6 @@ fn estimate(runs: &[Vec<Shared>]) -> Paired {
         ratios,
         windows,
         clipped,
-    }
-}
-
-/// The median of `v` (reordered); NaN for none.
-fn median(v: &mut [f64]) -> f64 {
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
     }
 }
 
@@ -419,9 +400,7 @@ mod tests {
     }
 
     #[test]
-    fn medians() {
-        assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
-        assert_eq!(median(&mut [4.0, 1.0, 2.0, 3.0]), 2.5);
+    fn weighted_medians() {
         assert_eq!(
             weighted_median(&mut [(1.0, 1.0), (2.0, 5.0), (3.0, 1.0)]),
             Some(2.0)

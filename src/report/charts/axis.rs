@@ -14,36 +14,12 @@ pub fn nines_label(nines: f64) -> String {
 
 /// Tick values 1, 2, 5 × 10^k within `lo..=hi` (only powers of ten when there would be many).
 pub(super) fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
-    let mut all = Vec::new();
-    let mut only_decades = Vec::new();
-    let mut decade = 10f64.powf(lo.log10().floor());
-    while decade <= hi {
-        for m in [1.0, 2.0, 5.0] {
-            let v = decade * m;
-            if v >= lo && v <= hi {
-                all.push(v);
-                if m == 1.0 {
-                    only_decades.push(v);
-                }
-            }
-        }
-        decade *= 10.0;
-    }
+    let all = multiples(lo, hi, &[1.0, 2.0, 5.0]);
     if all.len() > 12 {
-        only_decades
+        multiples(lo, hi, &[1.0])
     } else if all.len() < 3 {
         // A range under a decade: every integer multiple, so the axis has enough labels.
-        let mut more = Vec::new();
-        let mut decade = 10f64.powf(lo.log10().floor());
-        while decade <= hi {
-            for m in 1..10 {
-                let v = decade * f64::from(m);
-                if v >= lo && v <= hi {
-                    more.push(v);
-                }
-            }
-            decade *= 10.0;
-        }
+        let more = multiples(lo, hi, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]);
         if more.len() > 10 {
             more.into_iter().step_by(2).collect()
         } else {
@@ -52,6 +28,17 @@ pub(super) fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
     } else {
         all
     }
+}
+
+/// Each `m` × 10^k of `of` within `lo..=hi`, ascending.
+fn multiples(lo: f64, hi: f64, of: &[f64]) -> Vec<f64> {
+    let (mut out, within) = (Vec::new(), |v: &f64| *v >= lo && *v <= hi);
+    let mut decade = 10f64.powf(lo.log10().floor());
+    while decade <= hi {
+        out.extend(of.iter().map(|m| decade * m).filter(within));
+        decade *= 10.0;
+    }
+    out
 }
 
 /// The largest 1, 2 or 5 × 10^k at or below `x` (positive).

@@ -5,7 +5,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::axis::{err, Axis, DrawResult};
-use super::canvas::{plane, slot_labels, Area, Axes, Canvas, Chart, Plane, Swatch};
+use super::canvas::{bar_centre, grouped_bars, slots, Area, Canvas, Chart, Plane, Swatch};
 use super::style::{Colours, FONT, SIZE_COLOURS};
 use crate::report::stats::Group;
 
@@ -21,32 +21,15 @@ fn by_size<'a>(groups: &[&'a Group]) -> Vec<&'a Group> {
     g
 }
 
-/// The frame both bytes charts draw in: one slot per format on x (named), bytes on y.
+/// The plane both bytes charts draw in: one slot per format on x (named), bytes on y.
 fn bytes_frame<'a, 'b>(
     plot: &'a Area<'b>,
     names: &[String],
     top: f64,
     y_desc: &str,
 ) -> DrawResult<Plane<'a, 'b>> {
-    let n = names.len();
-    let chart = plane(
-        plot,
-        Axes {
-            x: Axis::linear(0.0, n as f64, (0..n).map(|i| i as f64 + 0.5).collect()),
-            y: Axis::linear(0.0, top, Axis::round_ticks(top, 8)),
-            x_desc: "format (smallest encoded first)",
-            y_desc,
-            x_labels: &|_| String::new(),
-            x_grid: false,
-            margin_right: 10,
-        },
-    )?;
-    let (bx, by) = plot.get_base_pixel();
-    slot_labels(plot, names, |i| {
-        let (x, y) = chart.backend_coord(&(i as f64 + 0.5, 0.0));
-        (x - bx, y - by)
-    })?;
-    Ok(chart)
+    let y = Axis::linear(0.0, top, Axis::round_ticks(top, 8));
+    slots(plot, names, y, "format (smallest encoded first)", y_desc)
 }
 
 /// Bytes per message per format, smallest encoded first: with the size as stored, three bars
@@ -125,33 +108,19 @@ fn stored_bytes_bars(plot: &Area<'_>, groups: &[&Group]) -> DrawResult<Vec<(Stri
     let top = highest * 1.18;
     let names: Vec<String> = groups.iter().map(|g| g.shown()).collect();
     let mut chart = bytes_frame(plot, &names, top, "bytes per message (median across runs)")?;
-    let width = 0.8 / 3.0;
     // Written upwards from just above the bar: three labels side by side would not fit.
     let value_style = TextStyle::from((FONT, 12).into_font().transform(FontTransform::Rotate270))
         .pos(Pos::new(HPos::Left, VPos::Center));
     let kinds = ["encoded", "zstd -3, as stored", "zlib -6, as stored"];
-    let mut entries = Vec::new();
-    for (j, kind) in kinds.iter().enumerate() {
-        let colour = SIZE_COLOURS[j];
-        let bars = groups.iter().enumerate().filter_map(|(i, g)| {
-            let b = sizes(g)[j]?;
-            let x0 = i as f64 + 0.1 + j as f64 * width;
-            Some(Rectangle::new(
-                [(x0 + 0.01, 0.0), (x0 + width - 0.01, b)],
-                colour.filled(),
-            ))
-        });
-        chart.draw_series(bars).map_err(err)?;
-        entries.push((kind.to_string(), Swatch::Fill(colour)));
-    }
+    let size = |i: usize, j: usize| sizes(groups[i])[j];
+    let entries = grouped_bars(&mut chart, groups.len(), kinds, SIZE_COLOURS, 0.0, size)?;
     for (i, g) in groups.iter().enumerate() {
         for (j, b) in sizes(g).into_iter().enumerate() {
             let Some(b) = b else { continue };
-            let xc = i as f64 + 0.1 + (j as f64 + 0.5) * width;
             chart
                 .draw_series([Text::new(
                     format!("{b:.1}"),
-                    (xc, b + top * 0.01),
+                    (bar_centre(i, j), b + top * 0.01),
                     value_style.clone(),
                 )])
                 .map_err(err)?;

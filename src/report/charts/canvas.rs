@@ -153,14 +153,9 @@ fn frame<'a>(
     ))
     .map_err(err)?;
     let (_, body) = root.split_vertically(64);
-    if legend {
-        let (bw, _) = body.dim_in_pixel();
-        Ok(body.split_horizontally(bw.saturating_sub(LEGEND_WIDTH)))
-    } else {
-        let (bw, _) = body.dim_in_pixel();
-        let (plot, rest) = body.split_horizontally(bw);
-        Ok((plot, rest))
-    }
+    let (bw, _) = body.dim_in_pixel();
+    let legend = if legend { LEGEND_WIDTH } else { 0 };
+    Ok(body.split_horizontally(bw.saturating_sub(legend)))
 }
 
 /// Draws `entries` down the legend column, each a swatch and its label.
@@ -180,20 +175,11 @@ fn legend_column(area: &Area<'_>, entries: &[(String, Swatch)]) -> DrawResult<()
                 ))
                 .map_err(err)?,
             Swatch::Line(c, width, dashed) => {
-                if dashed {
-                    for s in [x0, x0 + 10, x0 + 20] {
-                        area.draw(&PathElement::new(
-                            vec![(s, y), (s + 6, y)],
-                            c.stroke_width(width),
-                        ))
-                        .map_err(err)?;
-                    }
-                } else {
-                    area.draw(&PathElement::new(
-                        vec![(x0, y), (x1, y)],
-                        c.stroke_width(width),
-                    ))
-                    .map_err(err)?
+                let dashes = [(x0, x0 + 6), (x0 + 10, x0 + 16), (x0 + 20, x0 + 26)];
+                let line = if dashed { &dashes[..] } else { &[(x0, x1)] };
+                for &(a, b) in line {
+                    let dash = PathElement::new(vec![(a, y), (b, y)], c.stroke_width(width));
+                    area.draw(&dash).map_err(err)?;
                 }
             }
             Swatch::Marker(c, tier) => marker(area, ((x0 + x1) / 2, y), c, tier, 6)?,
@@ -213,6 +199,70 @@ fn legend_column(area: &Area<'_>, entries: &[(String, Swatch)]) -> DrawResult<()
             .map_err(err)?;
     }
     Ok(())
+}
+
+/// A bar's width in slots: three bars fill 0.8 of a slot.
+pub(super) const BAR: f64 = 0.8 / 3.0;
+
+pub(super) fn bar_centre(i: usize, j: usize) -> f64 {
+    i as f64 + 0.1 + (j as f64 + 0.5) * BAR
+}
+
+/// A bar chart's plane: one slot per name on x, named under it ([`slot_labels`]), `y` up.
+pub(super) fn slots<'a, 'b>(
+    plot: &'a Area<'b>,
+    names: &[String],
+    y: Axis,
+    x_desc: &str,
+    y_desc: &str,
+) -> DrawResult<Plane<'a, 'b>> {
+    let n = names.len();
+    let bottom = y.bounds().0;
+    let x = Axis::linear(0.0, n as f64, (0..n).map(|i| i as f64 + 0.5).collect());
+    let chart = plane(
+        plot,
+        Axes {
+            x,
+            y,
+            x_desc,
+            y_desc,
+            x_labels: &|_| String::new(),
+            x_grid: false,
+            margin_right: 10,
+        },
+    )?;
+    let (bx, by) = plot.get_base_pixel();
+    slot_labels(plot, names, |i| {
+        let (x, y) = chart.backend_coord(&(i as f64 + 0.5, bottom));
+        (x - bx, y - by)
+    })?;
+    Ok(chart)
+}
+
+/// Three bars per slot from `bottom`: bar `j` up to `value(i, j)` (none where `None`), filled
+/// with `colours[j]`; returns the legend's entries, `kinds` in their colours.
+pub(super) fn grouped_bars(
+    chart: &mut Plane<'_, '_>,
+    slots: usize,
+    kinds: [&str; 3],
+    colours: [RGBColor; 3],
+    bottom: f64,
+    value: impl Fn(usize, usize) -> Option<f64>,
+) -> DrawResult<Vec<(String, Swatch)>> {
+    let mut entries = Vec::new();
+    for (j, (kind, colour)) in kinds.into_iter().zip(colours).enumerate() {
+        let bars = (0..slots).filter_map(|i| {
+            let x0 = i as f64 + 0.1 + j as f64 * BAR;
+            let top = value(i, j)?;
+            Some(Rectangle::new(
+                [(x0 + 0.01, bottom), (x0 + BAR - 0.01, top)],
+                colour.filled(),
+            ))
+        });
+        chart.draw_series(bars).map_err(err)?;
+        entries.push((kind.to_string(), Swatch::Fill(colour)));
+    }
+    Ok(entries)
 }
 
 /// The format names under a bar chart's slots, in two staggered rows when one row would make

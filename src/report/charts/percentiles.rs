@@ -4,7 +4,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::axis::{err, Axis, DrawResult};
-use super::canvas::{plane, slot_labels, Axes, Canvas, Chart, Plane, Swatch};
+use super::canvas::{bar_centre, grouped_bars, slots, Canvas, Chart, Plane, Swatch, BAR};
 use super::style::{FONT, PCT_COLOURS};
 use crate::measure::Workload;
 use crate::report::stats::{trim, Group, Stat};
@@ -46,37 +46,10 @@ impl Chart for Percentiles<'_> {
         let bottom = y.bounds().0;
         let names: Vec<String> = groups.iter().map(|g| g.shown()).collect();
         let y_desc = format!("ns per {}, median across runs (log scale)", groups[0].unit);
-        let mut chart = plane(
-            canvas.plot,
-            Axes {
-                x: Axis::linear(0.0, n as f64, (0..n).map(|i| i as f64 + 0.5).collect()),
-                y,
-                x_desc: "format",
-                y_desc: &y_desc,
-                x_labels: &|_| String::new(),
-                x_grid: false,
-                margin_right: 10,
-            },
-        )?;
-        let (bx, by) = canvas.plot.get_base_pixel();
-        slot_labels(canvas.plot, &names, |i| {
-            let (x, y) = chart.backend_coord(&(i as f64 + 0.5, bottom));
-            (x - bx, y - by)
-        })?;
-        let mut entries = Vec::new();
-        for (j, pct) in ["p50", "p99", "p99.9"].iter().enumerate() {
-            let colour = PCT_COLOURS[j];
-            let bars = groups.iter().enumerate().map(|(i, g)| {
-                let x0 = i as f64 + 0.1 + j as f64 * WIDTH;
-                let s = side_stats(g, side)[j];
-                Rectangle::new(
-                    [(x0 + 0.01, bottom), (x0 + WIDTH - 0.01, s.median)],
-                    colour.filled(),
-                )
-            });
-            chart.draw_series(bars).map_err(err)?;
-            entries.push((pct.to_string(), Swatch::Fill(colour)));
-        }
+        let mut chart = slots(canvas.plot, &names, y, "format", &y_desc)?;
+        let kinds = ["p50", "p99", "p99.9"];
+        let median = |i: usize, j: usize| Some(side_stats(groups[i], side)[j].median);
+        let mut entries = grouped_bars(&mut chart, n, kinds, PCT_COLOURS, bottom, median)?;
         whiskers_and_values(&mut chart, groups, side)?;
         if groups.iter().map(|g| g.runs).max().unwrap_or(0) > 1 {
             entries.push(("min–max of runs".to_owned(), Swatch::Whisker));
@@ -85,18 +58,15 @@ impl Chart for Percentiles<'_> {
     }
 }
 
-/// A bar's width in slots: three bars fill 0.8 of a format's slot.
-const WIDTH: f64 = 0.8 / 3.0;
-
 /// Over each bar, its min–max across runs (where they differ) and its median written above.
 fn whiskers_and_values(chart: &mut Plane<'_, '_>, groups: &[&Group], side: &str) -> DrawResult<()> {
     let value_style =
         TextStyle::from((FONT, 13).into_font()).pos(Pos::new(HPos::Center, VPos::Bottom));
     for (i, g) in groups.iter().enumerate() {
         for (j, s) in side_stats(g, side).iter().enumerate() {
-            let xc = i as f64 + 0.1 + (j as f64 + 0.5) * WIDTH;
+            let xc = bar_centre(i, j);
             if s.min < s.max {
-                let cap = WIDTH * 0.2;
+                let cap = BAR * 0.2;
                 let whisker = BLACK.stroke_width(1);
                 chart
                     .draw_series([

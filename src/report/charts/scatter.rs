@@ -147,12 +147,11 @@ impl Chart for Scatter<'_> {
 /// The axes fitted to the points and their spreads: x linear; y log where the times span more
 /// than a factor of 4 (json beside sbe would flatten the rest), else linear.
 fn axes(pts: &[Point]) -> (Axis, Axis) {
-    let (x_lo, x_hi) = pts.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), p| {
-        (lo.min(p.x.min), hi.max(p.x.max))
-    });
-    let (y_lo, y_hi) = pts.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), p| {
-        (lo.min(p.y.min), hi.max(p.y.max))
-    });
+    let range = |of: fn(&Point) -> &Stat| {
+        let start = (f64::INFINITY, 0.0f64);
+        (pts.iter()).fold(start, |(lo, hi), p| (lo.min(of(p).min), hi.max(of(p).max)))
+    };
+    let ((x_lo, x_hi), (y_lo, y_hi)) = (range(|p| &p.x), range(|p| &p.y));
     let pad = (x_hi - x_lo).max(1.0) * 0.08;
     let x_axis = Axis::fitted_linear((x_lo - pad).max(0.0), x_hi + pad, 8);
     let y_axis = if y_hi > 4.0 * y_lo.max(1e-9) {
