@@ -41,7 +41,7 @@ use apache_avro::Schema;
 use serde::{Deserialize, Serialize};
 
 use super::codec::{DecodeError, Documented, Format, Sink, Visitor};
-use super::wire::{IntoModel, ToLib, WSide};
+use super::wire::{visit_wire, IntoModel, ToLib, WSide};
 use crate::model::*;
 
 /// The schema build.rs generated from `schemas/iex-messages.txt`.
@@ -220,33 +220,7 @@ impl Format for Avro {
         let (p, used) = self.read(bytes)?;
         sink.packet(p.seq());
         for m in &p.messages {
-            match *m {
-                Record::TradeReport {
-                    symbol, size, price, ..
-                }
-                | Record::OrderExecuted {
-                    symbol, size, price, ..
-                } => sink.trade(&symbol.0, size, price),
-                Record::PriceLevelUpdate {
-                    side,
-                    symbol,
-                    price,
-                    ..
-                } => sink.price_level(side.into(), &symbol.0, price),
-                Record::QuoteUpdate {
-                    symbol,
-                    bid_price,
-                    ask_price,
-                    ..
-                } => sink.quote(&symbol.0, bid_price, ask_price),
-                Record::AddOrder {
-                    side,
-                    symbol,
-                    price,
-                    ..
-                } => sink.add_order(side, &symbol.0, price),
-                _ => sink.other(),
-            }
+            visit_wire!(*m, Record, sink, |s| &s.0, into, |d| (*d).into());
         }
         Ok(used)
     }
