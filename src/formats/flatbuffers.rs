@@ -100,12 +100,9 @@ impl<const VERIFY: bool> FlatBuffersCodec<VERIFY> {
     }
 }
 
-/// The schema of [`Format::DOCUMENTED`]: the document and its generator.
 const SCHEMA: Option<&str> = Some("schemas/marketdata.fbs, compiled by flatc 25.12.19");
-/// Where [`Format::DOCUMENTED`] comes from.
 const SOURCE: &str = "https://flatbuffers.dev/tutorial/ (accessors read the buffer in place; the \
     verifier checks an untrusted buffer before it is read)";
-/// Where `flatbuffers-unverified`'s [`Format::DOCUMENTED`] comes from.
 const UNVERIFIED_SOURCE: &str = "https://docs.rs/flatbuffers/25.12.19/flatbuffers/fn.root_unchecked.html \
     (no verifier: the caller must trust that the bytes are a valid buffer)";
 
@@ -268,30 +265,12 @@ macro_rules! conversions {
             }
         }
 
-        /// A table's value back in the model. Unlike the other codecs' `IntoModel`, nothing here
-        /// can be refused (the verifier has checked the buffer), so no `Result`.
-        trait FromFb<T> {
-            fn into_model(self) -> T;
-        }
-
-        impl<T> FromFb<T> for T {
+        /// A symbol back in the model (the verifier has checked the buffer; the other fields'
+        /// conversions are `wire`'s).
+        impl $crate::formats::wire::IntoModel<Symbol> for &fbs::Symbol {
             #[inline(always)]
-            fn into_model(self) -> T {
-                self
-            }
-        }
-
-        impl FromFb<Symbol> for &fbs::Symbol {
-            #[inline(always)]
-            fn into_model(self) -> Symbol {
-                Symbol(self.0)
-            }
-        }
-
-        impl FromFb<[u8; 4]> for u32 {
-            #[inline(always)]
-            fn into_model(self) -> [u8; 4] {
-                self.to_le_bytes()
+            fn into_model(self) -> Result<Symbol, DecodeError> {
+                Ok(Symbol(self.0))
             }
         }
 
@@ -308,12 +287,12 @@ pub(crate) use conversions;
 conversions!();
 
 /// One type byte's table read back: the fields its union tag implies (the price level's side),
-/// then the table's.
+/// then the table's, each through its accessor (planus's too).
 macro_rules! read_table {
     ($x:ident, $V:ident($S:ident) { $($implied:ident: $value:expr),* } [$($f:ident @ $at:literal),*]) => {
         Message::$V($S {
             $($implied: $value,)*
-            $($f: FromFb::into_model($x.$f()),)*
+            $($f: $crate::formats::wire::IntoModel::into_model($x.$f())?,)*
         })
     };
 }
