@@ -159,10 +159,8 @@ impl<const CHECK: bool> RkyvCodec<CHECK> {
     }
 }
 
-/// Where [`Format::DOCUMENTED`] comes from.
 const SOURCE: &str = "https://rkyv.org/validation.html (the Rust types are the schema; `access` \
     validates with bytecheck, then reads the archive in place)";
-/// Where `rkyv-unchecked`'s [`Format::DOCUMENTED`] comes from.
 const UNCHECKED_SOURCE: &str = "https://docs.rs/rkyv/0.8/rkyv/fn.access_unchecked.html (no \
     validation: the bytes must be a valid archive, or behaviour is undefined)";
 

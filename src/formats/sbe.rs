@@ -36,7 +36,6 @@ use generated::*;
 
 const HEADER: usize = message_header_codec::ENCODED_LENGTH;
 
-/// The SBE runner.
 #[derive(Debug, Default)]
 pub struct Sbe;
 
@@ -252,9 +251,7 @@ fn walk<'a>(
     Ok(pos)
 }
 
-/// The schema of [`Format::DOCUMENTED`]: the document and its generator.
 const SCHEMA: Option<&str> = Some("schemas/marketdata.xml, compiled by sbe-tool 1.34.0 (Rust generator)");
-/// Where [`Format::DOCUMENTED`] comes from.
 const SOURCE: &str = "https://github.com/real-logic/simple-binary-encoding/wiki (flyweights read in \
     place); the generated decoders panic on short input, so src/formats/sbe.rs \
     bounds-checks every header and block and validates ids and block lengths first";

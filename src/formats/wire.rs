@@ -10,7 +10,6 @@ use super::codec::{DecodeError, Sink};
 // Every message struct, by name, for the code generated from the message table.
 use crate::model::*;
 
-/// [`Side`].
 #[derive(
     Debug,
     Clone,
