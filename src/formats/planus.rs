@@ -24,7 +24,7 @@
 //! are private to the generated type).
 
 use crate::formats::languages::{OtherLanguages, WireFormat};
-use crate::formats::wire::IntoModel;
+use crate::formats::wire::{IntoModel, ToLib};
 use ::planus::{Builder, Offset, ReadAsRoot, UnionOffset};
 
 use super::codec::{
@@ -194,41 +194,12 @@ fn visit<K: Sink>(root: fbs::PacketRef<'_>, sink: &mut K) -> Result<(), DecodeEr
 /// and in `capability::evolution::planus` for version 2, whose generated types are others.
 macro_rules! conversions {
     () => {
-        /// A model field as the table holds it: the reason as an integer, the symbol as the
-        /// schema's 8-byte struct.
-        trait ToPlanus {
-            type P;
-            fn to_planus(self) -> Self::P;
-        }
-
-        /// The field types a table holds as the model does.
-        trait AsIs: Copy {}
-        impl AsIs for u8 {}
-        impl AsIs for u32 {}
-        impl AsIs for i64 {}
-
-        impl<T: AsIs> ToPlanus for T {
-            type P = T;
+        /// The symbol as the schema's 8-byte struct (the other fields' conversions are `wire`'s).
+        impl $crate::formats::wire::ToLib<fbs::Symbol> for Symbol {
             #[inline(always)]
-            fn to_planus(self) -> T {
-                self
-            }
-        }
-
-        impl ToPlanus for Symbol {
-            type P = fbs::Symbol;
-            #[inline(always)]
-            fn to_planus(self) -> fbs::Symbol {
+            fn to_lib(self) -> fbs::Symbol {
                 let [b0, b1, b2, b3, b4, b5, b6, b7] = self.0;
                 fbs::Symbol { b0, b1, b2, b3, b4, b5, b6, b7 }
-            }
-        }
-
-        impl ToPlanus for [u8; 4] {
-            type P = u32;
-            #[inline(always)]
-            fn to_planus(self) -> u32 {
-                u32::from_le_bytes(self)
             }
         }
 
@@ -297,7 +268,7 @@ macro_rules! copies {
 /// A table, the owned type of the generated code, from a model message.
 macro_rules! table {
     ($m:ident, $S:ident, [$($f:ident @ $at:literal),*]) => {
-        fbs::$S { $($f: $m.$f.to_planus(),)* }
+        fbs::$S { $($f: $m.$f.to_lib(),)* }
     };
 }
 for_each_message!(copies);
