@@ -133,6 +133,14 @@ impl<T> ToLib<T> for T {
     }
 }
 
+/// A field by reference as a setter that takes it by value wants it (`sbe`'s).
+impl<T: Copy> ToLib<T> for &T {
+    #[inline(always)]
+    fn to_lib(self) -> T {
+        *self
+    }
+}
+
 impl<T> IntoModel<T> for T {
     #[inline(always)]
     fn into_model(self) -> Result<T, DecodeError> {
