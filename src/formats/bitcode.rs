@@ -60,7 +60,6 @@ impl Bitcode {
     }
 }
 
-/// Where [`Format::DOCUMENTED`] comes from.
 const SOURCE: &str = "https://docs.rs/bitcode/0.6 (derive Encode/Decode: the Rust types are the schema; \
     decode returns an owned value, and an error on invalid input)";
 

@@ -29,7 +29,6 @@ use borsh::{BorshDeserialize, BorshSerialize};
 use super::codec::{DecodeError, Documented};
 use super::sequential::{sequential_format, Sequential};
 
-/// The borsh runner (stateless).
 #[derive(Debug, Default)]
 pub struct Borsh;
 
@@ -43,7 +42,6 @@ impl<T: BorshSerialize + BorshDeserialize> Sequential<T> for Borsh {
     }
 }
 
-/// Where `Format::DOCUMENTED` comes from.
 const SOURCE: &str = "https://docs.rs/borsh/1.8.1 and https://borsh.io (derive BorshSerialize/\
     BorshDeserialize: the Rust types are the schema; fields are read into values, and invalid \
     input is an error)";

@@ -26,7 +26,6 @@ use super::codec::{DecodeError, Documented, Format, Sink, Visitor};
 use super::serde_packet::{self, Handler, Sym8};
 use crate::model::Packet;
 
-/// The CBOR runner (stateless).
 #[derive(Debug, Default)]
 pub struct Cbor;
 
@@ -37,7 +36,6 @@ fn read(bytes: &[u8], handler: &mut impl Handler<Sym8>) -> Result<usize, DecodeE
     Ok(de.decoder().position())
 }
 
-/// Where [`Format::DOCUMENTED`] comes from.
 const SOURCE: &str = "https://docs.rs/minicbor-serde/0.7 (serde types are the schema; CBOR items are \
     decoded into values, byte strings borrowed; an error on what does not match the types)";
 

@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 use super::codec::{Documented, Format, Lossy};
 use super::languages::OtherLanguages;
-use super::window::WindowFormat;
+use super::window::{Packets, WindowFormat};
 
 /// What a format's unit is: what the harness times and the report can say of it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,16 +40,12 @@ pub struct Descriptor {
 }
 
 impl Descriptor {
-    /// The descriptor of the packet format `F`.
+    /// The descriptor of the packet format `F`: its [`Packets`]' with its own unit and twin.
     pub fn of<F: Format>() -> Descriptor {
         Descriptor {
-            name: F::NAME,
             unit: Unit::Packet,
-            documented: F::DOCUMENTED,
-            lossy: F::LOSSY,
             writes_bytes_of: F::WRITES_BYTES_OF,
-            other_languages: F::OTHER_LANGUAGES,
-            code_path: F::code_path(),
+            ..Descriptor::of_window::<Packets<F>>()
         }
     }
 

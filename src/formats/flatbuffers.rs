@@ -100,12 +100,9 @@ impl<const VERIFY: bool> FlatBuffersCodec<VERIFY> {
     }
 }
 
-/// The schema of [`Format::DOCUMENTED`]: the document and its generator.
 const SCHEMA: Option<&str> = Some("schemas/marketdata.fbs, compiled by flatc 25.12.19");
-/// Where [`Format::DOCUMENTED`] comes from.
 const SOURCE: &str = "https://flatbuffers.dev/tutorial/ (accessors read the buffer in place; the \
     verifier checks an untrusted buffer before it is read)";
-/// Where `flatbuffers-unverified`'s [`Format::DOCUMENTED`] comes from.
 const UNVERIFIED_SOURCE: &str = "https://docs.rs/flatbuffers/25.12.19/flatbuffers/fn.root_unchecked.html \
     (no verifier: the caller must trust that the bytes are a valid buffer)";
 
@@ -210,96 +207,32 @@ pub fn visit<K: Sink>(root: fbs::Packet<'_>, sink: &mut K) -> Result<(), DecodeE
     Ok(())
 }
 
-/// `ToFb` and `FbArg` for the field types a table holds as they are.
-macro_rules! same {
-    ($($t:ty),*) => {$(
-        impl ToFb for $t {
-            type Fb = $t;
-            #[inline(always)]
-            fn to_fb(self) -> $t {
-                self
-            }
-        }
-        impl FbArg<'_> for $t {
-            type Arg = $t;
-            #[inline(always)]
-            fn arg(&self) -> $t {
-                *self
-            }
-        }
-    )*};
+/// A table builder's arg for field `$f` of model message `$m`, by the field's name (the message
+/// table's `symbol` is always a `Symbol`, `reason` a `Bytes4`): the symbol as a reference to the
+/// schema's 8-byte struct (a temporary that lives until the table is built), the reason as its
+/// integer (`to_le_bytes` back), every other field as it is.
+macro_rules! fb_arg {
+    ($m:ident, symbol) => {
+        Some(&fbs::Symbol($m.symbol.0))
+    };
+    ($m:ident, reason) => {
+        u32::from_le_bytes($m.reason)
+    };
+    ($m:ident, $f:ident) => {
+        $m.$f
+    };
 }
-pub(crate) use same;
+pub(crate) use fb_arg;
 
-/// The conversions between the model and one schema's generated code (`fbs` in scope): expanded
-/// here for this schema and in `capability::evolution::flatbuffers` for version 2, whose
-/// generated types are others of the same names.
+/// A symbol back in the model from one schema's generated struct (`fbs` in scope; the verifier
+/// has checked the buffer, and the other fields' conversions are `wire`'s): expanded here and in
+/// `capability::evolution::flatbuffers` for version 2, whose `fbs::Symbol` is another type.
 macro_rules! conversions {
     () => {
-        /// A model field as the schema holds it: the reason as an integer (`to_le_bytes` back),
-        /// the symbol as the schema's 8-byte struct.
-        trait ToFb {
-            type Fb;
-            fn to_fb(self) -> Self::Fb;
-        }
-
-        /// What a table builder's args take for a field: the value, or for a struct a reference
-        /// to it (taken from a temporary that lives until the table is built).
-        trait FbArg<'a> {
-            type Arg;
-            fn arg(&'a self) -> Self::Arg;
-        }
-
-        $crate::formats::flatbuffers::same!(u8, u32, i64);
-
-        impl ToFb for Symbol {
-            type Fb = fbs::Symbol;
+        impl $crate::formats::wire::IntoModel<Symbol> for &fbs::Symbol {
             #[inline(always)]
-            fn to_fb(self) -> fbs::Symbol {
-                fbs::Symbol(self.0)
-            }
-        }
-
-        impl<'a> FbArg<'a> for fbs::Symbol {
-            type Arg = Option<&'a fbs::Symbol>;
-            #[inline(always)]
-            fn arg(&'a self) -> Option<&'a fbs::Symbol> {
-                Some(self)
-            }
-        }
-
-        /// A table's value back in the model. Unlike the other codecs' `IntoModel`, nothing here
-        /// can be refused (the verifier has checked the buffer), so no `Result`.
-        trait FromFb<T> {
-            fn into_model(self) -> T;
-        }
-
-        impl<T> FromFb<T> for T {
-            #[inline(always)]
-            fn into_model(self) -> T {
-                self
-            }
-        }
-
-        impl FromFb<Symbol> for &fbs::Symbol {
-            #[inline(always)]
-            fn into_model(self) -> Symbol {
-                Symbol(self.0)
-            }
-        }
-
-        impl FromFb<[u8; 4]> for u32 {
-            #[inline(always)]
-            fn into_model(self) -> [u8; 4] {
-                self.to_le_bytes()
-            }
-        }
-
-        impl ToFb for [u8; 4] {
-            type Fb = u32;
-            #[inline(always)]
-            fn to_fb(self) -> u32 {
-                u32::from_le_bytes(self)
+            fn into_model(self) -> Result<Symbol, DecodeError> {
+                Ok(Symbol(self.0))
             }
         }
     };
@@ -308,12 +241,12 @@ pub(crate) use conversions;
 conversions!();
 
 /// One type byte's table read back: the fields its union tag implies (the price level's side),
-/// then the table's.
+/// then the table's, each through its accessor (planus's too).
 macro_rules! read_table {
     ($x:ident, $V:ident($S:ident) { $($implied:ident: $value:expr),* } [$($f:ident @ $at:literal),*]) => {
         Message::$V($S {
             $($implied: $value,)*
-            $($f: FromFb::into_model($x.$f()),)*
+            $($f: $crate::formats::wire::IntoModel::into_model($x.$f())?,)*
         })
     };
 }
@@ -372,7 +305,7 @@ pub(crate) use copies;
 /// What this schema adds to the table's fields: nothing.
 macro_rules! schema_adds {
     (args $m:ident, $V:ident $Args:ident [$($f:ident @ $at:literal),*]) => {
-        fbs::$Args { $($f: $m.$f.to_fb().arg(),)* }
+        fbs::$Args { $($f: fb_arg!($m, $f),)* }
     };
     (read $V:ident $x:ident, $message:expr) => {
         $message

@@ -25,7 +25,6 @@ use super::codec::{DecodeError, Documented, Format, Sink, Visitor};
 use super::serde_packet::{self, Handler, PacketOut, SymbolIn};
 use crate::model::{Packet, Symbol};
 
-/// The JSON runner (stateless).
 #[derive(Debug, Default)]
 pub struct Json;
 
@@ -121,7 +120,6 @@ pub(super) use json_format;
 
 read_line!(Json, serde_json);
 
-/// Where [`Format::DOCUMENTED`] comes from.
 const SOURCE: &str = "https://docs.rs/serde_json (the serde types are the schema; the parser refuses \
     what is not JSON of those types; numbers are parsed into values)";
 

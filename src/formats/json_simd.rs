@@ -151,7 +151,6 @@ impl JsonSimd {
     }
 }
 
-/// Where [`Format::DOCUMENTED`] comes from.
 const SOURCE: &str = "https://docs.rs/simd-json/0.19.0 (serde types are the schema; the parser \
     refuses what is not JSON of those types; numbers are parsed into values; the SIMD path is \
     chosen at run time by CPU detection, `Deserializer::algorithm`; the decode copies each \

@@ -21,7 +21,6 @@ use super::json::{json_format, line_end, read_line, SymIn, SymOut};
 use super::serde_packet::{self, Handler, PacketOut};
 use crate::model::Packet;
 
-/// The json-sonic runner (stateless).
 #[derive(Debug, Default)]
 pub struct JsonSonic;
 

@@ -13,7 +13,6 @@ use crate::model::Packet;
 /// A message as rkyv and bitcode carry it.
 pub type MMessage = Wire<[u8; 8]>;
 
-/// [`Packet`].
 #[derive(
     Debug,
     Clone,

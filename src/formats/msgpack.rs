@@ -28,7 +28,6 @@ use super::codec::{DecodeError, Documented, Format, Sink, Visitor};
 use super::serde_packet::{self, Handler, Sym8};
 use crate::model::Packet;
 
-/// The MessagePack runner (stateless).
 #[derive(Debug, Default)]
 pub struct Msgpack;
 
@@ -40,7 +39,6 @@ fn read(bytes: &[u8], handler: &mut impl Handler<Sym8>) -> Result<usize, DecodeE
     Ok(de.position() as usize)
 }
 
-/// Where [`Format::DOCUMENTED`] comes from.
 const SOURCE: &str = "https://docs.rs/rmp-serde/1.3 (serde types are the schema; structs as arrays \
     by default; values are decoded, an error on what does not match the types)";
 

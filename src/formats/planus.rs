@@ -24,6 +24,7 @@
 //! are private to the generated type).
 
 use crate::formats::languages::{OtherLanguages, WireFormat};
+use crate::formats::wire::{IntoModel, ToLib};
 use ::planus::{Builder, Offset, ReadAsRoot, UnionOffset};
 
 use super::codec::{
@@ -55,7 +56,6 @@ const PREFIX: usize = 4;
 /// The builder's buffer: as flatbuffers' (a datagram of 5,455 system events needs about 200 KB).
 const BUILDER_BYTES: usize = 256 * 1024;
 
-/// The planus runner.
 pub struct Planus {
     builder: Builder,
     offsets: Vec<Offset<fbs::Message>>,
@@ -105,7 +105,6 @@ fn symbol(s: ::planus::Result<fbs::SymbolRef<'_>>) -> Result<[u8; 8], DecodeErro
     Ok([s.b0, s.b1, s.b2, s.b3, s.b4, s.b5, s.b6, s.b7])
 }
 
-/// The source of [`Format::DOCUMENTED`].
 const SOURCE: &str = "https://docs.rs/planus/1.3.0/planus/ (the generated `Ref` types read the \
     buffer in place; every accessor checks what it reads and returns `planus::Result`)";
 
@@ -195,68 +194,21 @@ fn visit<K: Sink>(root: fbs::PacketRef<'_>, sink: &mut K) -> Result<(), DecodeEr
 /// and in `capability::evolution::planus` for version 2, whose generated types are others.
 macro_rules! conversions {
     () => {
-        /// A model field as the table holds it: the reason as an integer, the symbol as the
-        /// schema's 8-byte struct.
-        trait ToPlanus {
-            type P;
-            fn to_planus(self) -> Self::P;
-        }
-
-        /// The field types a table holds as the model does.
-        trait AsIs: Copy {}
-        impl AsIs for u8 {}
-        impl AsIs for u32 {}
-        impl AsIs for i64 {}
-
-        impl<T: AsIs> ToPlanus for T {
-            type P = T;
+        /// The symbol as the schema's 8-byte struct (the other fields' conversions are `wire`'s).
+        impl $crate::formats::wire::ToLib<fbs::Symbol> for Symbol {
             #[inline(always)]
-            fn to_planus(self) -> T {
-                self
-            }
-        }
-
-        impl ToPlanus for Symbol {
-            type P = fbs::Symbol;
-            #[inline(always)]
-            fn to_planus(self) -> fbs::Symbol {
+            fn to_lib(self) -> fbs::Symbol {
                 let [b0, b1, b2, b3, b4, b5, b6, b7] = self.0;
                 fbs::Symbol { b0, b1, b2, b3, b4, b5, b6, b7 }
             }
         }
 
-        impl ToPlanus for [u8; 4] {
-            type P = u32;
-            #[inline(always)]
-            fn to_planus(self) -> u32 {
-                u32::from_le_bytes(self)
-            }
-        }
-
-        /// A field read through its accessor, back in the model.
-        trait FromPlanus<T>: Sized {
-            fn into_model(self) -> Result<T, DecodeError>;
-        }
-
-        impl<T> FromPlanus<T> for ::planus::Result<T> {
-            #[inline(always)]
-            fn into_model(self) -> Result<T, DecodeError> {
-                self.map_err(err)
-            }
-        }
-
-        impl FromPlanus<Symbol> for ::planus::Result<fbs::SymbolRef<'_>> {
+        /// A symbol read through its accessor, back in the model.
+        impl $crate::formats::wire::IntoModel<Symbol> for ::planus::Result<fbs::SymbolRef<'_>> {
             #[inline(always)]
             fn into_model(self) -> Result<Symbol, DecodeError> {
                 let s = fbs::Symbol::from(self.map_err(err)?);
                 Ok(Symbol([s.b0, s.b1, s.b2, s.b3, s.b4, s.b5, s.b6, s.b7]))
-            }
-        }
-
-        impl FromPlanus<[u8; 4]> for ::planus::Result<u32> {
-            #[inline(always)]
-            fn into_model(self) -> Result<[u8; 4], DecodeError> {
-                Ok(self.map_err(err)?.to_le_bytes())
             }
         }
     };
@@ -264,17 +216,22 @@ macro_rules! conversions {
 pub(crate) use conversions;
 conversions!();
 
-/// One union member's table read back: the fields its tag implies (the price level's side), then
-/// the table's, each through its accessor.
-macro_rules! read_table {
-    ($x:ident, $V:ident($S:ident) { $($implied:ident: $value:expr),* } [$($f:ident @ $at:literal),*]) => {
-        Message::$V($S {
-            $($implied: $value,)*
-            $($f: FromPlanus::into_model($x.$f())?,)*
-        })
-    };
+/// The fields read through their accessors, the schema's others as the model has them.
+impl<T> IntoModel<T> for ::planus::Result<T> {
+    #[inline(always)]
+    fn into_model(self) -> Result<T, DecodeError> {
+        self.map_err(err)
+    }
 }
-pub(crate) use read_table;
+
+impl IntoModel<[u8; 4]> for ::planus::Result<u32> {
+    #[inline(always)]
+    fn into_model(self) -> Result<[u8; 4], DecodeError> {
+        Ok(self.map_err(err)?.to_le_bytes())
+    }
+}
+
+pub(crate) use super::flatbuffers::read_table;
 
 /// The field-by-field copies between the model and the generated tables (the owned table type
 /// filled by name, one union member per type byte; a side the type byte implies is the tag),
@@ -311,7 +268,7 @@ macro_rules! copies {
 /// A table, the owned type of the generated code, from a model message.
 macro_rules! table {
     ($m:ident, $S:ident, [$($f:ident @ $at:literal),*]) => {
-        fbs::$S { $($f: $m.$f.to_planus(),)* }
+        fbs::$S { $($f: $m.$f.to_lib(),)* }
     };
 }
 for_each_message!(copies);

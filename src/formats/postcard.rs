@@ -23,7 +23,6 @@ use super::serde_packet::PacketOut;
 use super::wire::Wire;
 use crate::model::{Packet, Symbol};
 
-/// The postcard runner (stateless).
 #[derive(Debug, Default)]
 pub struct Postcard;
 
@@ -59,7 +58,6 @@ fn walk<'a, C>(
     Ok(bytes.len() - rest.len())
 }
 
-/// Where [`Format::DOCUMENTED`] comes from.
 const SOURCE: &str = "https://docs.rs/postcard/1 (serde types are the schema; varints are decoded into \
     values, byte strings borrowed; an error on invalid input)";
 

@@ -127,9 +127,7 @@ impl Protobuf {
     }
 }
 
-/// The schema of [`Format::DOCUMENTED`]: the document and its generator.
 const SCHEMA: Option<&str> = Some("schemas/marketdata.proto, compiled by prost-build 0.14");
-/// Where [`Format::DOCUMENTED`] comes from.
 const SOURCE: &str = "https://docs.rs/prost/0.14 (decodes into owned generated structs; DecodeError \
     on invalid wire types, lengths and tags)";
 

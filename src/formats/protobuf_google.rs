@@ -139,10 +139,8 @@ pub(crate) fn frame(packet: &impl protobuf::Serialize, out: &mut Vec<u8>) {
     out.extend_from_slice(&bytes);
 }
 
-/// The schema of [`Format::DOCUMENTED`]: the document and its generator.
 const SCHEMA: Option<&str> =
     Some("schemas/marketdata.proto, compiled by protobuf-codegen 4.36.2 (protoc 36.2, upb kernel)");
-/// Where [`Format::DOCUMENTED`] comes from.
 const SOURCE: &str = "https://protobuf.dev/reference/rust/ (parse() copies into an arena-owned \
     message, read through views; a ParseError on malformed wire data)";
 
@@ -206,18 +204,10 @@ mod tests {
     use crate::formats::protobuf::Protobuf;
 
     /// prost reads Google's bytes and Google's runtime reads prost's, every field of every
-    /// message; the two encoders write the same bytes.
+    /// message (that the two write the same bytes, the golden encodings' equal hashes say).
     #[test]
     fn prost_and_google_read_each_others_bytes() {
-        let sample = shared_sample().unwrap();
-        each_reads_the_others::<ProtobufGoogle, Protobuf>(sample);
-        let mut prost = Protobuf::default();
-        for (i, source) in sample.iter().enumerate() {
-            let (mut by_google, mut by_prost) = (Vec::new(), Vec::new());
-            ProtobufGoogle.encode(source, &mut by_google);
-            prost.encode(source, &mut by_prost);
-            assert_eq!(by_google, by_prost, "packet {i}: the two encoders' bytes");
-        }
+        each_reads_the_others::<ProtobufGoogle, Protobuf>(shared_sample().unwrap());
     }
 
     /// A price level whose side is the enum's 0 (unspecified: what a writer that never set it

@@ -43,7 +43,7 @@ use ::rkyv::ser::{Positional, Writer};
 use ::rkyv::util::AlignedVec;
 
 use super::mirror::{ArchivedMPacket, MMessage, MPacket};
-use super::wire::{ArchivedWSide, ArchivedWire};
+use super::wire::{visit_wire, ArchivedWSide, ArchivedWire};
 use super::codec::{full_datagram, DecodeError, Documented, Format, Sink, Visitor, SHORTEST_KIND};
 use crate::model::{Packet, Side, Symbol};
 
@@ -120,45 +120,11 @@ pub fn split(bytes: &[u8]) -> Result<(&[u8], usize), DecodeError> {
 pub fn visit<K: Sink>(p: &ArchivedMPacket, sink: &mut K) {
     sink.packet(p.seq.to_native());
     for m in p.messages.iter() {
-        match m {
-            ArchivedWire::TradeReport {
-                symbol,
-                size,
-                price,
-                ..
-            }
-            | ArchivedWire::OrderExecuted {
-                symbol,
-                size,
-                price,
-                ..
-            } => sink.trade(symbol, size.to_native(), price.to_native()),
-            ArchivedWire::PriceLevelUpdate {
-                side,
-                symbol,
-                price,
-                ..
-            } => {
-                let side = match side {
-                    ArchivedWSide::Buy => Side::Buy,
-                    ArchivedWSide::Sell => Side::Sell,
-                };
-                sink.price_level(side, symbol, price.to_native())
-            }
-            ArchivedWire::QuoteUpdate {
-                symbol,
-                bid_price,
-                ask_price,
-                ..
-            } => sink.quote(symbol, bid_price.to_native(), ask_price.to_native()),
-            ArchivedWire::AddOrder {
-                side,
-                symbol,
-                price,
-                ..
-            } => sink.add_order(*side, symbol, price.to_native()),
-            _ => sink.other(),
-        }
+        let side = |d: &ArchivedWSide| match d {
+            ArchivedWSide::Buy => Side::Buy,
+            ArchivedWSide::Sell => Side::Sell,
+        };
+        visit_wire!(*m, ArchivedWire, sink, |s| s, to_native, |d| side(d));
     }
 }
 
@@ -193,10 +159,8 @@ impl<const CHECK: bool> RkyvCodec<CHECK> {
     }
 }
 
-/// Where [`Format::DOCUMENTED`] comes from.
 const SOURCE: &str = "https://rkyv.org/validation.html (the Rust types are the schema; `access` \
     validates with bytecheck, then reads the archive in place)";
-/// Where `rkyv-unchecked`'s [`Format::DOCUMENTED`] comes from.
 const UNCHECKED_SOURCE: &str = "https://docs.rs/rkyv/0.8/rkyv/fn.access_unchecked.html (no \
     validation: the bytes must be a valid archive, or behaviour is undefined)";
 

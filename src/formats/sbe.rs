@@ -20,7 +20,7 @@
 //! them, and schema id, template id and block length are validated.
 
 use crate::formats::languages::{OtherLanguages, WireFormat};
-use super::wire::IntoModel;
+use super::wire::{IntoModel, ToLib};
 use super::codec::table_only as schema_adds;
 use super::codec::{DecodeError, Documented, Format, MessageRead, Sink, Visitor};
 use crate::model::*;
@@ -36,7 +36,6 @@ use generated::*;
 
 const HEADER: usize = message_header_codec::ENCODED_LENGTH;
 
-/// The SBE runner.
 #[derive(Debug, Default)]
 pub struct Sbe;
 
@@ -55,54 +54,15 @@ macro_rules! put {
 }
 pub(crate) use put;
 
-/// `ToSbe` for the field types the setters take as they are (by value).
-macro_rules! same {
-    ($($t:ty),*) => {$(
-        impl ToSbe for &$t {
-            type Sbe = $t;
-            #[inline(always)]
-            fn to_sbe(self) -> $t {
-                *self
-            }
-        }
-    )*};
-}
-pub(crate) use same;
-
 /// The conversions between the model and one schema's generated code (`side::Side` in scope):
 /// expanded here for this schema and in `capability::evolution::sbe` for version 2, whose
-/// generated types are others of the same names.
+/// generated types are others of the same names. The setters take the other fields as `wire`'s
+/// conversions of a field's reference make them (the symbol and reason by reference).
 macro_rules! conversions {
     () => {
-        /// A model field as the generated encoder's setter takes it (the symbol and reason by
-        /// reference to their bytes, the side as the schema's enum).
-        trait ToSbe {
-            type Sbe;
-            fn to_sbe(self) -> Self::Sbe;
-        }
-
-        $crate::formats::sbe::same!(u8, u32, i64);
-
-        impl<'a> ToSbe for &'a Symbol {
-            type Sbe = &'a [u8; 8];
+        impl $crate::formats::wire::ToLib<side::Side> for &Side {
             #[inline(always)]
-            fn to_sbe(self) -> &'a [u8; 8] {
-                &self.0
-            }
-        }
-
-        impl<'a> ToSbe for &'a [u8; 4] {
-            type Sbe = &'a [u8; 4];
-            #[inline(always)]
-            fn to_sbe(self) -> &'a [u8; 4] {
-                self
-            }
-        }
-
-        impl ToSbe for &Side {
-            type Sbe = side::Side;
-            #[inline(always)]
-            fn to_sbe(self) -> side::Side {
+            fn to_lib(self) -> side::Side {
                 match self {
                     Side::Buy => side::Side::Buy,
                     Side::Sell => side::Side::Sell,
@@ -132,6 +92,14 @@ impl IntoModel<Symbol> for [u8; 8] {
     }
 }
 
+/// The symbol as the setters take it: a reference to its bytes.
+impl<'a> ToLib<&'a [u8; 8]> for &'a Symbol {
+    #[inline(always)]
+    fn to_lib(self) -> &'a [u8; 8] {
+        &self.0
+    }
+}
+
 /// Every per-template list, from the message table: block lengths, the field-by-field copies
 /// through one schema's generated encoders and decoders (`x_codec::XEncoder`, setters and getters
 /// named as the model's fields), over the names in scope where it expands: the schema's
@@ -154,7 +122,7 @@ macro_rules! templates {
         fn put_message(buf: &mut [u8], off: usize, m: &Message) -> usize {
             match m {
                 $(Message::$V(m) => $crate::formats::sbe::put!(buf, off, $codec::$Enc, |e| {
-                    $(e.$f((&m.$f).to_sbe());)*
+                    $(e.$f($crate::formats::wire::ToLib::to_lib(&m.$f));)*
                     schema_adds!(write $V e);
                 }),)*
             }
@@ -252,9 +220,7 @@ fn walk<'a>(
     Ok(pos)
 }
 
-/// The schema of [`Format::DOCUMENTED`]: the document and its generator.
 const SCHEMA: Option<&str> = Some("schemas/marketdata.xml, compiled by sbe-tool 1.34.0 (Rust generator)");
-/// Where [`Format::DOCUMENTED`] comes from.
 const SOURCE: &str = "https://github.com/real-logic/simple-binary-encoding/wiki (flyweights read in \
     place); the generated decoders panic on short input, so src/formats/sbe.rs \
     bounds-checks every header and block and validates ids and block lengths first";

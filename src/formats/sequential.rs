@@ -16,7 +16,6 @@ use super::codec::{DecodeError, MAX_MESSAGES_PER_PACKET};
 /// One crate's calls for one value of type `T` (a header, or a message of the wire vocabulary
 /// or of its version 2 in the evolution check).
 pub trait Sequential<T> {
-    /// Appends `value`.
     fn put(value: &T, out: &mut Vec<u8>);
     /// Reads a value from the front of `rest`, advancing it.
     fn take(rest: &mut &[u8]) -> Result<T, DecodeError>;

@@ -31,7 +31,6 @@ use wincode::{DeserializeOwned, SchemaReadOwned, SchemaWrite};
 use super::codec::{DecodeError, Documented};
 use super::sequential::{sequential_format, Sequential};
 
-/// The wincode runner (stateless).
 #[derive(Debug, Default)]
 pub struct Wincode;
 
@@ -48,7 +47,6 @@ where
     }
 }
 
-/// Where `Format::DOCUMENTED` comes from.
 const SOURCE: &str = "https://docs.rs/wincode/0.6.3 (derive SchemaWrite/SchemaRead: the Rust types \
     are the schema, bincode-compatible; fields are read into values, and invalid input is an error)";
 

@@ -10,7 +10,6 @@ use super::codec::{DecodeError, Sink};
 // Every message struct, by name, for the code generated from the message table.
 use crate::model::*;
 
-/// [`Side`].
 #[derive(
     Debug,
     Clone,
@@ -57,6 +56,49 @@ impl From<WSide> for Side {
     }
 }
 
+/// Hands `$m`, a message of an enum with [`Wire`]'s struct variants (`$E`: `Wire`, its rkyv
+/// archive, avro's `Record`), to `$sink`: the types the aggregation reads, each symbol `s` as
+/// `$sym`, each number as its method `$n` makes it, a price level's side `d` as `$level`; every
+/// other type as [`Sink::other`].
+macro_rules! visit_wire {
+    ($m:expr, $E:ident, $sink:ident, |$s:ident| $sym:expr, $n:ident, |$d:ident| $level:expr) => {
+        match $m {
+            $E::TradeReport {
+                symbol: ref $s,
+                size,
+                price,
+                ..
+            }
+            | $E::OrderExecuted {
+                symbol: ref $s,
+                size,
+                price,
+                ..
+            } => $sink.trade($sym, size.$n(), price.$n()),
+            $E::PriceLevelUpdate {
+                side: ref $d,
+                symbol: ref $s,
+                price,
+                ..
+            } => $sink.price_level($level, $sym, price.$n()),
+            $E::QuoteUpdate {
+                symbol: ref $s,
+                bid_price,
+                ask_price,
+                ..
+            } => $sink.quote($sym, bid_price.$n(), ask_price.$n()),
+            $E::AddOrder {
+                side,
+                symbol: ref $s,
+                price,
+                ..
+            } => $sink.add_order(side, $sym, price.$n()),
+            _ => $sink.other(),
+        }
+    };
+}
+pub(crate) use visit_wire;
+
 impl<S> Wire<S> {
     /// Hands the message to `sink`: the types the aggregation reads, with the symbol's 8
     /// bytes from `sym` (which may refuse it), every other type as [`Sink::other`].
@@ -66,39 +108,7 @@ impl<S> Wire<S> {
         sink: &mut K,
         sym: impl FnOnce(&S) -> Result<[u8; 8], DecodeError>,
     ) -> Result<(), DecodeError> {
-        match self {
-            Wire::TradeReport {
-                symbol,
-                size,
-                price,
-                ..
-            }
-            | Wire::OrderExecuted {
-                symbol,
-                size,
-                price,
-                ..
-            } => sink.trade(&sym(symbol)?, *size, *price),
-            Wire::PriceLevelUpdate {
-                side,
-                symbol,
-                price,
-                ..
-            } => sink.price_level((*side).into(), &sym(symbol)?, *price),
-            Wire::QuoteUpdate {
-                symbol,
-                bid_price,
-                ask_price,
-                ..
-            } => sink.quote(&sym(symbol)?, *bid_price, *ask_price),
-            Wire::AddOrder {
-                side,
-                symbol,
-                price,
-                ..
-            } => sink.add_order(*side, &sym(symbol)?, *price),
-            _ => sink.other(),
-        }
+        visit_wire!(*self, Wire, sink, |s| &sym(s)?, into, |d| (*d).into());
         Ok(())
     }
 }
@@ -120,6 +130,14 @@ impl<T> ToLib<T> for T {
     #[inline(always)]
     fn to_lib(self) -> T {
         self
+    }
+}
+
+/// A field by reference as a setter that takes it by value wants it (`sbe`'s).
+impl<T: Copy> ToLib<T> for &T {
+    #[inline(always)]
+    fn to_lib(self) -> T {
+        *self
     }
 }
 

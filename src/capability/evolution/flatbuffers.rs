@@ -29,7 +29,7 @@ crate::formats::flatbuffers::conversions!();
 macro_rules! schema_adds {
     (args $m:ident, $V:ident $Args:ident [$($f:ident @ $at:literal),*]) => {
         fbs::$Args {
-            $($f: $m.$f.to_fb().arg(),)*
+            $($f: crate::formats::flatbuffers::fb_arg!($m, $f),)*
             ..compiled::appended!(
                 $V,
                 fbs::TradeArgs { match_id: v2::MATCH_ID.value, ..Default::default() },

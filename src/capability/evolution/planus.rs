@@ -64,7 +64,7 @@ macro_rules! copies {
 macro_rules! v2_table {
     ($m:ident, $V:ident, $S:ident, [$($f:ident @ $at:literal),*]) => {
         fbs::$S {
-            $($f: $m.$f.to_planus(),)*
+            $($f: crate::formats::wire::ToLib::to_lib($m.$f),)*
             ..compiled::appended!($V, v2_trade(), v2_add_order(), Default::default())
         }
     };

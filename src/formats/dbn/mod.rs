@@ -68,7 +68,6 @@ pub struct Dbn {
     decoder: decode::Decoder,
 }
 
-/// Where [`Format::DOCUMENTED`] comes from.
 const SOURCE: &str = "dbn crate docs (records repr(C), read in place via RecordRef); \
     src/formats/dbn (alignment and record lengths checked before each view, which the crate \
     only debug-asserts)";
