@@ -129,16 +129,6 @@ pub fn generate<W: Write>(opts: &GenOptions, out: W) -> Result<GenReport, GenErr
     generate_chunked(opts, None, out, Chunking::Records)
 }
 
-/// [`generate`], the packets drawn from `shape` (`gen --like`): its feed and symbol count
-/// replace `opts`'s.
-pub fn generate_like<W: Write>(
-    opts: &GenOptions,
-    shape: &Shape,
-    out: W,
-) -> Result<GenReport, GenError> {
-    generate_chunked(opts, Some(shape), out, Chunking::Records)
-}
-
 /// How [`generate`] cuts the capture into the writes it hands its writer. The bytes are the same
 /// either way; a compressor's output is not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -546,7 +536,8 @@ pub fn generate_file(opts: &GenOptions, path: &Path) -> Result<GenReport, GenErr
     generate_file_like(opts, None, path)
 }
 
-/// [`generate_file`], the packets drawn from `shape` when there is one ([`generate_like`]).
+/// [`generate_file`], the packets drawn from `shape` when there is one (`gen --like`): its feed
+/// and symbol count replace `opts`'s.
 pub fn generate_file_like(
     opts: &GenOptions,
     shape: Option<&Shape>,
