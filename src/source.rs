@@ -101,11 +101,11 @@ pub struct Source {
     pub gate: Option<Arc<Gate>>,
 }
 
-/// Counts the bytes read into a shared counter: the file's for the progress line, the
-/// compressed stream's so a corrupt one can say roughly where it broke.
-struct Tally<R> {
-    inner: R,
-    read: Arc<AtomicU64>,
+/// Counts the bytes read into a shared counter: the file's (or a region's of it) for the
+/// progress line, the compressed stream's so a corrupt one can say roughly where it broke.
+pub(crate) struct Tally<R> {
+    pub inner: R,
+    pub read: Arc<AtomicU64>,
 }
 
 impl<R: Read> Read for Tally<R> {
@@ -194,7 +194,7 @@ impl GunzipThread {
         };
         let worker = thread::Builder::new()
             .name("gunzip".into())
-            .spawn(move || inflater.run(compressed))
+            .spawn(move || inflate(compressed, &inflater))
             .ok();
         GunzipThread {
             chunks,
@@ -217,10 +217,6 @@ struct Inflater {
 }
 
 impl Inflater {
-    fn run<R: Read>(self, compressed: R) {
-        inflate(compressed, &self);
-    }
-
     /// One piece of at most [`PIECE`] bytes into `buf`, between the gate's looks.
     fn piece<D: Read>(&self, decoder: &mut D, buf: &mut [u8]) -> io::Result<usize> {
         let end = buf.len().min(PIECE);
