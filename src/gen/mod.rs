@@ -601,33 +601,6 @@ mod tests {
     }
 
     #[test]
-    fn zero_symbols_is_an_error_not_a_panic() {
-        let opts = GenOptions {
-            symbols: 0,
-            ..GenOptions::default()
-        };
-        let e = generate(&opts, io::sink()).unwrap_err();
-        assert!(
-            matches!(
-                e,
-                GenError::InvalidOption {
-                    option: "symbols",
-                    ..
-                }
-            ),
-            "{e:?}"
-        );
-        assert_eq!(
-            e.to_string(),
-            format!("symbols must be between 1 and {}, got 0", sim::MAX_SYMBOLS)
-        );
-        assert!(matches!(
-            packets(&opts),
-            Err(GenError::InvalidOption { .. })
-        ));
-    }
-
-    #[test]
     fn the_writer_thread_writes_what_one_thread_would() {
         for (feed, chunking) in Feed::ALL
             .into_iter()
