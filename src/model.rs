@@ -179,19 +179,12 @@ macro_rules! field_as_u64 {
         }
     )*};
 }
-field_as_u64!(u8, u32, i64);
+field_as_u64!(u8, u32, i64, Side);
 
 impl Field for [u8; 4] {
     #[inline(always)]
     fn bits(self) -> u64 {
         u64::from(u32::from_le_bytes(self))
-    }
-}
-
-impl Field for Side {
-    #[inline(always)]
-    fn bits(self) -> u64 {
-        self as u64
     }
 }
 

@@ -208,17 +208,6 @@ mod tests {
     }
 
     #[test]
-    fn vlan_tags_are_looked_through() {
-        for tags in 1..=2 {
-            let frame = eth([8, 0], tags, &ip_udp());
-            assert_eq!(
-                udp_payload(link::ETHERNET, &frame).unwrap().payload,
-                b"IEX!"
-            );
-        }
-    }
-
-    #[test]
     fn ip_options_are_skipped_by_ihl() {
         let mut p = ip_udp();
         p[0] = 0x46; // IHL 6: 4 bytes of options

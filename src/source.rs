@@ -101,11 +101,11 @@ pub struct Source {
     pub gate: Option<Arc<Gate>>,
 }
 
-/// Counts the bytes read into a shared counter: the file's for the progress line, the
-/// compressed stream's so a corrupt one can say roughly where it broke.
-struct Tally<R> {
-    inner: R,
-    read: Arc<AtomicU64>,
+/// Counts the bytes read into a shared counter: the file's (or a region's of it) for the
+/// progress line, the compressed stream's so a corrupt one can say roughly where it broke.
+pub(crate) struct Tally<R> {
+    pub inner: R,
+    pub read: Arc<AtomicU64>,
 }
 
 impl<R: Read> Read for Tally<R> {
@@ -194,7 +194,7 @@ impl GunzipThread {
         };
         let worker = thread::Builder::new()
             .name("gunzip".into())
-            .spawn(move || inflater.run(compressed))
+            .spawn(move || inflate(compressed, &inflater))
             .ok();
         GunzipThread {
             chunks,
@@ -217,10 +217,6 @@ struct Inflater {
 }
 
 impl Inflater {
-    fn run<R: Read>(self, compressed: R) {
-        inflate(compressed, &self);
-    }
-
     /// One piece of at most [`PIECE`] bytes into `buf`, between the gate's looks.
     fn piece<D: Read>(&self, decoder: &mut D, buf: &mut [u8]) -> io::Result<usize> {
         let end = buf.len().min(PIECE);
@@ -337,16 +333,6 @@ mod tests {
     }
 
     #[test]
-    fn gunzip_thread_returns_every_byte_across_chunks() {
-        let data: Vec<u8> = (0..3 * CHUNK + 17).map(|i| (i * 7 % 251) as u8).collect();
-        let mut out = Vec::new();
-        GunzipThread::spawn(io::Cursor::new(gzip(&data)), Arc::default())
-            .read_to_end(&mut out)
-            .unwrap();
-        assert_eq!(out, data);
-    }
-
-    #[test]
     fn gunzip_thread_reads_concatenated_members() {
         let mut both = gzip(b"first ");
         both.extend(gzip(b"second"));
@@ -355,33 +341,6 @@ mod tests {
             .read_to_string(&mut out)
             .unwrap();
         assert_eq!(out, "first second");
-    }
-
-    #[test]
-    fn truncated_gzip_is_reported_as_such() {
-        let data = vec![42u8; 100_000];
-        let gz = gzip(&data);
-        let cut = &gz[..gz.len() / 2];
-        let mut out = Vec::new();
-        let err = GunzipThread::spawn(io::Cursor::new(cut.to_vec()), Arc::default())
-            .read_to_end(&mut out)
-            .unwrap_err();
-        match Error::from_io(err) {
-            Error::GzipTruncated { .. } => {}
-            other => panic!("expected GzipTruncated, got {other:?}"),
-        }
-    }
-
-    #[test]
-    fn bad_crc_is_a_gzip_error() {
-        let mut gz = gzip(b"hello world, hello world");
-        let n = gz.len();
-        gz[n - 8] ^= 0xff; // CRC32 in the trailer
-        let mut out = Vec::new();
-        let err = GunzipThread::spawn(io::Cursor::new(gz), Arc::default())
-            .read_to_end(&mut out)
-            .unwrap_err();
-        assert!(matches!(Error::from_io(err), Error::Gzip { .. }));
     }
 
     #[test]

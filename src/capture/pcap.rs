@@ -184,36 +184,3 @@ pub(crate) fn next<R: Read>(
         original_len: record.orig_len,
     }))
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn magic_in_both_orders_and_units() {
-        let cases = [
-            ([0xd4, 0xc3, 0xb2, 0xa1], Endianness::Little, false),
-            ([0xa1, 0xb2, 0xc3, 0xd4], Endianness::Big, false),
-            ([0x4d, 0x3c, 0xb2, 0xa1], Endianness::Little, true),
-            ([0xa1, 0xb2, 0x3c, 0x4d], Endianness::Big, true),
-        ];
-        for (bytes, endian, nanos) in cases {
-            assert_eq!(Header::magic_order(bytes), Some((endian, nanos)));
-        }
-        assert_eq!(Header::magic_order(*b"\x0a\x0d\x0d\x0a"), None);
-    }
-
-    #[test]
-    fn global_header_fields_big_endian() {
-        let bytes = [
-            0xa1, 0xb2, 0xc3, 0xd4, 0, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0, 0,
-            1,
-        ];
-        let (_, h) = Header::parse(&bytes).unwrap();
-        let h = h.unwrap();
-        assert_eq!(h.endian, Endianness::Big);
-        assert_eq!((h.version_major, h.version_minor), (2, 4));
-        assert_eq!(h.snaplen, 65535);
-        assert_eq!(h.link_type, 1);
-    }
-}

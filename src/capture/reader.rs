@@ -188,7 +188,8 @@ impl<R: Read> CaptureReader<R> {
     }
 }
 
-fn hex(bytes: [u8; 4]) -> String {
+/// The magic bytes as an error names them.
+pub(super) fn hex(bytes: [u8; 4]) -> String {
     bytes
         .iter()
         .map(|b| format!("{b:02x}"))

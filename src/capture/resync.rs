@@ -130,8 +130,7 @@ impl Framing {
             return Ok((framing, GLOBAL_HEADER_LEN));
         }
         if magic != SHB_TYPE {
-            let hex: Vec<String> = magic.iter().map(|b| format!("{b:02x}")).collect();
-            return Err(Error::UnknownMagic(hex.join(" ")));
+            return Err(Error::UnknownMagic(super::reader::hex(magic)));
         }
         let mut section = pcapng::Section::default();
         // Blocks up to the first packet; a head that ends inside one is fine: its start is known.
@@ -170,12 +169,8 @@ impl Framing {
 /// Pure, never panics, and for the same bytes and offset always gives the same answer: two
 /// processes that resynchronise at the same offset agree.
 pub fn find_boundary(bytes: &[u8], offset: u64, framing: &Framing, at_eof: bool) -> Option<usize> {
-    candidates(bytes.len(), offset, framing).find(|&start| {
-        matches!(
-            chain(bytes, start, framing, at_eof, CHAIN),
-            Chain::Whole | Chain::PastEnd
-        )
-    })
+    candidates(bytes.len(), offset, framing)
+        .find(|&start| chain_holds(bytes, start, framing, at_eof, CHAIN))
 }
 
 /// What a probe of the bytes after an offset settles (see [`settled_boundary`]).
@@ -257,8 +252,7 @@ enum Chain {
 }
 
 /// Whether `links` records chain from `start` (fewer where the bytes end first; see
-/// [`find_boundary`]). Split out so tests can measure how often shorter chains are faked.
-#[cfg(test)]
+/// [`find_boundary`]); the tests measure how often shorter chains are faked with it.
 fn chain_holds(bytes: &[u8], start: usize, framing: &Framing, at_eof: bool, links: usize) -> bool {
     matches!(
         chain(bytes, start, framing, at_eof, links),

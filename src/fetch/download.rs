@@ -44,15 +44,19 @@ fn unreachable(url: &str, e: ureq::Error) -> FetchError {
     }
 }
 
+fn http_status(url: &str, status: u16) -> FetchError {
+    FetchError::HttpStatus {
+        url: url.to_string(),
+        status,
+    }
+}
+
 /// Downloads and parses the HIST index.
 pub fn load_index(agent: &ureq::Agent, url: &str) -> Result<HistIndex, FetchError> {
     let mut response = agent.get(url).call().map_err(|e| unreachable(url, e))?;
     let status = response.status().as_u16();
     if status != 200 {
-        return Err(FetchError::HttpStatus {
-            url: url.to_string(),
-            status,
-        });
+        return Err(http_status(url, status));
     }
     let mut json = Vec::new();
     response
@@ -175,20 +179,12 @@ fn download(
                 have = 0;
                 continue;
             }
-            status => {
-                return Err(FetchError::HttpStatus {
-                    url: url.to_string(),
-                    status,
-                })
-            }
+            status => return Err(http_status(url, status)),
         }
     };
     if resumed_from == 0 && response.status().as_u16() == 206 {
         // A partial answer we did not ask for cannot be placed in the file.
-        return Err(FetchError::HttpStatus {
-            url: url.to_string(),
-            status: 206,
-        });
+        return Err(http_status(url, 206));
     }
 
     let mut out = if resumed_from > 0 {

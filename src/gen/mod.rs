@@ -129,16 +129,6 @@ pub fn generate<W: Write>(opts: &GenOptions, out: W) -> Result<GenReport, GenErr
     generate_chunked(opts, None, out, Chunking::Records)
 }
 
-/// [`generate`], the packets drawn from `shape` (`gen --like`): its feed and symbol count
-/// replace `opts`'s.
-pub fn generate_like<W: Write>(
-    opts: &GenOptions,
-    shape: &Shape,
-    out: W,
-) -> Result<GenReport, GenError> {
-    generate_chunked(opts, Some(shape), out, Chunking::Records)
-}
-
 /// How [`generate`] cuts the capture into the writes it hands its writer. The bytes are the same
 /// either way; a compressor's output is not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -546,7 +536,8 @@ pub fn generate_file(opts: &GenOptions, path: &Path) -> Result<GenReport, GenErr
     generate_file_like(opts, None, path)
 }
 
-/// [`generate_file`], the packets drawn from `shape` when there is one ([`generate_like`]).
+/// [`generate_file`], the packets drawn from `shape` when there is one (`gen --like`): its feed
+/// and symbol count replace `opts`'s.
 pub fn generate_file_like(
     opts: &GenOptions,
     shape: Option<&Shape>,
@@ -607,33 +598,6 @@ mod tests {
             assert_eq!((r.packets, r.messages, r.symbols), (0, 0, 0));
             assert_eq!(r.first_send_time, 0);
         }
-    }
-
-    #[test]
-    fn zero_symbols_is_an_error_not_a_panic() {
-        let opts = GenOptions {
-            symbols: 0,
-            ..GenOptions::default()
-        };
-        let e = generate(&opts, io::sink()).unwrap_err();
-        assert!(
-            matches!(
-                e,
-                GenError::InvalidOption {
-                    option: "symbols",
-                    ..
-                }
-            ),
-            "{e:?}"
-        );
-        assert_eq!(
-            e.to_string(),
-            format!("symbols must be between 1 and {}, got 0", sim::MAX_SYMBOLS)
-        );
-        assert!(matches!(
-            packets(&opts),
-            Err(GenError::InvalidOption { .. })
-        ));
     }
 
     #[test]

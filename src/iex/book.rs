@@ -400,26 +400,6 @@ mod tests {
     }
 
     #[test]
-    fn clear_book_drops_only_that_symbols_orders() {
-        let r = run(
-            100,
-            &[
-                add(1, "AAPL", 100),
-                add(2, "AAPL", 100),
-                add(3, "SPY", 100),
-                clear("AAPL"),
-                exec(1, 10), // cleared: unknown
-                delete(3),   // SPY is untouched
-                add(4, "AAPL", 5),
-                exec(4, 5), // a new AAPL order after the clear is live
-            ],
-        );
-        assert_eq!(r.cleared_orders, 2);
-        assert_eq!(r.unknown_references, 1, "{r:?}");
-        assert_eq!((r.live_orders, r.peak_live_orders), (0, 3));
-    }
-
-    #[test]
     fn past_capacity_adds_go_untracked_and_unknown_references_unchecked() {
         let r = run(
             2,

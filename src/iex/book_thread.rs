@@ -114,13 +114,8 @@ impl BookFeed {
 
     /// Passes one order message on.
     pub fn push(&mut self, op: Op) {
-        let Packed {
-            id,
-            symbol,
-            size,
-            kind,
-        } = Packed::from(op);
-        self.put(id, symbol, size, kind);
+        let p = Packed::from(op);
+        self.put(p.id, p.symbol, p.size, p.kind);
     }
 
     #[inline]

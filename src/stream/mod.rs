@@ -63,18 +63,7 @@ struct Chunks {
     last: Option<u64>,
 }
 
-/// Where a share's next region comes from: a plain file read by seeking ([`regions`]). A
-/// region is a capture reader over the chunk's records, where it ends, and whether that is the
-/// file's end.
-trait RegionSource<R> {
-    fn next_region(&mut self) -> Result<Option<(CaptureReader<R>, u64, bool)>>;
-}
-
-impl RegionSource<Box<dyn Read + Send>> for regions::Regions {
-    fn next_region(&mut self) -> Result<Option<(CaptureReader<Box<dyn Read + Send>>, u64, bool)>> {
-        Ok(regions::Regions::next_region(self)?.map(|r| (r.reader, r.end, r.at_eof)))
-    }
-}
+type NextRegion<R> = Box<dyn FnMut() -> Result<Option<regions::Region<R>>>>;
 
 /// The segment last returned, kept so that [`IexReader::hold`] can return it again.
 #[derive(Clone)]
@@ -100,9 +89,9 @@ pub struct IexReader<R> {
     chunks: Option<Chunks>,
     last: Option<Last>,
     held: bool,
-    /// A share of a plain file: its regions, and where the one being read ends (and whether
-    /// that is the file's end).
-    regions: Option<Box<dyn RegionSource<R>>>,
+    /// A share of a plain file read by seeking: its next region ([`regions`]), and where the
+    /// one being read ends (and whether that is the file's end).
+    regions: Option<NextRegion<R>>,
     region_end: Option<(u64, bool)>,
 }
 
@@ -342,13 +331,13 @@ impl<R: Read> IexReader<R> {
 
     /// Moves to the share's next region, if it reads a plain file by regions and has one more.
     fn next_region(&mut self) -> Result<bool> {
-        let Some(source) = &mut self.regions else {
+        let Some(next_region) = &mut self.regions else {
             return Ok(false);
         };
-        match source.next_region()? {
-            Some((capture, end, at_eof)) => {
-                self.capture = capture;
-                self.region_end = Some((end, at_eof));
+        match next_region()? {
+            Some(region) => {
+                self.capture = region.reader;
+                self.region_end = Some((region.end, region.at_eof));
                 Ok(true)
             }
             None => Ok(false),
@@ -440,7 +429,7 @@ pub fn open_share(path: &Path, lenient: bool, chunking: Chunking) -> Result<Open
     };
     let mut reader = IexReader::new_from(capture, lenient);
     reader.warn_as = Some(file_label(&path.display().to_string(), false));
-    reader.regions = Some(Box::new(regions));
+    reader.regions = Some(Box::new(move || regions.next_region()));
     reader.region_end = region_end;
     reader.set_chunking(chunking);
     if let Some(chunks) = &mut reader.chunks {
@@ -510,82 +499,21 @@ mod tests {
         (reader, n, end)
     }
 
+    /// What only the reader shows of a cut (the cuts themselves, strict and lenient, are
+    /// `cut_short::pcap_cut_inside_a_packet`'s in tests/it; damage that looks like a cut is
+    /// `cut_short::damage_in_the_middle_stays_an_error`'s): a lenient reader's end stays the
+    /// end, and a file cut exactly between records drops nothing.
     #[test]
     fn the_reader_keeps_what_a_cut_at_the_end_dropped() {
         let (file, starts) = pcap_with_records();
-        let (start, next) = (starts[27], starts[28]);
-        let cases = [
-            // Inside record 28's frame: 50 of its bytes are there.
-            (
-                start + 50,
-                TruncatedTail {
-                    packet: 28,
-                    offset: start as u64,
-                    present: 50,
-                    needed: (next - start) as u64,
-                    what: "pcap record",
-                    gzip_compressed_bytes: None,
-                },
-            ),
-            // Inside its 16-byte record header.
-            (
-                start + 7,
-                TruncatedTail {
-                    packet: 28,
-                    offset: start as u64,
-                    present: 7,
-                    needed: 16,
-                    what: "pcap record header",
-                    gzip_compressed_bytes: None,
-                },
-            ),
-        ];
-        for (cut, expected) in cases {
-            let part = &file[..cut];
-            let (strict, n, end) = read_all(part, false);
-            assert_eq!(n, 27);
-            match end {
-                Err(Error::CutShort(tail)) => assert_eq!(tail, expected),
-                other => panic!("cut at {cut}: {other:?}"),
-            }
-            assert_eq!(strict.truncated_tail(), Some(expected));
-            let (mut lenient, n, end) = read_all(part, true);
-            assert!(end.is_ok(), "{end:?}");
-            assert_eq!(n, 27);
-            assert_eq!(lenient.truncated_tail(), Some(expected));
-            assert_eq!(lenient.frames(), 27);
-            assert_eq!(lenient.position(), start as u64);
-            // The end stays the end.
-            assert!(lenient.next_segment().unwrap().is_none());
-        }
-        // A whole file, and one cut exactly between records, drop nothing.
-        for bytes in [&file[..], &file[..next]] {
+        let (mut lenient, n, end) = read_all(&file[..starts[27] + 50], true);
+        assert!(end.is_ok(), "{end:?}");
+        assert_eq!(n, 27);
+        assert_eq!(lenient.truncated_tail().map(|t| t.present), Some(50));
+        assert!(lenient.next_segment().unwrap().is_none());
+        for bytes in [&file[..], &file[..starts[28]]] {
             let (reader, _, end) = read_all(bytes, false);
             assert!(end.is_ok());
-            assert_eq!(reader.truncated_tail(), None);
-        }
-    }
-
-    #[test]
-    fn a_cut_record_whose_header_no_capture_writes_is_damage() {
-        let (mut file, starts) = pcap_with_records();
-        // Record 10 claims 40,000 captured bytes of a packet its header says was smaller: it runs
-        // past the end, but it was damaged, not cut short.
-        let at = starts[9];
-        file[at + 8..at + 12].copy_from_slice(&40_000u32.to_le_bytes());
-        for lenient in [false, true] {
-            let (reader, n, end) = read_all(&file, lenient);
-            assert_eq!(n, 9);
-            assert!(
-                matches!(
-                    end,
-                    Err(Error::Malformed {
-                        what: "pcap record header",
-                        ..
-                    })
-                ),
-                "{end:?}"
-            );
             assert_eq!(reader.truncated_tail(), None);
         }
     }

@@ -21,6 +21,7 @@ use super::share::Chunking;
 use crate::capture::resync::{self, find_boundary, Settled};
 use crate::capture::{CaptureReader, FormatState, MAX_FRAME};
 use crate::error::{At, Error, Result};
+use crate::source::Tally;
 
 /// Bytes read to find a boundary, smallest first: a chain of eight IEX packets is about 12 KB,
 /// so the first probe settles nearly every boundary; the last (a megabyte and the largest frame)
@@ -29,8 +30,8 @@ use crate::error::{At, Error, Result};
 const PROBES: [usize; 2] = [128 << 10, (1 << 20) + MAX_FRAME + 64];
 
 /// One owned chunk's records, ready to be read.
-pub(crate) struct Region {
-    pub reader: CaptureReader<Box<dyn Read + Send>>,
+pub(crate) struct Region<R> {
+    pub reader: CaptureReader<R>,
     /// Stream offset where the region ends: the next chunk's first record, or the file's end.
     pub end: u64,
     pub at_eof: bool,
@@ -89,7 +90,7 @@ impl Regions {
     }
 
     /// The next owned chunk that holds a record, or `None` when the share has no more.
-    pub fn next_region(&mut self) -> Result<Option<Region>> {
+    pub fn next_region(&mut self) -> Result<Option<Region<Box<dyn Read + Send>>>> {
         let bytes = self.chunking.bytes.max(1);
         loop {
             let chunk = self.next;
@@ -113,7 +114,7 @@ impl Regions {
             let mut file = self.file.try_clone().map_err(Error::Io)?;
             std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(start)).map_err(Error::Io)?;
             self.read.store(start, Ordering::Relaxed);
-            let src = Counted {
+            let src = Tally {
                 inner: file.take(end - start),
                 read: Arc::clone(&self.read),
             };
@@ -177,18 +178,4 @@ impl Regions {
 /// `left` bytes as a length (saturated on a 32-bit target).
 fn n_left(left: u64) -> usize {
     usize::try_from(left).unwrap_or(usize::MAX)
-}
-
-/// Counts the bytes read into the shared progress counter.
-struct Counted<R> {
-    inner: R,
-    read: Arc<AtomicU64>,
-}
-
-impl<R: Read> Read for Counted<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.read.fetch_add(n as u64, Ordering::Relaxed);
-        Ok(n)
-    }
 }

@@ -124,21 +124,4 @@ mod tests {
         );
         assert_eq!(TsResolution::from_option(0).to_nanos(u64::MAX), u64::MAX);
     }
-
-    #[test]
-    fn idb_with_tsresol_option_little_and_big_endian() {
-        let le = [
-            1, 0, 0, 0, 0xff, 0xff, 0, 0, // link type 1, reserved, snaplen 65535
-            9, 0, 1, 0, 9, 0, 0, 0, // if_tsresol = 9, padded
-            0, 0, 0, 0, // opt_endofopt
-        ];
-        let (_, i) = Interface::parse(&le, Endianness::Little).unwrap();
-        assert_eq!(i.link_type, 1);
-        assert_eq!(i.snaplen, 65535);
-        assert_eq!(i.ts_resolution, TsResolution::Pow10(9));
-        let be = [0, 1, 0, 0, 0, 0, 0xff, 0xff, 0, 9, 0, 1, 3, 0, 0, 0];
-        let (_, i) = Interface::parse(&be, Endianness::Big).unwrap();
-        assert_eq!((i.link_type, i.snaplen), (1, 65535));
-        assert_eq!(i.ts_resolution, TsResolution::Pow10(3));
-    }
 }

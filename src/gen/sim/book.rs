@@ -234,44 +234,7 @@ mod tests {
     }
 
     #[test]
-    fn best_picks_the_top_of_each_side() {
-        let mut b = Book::default();
-        // Book prices are whole ticks (`TICK` is 100).
-        let o = |id, price, side| Order {
-            id,
-            price,
-            size: 100,
-            side,
-        };
-        assert_eq!(b.best(BUY), None);
-        assert_eq!(b.bbo(), (Price::MIN, Price::MAX));
-        b.add(o(1, 1_000, BUY));
-        b.add(o(2, 3_000, SELL));
-        b.add(o(3, 2_000, BUY));
-        b.add(o(4, 2_500, SELL));
-        let (buy, sell) = (b.best(BUY).unwrap(), b.best(SELL).unwrap());
-        assert_eq!((b.get(buy).id, b.get(sell).id), (3, 4));
-        assert_eq!(b.bbo(), (2_000, 2_500));
-        assert_eq!(b.remove(0).id, 1);
-        assert_eq!(b.get(0).id, 4, "swap_remove moves the last in");
-        assert_eq!(b.bbo(), (2_000, 2_500));
-        // The best sell moves away: the next best shows.
-        b.set(0, 50, 4_000);
-        assert_eq!(b.bbo(), (2_000, 3_000));
-        // The best buy leaves: no buys.
-        let at = b.best(BUY).unwrap();
-        b.remove(at);
-        assert_eq!(b.bbo(), (Price::MIN, 3_000));
-        let at = b.best(SELL).unwrap();
-        b.set(at, 10, 2_600);
-        assert_eq!(b.bbo(), (Price::MIN, 2_600));
-        b.clear();
-        assert_eq!(b.bbo(), (Price::MIN, Price::MAX));
-        assert!(b.len() == 0 && b.capacity() >= 4);
-    }
-
-    #[test]
-    fn cached_bbo_matches_a_scan_through_random_changes() {
+    fn cached_bbo_and_best_match_a_scan_through_random_changes() {
         let mut rng = fastrand::Rng::with_seed(5);
         let mut b = Book::default();
         for id in 0..20_000 {
@@ -309,6 +272,12 @@ mod tests {
                     }
                 });
             assert_eq!(b.bbo(), (scan[0], scan[1]), "step {id}");
+            // `best` points at an order of that side at that price, `None` for an empty side.
+            for (side, price, none) in [(BUY, scan[0], Price::MIN), (SELL, scan[1], Price::MAX)] {
+                let best = b.best(side).map(|at| b.get(at));
+                let best = best.map(|o| (o.side, o.price));
+                assert_eq!(best, (price != none).then_some((side, price)), "step {id}");
+            }
         }
     }
 
@@ -324,5 +293,8 @@ mod tests {
             });
         }
         assert_eq!(b.capacity(), 1024);
+        // A clear book keeps the capacity for the orders to come.
+        b.clear();
+        assert_eq!((b.len(), b.capacity()), (0, 1024));
     }
 }

@@ -126,34 +126,18 @@ pub(super) fn layout(packets: u64, n_sym: u64, n_listed: u64, oc_per_sym: u64) -
         density: 0,
         burst_msgs: 0,
     };
-    phases.push(burst(Burst::Admin, pa, SYSTEM_START, d_admin, admin_msgs));
-    phases.push(flow(
-        Flow::Pre,
-        pre,
-        SYSTEM_START + NS,
-        MARKET_OPEN - AUCTION_WINDOW,
-    ));
-    phases.push(flow(
-        Flow::OpenAuction,
-        oa,
-        MARKET_OPEN - AUCTION_WINDOW,
-        MARKET_OPEN,
-    ));
-    phases.push(burst(Burst::Open, po, MARKET_OPEN, d_oc, oc_msgs));
-    phases.push(flow(
-        Flow::Regular,
-        regular,
-        MARKET_OPEN + NS,
-        MARKET_CLOSE - AUCTION_WINDOW,
-    ));
-    phases.push(flow(
-        Flow::CloseAuction,
-        ca,
-        MARKET_CLOSE - AUCTION_WINDOW,
-        MARKET_CLOSE,
-    ));
-    phases.push(burst(Burst::Close, pc, MARKET_CLOSE, d_oc, oc_msgs));
-    phases.push(flow(Flow::Post, post, MARKET_CLOSE + NS, SYSTEM_END - NS));
+    let (open_auction, close_auction) =
+        (MARKET_OPEN - AUCTION_WINDOW, MARKET_CLOSE - AUCTION_WINDOW);
+    phases.extend([
+        burst(Burst::Admin, pa, SYSTEM_START, d_admin, admin_msgs),
+        flow(Flow::Pre, pre, SYSTEM_START + NS, open_auction),
+        flow(Flow::OpenAuction, oa, open_auction, MARKET_OPEN),
+        burst(Burst::Open, po, MARKET_OPEN, d_oc, oc_msgs),
+        flow(Flow::Regular, regular, MARKET_OPEN + NS, close_auction),
+        flow(Flow::CloseAuction, ca, close_auction, MARKET_CLOSE),
+        burst(Burst::Close, pc, MARKET_CLOSE, d_oc, oc_msgs),
+        flow(Flow::Post, post, MARKET_CLOSE + NS, SYSTEM_END - NS),
+    ]);
     if has_end {
         phases.push(Phase {
             kind: Kind::End,

@@ -177,8 +177,7 @@ impl Simulation {
         };
     }
 
-    /// Draws from the mix, then turns what the book cannot take into what it can: anything on
-    /// an empty book becomes an add, an add on a full book a delete.
+    /// Draws from the mix, then [`Simulation::fit_action`].
     fn draw_action(&mut self, i: usize) -> Action {
         let live = self.books[i].len();
         let add_bp = if live < DEPTH_TARGET.min(self.live_cap / 2) {
