@@ -57,8 +57,8 @@ pub struct ProfileTally {
     gap_sum_sq: f64,
     close_gaps: u64,
     backwards: u64,
-    last_send: Option<Timestamp>,
-    first_send: Option<Timestamp>,
+    pub(crate) last_send: Option<Timestamp>,
+    pub(crate) first_send: Option<Timestamp>,
 }
 
 impl Default for ProfileTally {
