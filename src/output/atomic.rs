@@ -15,10 +15,10 @@ pub fn write_atomically<T>(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> io::Result<T>,
 ) -> io::Result<T> {
-    write_atomically_with(path, write, |_, e| e)
+    write_file_atomically_with(path, |w| write(w), |_, e| e)
 }
 
-/// What [`write_atomically_with`] was doing when an I/O error happened (errors of the `write`
+/// What [`write_file_atomically_with`] was doing when an I/O error happened (errors of the `write`
 /// closure itself are the closure's own); an error type only for its message.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Step {
@@ -42,18 +42,9 @@ pub enum Step {
     FlushDirect,
 }
 
-/// [`write_atomically`] for a closure with its own error type: an I/O error of the write itself
-/// (creating, syncing, renaming) becomes `io_err(step, error)`, naming the step that failed.
-pub fn write_atomically_with<T, E>(
-    path: &Path,
-    write: impl FnOnce(&mut dyn Write) -> Result<T, E>,
-    io_err: impl Fn(Step, io::Error) -> E,
-) -> Result<T, E> {
-    write_file_atomically_with(path, |w| write(w), io_err)
-}
-
-/// [`write_atomically_with`] handing the closure the buffered file itself, for a writer that
-/// wants the file underneath (`get_mut`), such as [`super::DirectWriter`].
+/// [`write_atomically`] for a closure with its own error type, handed the buffered file itself
+/// (for a writer that wants the file underneath, such as [`super::DirectWriter`]): an I/O error
+/// of the write itself (creating, syncing, renaming) becomes `io_err(step, error)`.
 pub fn write_file_atomically_with<T, E>(
     path: &Path,
     write: impl FnOnce(&mut BufWriter<File>) -> Result<T, E>,
