@@ -109,10 +109,6 @@ impl Tally {
         tally.symbols.extend(tally.book.symbols());
         Ok(tally)
     }
-
-    pub fn feed(&self) -> Option<&'static str> {
-        self.feeds.name()
-    }
 }
 
 /// What the stream held that a clean capture does not: counted by [`Tally`], reported by
@@ -201,7 +197,7 @@ pub fn inspect(path: &Path, lenient: bool) -> std::result::Result<Inspection, Fi
         anomalies: tally.anomalies,
         book: (tally.book.saw_orders() || tally.feeds.deep_plus).then(|| tally.book.finish()),
         symbols: tally.symbols.len() as u64,
-        feed: tally.feed(),
+        feed: tally.feeds.name(),
         first_send_time,
         last_send_time,
         first_send_time_utc: first_send_time.map(utc),

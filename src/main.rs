@@ -815,8 +815,7 @@ impl GenArgs {
             symbols: self.symbols,
         };
         let out = &self.out;
-        let report = gen::generate_file_like(&opts, shape.as_ref(), out)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", out.display()))?;
+        let report = gen::generate_file_like(&opts, shape.as_ref(), out).map_err(at(out))?;
         let text = if self.json {
             serde_json::to_string_pretty(&report)?
         } else {
@@ -865,7 +864,7 @@ impl FetchArgs {
 }
 
 /// An output's error, prefixed with its path.
-fn at(path: &Path) -> impl FnOnce(std::io::Error) -> anyhow::Error + '_ {
+fn at<E: std::fmt::Display>(path: &Path) -> impl FnOnce(E) -> anyhow::Error + '_ {
     move |e| anyhow::anyhow!("{}: {e}", path.display())
 }
 

@@ -25,19 +25,15 @@ pub enum Step {
     /// Looking at the destination: its metadata, or following its symbolic link.
     #[error("looking at the destination")]
     Inspect,
-    /// Creating the temporary file beside the destination.
     #[error("creating temporary file {}", .0.display())]
     CreateTemp(PathBuf),
-    /// Flushing and syncing the temporary file to disk.
     #[error("flushing temporary file {} to disk", .0.display())]
     SyncTemp(PathBuf),
-    /// Renaming the temporary file over the destination.
     #[error("renaming {} to {}", from.display(), to.display())]
     Rename { from: PathBuf, to: PathBuf },
     /// Opening a destination that is not a regular file, written directly.
     #[error("opening for writing")]
     OpenDirect,
-    /// Flushing a destination that is not a regular file.
     #[error("flushing")]
     FlushDirect,
 }
