@@ -794,10 +794,9 @@ impl FormatsArgs {
 
 impl GenArgs {
     fn run(self) -> anyhow::Result<()> {
-        let shape = match &self.like {
-            Some(path) => Some(like_shape(path, self.lenient)?),
-            None => None,
-        };
+        let shape = (self.like.as_deref())
+            .map(|path| like_shape(path, self.lenient))
+            .transpose()?;
         let feed = shape.as_ref().map_or(Feed::from(self.feed), |s| s.feed);
         let packets = match (&shape, self.day) {
             (Some(shape), true) => shape.day_packets().map_err(|e| anyhow::anyhow!("{e}"))?,
