@@ -17,13 +17,13 @@ use crate::profile::{type_name, Profile, ProfileTally};
 use crate::source::Compression;
 use crate::stream::{self, IexReader, Item, Skipped, TruncatedTail};
 
-/// Counts gathered from the segments, independent of where they came from.
-#[derive(Debug)]
+/// Counts gathered from the segments, independent of where they came from; the counts by type
+/// and the send times are the profile's.
+#[derive(Debug, Default)]
 pub struct Tally {
     pub packets: u64,
     pub heartbeats: u64,
     pub messages: u64,
-    pub by_type: [u64; 256],
     pub anomalies: Anomalies,
     /// Distinct symbols; those of order messages are the book's ([`BookFeed::symbols`]) and
     /// join at the end of [`Tally::from_stream`].
@@ -34,29 +34,8 @@ pub struct Tally {
     /// The previous message's symbol, already in `symbols`.
     last_symbol: Option<u64>,
     pub feeds: FeedsSeen,
-    pub first_send_time: Option<i64>,
-    pub last_send_time: Option<i64>,
     /// The capture's shape ([`Profile`]).
     pub profile: ProfileTally,
-}
-
-impl Default for Tally {
-    fn default() -> Self {
-        Tally {
-            packets: 0,
-            heartbeats: 0,
-            messages: 0,
-            by_type: [0; 256],
-            anomalies: Anomalies::default(),
-            symbols: FxHashSet::default(),
-            book: BookFeed::new(),
-            last_symbol: None,
-            feeds: FeedsSeen::default(),
-            first_send_time: None,
-            last_send_time: None,
-            profile: ProfileTally::default(),
-        }
-    }
 }
 
 impl Tally {
@@ -66,8 +45,6 @@ impl Tally {
         self.packets += 1;
         self.heartbeats += u64::from(header.is_heartbeat());
         self.feeds.add(item.segment.feed);
-        self.first_send_time.get_or_insert(header.send_time);
-        self.last_send_time = Some(header.send_time);
         match item.seq {
             SeqEvent::Gap { expected, got } => {
                 self.anomalies.gaps += 1;
@@ -85,7 +62,6 @@ impl Tally {
                 Ok(m) => {
                     self.messages += 1;
                     let k = block[0];
-                    self.by_type[usize::from(k)] += 1;
                     self.profile
                         .message(k, block.len(), m.symbol().map(|s| s.as_u64()));
                     if block.len() > kind::wire_len(k).unwrap_or(usize::MAX) {
@@ -108,7 +84,6 @@ impl Tally {
                 // their length prefix and counted, never fatal.
                 Err(MessageError::Unknown(kind)) => {
                     self.anomalies.unknown += 1;
-                    self.by_type[usize::from(kind)] += 1;
                     self.profile.message(kind, block.len(), None);
                 }
                 Err(_) => self.anomalies.unknown += 1,
@@ -133,10 +108,6 @@ impl Tally {
         tally.book.finish();
         tally.symbols.extend(tally.book.symbols());
         Ok(tally)
-    }
-
-    pub fn feed(&self) -> Option<&'static str> {
-        self.feeds.name()
     }
 }
 
@@ -206,10 +177,10 @@ pub fn inspect(path: &Path, lenient: bool) -> std::result::Result<Inspection, Fi
     let reader = &opened.reader;
     let seconds = started.elapsed().as_secs_f64();
     let capture_bytes = reader.position();
-    let by_type = (0..=255u8)
-        .zip(tally.by_type)
-        .filter(|&(_, n)| n > 0)
-        .map(|(k, n)| (type_name(k), n))
+    let (first_send_time, last_send_time) = (tally.profile.first_send, tally.profile.last_send);
+    let profile = std::mem::take(&mut tally.profile).finish();
+    let by_type = (profile.type_counts.iter())
+        .map(|&(k, n)| (type_name(k), n))
         .collect();
     let per_s = |x: f64| if seconds > 0.0 { x / seconds } else { 0.0 };
     Ok(Inspection {
@@ -226,14 +197,14 @@ pub fn inspect(path: &Path, lenient: bool) -> std::result::Result<Inspection, Fi
         anomalies: tally.anomalies,
         book: (tally.book.saw_orders() || tally.feeds.deep_plus).then(|| tally.book.finish()),
         symbols: tally.symbols.len() as u64,
-        feed: tally.feed(),
-        first_send_time: tally.first_send_time,
-        last_send_time: tally.last_send_time,
-        first_send_time_utc: tally.first_send_time.map(utc),
-        last_send_time_utc: tally.last_send_time.map(utc),
+        feed: tally.feeds.name(),
+        first_send_time,
+        last_send_time,
+        first_send_time_utc: first_send_time.map(utc),
+        last_send_time_utc: last_send_time.map(utc),
         skipped: reader.skipped(),
         truncated_tail: reader.truncated_tail(),
-        profile: std::mem::take(&mut tally.profile).finish(),
+        profile,
         seconds,
         mb_per_s: per_s(capture_bytes as f64) / 1e6,
         msgs_per_s: per_s(tally.messages as f64),

@@ -6,7 +6,7 @@
 
 use std::ffi::OsString;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand};
@@ -629,31 +629,35 @@ impl RunCommand {
             };
             export::part::write(path, &part).map_err(at(path))?;
             // The table below reads the outcome back from the part (its only owner now).
-            let outcome = part.report.restore()?;
-            return self.write_outputs(&outcome, &info);
+            outcome = part.report.restore()?;
         }
-        self.write_outputs(&outcome, &info)
+        let (csv, summary) = (self.csv.as_deref(), self.summary.as_deref());
+        write_outputs(&outcome, &info, [csv, summary, self.hist_dir.as_deref()])
     }
+}
 
-    /// The results files asked for, and the table.
-    fn write_outputs(&self, outcome: &measure::Outcome, info: &RunInfo) -> anyhow::Result<()> {
-        let report = RunReport { outcome, info };
-        if let Some(path) = &self.csv {
-            export::csv::append(path, &report).map_err(at(path))?;
-        }
-        if let Some(path) = &self.summary {
-            export::aggregation::write(path, &report).map_err(at(path))?;
-        }
-        if let Some(dir) = &self.hist_dir {
-            export::hgrm::write_all(dir, &report).map_err(at(dir))?;
-        }
-        print(export::table::render(&report).trim_end())
+/// The results files asked for (`run`'s --csv, --summary and --hist-dir), and the table.
+fn write_outputs(
+    outcome: &measure::Outcome,
+    info: &RunInfo,
+    [csv, summary, hist_dir]: [Option<&Path>; 3],
+) -> anyhow::Result<()> {
+    let report = &RunReport { outcome, info };
+    if let Some(path) = csv {
+        export::csv::append(path, report).map_err(at(path))?;
     }
+    if let Some(path) = summary {
+        export::aggregation::write(path, report).map_err(at(path))?;
+    }
+    if let Some(dir) = hist_dir {
+        export::hgrm::write_all(dir, report).map_err(at(dir))?;
+    }
+    print(export::table::render(report).trim_end())
 }
 
 /// The order seed of a sharded run without `--order-seed`: from the input's digest, so that
 /// every shard of one input takes the same turns.
-fn seed_of(file: &std::path::Path) -> anyhow::Result<u64> {
+fn seed_of(file: &Path) -> anyhow::Result<u64> {
     let digest = export::part::sampled_digest(file).map_err(at(file))?;
     let hex = digest.rsplit(':').next().unwrap_or_default();
     Ok(u64::from_str_radix(&hex[..16.min(hex.len())], 16).unwrap_or(0))
@@ -666,7 +670,7 @@ impl MergeArgs {
             let part = export::part::read(path).map_err(MergeRefused)?;
             parts.push((path.clone(), part));
         }
-        let workers: Vec<measure::Worker> = parts
+        let mut workers: Vec<measure::Worker> = parts
             .iter()
             .map(|(_, p)| {
                 let o = &p.report.outcome;
@@ -682,7 +686,6 @@ impl MergeArgs {
             })
             .collect();
         let (mut outcome, info) = export::part::join(parts).map_err(MergeRefused)?;
-        let mut workers = workers;
         workers.sort_by_key(|w| w.share.index);
         outcome.workers = workers;
         let csv = self.out.join("results.csv");
@@ -694,16 +697,12 @@ impl MergeArgs {
             .into());
         }
         std::fs::create_dir_all(&self.out).map_err(at(&self.out))?;
-        let report = RunReport {
-            outcome: &outcome,
-            info: &info,
-        };
-        export::csv::append(&csv, &report).map_err(at(&csv))?;
-        let summary = self.out.join("summary.csv");
-        export::aggregation::write(&summary, &report).map_err(at(&summary))?;
-        let hist = self.out.join("hist");
-        export::hgrm::write_all(&hist, &report).map_err(at(&hist))?;
-        print(export::table::render(&report).trim_end())
+        let (summary, hist) = (self.out.join("summary.csv"), self.out.join("hist"));
+        write_outputs(
+            &outcome,
+            &info,
+            [&csv, &summary, &hist].map(|p| Some(p.as_path())),
+        )
     }
 }
 
@@ -795,10 +794,9 @@ impl FormatsArgs {
 
 impl GenArgs {
     fn run(self) -> anyhow::Result<()> {
-        let shape = match &self.like {
-            Some(path) => Some(like_shape(path, self.lenient)?),
-            None => None,
-        };
+        let shape = (self.like.as_deref())
+            .map(|path| like_shape(path, self.lenient))
+            .transpose()?;
         let feed = shape.as_ref().map_or(Feed::from(self.feed), |s| s.feed);
         let packets = match (&shape, self.day) {
             (Some(shape), true) => shape.day_packets().map_err(|e| anyhow::anyhow!("{e}"))?,
@@ -816,8 +814,7 @@ impl GenArgs {
             symbols: self.symbols,
         };
         let out = &self.out;
-        let report = gen::generate_file_like(&opts, shape.as_ref(), out)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", out.display()))?;
+        let report = gen::generate_file_like(&opts, shape.as_ref(), out).map_err(at(out))?;
         let text = if self.json {
             serde_json::to_string_pretty(&report)?
         } else {
@@ -866,12 +863,12 @@ impl FetchArgs {
 }
 
 /// An output's error, prefixed with its path.
-fn at(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> anyhow::Error + '_ {
+fn at<E: std::fmt::Display>(path: &Path) -> impl FnOnce(E) -> anyhow::Error + '_ {
     move |e| anyhow::anyhow!("{}: {e}", path.display())
 }
 
 /// The shape of the capture at `path` for `gen --like`: one `inspect` pass.
-fn like_shape(path: &std::path::Path, lenient: bool) -> anyhow::Result<gen::Shape> {
+fn like_shape(path: &Path, lenient: bool) -> anyhow::Result<gen::Shape> {
     // A capture cut short and read with --lenient is warned about as it is read.
     let inspection = inspect::inspect(path, lenient)?;
     let feed = match inspection.feed {

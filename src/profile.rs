@@ -57,8 +57,8 @@ pub struct ProfileTally {
     gap_sum_sq: f64,
     close_gaps: u64,
     backwards: u64,
-    last_send: Option<Timestamp>,
-    first_send: Option<Timestamp>,
+    pub(crate) last_send: Option<Timestamp>,
+    pub(crate) first_send: Option<Timestamp>,
 }
 
 impl Default for ProfileTally {
@@ -382,22 +382,16 @@ pub struct SendGaps {
 }
 
 impl Profile {
-    /// The message types and their counts, most common first (ties by type byte).
-    fn by_count(&self) -> Vec<(u8, u64)> {
-        let mut t = self.type_counts.clone();
-        t.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        t
-    }
-
     /// The human-readable lines `inspect` prints.
     pub fn to_lines(&self) -> Vec<String> {
         let m = &self.messages_per_packet;
         let g = &self.send_gaps;
         let c = &self.trading;
         let total: u64 = self.type_counts.iter().map(|&(_, n)| n).sum();
-        let mix: Vec<String> = self
-            .by_count()
-            .into_iter()
+        // The message types, most common first (ties by type byte).
+        let mut by_count = self.type_counts.clone();
+        by_count.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        let mix: Vec<String> = (by_count.into_iter())
             .map(|(k, n)| {
                 let pct = 100.0 * n as f64 / total as f64;
                 if pct >= 0.1 {

@@ -147,16 +147,9 @@ pub fn resolve_inputs(given: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
     for path in given {
         let text = path.to_string_lossy();
         if path.is_dir() {
-            let mut found: Vec<PathBuf> = std::fs::read_dir(path)
-                .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?
-                .filter_map(|e| e.ok())
-                .filter(|e| {
-                    let name = e.file_name().to_string_lossy().into_owned();
-                    !name.starts_with('.') && name.contains(".pcap")
-                })
-                .map(|e| e.path())
-                .filter(|p| p.is_file())
-                .collect();
+            let mut found = matching(path, "*.pcap*")
+                .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
+            found.retain(|p| p.is_file());
             found.sort();
             if found.is_empty() {
                 return Err(Failure::Usage(format!(
@@ -196,8 +189,7 @@ pub fn input_name(input: &Path) -> String {
         .unwrap_or_else(|| input.display().to_string())
 }
 
-/// The files matching `pattern`, wildcards allowed in any component; hidden names match only a
-/// pattern that starts with a dot. Sorted.
+/// The files matching `pattern`, wildcards allowed in any component ([`matching`]). Sorted.
 fn glob(pattern: &Path) -> Vec<PathBuf> {
     use std::path::Component;
     let mut found = vec![PathBuf::new()];
@@ -213,31 +205,33 @@ fn glob(pattern: &Path) -> Vec<PathBuf> {
             found.iter_mut().for_each(|f| f.push(&part));
             continue;
         }
-        let pat: Vec<char> = part.chars().collect();
-        let mut next = Vec::new();
-        for dir in &found {
-            let read = if dir.as_os_str().is_empty() {
-                std::fs::read_dir(".")
-            } else {
-                std::fs::read_dir(dir)
-            };
-            let Ok(entries) = read else { continue };
-            for entry in entries.flatten() {
-                let name = entry.file_name().to_string_lossy().into_owned();
-                if name.starts_with('.') && !part.starts_with('.') {
-                    continue;
-                }
-                let chars: Vec<char> = name.chars().collect();
-                if matches(&pat, &chars) {
-                    next.push(dir.join(&name));
-                }
-            }
-        }
-        found = next;
+        found = (found.iter())
+            .flat_map(|dir| matching(dir, &part).unwrap_or_default())
+            .collect();
     }
     let mut files: Vec<PathBuf> = found.into_iter().filter(|p| p.is_file()).collect();
     files.sort();
     files
+}
+
+/// The entries of `dir` (the current folder when empty) whose names `pattern` matches; hidden
+/// names match only a pattern that starts with a dot.
+fn matching(dir: &Path, pattern: &str) -> std::io::Result<Vec<PathBuf>> {
+    let pat: Vec<char> = pattern.chars().collect();
+    let read = std::fs::read_dir(if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    })?;
+    let mut found = Vec::new();
+    for entry in read.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let hidden = name.starts_with('.') && !pattern.starts_with('.');
+        if !hidden && matches(&pat, &name.chars().collect::<Vec<_>>()) {
+            found.push(dir.join(&name));
+        }
+    }
+    Ok(found)
 }
 
 /// Shell wildcard match of a whole name: `*`, `?`, `[abc]`, `[a-z]`, `[!a]`.

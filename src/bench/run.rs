@@ -14,7 +14,6 @@ use crate::fetch::{self, FetchOptions};
 use crate::gen::{self, GenOptions};
 use crate::measure::args::{InstructionsArg, RunArgs, StoredArg};
 use crate::measure::Unit;
-use crate::model::Feed;
 use crate::report;
 
 /// Runs the bench; returns after the report is written.
@@ -146,11 +145,8 @@ fn quick_input(out: &Path) -> Result<PathBuf, Failure> {
     let quick = out.join("quick.pcapng");
     if !quick.is_file() {
         let gen_opts = GenOptions {
-            feed: Feed::Deep,
-            capture: crate::capture::CaptureKind::Pcapng,
             packets: QUICK_PACKETS,
-            seed: 1,
-            symbols: 500,
+            ..GenOptions::default()
         };
         gen::generate_file(&gen_opts, &quick)
             .map_err(|e| Failure::Failed(format!("{}: {e}", quick.display())))?;

@@ -3,7 +3,7 @@
 //! merge checks before adding the parts: the input (its size and a digest), the binary (a
 //! digest of the executable), the options, and where the part was measured.
 
-use std::io::{BufReader, Read, Seek, SeekFrom, Write};
+use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
@@ -89,27 +89,9 @@ impl InputId {
     }
 }
 
-/// Writes `part` to `path` whole or not at all (a temporary file beside it, then a rename).
+/// Writes `part` to `path` whole or not at all.
 pub fn write(path: &Path, part: &Part) -> std::io::Result<()> {
-    let tmp = tmp_path(path);
-    let result = (|| {
-        let mut out = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
-        serde_json::to_writer(&mut out, part)?;
-        out.flush()?;
-        out.get_ref().sync_all()?;
-        drop(out);
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
-}
-
-fn tmp_path(path: &Path) -> PathBuf {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(format!(".tmp-{}", std::process::id()));
-    path.with_file_name(name)
+    crate::output::write_atomically(path, |w| Ok(serde_json::to_writer(w, part)?))
 }
 
 /// Reads a part, refusing a file that is not one or of another layout.

@@ -15,45 +15,32 @@ pub fn write_atomically<T>(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> io::Result<T>,
 ) -> io::Result<T> {
-    write_atomically_with(path, write, |_, e| e)
+    write_file_atomically_with(path, |w| write(w), |_, e| e)
 }
 
-/// What [`write_atomically_with`] was doing when an I/O error happened (errors of the `write`
+/// What [`write_file_atomically_with`] was doing when an I/O error happened (errors of the `write`
 /// closure itself are the closure's own); an error type only for its message.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Step {
     /// Looking at the destination: its metadata, or following its symbolic link.
     #[error("looking at the destination")]
     Inspect,
-    /// Creating the temporary file beside the destination.
     #[error("creating temporary file {}", .0.display())]
     CreateTemp(PathBuf),
-    /// Flushing and syncing the temporary file to disk.
     #[error("flushing temporary file {} to disk", .0.display())]
     SyncTemp(PathBuf),
-    /// Renaming the temporary file over the destination.
     #[error("renaming {} to {}", from.display(), to.display())]
     Rename { from: PathBuf, to: PathBuf },
     /// Opening a destination that is not a regular file, written directly.
     #[error("opening for writing")]
     OpenDirect,
-    /// Flushing a destination that is not a regular file.
     #[error("flushing")]
     FlushDirect,
 }
 
-/// [`write_atomically`] for a closure with its own error type: an I/O error of the write itself
-/// (creating, syncing, renaming) becomes `io_err(step, error)`, naming the step that failed.
-pub fn write_atomically_with<T, E>(
-    path: &Path,
-    write: impl FnOnce(&mut dyn Write) -> Result<T, E>,
-    io_err: impl Fn(Step, io::Error) -> E,
-) -> Result<T, E> {
-    write_file_atomically_with(path, |w| write(w), io_err)
-}
-
-/// [`write_atomically_with`] handing the closure the buffered file itself, for a writer that
-/// wants the file underneath (`get_mut`), such as [`super::DirectWriter`].
+/// [`write_atomically`] for a closure with its own error type, handed the buffered file itself
+/// (for a writer that wants the file underneath, such as [`super::DirectWriter`]): an I/O error
+/// of the write itself (creating, syncing, renaming) becomes `io_err(step, error)`.
 pub fn write_file_atomically_with<T, E>(
     path: &Path,
     write: impl FnOnce(&mut BufWriter<File>) -> Result<T, E>,
