@@ -121,7 +121,7 @@ pub(super) fn read_backward(source: &[Packet]) -> String {
 /// before `failed`) first differs from `expected`, else `wrong` (what else the reader got
 /// wrong), else what stopped it; `used` of `len` bytes. `Ok` when it read the packet whole and
 /// right.
-fn judge(
+pub(super) fn judge(
     i: usize,
     (expected, got): (&Packet, &Packet),
     wrong: Option<String>,
@@ -203,6 +203,15 @@ pub(super) fn forward<F: Format>(
 /// why it stopped.
 pub(super) type Read2 = (v2::MPacket, Result<usize, String>);
 
+/// What a version 2 reader that reads a packet all or nothing read: the packet and the bytes it
+/// used, or an empty packet and why not.
+pub(super) fn whole(read: Result<(v2::MPacket, usize), String>) -> Read2 {
+    read.map_or_else(
+        |e| (v2::MPacket::default(), Err(e)),
+        |(p, used)| (p, Ok(used)),
+    )
+}
+
 /// **backward**: the codec under test `F` encodes each packet of `source` (version 1 bytes);
 /// `read` (the format's version 2 reader) decodes them; every version 1 field must equal the
 /// source's and every appended field must be its default.
@@ -278,18 +287,6 @@ pub(super) fn both<F: Format>(
             &format!("{check} (v1 writer: {v1}; v2 reader: {v2_reader})"),
         ),
     )
-}
-
-/// [`both`] for a format with no evolution mechanism, checked in the file of its name: `note` (why
-/// each version misreads the other) follows both findings.
-pub(super) fn without_mechanism<F: Format>(
-    calls: (&str, &str),
-    write: impl Fn(&v2::MPacket, &mut Vec<u8>),
-    read: impl Fn(&[u8]) -> Read2,
-    note: &str,
-) -> (Finding, Finding) {
-    let check = format!("capability::evolution::{}", F::NAME);
-    both::<F>(&check, calls, write, read, (note, note))
 }
 
 /// A format's version 2 writer and reader agree with each other on every source packet,
