@@ -271,18 +271,9 @@ pub fn check(
 mod tests {
     use super::*;
 
-    /// A scratch directory of this test's own, emptied first.
-    fn scratch(name: &str) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("md-shootout-xlang-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        dir
-    }
-
     fn reads_exactly(format: &str, language: &str) {
-        let dir = scratch(format);
-        let found = read_by(format, &dir).expect("a known format");
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = tempfile::tempdir().unwrap();
+        let found = read_by(format, dir.path()).expect("a known format");
         let (lang, finding) = &found.findings[0];
         assert_eq!(lang, language);
         assert!(finding.yes(), "{format}: {}", finding.answer);
@@ -318,6 +309,7 @@ mod tests {
     /// so, naming the packet, message and field.
     #[test]
     fn a_byte_altered_after_encoding_is_named() {
+        let dir = tempfile::tempdir().unwrap();
         for format in [
             "capnp-unpacked",
             "capnp-packed",
@@ -332,7 +324,6 @@ mod tests {
             "json-sonic",
             "json-simd",
         ] {
-            let dir = scratch(&format!("mutated-{format}"));
             let reader = reader(format).unwrap();
             let alter = |units: &mut [Vec<u8>]| {
                 let unit = &mut units[0];
@@ -342,8 +333,7 @@ mod tests {
                     .expect("the symbol's bytes are in the encoding");
                 unit[at + 7] = b'F';
             };
-            let finding = check(format, reader, &marked(), alter, &dir);
-            let _ = std::fs::remove_dir_all(&dir);
+            let finding = check(format, reader, &marked(), alter, dir.path());
             assert_eq!(
                 finding.answer,
                 "no: packet 1 (seq 9), message 1 (TradeReport), field symbol: \

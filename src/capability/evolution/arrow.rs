@@ -218,11 +218,7 @@ pub(super) fn backward(source: &[Packet]) -> Outcome {
     let (packets, values) = read(&bytes).map_err(on)?;
     judge(source, &packets).map_err(on)?;
     for (a, values) in v2::APPENDED.iter().zip(&values) {
-        let rows = source
-            .iter()
-            .flat_map(|p| &p.messages)
-            .filter(|m| m.name() == a.message);
-        if values.len() != rows.count() {
+        if values.len() != harness::count(source, a.message) {
             return Err(on(format!(
                 "{} rows of {}.{}",
                 values.len(),

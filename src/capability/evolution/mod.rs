@@ -55,7 +55,6 @@ use std::path::Path;
 use super::finding::Finding;
 use crate::formats::window::Packets;
 use crate::formats::{Format, WindowFormat};
-pub use harness::source;
 pub use reference::FormatEvolution;
 
 /// Both directions' findings for one format.
@@ -144,7 +143,7 @@ pub fn of_the_format(format: &str, crate_: &Evolution, scratch: &Path) -> Option
 
 #[cfg(test)]
 mod tests {
-    use super::harness::{assert_answers, assert_round_trip, forward};
+    use super::harness::{assert_answers, assert_round_trip, forward, source};
     use super::*;
     use crate::formats::borsh::Borsh;
     use crate::formats::json::Json;
