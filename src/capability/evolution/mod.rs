@@ -143,7 +143,7 @@ pub fn of_the_format(format: &str, crate_: &Evolution, scratch: &Path) -> Option
 
 #[cfg(test)]
 mod tests {
-    use super::harness::{assert_answers, assert_round_trip, forward, source};
+    use super::harness::{assert_answers, assert_round_trip, decode, forward, of_source, source};
     use super::*;
     use crate::formats::borsh::Borsh;
     use crate::formats::json::Json;
@@ -171,20 +171,20 @@ mod tests {
     #[test]
     fn a_v2_writer_that_swaps_two_fields_makes_forward_no() {
         let source = source();
-        let written: Vec<v2::MPacket> = source.iter().map(v2::MPacket::written).collect();
-        let bad: Vec<v2::MPacket> = source
-            .iter()
-            .map(|p| v2::MPacket::written(&compiled::swapped(p)))
-            .collect();
+        let bad = |write: fn(&v2::MPacket, &mut Vec<u8>)| {
+            let write = of_source(write);
+            move |p: &crate::model::Packet| write(&compiled::swapped(p))
+        };
         let expected = "the v1 reader on v2 bytes, packet 0 (seq 1001): \
                         messages[1].TradeReport.price came out as 4242001 where the source has \
                         1892500";
-        let json = forward::<Json>(&source, &bad, serde_formats::json_write);
+        let json = forward(&source, bad(serde_formats::json_write), decode::<Json>);
         assert_eq!(json, Err(expected.to_owned()));
-        assert!(forward::<Json>(&source, &written, serde_formats::json_write).is_ok());
-        let rkyv = forward::<Rkyv>(&source, &bad, rkyv::write);
+        let good = of_source(serde_formats::json_write);
+        assert!(forward(&source, good, decode::<Json>).is_ok());
+        let rkyv = forward(&source, bad(rkyv::write), decode::<Rkyv>);
         assert_eq!(rkyv, Err(expected.to_owned()));
-        assert!(forward::<Rkyv>(&source, &written, rkyv::write).is_ok());
+        assert!(forward(&source, of_source(rkyv::write), decode::<Rkyv>).is_ok());
     }
 
     /// Each format's version 2 writer and reader agree with each other (so a `no` is the

@@ -5,7 +5,7 @@
 //! `xlang/SbeDump.java --acting` prints every field each reads, beside the version and block
 //! length it acts on (from each message header). The bytes are the Rust check's
 //! (`evolution::sbe`): the v2 encoders' and the codec's, one unit per packet of
-//! `compiled::source()`.
+//! `harness::source()`.
 //!
 //! What the mechanism asks (the SBE specification, "Message schema versioning"; the wiki's
 //! "Message Versioning"): a decoder takes the block length and version from the header, skips
@@ -17,7 +17,7 @@ use std::path::Path;
 
 use serde_json::Value as Json;
 
-use super::super::compiled::source;
+use super::super::harness::source;
 use super::super::sbe::{generated as v2_code, write_v2};
 use super::super::v2::Appended;
 use super::judge::{backward, finding, forward, take_appended, FormatEvolution, Read};
