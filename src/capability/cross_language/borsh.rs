@@ -102,33 +102,3 @@ pub fn read(units: &[Vec<u8>], dir: &Path) -> Result<Vec<TheirPacket>, ToolError
     let lines = tool.script(dir, ("borsh_read.js", script), &args, &input)?;
     tool.tagged(&lines, Bytes::Integer, false)
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The schema is JSON whose message variants are the wire vocabulary's, in its order.
-    #[test]
-    fn the_schema_lists_every_variant_in_order() {
-        let schema: Json = serde_json::from_str(&schema()).unwrap();
-        let variants = &schema["struct"]["messages"]["array"]["type"]["enum"];
-        let names: Vec<String> = variants
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| {
-                v["struct"]
-                    .as_object()
-                    .unwrap()
-                    .keys()
-                    .next()
-                    .unwrap()
-                    .clone()
-            })
-            .collect();
-        assert_eq!(names.len(), 18);
-        assert_eq!(names[0], "SystemEvent");
-        assert_eq!(names[7], "PriceLevelUpdate");
-        assert_eq!(names[17], "ClearBook");
-    }
-}

@@ -21,17 +21,12 @@ pub fn describe() -> Result<String, ToolError> {
     capnp().describe("capnp convert", "C++")
 }
 
-/// Reads `capnp-unpacked` packets.
-pub fn read_unpacked(units: &[Vec<u8>], dir: &Path) -> Result<Vec<TheirPacket>, ToolError> {
-    read(units, "binary:json", dir)
-}
-
-/// Reads `capnp-packed` packets.
-pub fn read_packed(units: &[Vec<u8>], dir: &Path) -> Result<Vec<TheirPacket>, ToolError> {
-    read(units, "packed:json", dir)
-}
-
-fn read(units: &[Vec<u8>], conversion: &str, dir: &Path) -> Result<Vec<TheirPacket>, ToolError> {
+/// Reads `capnp-packed` packets where `PACKED`, else `capnp-unpacked` ones.
+pub fn read<const PACKED: bool>(
+    units: &[Vec<u8>],
+    dir: &Path,
+) -> Result<Vec<TheirPacket>, ToolError> {
+    let conversion = if PACKED { "packed:json" } else { "binary:json" };
     let tool = capnp();
     let schema = dir.join("marketdata.capnp");
     tool::write(&schema, SCHEMA.as_bytes())?;

@@ -511,18 +511,10 @@ pub(crate) mod tests {
                            "price": "1500000", "tradeId": "-5"});
         let tally = compare(
             &[trade("ZIEXT", 1_500_000)],
-            &theirs(exact.clone(), Bytes::Integer, false),
-        );
-        assert_eq!(tally.map(|t| t.messages), Ok(1));
-
-        let wrong = compare(
-            &[trade("ZIEXT", 1_500_001)],
             &theirs(exact, Bytes::Integer, false),
         );
-        assert_eq!(
-            wrong,
-            Err("packet 1 (seq 9), message 1 (TradeReport), field price: ours 1500001 vs theirs 1500000".into())
-        );
+        assert_eq!(tally.map(|t| t.messages), Ok(1));
+        // A value that differs: `a_byte_altered_after_encoding_is_named` (cross_language).
 
         // A field left out is a difference, unless the tool's format writes no zeros.
         let short = json!({"flags": 64, "timestamp": 11, "symbol": "ZIEXT", "size": 100,

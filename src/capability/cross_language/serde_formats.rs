@@ -20,22 +20,13 @@ fn python() -> Tool {
     Tool::venv_python("SERDE_PYTHON3", "serde-venv", Some("python3"), install)
 }
 
-/// `module version (Python 3.11.7)`; an error if Python cannot import `module`.
-fn describe(module: &str) -> Result<String, ToolError> {
+/// `module version (Python 3.11.7)` (`msgpack 1.2.4 (...)`, `cbor2 6.3.0 (...)`); an error if
+/// Python cannot import `module`.
+pub fn describe(module: &str) -> Result<String, ToolError> {
     python().python(&format!(
         "import sys; from importlib.metadata import version; \
          print('{module}', version('{module}'), '(Python', sys.version.split()[0] + ')')"
     ))
-}
-
-/// `msgpack 1.2.4 (Python 3.11.7)`.
-pub fn describe_msgpack() -> Result<String, ToolError> {
-    describe("msgpack")
-}
-
-/// `cbor2 6.3.0 (Python 3.11.7)`.
-pub fn describe_cbor() -> Result<String, ToolError> {
-    describe("cbor2")
 }
 
 /// Runs the script on the units for `format`; its lines.

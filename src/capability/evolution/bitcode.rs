@@ -3,7 +3,7 @@
 //! the type's fields, column by column, with no names, tags or lengths per field, so a reader of
 //! another version reads columns that are not the ones it expects.
 
-use super::harness::{without_mechanism, Read2};
+use super::harness::{both, whole, Read2};
 use super::v2;
 use crate::formats::bitcode::Bitcode;
 
@@ -22,7 +22,7 @@ pub(super) fn write(p: &v2::MPacket, out: &mut Vec<u8>) {
 /// bitcode's version 2 reader: the length prefix, then `bitcode::decode` of the v2 packet
 /// (all or nothing: bitcode decodes a packet's columns together).
 pub(super) fn read(bytes: &[u8]) -> Read2 {
-    let decoded = (|| {
+    whole((|| {
         let prefix: [u8; PREFIX] = bytes
             .get(..PREFIX)
             .and_then(|b| b.try_into().ok())
@@ -33,11 +33,7 @@ pub(super) fn read(bytes: &[u8]) -> Read2 {
             .ok_or_else(|| format!("the prefix says {used} bytes, there are {}", bytes.len()))?;
         let p = bitcode::decode::<v2::MPacket>(body).map_err(|e| format!("bitcode: {e}"))?;
         Ok((p, used))
-    })();
-    match decoded {
-        Ok((p, used)) => (p, Ok(used)),
-        Err(e) => (v2::MPacket::default(), Err(e)),
-    }
+    })())
 }
 
 pub(super) const NO_MECHANISM: &str =
@@ -46,6 +42,7 @@ pub(super) const NO_MECHANISM: &str =
      columns it cannot unpack)";
 
 // The v1 codec `formats::bitcode` against bitcode on the v2 packet.
-evolves!(Bitcode => without_mechanism::<Bitcode>(
-    ("bitcode::encode", "bitcode::decode"), write, read, NO_MECHANISM
+evolves!(Bitcode => both::<Bitcode>(
+    "capability::evolution::bitcode", ("bitcode::encode", "bitcode::decode"), write, read,
+    (NO_MECHANISM, NO_MECHANISM)
 ););

@@ -4,7 +4,7 @@
 
 use super::v2;
 use crate::capability::finding::Finding;
-use crate::formats::Format;
+use crate::formats::{DecodeError, Format};
 use crate::measure::verify;
 use crate::model::{self, Message, Packet, Side, Symbol};
 
@@ -121,7 +121,7 @@ pub(super) fn read_backward(source: &[Packet]) -> String {
 /// before `failed`) first differs from `expected`, else `wrong` (what else the reader got
 /// wrong), else what stopped it; `used` of `len` bytes. `Ok` when it read the packet whole and
 /// right.
-fn judge(
+pub(super) fn judge(
     i: usize,
     (expected, got): (&Packet, &Packet),
     wrong: Option<String>,
@@ -175,82 +175,127 @@ fn judge(
     Ok(())
 }
 
-/// **forward**: the codec under test `F` (the version 1 reader) decodes each packet that
-/// `write` (the format's version 2 writer, framing as `F` frames) made of `written`, the
-/// version 2 form of `source`; every version 1 field must equal the source's.
-pub(super) fn forward<F: Format>(
+/// What a reader read of one packet: the messages it handed over, per message the field version
+/// 2 appends to its type (`None` for a type that has none; nothing from a v1 reader), and the
+/// bytes it used or why it stopped.
+pub(crate) type Got = (Packet, Vec<Option<i64>>, Result<usize, String>);
+
+/// Each packet of `source` written by `write` and read by `read`, judged, every appended field
+/// at its default; a `no` names `who` read it.
+fn walk(
+    who: &str,
     source: &[Packet],
-    written: &[v2::MPacket],
-    write: impl Fn(&v2::MPacket, &mut Vec<u8>),
-) -> Outcome {
-    for (i, (expected, p)) in source.iter().zip(written).enumerate() {
-        let mut bytes = Vec::new();
-        write(p, &mut bytes);
-        // `decode_all` hands over each message as it reads it (`decode_packet` collects the
-        // same), so what it read before an error is seen too.
-        let mut got = Packet::default();
-        let (failed, used) = match F::default().decode_all(&bytes, &mut got) {
+    mut write: impl FnMut(&Packet) -> Vec<u8>,
+    mut read: impl FnMut(&[u8]) -> Got,
+) -> Result<(), String> {
+    for (i, expected) in source.iter().enumerate() {
+        let bytes = write(expected);
+        let (got, appended, used) = read(&bytes);
+        let (failed, used) = match used {
             Ok(used) => (None, used),
-            Err(e) => (Some(e.to_string()), 0),
+            Err(e) => (Some(e), 0),
         };
-        judge(i, (expected, &got), None, failed, (used, bytes.len()))
-            .map_err(|e| format!("the v1 reader on v2 bytes, {e}"))?;
+        let wrong = wrong_default(&got, &appended);
+        judge(i, (expected, &got), wrong, failed, (used, bytes.len()))
+            .map_err(|e| format!("{who}, {e}"))?;
     }
+    Ok(())
+}
+
+/// The first message whose appended field is not its default (`None`: not read), described.
+fn wrong_default(got: &Packet, appended: &[Option<i64>]) -> Option<String> {
+    let mut read = got.messages.iter().zip(appended).enumerate();
+    read.find_map(|(k, (m, value))| {
+        let a = v2::appended_to(m.name())?;
+        (*value != Some(a.default)).then(|| {
+            let value = value.map_or("nothing".to_owned(), |v| v.to_string());
+            format!(
+                "messages[{k}].{}.{} came out as {value}, not the default {}",
+                m.name(),
+                a.field,
+                a.default
+            )
+        })
+    })
+}
+
+/// **forward**: `write` (the format's version 2 writer) writes each packet of `source`, `read`
+/// (the version 1 reader: the codec under test, [`decode`], for all but Avro) reads it; every
+/// version 1 field must equal the source's.
+pub(super) fn forward(
+    source: &[Packet],
+    write: impl FnMut(&Packet) -> Vec<u8>,
+    mut read: impl FnMut(&[u8], &mut Packet) -> Result<usize, DecodeError>,
+) -> Outcome {
+    walk("the v1 reader on v2 bytes", source, write, |bytes| {
+        let mut got = Packet::default();
+        let used = read(bytes, &mut got).map_err(|e| e.to_string());
+        (got, Vec::new(), used)
+    })?;
     Ok(read_forward(source))
+}
+
+/// The codec under test `F` reading `bytes` into `got`: `decode_all` hands over each message as
+/// it reads it (`decode_packet` collects the same), so what it read before an error is seen too.
+pub(super) fn decode<F: Format>(bytes: &[u8], got: &mut Packet) -> Result<usize, DecodeError> {
+    F::default().decode_all(bytes, got)
+}
+
+/// **backward**: the codec under test `F` encodes each packet of `source` (version 1 bytes);
+/// `read` (the format's version 2 reader) decodes them; every version 1 field must equal the
+/// source's and every appended field must be its default.
+pub(super) fn backward<F: Format>(source: &[Packet], read: impl FnMut(&[u8]) -> Got) -> Outcome {
+    let encode = |p: &Packet| {
+        let mut bytes = Vec::new();
+        F::default().encode(p, &mut bytes);
+        bytes
+    };
+    walk("the v2 reader on v1 bytes", source, encode, read)?;
+    Ok(read_backward(source))
 }
 
 /// What a version 2 reader read of one packet: the messages it read, and the bytes it used or
 /// why it stopped.
 pub(super) type Read2 = (v2::MPacket, Result<usize, String>);
 
-/// **backward**: the codec under test `F` encodes each packet of `source` (version 1 bytes);
-/// `read` (the format's version 2 reader) decodes them; every version 1 field must equal the
-/// source's and every appended field must be its default.
-pub(super) fn backward<F: Format>(source: &[Packet], read: impl Fn(&[u8]) -> Read2) -> Outcome {
-    for (i, expected) in source.iter().enumerate() {
-        let mut bytes = Vec::new();
-        F::default().encode(expected, &mut bytes);
-        let (p, used) = read(&bytes);
-        let (mut failed, used) = match used {
-            Ok(used) => (None, used),
-            Err(e) => (Some(e), 0),
-        };
-        let mut got = Packet {
-            seq: p.seq,
-            send_time: p.send_time,
-            messages: Vec::new(),
-        };
-        let mut wrong_default = None;
-        for (k, m) in p.messages.into_iter().enumerate() {
-            let (v1, fields) = m.into_v1();
-            let m = match v1.into_model(|s| Ok(Symbol(s))) {
-                Ok(m) => m,
-                Err(e) => {
-                    failed.get_or_insert(format!("messages[{k}] is no IEX message: {e}"));
-                    break;
-                }
-            };
-            for (field, value) in fields {
-                let default = v2::appended_to(m.name()).map_or(0, |a| a.default);
-                if value != default && wrong_default.is_none() {
-                    wrong_default = Some(format!(
-                        "messages[{k}].{}.{field} came out as {value}, not the default {default}",
-                        m.name()
-                    ));
-                }
+/// What a version 2 reader that reads a packet all or nothing read: the packet and the bytes it
+/// used, or an empty packet and why not.
+pub(super) fn whole(read: Result<(v2::MPacket, usize), String>) -> Read2 {
+    read.map_or_else(
+        |e| (v2::MPacket::default(), Err(e)),
+        |(p, used)| (p, Ok(used)),
+    )
+}
+
+/// A [`Read2`] in the model: each message's v1 fields and its appended field.
+fn in_model((p, used): Read2) -> Got {
+    let mut got = Packet {
+        seq: p.seq,
+        send_time: p.send_time,
+        messages: Vec::new(),
+    };
+    let mut appended = Vec::new();
+    for (k, m) in p.messages.into_iter().enumerate() {
+        let (v1, fields) = m.into_v1();
+        match v1.into_model(|s| Ok(Symbol(s))) {
+            Ok(m) => got.messages.push(m),
+            Err(e) => {
+                let stopped = used.and(Err(format!("messages[{k}] is no IEX message: {e}")));
+                return (got, appended, stopped);
             }
-            got.messages.push(m);
         }
-        let judged = judge(
-            i,
-            (expected, &got),
-            wrong_default,
-            failed,
-            (used, bytes.len()),
-        );
-        judged.map_err(|e| format!("the v2 reader on v1 bytes, {e}"))?;
+        appended.push(fields.first().map(|&(_, value)| value));
     }
-    Ok(read_backward(source))
+    (got, appended, used)
+}
+
+/// `write`, a version 2 writer of [`v2::MPacket`]s, as a writer of source packets.
+pub(super) fn of_source(write: impl Fn(&v2::MPacket, &mut Vec<u8>)) -> impl Fn(&Packet) -> Vec<u8> {
+    move |p| {
+        let mut bytes = Vec::new();
+        write(&v2::MPacket::written(p), &mut bytes);
+        bytes
+    }
 }
 
 /// Both directions for the codec under test `F` and the format's version 2 `write` and `read`,
@@ -264,32 +309,19 @@ pub(super) fn both<F: Format>(
     notes: (&str, &str),
 ) -> (Finding, Finding) {
     let source = source();
-    let written: Vec<v2::MPacket> = source.iter().map(v2::MPacket::written).collect();
     let v1 = format!("formats::{}", F::NAME);
     (
         finding(
-            forward::<F>(&source, &written, write),
+            forward(&source, of_source(write), decode::<F>),
             notes.0,
             &format!("{check} (v2 writer: {v2_writer}; v1 reader: {v1})"),
         ),
         finding(
-            backward::<F>(&source, read),
+            backward::<F>(&source, |bytes| in_model(read(bytes))),
             notes.1,
             &format!("{check} (v1 writer: {v1}; v2 reader: {v2_reader})"),
         ),
     )
-}
-
-/// [`both`] for a format with no evolution mechanism, checked in the file of its name: `note` (why
-/// each version misreads the other) follows both findings.
-pub(super) fn without_mechanism<F: Format>(
-    calls: (&str, &str),
-    write: impl Fn(&v2::MPacket, &mut Vec<u8>),
-    read: impl Fn(&[u8]) -> Read2,
-    note: &str,
-) -> (Finding, Finding) {
-    let check = format!("capability::evolution::{}", F::NAME);
-    both::<F>(&check, calls, write, read, (note, note))
 }
 
 /// A format's version 2 writer and reader agree with each other on every source packet,
@@ -313,4 +345,24 @@ pub(super) fn assert_answers(found: (Finding, Finding), mechanism: &str, expecte
     assert!(found.0.measured && found.1.measured);
     assert_eq!(found.0.answer, format!("{}{mechanism}", expected.0));
     assert_eq!(found.1.answer, format!("{}{mechanism}", expected.1));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An appended field off its default, or not read at all, is named.
+    #[test]
+    fn a_wrong_default_is_named() {
+        let p = Packet {
+            messages: source()[0].messages[2..3].to_vec(),
+            ..Packet::default()
+        };
+        assert_eq!(wrong_default(&p, &[Some(0)]), None);
+        assert_eq!(
+            wrong_default(&p, &[Some(7)]).as_deref(),
+            Some("messages[0].AddOrder.attribution came out as 7, not the default 0")
+        );
+        assert!(wrong_default(&p, &[None]).unwrap().contains("nothing"));
+    }
 }

@@ -3,7 +3,7 @@
 //! raw has no evolution mechanism: a record's length is implied by its type byte, so a reader of
 //! another version steps through the packet by lengths that are not the writer's.
 
-use super::harness::{without_mechanism, Read2};
+use super::harness::{both, Read2};
 use super::v2;
 use crate::formats::raw::{split, Raw, RawHeader, HEADER};
 
@@ -56,8 +56,9 @@ const NO_MECHANISM: &str = " (raw has no evolution mechanism: the type byte impl
      length, so a reader of the other version steps to the next record at the wrong byte)";
 
 // The v1 codec `formats::raw` against the v2 records.
-evolves!(Raw => without_mechanism::<Raw>(
-    ("the v2 records", "the v2 records"), write, read, NO_MECHANISM
+evolves!(Raw => both::<Raw>(
+    "capability::evolution::raw", ("the v2 records", "the v2 records"), write, read,
+    (NO_MECHANISM, NO_MECHANISM)
 ););
 
 #[cfg(test)]

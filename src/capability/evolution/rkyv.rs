@@ -7,7 +7,7 @@
 use ::rkyv::rancor;
 use ::rkyv::util::AlignedVec;
 
-use super::harness::{both, Read2};
+use super::harness::{both, whole, Read2};
 use super::v2;
 use crate::capability::finding::Finding;
 use crate::formats::rkyv::{split, Rkyv, RkyvCodec, ALIGN, HEADER};
@@ -28,7 +28,7 @@ pub(super) fn write(p: &v2::MPacket, out: &mut Vec<u8>) {
 /// `rkyv::access` as the v2 packet, then deserialized (all or nothing: the check covers the
 /// whole archive).
 pub(super) fn read(bytes: &[u8]) -> Read2 {
-    let decoded = (|| {
+    whole((|| {
         let (archive, used) = split(bytes).map_err(|e| e.to_string())?;
         let mut aligned = AlignedVec::<ALIGN>::new();
         aligned.extend_from_slice(archive);
@@ -37,11 +37,7 @@ pub(super) fn read(bytes: &[u8]) -> Read2 {
         let p = ::rkyv::deserialize::<v2::MPacket, rancor::Error>(p)
             .map_err(|e| format!("rkyv: {e}"))?;
         Ok::<_, String>((p, used))
-    })();
-    match decoded {
-        Ok((p, used)) => (p, Ok(used)),
-        Err(e) => (v2::MPacket::default(), Err(e)),
-    }
+    })())
 }
 
 /// Why rkyv's answer is what it is: the archived message's size in both versions.

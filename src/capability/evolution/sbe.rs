@@ -143,6 +143,16 @@ mod tests {
     /// Where the first message of a packet starts: after the PacketHeader's header and block.
     const FIRST: usize = HEADER + packet_header_codec::SBE_BLOCK_LENGTH as usize;
 
+    /// The source's first packet from its first Trade Report to its second: a Trade Report, an
+    /// Add Order, a Price Level Update and a Trade Report.
+    fn grown() -> Packet {
+        let source = &super::super::harness::source()[0];
+        Packet {
+            messages: source.messages[1..5].to_vec(),
+            ..source.clone()
+        }
+    }
+
     /// Forward holds: the v2 writer stamps version 2 and the 45-byte block in the Trade Report's
     /// header, and the codec (walking by the header's block length, its generated decoders
     /// wrapping with the acting block length) reads every v1 field as the source has it.
@@ -156,18 +166,18 @@ mod tests {
             f.decided_by
         );
 
-        let source = compiled::source();
-        let bytes = write_v2(&source[1]);
+        let packet = grown();
+        let bytes = write_v2(&packet);
         // Message header: blockLength, templateId, schemaId, version (u16 little-endian each).
         let word = |at: usize| u16::from_le_bytes([bytes[at], bytes[at + 1]]);
         assert_eq!((word(FIRST), word(FIRST + 6)), (45, 2));
         let (got, used) = Sbe.decode_packet(&bytes).unwrap();
         assert_eq!(used, bytes.len());
-        compiled::assert_first_carriers(&got);
+        assert_eq!(got, packet);
         // And the v2 reader finds the file's values in v2 bytes.
         let (_, appended) = read_v2(&bytes[..]).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(appended[0], Some(81_985_529_216_486_895));
-        assert_eq!(appended[2], Some(1_196_967_241));
+        assert_eq!(appended[1], Some(1_196_967_241));
     }
 
     /// Backward fails with SBE 1.34.0's Rust generator: the generated getter of the optional
@@ -181,9 +191,9 @@ mod tests {
         assert!(!f.yes(), "{f:?}");
         f.assert_says("TradeReport.match_id");
 
-        let source = compiled::source();
+        let packet = grown();
         let mut v1 = Vec::new();
-        Sbe.encode(&source[1], &mut v1);
+        Sbe.encode(&packet, &mut v1);
         // The Trade Report's header says version 0 and its v1 block of 37 bytes.
         let word = |at: usize| u16::from_le_bytes([v1[at], v1[at + 1]]);
         assert_eq!((word(FIRST), word(FIRST + 6)), (37, 0));
@@ -191,10 +201,7 @@ mod tests {
         let next_header = i64::from_le_bytes(v1[after..after + 8].try_into().unwrap());
         let (header, template, _) = header_at(&v1, FIRST).unwrap();
         let (message, appended) = read_message(template, header, FIRST).unwrap();
-        assert_eq!(
-            message,
-            compiled::trade_report("ZIEXT", 100, 1_234_500, 9_001)
-        );
+        assert_eq!(message, packet.messages[0]);
         assert_eq!(appended, Some(next_header));
         assert_ne!(appended, Some(v2::MATCH_ID.default));
         // The packet ends with a Trade Report: its getter would read past the buffer, which the
@@ -205,6 +212,6 @@ mod tests {
     /// The check catches a v2 writer that swaps two v1 fields.
     #[test]
     fn a_writer_that_swaps_fields_fails_forward() {
-        compiled::assert_swap_fails_forward::<Sbe>(decided_by(), write_v2);
+        compiled::assert_swap_fails_forward::<Sbe>(write_v2);
     }
 }

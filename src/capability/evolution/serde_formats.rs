@@ -12,7 +12,7 @@ use std::io::Cursor;
 
 use serde::{Deserialize, Serialize};
 
-use super::harness::{both, Read2};
+use super::harness::{self, both, Read2};
 use super::v2;
 use crate::capability::finding::Finding;
 use crate::formats::cbor::Cbor;
@@ -95,18 +95,31 @@ pub(super) fn json_read(bytes: &[u8]) -> Read2 {
     (p, done)
 }
 
+/// The evolution of the v1 codec `F` against `lib` (the same crate on the v2 types: `write`
+/// and `read`), checked in `serde_formats::{check}`; `notes` (why the format answers so)
+/// follow the findings.
+fn with_crate<F: Format>(
+    (check, lib): (&str, &str),
+    write: impl Fn(&v2::MPacket, &mut Vec<u8>),
+    read: impl Fn(&[u8]) -> Read2,
+    notes: (&str, &str),
+) -> (Finding, Finding) {
+    let check = format!("capability::evolution::serde_formats::{check}");
+    both::<F>(&check, (lib, lib), write, read, notes)
+}
+
+/// Why a v2 reader reads v1 bytes, in a self-describing format.
+const DEFAULTS: &str = " (#[serde(default)] on each appended field)";
+
 /// JSON's evolution: the v1 codec `F` (`formats::json`, or `json-sonic` and `json-simd`, which
 /// read and write the same bytes with other libraries) against serde_json on the v2 types.
 pub(super) fn json<F: Format>() -> (Finding, Finding) {
-    both::<F>(
-        "capability::evolution::serde_formats::json",
-        ("serde_json", "serde_json"),
+    let skips = " (serde skips fields a type does not name: v1's Wire has no deny_unknown_fields)";
+    with_crate::<F>(
+        ("json", "serde_json"),
         json_write,
         json_read,
-        (
-            " (serde skips fields a type does not name: v1's Wire has no deny_unknown_fields)",
-            " (#[serde(default)] on each appended field)",
-        ),
+        (skips, DEFAULTS),
     )
 }
 
@@ -139,19 +152,18 @@ impl<'de> Deserialize<'de> for Bytes8 {
 
 /// A version 2 packet read whole (all or nothing) with the bytes it used, or why not.
 fn whole(read: Result<(Packet2<v2::Wire<Bytes8>>, usize), String>) -> Read2 {
-    let mut p = v2::MPacket::default();
-    match read {
-        Ok((read, used)) => {
-            (p.seq, p.send_time) = (read.seq, read.send_time);
-            p.messages = read
-                .messages
-                .into_iter()
-                .map(|m| m.map_symbol(|s| s.0))
-                .collect();
-            (p, Ok(used))
-        }
-        Err(e) => (p, Err(e)),
-    }
+    harness::whole(read.map(|(p, used)| {
+        let messages = p.messages.into_iter().map(|m| m.map_symbol(|s| s.0));
+        let (seq, send_time) = (p.seq, p.send_time);
+        (
+            v2::MPacket {
+                seq,
+                send_time,
+                messages: messages.collect(),
+            },
+            used,
+        )
+    }))
 }
 
 /// postcard's version 2 writer, as `formats::postcard` writes: no framing, the packet is
@@ -188,17 +200,6 @@ const NO_MECHANISM: &str = " (postcard has no evolution mechanism: a reader take
      fields by position, so an appended field's bytes are read as what follows it, and a missing \
      one is taken from the next message)";
 
-/// postcard's evolution: the v1 codec `formats::postcard` against postcard on the v2 types.
-pub(super) fn postcard() -> (Finding, Finding) {
-    both::<Postcard>(
-        "capability::evolution::serde_formats::postcard",
-        ("postcard", "postcard"),
-        postcard_write,
-        postcard_read,
-        (NO_MECHANISM, NO_MECHANISM),
-    )
-}
-
 /// MessagePack's version 2 writer, as `formats::msgpack` writes: rmp-serde's default
 /// serializer, structs as arrays.
 pub(super) fn msgpack_write(p: &v2::MPacket, out: &mut Vec<u8>) {
@@ -218,17 +219,6 @@ pub(super) fn msgpack_read(bytes: &[u8]) -> Read2 {
 const ARRAYS: &str = " (structs as arrays, rmp-serde's default: a reader defaults a trailing \
      field the array lacks, #[serde(default)], but has no name to skip one it does not know by)";
 
-/// MessagePack's evolution: the v1 codec `formats::msgpack` against rmp-serde on the v2 types.
-pub(super) fn msgpack() -> (Finding, Finding) {
-    both::<Msgpack>(
-        "capability::evolution::serde_formats::msgpack",
-        ("rmp-serde", "rmp-serde"),
-        msgpack_write,
-        msgpack_read,
-        (ARRAYS, ARRAYS),
-    )
-}
-
 /// CBOR's version 2 writer, as `formats::cbor` writes: minicbor-serde, structs as maps.
 pub(super) fn cbor_write(p: &v2::MPacket, out: &mut Vec<u8>) {
     packet2(p, Bytes8)
@@ -243,34 +233,30 @@ pub(super) fn cbor_read(bytes: &[u8]) -> Read2 {
     whole(read.map(|p| (p, de.decoder().position())))
 }
 
-/// CBOR's evolution: the v1 codec `formats::cbor` against minicbor-serde on the v2 types.
-pub(super) fn cbor() -> (Finding, Finding) {
-    both::<Cbor>(
-        "capability::evolution::serde_formats::cbor",
-        ("minicbor-serde", "minicbor-serde"),
-        cbor_write,
-        cbor_read,
-        (
-            " (structs as maps keyed by name: serde skips fields a type does not name)",
-            " (#[serde(default)] on each appended field)",
-        ),
-    )
-}
+const MAPS: &str = " (structs as maps keyed by name: serde skips fields a type does not name)";
 
 // json-sonic and json-simd write json's bytes and read them with their own libraries: each is
-// checked with its own reader and writer against serde_json's v2.
+// checked with its own reader and writer against serde_json's v2. The others: the v1 codec
+// `formats::{name}` against its crate on the v2 types.
 evolves! {
     Json => json::<Json>();
     JsonSonic => json::<JsonSonic>();
     JsonSimd => json::<JsonSimd>();
-    Postcard => postcard();
-    Msgpack => msgpack();
-    Cbor => cbor();
+    Postcard => with_crate::<Postcard>(
+        ("postcard", "postcard"), postcard_write, postcard_read, (NO_MECHANISM, NO_MECHANISM)
+    );
+    Msgpack => with_crate::<Msgpack>(
+        ("msgpack", "rmp-serde"), msgpack_write, msgpack_read, (ARRAYS, ARRAYS)
+    );
+    Cbor => with_crate::<Cbor>(
+        ("cbor", "minicbor-serde"), cbor_write, cbor_read, (MAPS, DEFAULTS)
+    );
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::harness::{assert_answers, source};
+    use super::super::Evolves;
     use super::*;
 
     #[test]
@@ -327,7 +313,7 @@ mod tests {
     #[test]
     fn postcard_misreads_what_follows_an_appended_field() {
         assert_answers(
-            postcard(),
+            Postcard::evolution(),
             NO_MECHANISM,
             (
                 "no: the v1 reader on v2 bytes, packet 0 (seq 1001): read messages[0..2] right \
@@ -364,7 +350,7 @@ mod tests {
     /// the 6 values of v1's arrays and defaults the 7th.
     #[test]
     fn msgpack_defaults_a_missing_field_but_cannot_skip_an_unknown_one() {
-        let (forward, backward) = msgpack();
+        let (forward, backward) = Msgpack::evolution();
         assert_eq!(
             forward.answer,
             format!(
@@ -378,7 +364,7 @@ mod tests {
 
     #[test]
     fn cbor_evolves_both_ways_with_serde_defaults() {
-        let (forward, backward) = cbor();
+        let (forward, backward) = Cbor::evolution();
         assert_eq!(
             forward.answer,
             "yes: the v1 reader read every v1 field of 27 messages in 2 packets, 3 Trade Reports \

@@ -1,7 +1,7 @@
 //! Avro's evolution as Apache Avro's Python implementation reads it (PyPI `avro`, pinned by
 //! scripts/bootstrap.sh into tools/avro-venv, the cross-language check's reader). The bytes are
 //! the Rust check's (`evolution::avro`): the v2 writer's datums and the codec's, one per packet of
-//! `compiled::source()`. `xlang/avro_read.py` reads them with the writer's schema and resolves
+//! `harness::source()`. `xlang/avro_read.py` reads them with the writer's schema and resolves
 //! them into the reader's, as the specification's "Schema Resolution" says a reader must: a union
 //! branch is matched by the record's name, a writer's field the reader lacks is skipped, a
 //! reader's field the writer lacks takes the reader schema's default. Each message comes back
@@ -12,7 +12,7 @@ use std::path::Path;
 use serde_json::Value as Json;
 
 use super::super::avro::{write, V2_TEXT};
-use super::super::compiled::source;
+use super::super::harness::source;
 use super::judge::{backward, finding, forward, take_appended, FormatEvolution, Read};
 use crate::capability::cross_language::avro::{describe, read_resolved, AVRO_PY};
 use crate::capability::cross_language::compare::{self, Bytes};

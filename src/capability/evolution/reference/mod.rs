@@ -1,7 +1,7 @@
 //! The format's own answer beside the crate's. Where the crate under test answers `no` to an
 //! evolution its format's specification provides for, the same check runs again through the
 //! format's reference implementation, on the same bytes: the ones our codec and our v2 writer
-//! produce for `compiled::source()`. A reader of the table then tells "Avro cannot evolve" from
+//! produce for `harness::source()`. A reader of the table then tells "Avro cannot evolve" from
 //! "apache-avro 0.22 cannot".
 //!
 //! | format | crate under test | reference implementation | file |

@@ -5,7 +5,7 @@
 //! `xlang/SbeDump.java --acting` prints every field each reads, beside the version and block
 //! length it acts on (from each message header). The bytes are the Rust check's
 //! (`evolution::sbe`): the v2 encoders' and the codec's, one unit per packet of
-//! `compiled::source()`.
+//! `harness::source()`.
 //!
 //! What the mechanism asks (the SBE specification, "Message schema versioning"; the wiki's
 //! "Message Versioning"): a decoder takes the block length and version from the header, skips
@@ -17,7 +17,7 @@ use std::path::Path;
 
 use serde_json::Value as Json;
 
-use super::super::compiled::source;
+use super::super::harness::source;
 use super::super::sbe::{generated as v2_code, write_v2};
 use super::super::v2::Appended;
 use super::judge::{backward, finding, forward, take_appended, FormatEvolution, Read};
@@ -124,6 +124,10 @@ fn run(
     grown: bool,
 ) -> Result<(Read, Vec<Acting>), ToolError> {
     tool::make_dir(dir)?;
+    let output = |detail| ToolError::Output {
+        program: "SbeDump".into(),
+        detail,
+    };
     let mut lines = dump(units, classes, schema, dir, true)?;
     let (mut appended, mut acting) = (Vec::new(), Vec::new());
     for line in &mut lines {
@@ -135,10 +139,8 @@ fn run(
         let name = name.to_owned();
         if super::super::v2::appended_to(&name).is_some() {
             let (Some(v), Some(b)) = (version, block) else {
-                return Err(ToolError::Output {
-                    program: "SbeDump".into(),
-                    detail: format!("{name} without its acting version and block length"),
-                });
+                let detail = format!("{name} without its acting version and block length");
+                return Err(output(detail));
             };
             acting.push((name.clone(), v as u16, b as u16));
         }
@@ -146,10 +148,7 @@ fn run(
             appended.push(take_appended(&name, fields));
         }
     }
-    let packets = packets(&lines).map_err(|detail| ToolError::Output {
-        program: "SbeDump".into(),
-        detail,
-    })?;
+    let packets = packets(&lines).map_err(output)?;
     if !grown {
         appended = vec![None; packets.iter().map(|p| p.messages.len()).sum()];
     }
