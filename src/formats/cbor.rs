@@ -46,6 +46,7 @@ serde_packet::binary_format!(Cbor, "cbor", SOURCE, Cbor, |out| {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::codec::library_error;
     use crate::model::{Message, SystemEvent};
 
     fn event_packet() -> Packet {
@@ -87,12 +88,7 @@ mod tests {
         let at = out.windows(8).position(|w| w == b"AAPL    ").unwrap() - 1;
         assert_eq!(out[at], 0x48);
         out[at] = 0x47;
-        match Cbor.decode_packet(&out) {
-            Err(DecodeError::Library { format, message }) => {
-                assert_eq!(format, "cbor");
-                assert!(message.contains("invalid length 7"), "{message}");
-            }
-            other => panic!("{other:?}"),
-        }
+        let message = library_error::<Cbor>(&out);
+        assert!(message.contains("invalid length 7"), "{message}");
     }
 }

@@ -49,6 +49,7 @@ serde_packet::binary_format!(Msgpack, "msgpack", SOURCE, Msgpack, |out| {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::codec::library_error;
 
     fn trade_packet() -> Packet {
         serde_packet::packet_of(serde_packet::aapl_trade())
@@ -75,12 +76,7 @@ mod tests {
         Msgpack.encode(&trade_packet(), &mut out);
         let at = out.iter().position(|&b| b == 0xC4).unwrap();
         out[at + 1] = 7;
-        match Msgpack.decode_packet(&out) {
-            Err(DecodeError::Library { format, message }) => {
-                assert_eq!(format, "msgpack");
-                assert!(message.contains("invalid length 7"), "{message}");
-            }
-            other => panic!("{other:?}"),
-        }
+        let message = library_error::<Msgpack>(&out);
+        assert!(message.contains("invalid length 7"), "{message}");
     }
 }
