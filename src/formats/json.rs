@@ -134,7 +134,7 @@ mod tests {
     use super::*;
 
     /// A Trade Report as every JSON row writes it.
-    const TRADE: &str = r#"{"trade_report":{"flags":0,"timestamp":5,"symbol":"AAPL","size":100,"price":1500000,"trade_id":9}}"#;
+    const TRADE: &str = r#"{"trade_report":{"flags":64,"timestamp":5,"symbol":"AAPL","size":100,"price":1500000,"trade_id":7}}"#;
 
     /// `text` read by each JSON decoder (serde_json's, sonic-rs's, simd-json's): all three read
     /// through `serde_packet::read`, so they read alike.
@@ -150,7 +150,7 @@ mod tests {
     }
 
     fn packet(seq: u64, send_time: i64, trades: usize) -> Packet {
-        let trade = serde_packet::aapl_trade();
+        let trade = crate::model::fixtures::trade(1_500_000, 5);
         Packet {
             seq,
             send_time,
@@ -209,7 +209,7 @@ mod tests {
         assert_refused::<Json>(&[(trailing, "trailing characters")]);
         assert_refused::<JsonSonic>(&[
             (trailing, "trailing characters"),
-            (&format!("{{\"seq\":1,\"send_time\":2,\"messages\":[{TRADE},]}}\n"), "Invalid JSON value at line 1 column 134"),
+            (&format!("{{\"seq\":1,\"send_time\":2,\"messages\":[{TRADE},]}}\n"), "Invalid JSON value at line 1 column 135"),
             (unclosed, "EOF while parsing"),
         ]);
         assert_refused::<JsonSimd>(&[

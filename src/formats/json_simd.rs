@@ -172,11 +172,12 @@ mod tests {
     use super::super::json_sonic::JsonSonic;
     use super::super::codec::{every_kind, SHORTEST_KIND};
     use super::*;
+    use crate::model::fixtures;
 
     /// One packet of every kind, the largest datagram of each kind, and packets of a generated
     /// DEEP+ and TOPS day, as every JSON encoder writes them.
     fn sample() -> Vec<Packet> {
-        let mut packets = vec![every_kind(), serde_packet::packet_of(serde_packet::aapl_trade())];
+        let mut packets = vec![every_kind(), fixtures::packet(vec![fixtures::trade(1_500_000, 5)])];
         packets.extend(kind::ALL.map(full_datagram));
         for feed in [crate::model::Feed::DeepPlus, crate::model::Feed::Tops] {
             let opts = crate::gen::GenOptions {
