@@ -312,35 +312,35 @@ impl<const PACKED: bool> Format for Capnp<PACKED> {
     }
 }
 
-/// The side's conversions to and from one schema's generated enum (`marketdata_capnp` and `err`
-/// in scope): expanded here for this schema and in `capability::evolution::capnp` for version 2,
-/// whose generated enum is another of the same name.
+/// The side's conversions to and from one schema's generated enum (`marketdata_capnp` in scope):
+/// expanded here for this schema and in `capability::evolution::capnp` for version 2, whose
+/// generated enum is another of the same name.
 macro_rules! side_conversions {
     () => {
-        /// The side as the schema's enum.
-        impl ToLib<marketdata_capnp::Side> for Side {
-            #[inline(always)]
-            fn to_lib(self) -> marketdata_capnp::Side {
-                match self {
+        $crate::formats::wire::conversions! {
+            /// The side as the schema's enum.
+            Side => marketdata_capnp::Side:
+                |s| match s {
                     Side::Buy => marketdata_capnp::Side::Buy,
                     Side::Sell => marketdata_capnp::Side::Sell,
-                }
-            }
-        }
-
-        impl IntoModel<Side> for Result<marketdata_capnp::Side, ::capnp::NotInSchema> {
-            #[inline(always)]
-            fn into_model(self) -> Result<Side, DecodeError> {
-                Ok(match self.map_err(err)? {
+                },
+                |l| Ok(match l {
                     marketdata_capnp::Side::Buy => Side::Buy,
                     marketdata_capnp::Side::Sell => Side::Sell,
-                })
-            }
+                });
         }
     };
 }
 pub(crate) use side_conversions;
 side_conversions!();
+
+/// An enum field as its getter returns it, refused if the schema's enum does not know its value.
+impl<L: IntoModel<Side>> IntoModel<Side> for Result<L, ::capnp::NotInSchema> {
+    #[inline(always)]
+    fn into_model(self) -> Result<Side, DecodeError> {
+        self.map_err(err)?.into_model()
+    }
+}
 
 /// The field-by-field copies between the model and one schema's builders and readers
 /// (`init_variant`, `set_field`, `get_field`: capnpc's names), from the message table, over the

@@ -46,17 +46,18 @@ serde_packet::binary_format!(Cbor, "cbor", SOURCE, Cbor, |out| {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Message, SystemEvent};
+    use crate::formats::codec::library_error;
+    use crate::model::{fixtures, Message, SystemEvent};
 
     fn event_packet() -> Packet {
-        serde_packet::packet_of(Message::SystemEvent(SystemEvent {
+        fixtures::packet(vec![Message::SystemEvent(SystemEvent {
             event: b'O',
             timestamp: 500,
-        }))
+        })])
     }
 
-    /// The bytes, from RFC 8949's encoding of each item: map(3), text "seq", 1, text
-    /// "send_time", 2, text "messages", array(1), map(1), text "system_event", map(2), text
+    /// The bytes, from RFC 8949's encoding of each item: map(3), text "seq", 10, text
+    /// "send_time", 20, text "messages", array(1), map(1), text "system_event", map(2), text
     /// "event", 79, text "timestamp", 500 (0x19 0x01F4).
     #[test]
     fn a_system_event_is_written_as_rfc_8949_lays_it_out() {
@@ -64,9 +65,9 @@ mod tests {
         Cbor.encode(&event_packet(), &mut out);
         let mut expected = vec![0xAA, 0xA3, 0x63];
         expected.extend(b"seq");
-        expected.extend([0x01, 0x69]);
+        expected.extend([0x0A, 0x69]);
         expected.extend(b"send_time");
-        expected.extend([0x02, 0x68]);
+        expected.extend([0x14, 0x68]);
         expected.extend(b"messages");
         expected.extend([0x81, 0xA1, 0x6C]);
         expected.extend(b"system_event");
@@ -80,19 +81,14 @@ mod tests {
 
     #[test]
     fn a_symbol_of_another_length_is_refused() {
-        let packet = serde_packet::packet_of(serde_packet::aapl_trade());
+        let packet = fixtures::packet(vec![fixtures::trade(1_500_000, 5)]);
         let mut out = Vec::new();
         Cbor.encode(&packet, &mut out);
         // The symbol's head, a byte string of 8 (0x48), before its bytes; 0x47 makes it 7 bytes.
         let at = out.windows(8).position(|w| w == b"AAPL    ").unwrap() - 1;
         assert_eq!(out[at], 0x48);
         out[at] = 0x47;
-        match Cbor.decode_packet(&out) {
-            Err(DecodeError::Library { format, message }) => {
-                assert_eq!(format, "cbor");
-                assert!(message.contains("invalid length 7"), "{message}");
-            }
-            other => panic!("{other:?}"),
-        }
+        let message = library_error::<Cbor>(&out);
+        assert!(message.contains("invalid length 7"), "{message}");
     }
 }

@@ -107,6 +107,19 @@ pub(crate) fn each_reads_the_others<A: Format, B: Format>(packets: &[Packet]) {
     reads::<B, A>(packets);
 }
 
+/// The message of the library error `F` refuses `bytes` with, which must name `F` (tests).
+#[cfg(test)]
+pub(crate) fn library_error<F: Format>(bytes: &[u8]) -> String {
+    match F::default().decode_packet(bytes) {
+        Err(DecodeError::Library { format, message }) if format == F::NAME => message,
+        other => panic!(
+            "{}: {:?}: {other:?}",
+            F::NAME,
+            String::from_utf8_lossy(bytes)
+        ),
+    }
+}
+
 /// Bytes per page (x86-64 and aarch64 Linux with 4 KiB pages; on larger pages every page is still
 /// written, just more than once).
 const PAGE: usize = 4096;

@@ -127,46 +127,21 @@ json_format!(Json, serde_json, "json", SOURCE, {
     serde_packet::decode_through_read!();
 });
 
-/// A Trade Report as every JSON row writes it, for the JSON codecs' tests.
-#[cfg(test)]
-pub(super) const TRADE: &str = r#"{"trade_report":{"flags":0,"timestamp":5,"symbol":"AAPL","size":100,"price":1500000,"trade_id":9}}"#;
-
-/// Each `(text, reason)` of serde's refusals, then of `cases`: `F` refuses the text with its
-/// library's error, named `F`, whose message contains the reason. What serde finds (fields) every
-/// JSON decoder names alike.
-#[cfg(test)]
-pub(super) fn assert_refused<F: Format>(cases: &[(&str, &str)]) {
-    let serde = [
-        ("{\"seq\":1,\"seq\":1,\"send_time\":2,\"messages\":[]}\n", "duplicate field `seq`"),
-        ("{\"seq\":1,\"send_time\":2,\"messages\":[],\"x\":0}\n", "unknown field `x`"),
-        ("{\"seq\":1,\"send_time\":2}\n", "missing field `messages`"),
-        ("{\"messages\":[],\"send_time\":2}\n", "missing field `seq`"),
-        (
-            "{\"seq\":1,\"send_time\":2,\"messages\":[{\"trade_report\":{}}]}\n",
-            "missing field `flags`",
-        ),
-    ];
-    for (text, reason) in serde.iter().chain(cases) {
-        match F::default().decode_packet(text.as_bytes()) {
-            Err(DecodeError::Library { format, message }) => {
-                assert_eq!(format, F::NAME, "{text}");
-                assert!(message.contains(reason), "{}: {text}: {message}", F::NAME);
-            }
-            other => panic!("{}: {text}: {other:?}", F::NAME),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::codec::library_error;
+    use super::super::{json_simd::JsonSimd, json_sonic::JsonSonic};
     use super::*;
+
+    /// A Trade Report as every JSON row writes it.
+    const TRADE: &str = r#"{"trade_report":{"flags":64,"timestamp":5,"symbol":"AAPL","size":100,"price":1500000,"trade_id":7}}"#;
 
     /// `text` read by each JSON decoder (serde_json's, sonic-rs's, simd-json's): all three read
     /// through `serde_packet::read`, so they read alike.
     fn decode(text: &str) -> [Result<(Packet, usize), DecodeError>; 3] {
         let b = text.as_bytes();
-        let simd = super::super::json_simd::JsonSimd::default().decode_packet(b);
-        [Json.decode_packet(b), super::super::json_sonic::JsonSonic.decode_packet(b), simd]
+        let simd = JsonSimd::default().decode_packet(b);
+        [Json.decode_packet(b), JsonSonic.decode_packet(b), simd]
     }
 
     /// What each of the three gives.
@@ -175,7 +150,7 @@ mod tests {
     }
 
     fn packet(seq: u64, send_time: i64, trades: usize) -> Packet {
-        let trade = serde_packet::aapl_trade();
+        let trade = crate::model::fixtures::trade(1_500_000, 5);
         Packet {
             seq,
             send_time,
@@ -204,12 +179,44 @@ mod tests {
         assert!(decode("[1,2]\n").iter().all(Result::is_err));
     }
 
+    /// Each `(text, reason)` of serde's refusals, then of `cases`: `F` refuses the text with its
+    /// library's error, named `F`, whose message contains the reason. What serde finds (fields) every
+    /// JSON decoder names alike.
+    fn assert_refused<F: Format>(cases: &[(&str, &str)]) {
+        let serde = [
+            ("{\"seq\":1,\"seq\":1,\"send_time\":2,\"messages\":[]}\n", "duplicate field `seq`"),
+            ("{\"seq\":1,\"send_time\":2,\"messages\":[],\"x\":0}\n", "unknown field `x`"),
+            ("{\"seq\":1,\"send_time\":2}\n", "missing field `messages`"),
+            ("{\"messages\":[],\"send_time\":2}\n", "missing field `seq`"),
+            (
+                "{\"seq\":1,\"send_time\":2,\"messages\":[{\"trade_report\":{}}]}\n",
+                "missing field `flags`",
+            ),
+        ];
+        for (text, reason) in serde.iter().chain(cases) {
+            let message = library_error::<F>(text.as_bytes());
+            assert!(message.contains(reason), "{}: {text}: {message}", F::NAME);
+        }
+    }
+
+    /// simd-json 0.19 names what serde finds as serde_json does, and most syntax errors of its
+    /// tape builder `InternalError` with the offending character's offset (trailing characters
+    /// and a trailing comma alike).
     #[test]
-    fn bad_objects_are_refused_with_serde_json_s_reason() {
-        assert_refused::<Json>(&[(
-            "{\"seq\":1,\"send_time\":2,\"messages\":[]} x\n",
-            "trailing characters",
-        )]);
+    fn bad_objects_are_refused_with_each_library_s_reason() {
+        let trailing = "{\"seq\":1,\"send_time\":2,\"messages\":[]} x\n";
+        let unclosed = "{\"seq\":1,\"send_time\":2,\"messages\":[]\n";
+        assert_refused::<Json>(&[(trailing, "trailing characters")]);
+        assert_refused::<JsonSonic>(&[
+            (trailing, "trailing characters"),
+            (&format!("{{\"seq\":1,\"send_time\":2,\"messages\":[{TRADE},]}}\n"), "Invalid JSON value at line 1 column 135"),
+            (unclosed, "EOF while parsing"),
+        ]);
+        assert_refused::<JsonSimd>(&[
+            (trailing, "InternalError at character 36"),
+            ("{\"seq\":1,\"send_time\":2,\"messages\":[1,]}\n", "InternalError at character 37"),
+            (unclosed, "Syntax at character 35"),
+        ]);
     }
 
     #[test]

@@ -78,17 +78,7 @@ json_format!(JsonSonic, sonic_rs, "json-sonic", SOURCE, code path simd_path(), {
 
 #[cfg(test)]
 mod tests {
-    use super::super::json::{assert_refused, TRADE};
     use super::*;
-
-    #[test]
-    fn bad_objects_are_refused_with_sonic_rs_s_reason() {
-        assert_refused::<JsonSonic>(&[
-            ("{\"seq\":1,\"send_time\":2,\"messages\":[]} x\n", "trailing characters"),
-            (&format!("{{\"seq\":1,\"send_time\":2,\"messages\":[{TRADE},]}}\n"), "Invalid JSON value at line 1 column 134"),
-            ("{\"seq\":1,\"send_time\":2,\"messages\":[]\n", "EOF while parsing"),
-        ]);
-    }
 
     /// The path named is the one the target features select: on x86-64 without avx2 (this
     /// repository's default build) it says plainly that the fallback ran.

@@ -49,23 +49,25 @@ serde_packet::binary_format!(Msgpack, "msgpack", SOURCE, Msgpack, |out| {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::fixtures;
+    use crate::formats::codec::library_error;
 
     fn trade_packet() -> Packet {
-        serde_packet::packet_of(serde_packet::aapl_trade())
+        fixtures::packet(vec![fixtures::trade(1_500_000, 5)])
     }
 
     /// The bytes, from the MessagePack specification's format table: fixarray 3, positive
-    /// fixints 1 and 2, fixarray 1, fixmap 1, fixstr 12 "trade_report", fixarray 6, then the
+    /// fixints 10 and 20, fixarray 1, fixmap 1, fixstr 12 "trade_report", fixarray 6, then the
     /// fields (bin 8 for the symbol, uint 32 for the price).
     #[test]
     fn a_trade_is_written_as_the_specification_lays_it_out() {
         let mut out = vec![0xAA];
         Msgpack.encode(&trade_packet(), &mut out);
-        let mut expected = vec![0xAA, 0x93, 0x01, 0x02, 0x91, 0x81, 0xAC];
+        let mut expected = vec![0xAA, 0x93, 0x0A, 0x14, 0x91, 0x81, 0xAC];
         expected.extend(b"trade_report");
-        expected.extend([0x96, 0x00, 0x05, 0xC4, 0x08]);
+        expected.extend([0x96, 0x40, 0x05, 0xC4, 0x08]);
         expected.extend(b"AAPL    ");
-        expected.extend([0x64, 0xCE, 0x00, 0x16, 0xE3, 0x60, 0x09]);
+        expected.extend([0x64, 0xCE, 0x00, 0x16, 0xE3, 0x60, 0x07]);
         assert_eq!(out, expected);
     }
 
@@ -75,12 +77,7 @@ mod tests {
         Msgpack.encode(&trade_packet(), &mut out);
         let at = out.iter().position(|&b| b == 0xC4).unwrap();
         out[at + 1] = 7;
-        match Msgpack.decode_packet(&out) {
-            Err(DecodeError::Library { format, message }) => {
-                assert_eq!(format, "msgpack");
-                assert!(message.contains("invalid length 7"), "{message}");
-            }
-            other => panic!("{other:?}"),
-        }
+        let message = library_error::<Msgpack>(&out);
+        assert!(message.contains("invalid length 7"), "{message}");
     }
 }

@@ -141,7 +141,7 @@ pub(crate) use sequential_format;
 #[cfg(test)]
 mod tests {
     use super::super::borsh::Borsh;
-    use super::super::codec::{every_kind, Format};
+    use super::super::codec::{every_kind, library_error, Format};
     use super::super::mirror::MMessage;
     use super::super::wincode::Wincode;
     use super::super::wire::Wire;
@@ -237,8 +237,7 @@ mod tests {
         let mut out = Vec::new();
         Wincode.encode(&two(), &mut out);
         out[24] = 200;
-        let e = Wincode.decode_packet(&out).unwrap_err().to_string();
-        assert!(e.starts_with("wincode: "), "{e}");
+        library_error::<Wincode>(&out);
         out[16..24].copy_from_slice(&65_536u64.to_le_bytes());
         let too_many =
             DecodeError::Malformed("the message count exceeds what an IEX-TP packet holds");
@@ -246,8 +245,7 @@ mod tests {
         out.clear();
         Borsh.encode(&two(), &mut out);
         out[20] = 200;
-        let e = Borsh.decode_packet(&out).unwrap_err().to_string();
-        assert!(e.starts_with("borsh: "), "{e}");
+        library_error::<Borsh>(&out);
         out[16..20].copy_from_slice(&65_536u32.to_le_bytes());
         assert_eq!(Borsh.decode_packet(&out), Err(too_many));
     }

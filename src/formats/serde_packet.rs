@@ -367,26 +367,3 @@ impl<'de, H: Handler<S>, S: Deserialize<'de>> de::Visitor<'de> for MessagesSeed<
         Ok(())
     }
 }
-
-/// Packet 1, sent at 2, of `message`, for the codecs' tests.
-#[cfg(test)]
-pub(super) fn packet_of(message: Message) -> Packet {
-    Packet {
-        seq: 1,
-        send_time: 2,
-        messages: vec![message],
-    }
-}
-
-/// A Trade Report of AAPL, 100 at 150.0000, for the codecs' tests.
-#[cfg(test)]
-pub(super) fn aapl_trade() -> Message {
-    Message::TradeReport(crate::model::Trade {
-        flags: 0,
-        timestamp: 5,
-        symbol: Symbol::new("AAPL").unwrap(),
-        size: 100,
-        price: 1_500_000,
-        trade_id: 9,
-    })
-}

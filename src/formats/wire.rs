@@ -163,7 +163,7 @@ macro_rules! conversions {
 
         impl $crate::formats::wire::IntoModel<$model> for $lib {
             #[inline(always)]
-            fn into_model(self) -> Result<$model, $crate::formats::codec::DecodeError> {
+            fn into_model(self) -> Result<$model, DecodeError> {
                 let $l = self;
                 $back
             }
