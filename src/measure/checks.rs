@@ -203,7 +203,7 @@ pub fn cross_check<'r>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     //! Formats broken on purpose: each must make a default run (no `--verify`) fail with an
     //! error that says what is wrong, so the checks are shown to be able to fail.
 
@@ -246,6 +246,9 @@ mod tests {
         SwapDecoded,
         /// (j) The complete decode reports one byte more than each packet has.
         MoreBytes,
+        /// (k) The complete decode reads the size of each trade, price level, quote bid and
+        /// order one more (a field `dbn` carries, unlike `trade_id`).
+        Size,
     }
 
     fn apply(fault: Fault, p: &mut Packet) {
@@ -267,18 +270,18 @@ mod tests {
         }
     }
 
-    /// `raw`, broken as `FAULT` (a [`Fault`] as a number) says.
+    /// `F` (`raw` unless named), broken as `FAULT` (a [`Fault`] as a number) says.
     #[derive(Default)]
-    struct Broken<const FAULT: u8> {
-        raw: Raw,
+    pub(in super::super) struct Broken<const FAULT: u8, F = Raw> {
+        raw: F,
         scratch: Packet,
         packets: u64,
         /// For `NonExtremePrice`.
         ranges: Ranges,
     }
 
-    impl<const FAULT: u8> Broken<FAULT> {
-        const FAULTS: [Fault; 11] = [
+    impl<const FAULT: u8, F> Broken<FAULT, F> {
+        const FAULTS: [Fault; 12] = [
             Fault::DropMessage,
             Fault::TradePrice,
             Fault::SwapMessages,
@@ -290,6 +293,7 @@ mod tests {
             Fault::NonExtremePrice,
             Fault::SwapDecoded,
             Fault::MoreBytes,
+            Fault::Size,
         ];
         const FAULT: Fault = Self::FAULTS[FAULT as usize];
     }
@@ -310,10 +314,12 @@ mod tests {
         }
     }
 
-    impl<const FAULT: u8> Format for Broken<FAULT> {
+    impl<const FAULT: u8, F: Format> Format for Broken<FAULT, F> {
         const NAME: &'static str = "broken";
-        const DOCUMENTED: Documented = Raw::DOCUMENTED;
-        const OTHER_LANGUAGES: crate::formats::OtherLanguages = Raw::OTHER_LANGUAGES;
+        const DOCUMENTED: Documented = F::DOCUMENTED;
+        const OTHER_LANGUAGES: crate::formats::OtherLanguages = F::OTHER_LANGUAGES;
+        const LOSSY: Option<crate::formats::Lossy> = F::LOSSY;
+        const STREAM: bool = F::STREAM;
 
         fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
             self.scratch.clone_from(packet);
@@ -359,6 +365,17 @@ mod tests {
                 }
                 Fault::SwapDecoded if p.messages.len() >= 2 => p.messages.swap(0, 1),
                 Fault::MoreBytes => used += 1,
+                Fault::Size => {
+                    for m in &mut p.messages {
+                        match m {
+                            Message::TradeReport(t) => t.size += 1,
+                            Message::PriceLevelUpdate(l) => l.size += 1,
+                            Message::QuoteUpdate(q) => q.bid_size += 1,
+                            Message::AddOrder(a) => a.size += 1,
+                            _ => {}
+                        }
+                    }
+                }
                 _ => {}
             }
             v.packet(p.seq, p.send_time);

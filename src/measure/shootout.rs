@@ -1207,12 +1207,11 @@ fn decode_error(check: PassCheck<'_>, cause: crate::formats::DecodeError) -> Run
 
 #[cfg(test)]
 mod tests {
+    use super::super::checks::tests::Broken;
     use super::super::schedule::Schedule;
     use super::super::stored::StoredMode;
     use super::*;
     use crate::formats::dbn::Dbn;
-    use crate::formats::{DecodeError, Documented, Format, Lossy, OtherLanguages, Sink, Visitor};
-    use crate::model::Message;
 
     #[test]
     fn a_window_of_heartbeats_does_not_make_the_next_busy_window_reserve_gigabytes() {
@@ -1354,46 +1353,6 @@ mod tests {
         assert!(alt.units_batch < 3_000);
     }
 
-    /// `dbn` with a decoder that gets a field it carries wrong: the size of each trade, price
-    /// level, quote bid and order one more in the complete decode.
-    #[derive(Default)]
-    struct LateDbn(Dbn);
-
-    struct Late<'v, V>(&'v mut V);
-
-    impl<V: Visitor> Visitor for Late<'_, V> {
-        fn packet(&mut self, seq: u64, send_time: crate::model::Timestamp) {
-            self.0.packet(seq, send_time);
-        }
-        fn message(&mut self, mut message: Message) {
-            match &mut message {
-                Message::TradeReport(t) => t.size += 1,
-                Message::PriceLevelUpdate(l) => l.size += 1,
-                Message::QuoteUpdate(q) => q.bid_size += 1,
-                Message::AddOrder(a) => a.size += 1,
-                _ => {}
-            }
-            self.0.message(message);
-        }
-    }
-
-    impl Format for LateDbn {
-        const NAME: &'static str = "dbn-late";
-        const DOCUMENTED: Documented = Dbn::DOCUMENTED;
-        const OTHER_LANGUAGES: OtherLanguages = Dbn::OTHER_LANGUAGES;
-        const LOSSY: Option<Lossy> = Dbn::LOSSY;
-        const STREAM: bool = true;
-        fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
-            self.0.encode(packet, out)
-        }
-        fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
-            self.0.decode(bytes, sink)
-        }
-        fn decode_all<V: Visitor>(&mut self, b: &[u8], v: &mut V) -> Result<usize, DecodeError> {
-            self.0.decode_all(b, &mut Late(v))
-        }
-    }
-
     fn dbn_run(
         runners: Vec<Box<dyn Runner>>,
         warmup: u64,
@@ -1435,11 +1394,10 @@ mod tests {
         let projected: Vec<Packet> = window.packets().iter().map(project).collect();
         assert_ne!(Checksum::of(window.packets()), Checksum::of(&projected));
         // Wrong in a field it carries: the complete decode's check fails, naming the field.
-        let e = dbn_run(vec![crate::measure::runner::runner::<LateDbn>()], 0, false)
-            .err()
-            .unwrap()
-            .to_string();
-        assert!(e.contains("dbn-late") && e.contains("size"), "{e}");
+        // (`dbn` whose complete decode reads each size one more.)
+        let late = crate::measure::runner::runner::<Broken<11, Dbn>>();
+        let e = dbn_run(vec![late], 0, false).err().unwrap().to_string();
+        assert!(e.starts_with("broken: ") && e.contains("size"), "{e}");
     }
 
     /// The other refusals (`--window` out of range, `--warmup` past the input):
