@@ -324,13 +324,6 @@ mod tests {
     }
 
     #[test]
-    fn defaults_give_no_arguments() {
-        assert!(RunArgs::default().to_args().is_empty());
-        assert_eq!(RunArgs::default().shared.warmup, 0);
-        assert_eq!(RunArgs::default().window, DEFAULT_WINDOW);
-    }
-
-    #[test]
     fn every_option_changed_comes_back_the_same() {
         let changed = RunArgs {
             shared: SharedArgs {
@@ -367,7 +360,10 @@ mod tests {
     }
 
     #[test]
-    fn each_option_alone_comes_back_the_same() {
+    fn the_defaults_give_no_arguments_and_each_option_alone_comes_back_the_same() {
+        assert!(RunArgs::default().to_args().is_empty());
+        assert_eq!(RunArgs::default().shared.warmup, 0);
+        assert_eq!(RunArgs::default().window, DEFAULT_WINDOW);
         let shared = |change: fn(&mut SharedArgs)| {
             let mut args = RunArgs::default();
             change(&mut args.shared);

@@ -275,7 +275,8 @@ pub(super) mod tests {
     pub(in super::super) struct Broken<const FAULT: u8, F = Raw> {
         raw: F,
         scratch: Packet,
-        packets: u64,
+        /// Calls of each workload (encode, selective, complete decode).
+        pub(in super::super) calls: [u32; 3],
         /// For `NonExtremePrice`.
         ranges: Ranges,
     }
@@ -322,12 +323,14 @@ pub(super) mod tests {
         const STREAM: bool = F::STREAM;
 
         fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
+            self.calls[0] += 1;
             self.scratch.clone_from(packet);
             apply(Self::FAULT, &mut self.scratch);
             self.raw.encode(&self.scratch, out)
         }
 
         fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
+            self.calls[1] += 1;
             if !matches!(Self::FAULT, Fault::NonExtremePrice | Fault::SwapDecoded) {
                 return self.raw.decode(bytes, sink);
             }
@@ -352,10 +355,10 @@ pub(super) mod tests {
             v: &mut V,
         ) -> Result<usize, DecodeError> {
             let mut used = self.raw.decode_all(bytes, &mut self.scratch)?;
-            self.packets += 1;
+            self.calls[2] += 1;
             let p = &mut self.scratch;
             match Self::FAULT {
-                Fault::StopEarly if self.packets.is_multiple_of(50) => used = bytes.len(),
+                Fault::StopEarly if self.calls[2].is_multiple_of(50) => used = bytes.len(),
                 Fault::SkipField => {
                     for m in &mut p.messages {
                         if let Message::TradeReport(t) = m {

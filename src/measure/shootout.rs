@@ -1291,6 +1291,18 @@ mod tests {
         // Half the timed work, give or take the windows' sizes.
         let encode = Workload::Encode;
         assert!(alt.passes.window[encode] > 0 && alt.passes.per_unit[encode] > 0);
+        // Six windows of 512 packets, each timed whole: three passes per format.
+        let tries = u64::from(super::super::interference::TRIES - 1);
+        for f in &both.formats {
+            assert!(f.retimed <= tries * 6 * 3, "{}: {}", f.name, f.retimed);
+        }
+        // Preempted at least as often as retimed, the clock's step within a read pair's bounds,
+        // the floor's time above 0: tests/it/run.rs, `run_matches_an_independent_summary...`.
+        assert_eq!(both.aggregate_batch.packets, both.units_batch);
+        assert!(both.passes.aggregate >= both.aggregate_batch.ns);
+        // Under --timing alternate, the floor rests on the windows timed whole only.
+        assert_eq!(alt.aggregate_batch.packets, alt.units_batch);
+        assert!(alt.units_batch < 3_000);
     }
 
     /// Their names, order, planted work, bytes and size as stored in a run's rows:
@@ -1328,29 +1340,6 @@ mod tests {
                 assert!(twin.throughput[w].ns > 0);
             }
         }
-    }
-
-    #[test]
-    fn a_run_counts_preemptions_and_reads_its_clock_step_and_aggregation_floor() {
-        let o = run_of(&["raw", "json"], 3_000, Schedule::Both, 0);
-        // Six windows of 512 packets, each timed whole: three passes per format.
-        let batch_passes = 6 * 3;
-        for f in &o.formats {
-            assert!(
-                f.retimed <= u64::from(super::super::interference::TRIES - 1) * batch_passes,
-                "{}: {}",
-                f.name,
-                f.retimed
-            );
-        }
-        // Preempted at least as often as retimed, the clock's step within a read pair's bounds,
-        // the floor's time above 0: tests/it/run.rs, `run_matches_an_independent_summary...`.
-        assert_eq!(o.aggregate_batch.packets, o.units_batch);
-        assert!(o.passes.aggregate >= o.aggregate_batch.ns);
-        // Under --timing alternate, the floor rests on the windows timed whole only.
-        let alt = run_of(&["raw"], 3_000, Schedule::Alternate, 0);
-        assert_eq!(alt.aggregate_batch.packets, alt.units_batch);
-        assert!(alt.units_batch < 3_000);
     }
 
     fn dbn_run(
