@@ -389,18 +389,25 @@ pub(super) mod tests {
         }
     }
 
-    /// A default run (no `--verify`) of `raw` and `broken` over a synthetic day's start.
-    fn run_against_raw(broken: Box<dyn Runner>) -> Result<Outcome, RunError> {
+    /// A run of `runners` over a synthetic day's first 3,000 packets in windows of 512, no size
+    /// as stored, the rest as `config` says.
+    pub(in super::super) fn run_over(
+        runners: Vec<Box<dyn Runner>>,
+        config: Config,
+    ) -> Result<Outcome, RunError> {
         let bytes = super::super::synthetic_capture(3_000);
         let config = Config {
             stored: StoredMode::None,
             window: 512,
-            ..Config::default()
+            ..config
         };
-        assert!(!config.verify);
-        let runners = vec![runner::<Raw>(), broken];
         let reader = IexReader::new(&bytes[..], false).unwrap();
         run_with(reader, &config, runners, |_| {})
+    }
+
+    /// A default run (no `--verify`) of `raw` and `broken`.
+    fn run_against_raw(broken: Box<dyn Runner>) -> Result<Outcome, RunError> {
+        run_over(vec![runner::<Raw>(), broken], Config::default())
     }
 
     /// The error a run of `raw` and `broken` ends with; it must end with one.

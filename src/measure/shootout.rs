@@ -1207,9 +1207,9 @@ fn decode_error(check: PassCheck<'_>, cause: crate::formats::DecodeError) -> Run
 
 #[cfg(test)]
 mod tests {
-    use super::super::checks::tests::Broken;
+    use super::super::checks::tests::{run_over, Broken};
+    use super::super::runner::runner;
     use super::super::schedule::Schedule;
-    use super::super::stored::StoredMode;
     use super::*;
     use crate::formats::dbn::Dbn;
 
@@ -1342,34 +1342,19 @@ mod tests {
         }
     }
 
-    fn dbn_run(
-        runners: Vec<Box<dyn Runner>>,
-        warmup: u64,
-        verify: bool,
-    ) -> Result<Outcome, RunError> {
-        let bytes = super::super::synthetic_capture(3_000);
-        let config = Config {
-            stored: StoredMode::None,
-            window: 512,
-            warmup,
-            verify,
-            timing: Schedule::Both,
-            ..Config::default()
-        };
-        run_with(
-            IexReader::new(&bytes[..], false).unwrap(),
-            &config,
-            runners,
-            |_| {},
-        )
-    }
-
     #[test]
     fn a_lossy_format_is_checked_against_what_it_carries_and_fails_when_wrong() {
         // Right: every check passes against the projection, after a warm-up (whose batch stream
         // announces symbols again: bytes that differ from the per-packet stream's, legitimately),
         // and under --verify.
-        let o = dbn_run(vec![crate::measure::runner::runner::<Dbn>()], 100, true).unwrap();
+        let timing = Schedule::Both;
+        let both = |warmup, verify| Config {
+            warmup,
+            verify,
+            timing,
+            ..Config::default()
+        };
+        let o = run_over(vec![runner::<Dbn>()], both(100, true)).unwrap();
         assert_eq!(o.formats[0].messages_encoded, o.messages);
         // The projection is not the source: its checksum differs on these packets, so the
         // checks above really used it.
@@ -1384,8 +1369,9 @@ mod tests {
         assert_ne!(Checksum::of(window.packets()), Checksum::of(&projected));
         // Wrong in a field it carries: the complete decode's check fails, naming the field.
         // (`dbn` whose complete decode reads each size one more.)
-        let late = crate::measure::runner::runner::<Broken<11, Dbn>>();
-        let e = dbn_run(vec![late], 0, false).err().unwrap().to_string();
+        let late = runner::<Broken<11, Dbn>>();
+        let e = run_over(vec![late], both(0, false)).err().unwrap();
+        let e = e.to_string();
         assert!(e.starts_with("broken: ") && e.contains("size"), "{e}");
     }
 
