@@ -1207,7 +1207,7 @@ fn decode_error(check: PassCheck<'_>, cause: crate::formats::DecodeError) -> Run
 
 #[cfg(test)]
 mod tests {
-    use super::super::checks::tests::{run_over, Broken};
+    use super::super::checks::tests::{run_over, Broken, SIZE};
     use super::super::runner::runner;
     use super::super::schedule::Schedule;
     use super::*;
@@ -1369,7 +1369,7 @@ mod tests {
         assert_ne!(Checksum::of(window.packets()), Checksum::of(&projected));
         // Wrong in a field it carries: the complete decode's check fails, naming the field.
         // (`dbn` whose complete decode reads each size one more.)
-        let late = runner::<Broken<11, Dbn>>();
+        let late = runner::<Broken<SIZE, Dbn>>();
         let e = run_over(vec![late], both(0, false)).err().unwrap();
         let e = e.to_string();
         assert!(e.starts_with("broken: ") && e.contains("size"), "{e}");

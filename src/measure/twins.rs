@@ -279,7 +279,7 @@ pub fn chosen(
 
 #[cfg(test)]
 mod tests {
-    use super::super::checks::tests::Broken;
+    use super::super::checks::tests::{Broken, NOTHING};
     use super::*;
     use crate::formats::{raw::Raw, sbe::Sbe, Aggregate, Checksum};
 
@@ -315,7 +315,7 @@ mod tests {
     }
 
     /// Through the receivers of copy 2 (`formats::Marked`): what they get is what the bare
-    /// ones get. (`Broken<5>` is `raw` unbroken, counting its calls.)
+    /// ones get. (`Broken<NOTHING>` is `raw` unbroken, counting its calls.)
     #[test]
     fn a_control_runs_its_originals_code_once_a_packet_and_its_receivers_get_the_same_values() {
         use crate::formats::{every_kind, full_datagram};
@@ -326,7 +326,7 @@ mod tests {
                 _ => full_datagram(kind::QUOTE_UPDATE),
             })
             .collect();
-        let (mut control, mut raw) = (Control::<Broken<5>>::default(), Raw);
+        let (mut control, mut raw) = (Control::<Broken<NOTHING>>::default(), Raw);
         let (mut mine, mut theirs) = (Vec::new(), Vec::new());
         for p in &packets {
             assert_eq!(control.encode(p, &mut mine), raw.encode(p, &mut theirs));
