@@ -384,14 +384,10 @@ pub(super) mod tests {
         run_with(reader, &config, runners, |_| {})
     }
 
-    /// A default run (no `--verify`) of `raw` and `broken`.
-    fn run_against_raw(broken: Box<dyn Runner>) -> Result<Outcome, RunError> {
-        run_over(vec![runner::<Raw>(), broken], Config::default())
-    }
-
-    /// The error a run of `raw` and `broken` ends with; it must end with one.
+    /// The error a default run (no `--verify`) of `raw` and `broken` ends with; it must end
+    /// with one.
     fn failure_of(broken: Box<dyn Runner>) -> String {
-        match run_against_raw(broken) {
+        match run_over(vec![runner::<Raw>(), broken], Config::default()) {
             Ok(_) => panic!("a broken format passed the run's checks"),
             Err(e) => {
                 eprintln!("{e}");
@@ -451,7 +447,8 @@ pub(super) mod tests {
     /// by the count even before the checksums are compared.
     #[test]
     fn the_control_passes_and_the_encoders_count_is_checked() {
-        let mut o = run_against_raw(runner::<Broken<NOTHING>>()).unwrap();
+        let control = vec![runner::<Raw>(), runner::<Broken<NOTHING>>()];
+        let mut o = run_over(control, Config::default()).unwrap();
         assert_eq!(o.formats[1].messages_encoded, o.messages);
         o.formats[1].messages_encoded -= 1;
         // raw passed every check, so its aggregates are the references of each pass.
