@@ -324,14 +324,7 @@ mod tests {
     }
 
     #[test]
-    fn defaults_give_no_arguments() {
-        assert!(RunArgs::default().to_args().is_empty());
-        assert_eq!(RunArgs::default().shared.warmup, 0);
-        assert_eq!(RunArgs::default().window, DEFAULT_WINDOW);
-    }
-
-    #[test]
-    fn every_option_changed_comes_back_the_same() {
+    fn every_option_changed_or_alone_comes_back_the_same() {
         let changed = RunArgs {
             shared: SharedArgs {
                 formats: Some(vec!["sbe".into(), "json".into()]),
@@ -364,10 +357,10 @@ mod tests {
              --warmup 1000 --instructions callgrind --window 512 --unit message --order-seed 7 \
              --twins sbe --chunk 1048576 --shard 2/4"
         );
-    }
-
-    #[test]
-    fn each_option_alone_comes_back_the_same() {
+        // The defaults give no arguments, and each option alone comes back the same.
+        assert!(RunArgs::default().to_args().is_empty());
+        assert_eq!(RunArgs::default().shared.warmup, 0);
+        assert_eq!(RunArgs::default().window, DEFAULT_WINDOW);
         let shared = |change: fn(&mut SharedArgs)| {
             let mut args = RunArgs::default();
             change(&mut args.shared);

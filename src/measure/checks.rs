@@ -203,7 +203,7 @@ pub fn cross_check<'r>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     //! Formats broken on purpose: each must make a default run (no `--verify`) fail with an
     //! error that says what is wrong, so the checks are shown to be able to fail.
 
@@ -218,80 +218,64 @@ mod tests {
     use crate::model::{Message, Packet, Side};
     use crate::stream::IexReader;
 
-    /// What a broken format does: to a packet before encoding it with `raw` (a to e), or on top
-    /// of reading `raw`'s correct bytes (f to j).
-    #[derive(Clone, Copy, PartialEq, Eq)]
-    enum Fault {
-        /// (a) Leaves out the last message of every packet with two or more.
-        DropMessage,
-        /// (b) Adds 1 to the price of every trade report (a tick inside the day's range).
-        TradePrice,
-        /// (c) Swaps the first two messages of every packet with two or more.
-        SwapMessages,
-        /// (d) Adds 1 ns to the timestamp of every price level update.
-        Timestamp,
-        /// (e) Changes the round lot size of every security directory message.
-        AdminField,
-        /// None: the control, which must pass.
-        Nothing,
-        /// (f) The complete decode claims the rest of the window after one packet in 50, so the
-        /// window's decode stops early.
-        StopEarly,
-        /// (g) The complete decode leaves out every trade report's `trade_id` (reads it as 0).
-        SkipField,
-        /// (h) The selective decode hands over, for a price level strictly inside its symbol's
-        /// range so far, another price strictly inside it: sums and extremes stay right.
-        NonExtremePrice,
-        /// (i) Both decodes swap the first two messages of every packet with two or more.
-        SwapDecoded,
-        /// (j) The complete decode reports one byte more than each packet has.
-        MoreBytes,
-    }
+    // What a broken format does (its `FAULT`): to a packet before encoding it (a to e), or on
+    // top of reading the codec's correct bytes (f to k).
+    /// (a) Leaves out the last message of every packet with two or more.
+    const DROP_MESSAGE: u8 = 0;
+    /// (b) Adds 1 to the price of every trade report (a tick inside the day's range).
+    const TRADE_PRICE: u8 = 1;
+    /// (c) Swaps the first two messages of every packet with two or more.
+    const SWAP_MESSAGES: u8 = 2;
+    /// (d) Adds 1 ns to the timestamp of every price level update.
+    const TIMESTAMP: u8 = 3;
+    /// (e) Changes the round lot size of every security directory message.
+    const ADMIN_FIELD: u8 = 4;
+    /// None: the control, which must pass.
+    pub(in super::super) const NOTHING: u8 = 5;
+    /// (f) The complete decode claims the rest of the window after one packet in 50, so the
+    /// window's decode stops early.
+    const STOP_EARLY: u8 = 6;
+    /// (g) The complete decode leaves out every trade report's `trade_id` (reads it as 0).
+    const SKIP_FIELD: u8 = 7;
+    /// (h) The selective decode hands over, for a price level strictly inside its symbol's
+    /// range so far, another price strictly inside it: sums and extremes stay right.
+    const NON_EXTREME_PRICE: u8 = 8;
+    /// (i) Both decodes swap the first two messages of every packet with two or more.
+    const SWAP_DECODED: u8 = 9;
+    /// (j) The complete decode reports one byte more than each packet has.
+    const MORE_BYTES: u8 = 10;
+    /// (k) The complete decode reads the size of each trade, price level, quote bid and
+    /// order one more (a field `dbn` carries, unlike `trade_id`).
+    pub(in super::super) const SIZE: u8 = 11;
 
-    fn apply(fault: Fault, p: &mut Packet) {
+    fn apply(fault: u8, p: &mut Packet) {
         let n = p.messages.len();
         match fault {
-            Fault::DropMessage if n >= 2 => {
+            DROP_MESSAGE if n >= 2 => {
                 p.messages.pop();
             }
-            Fault::SwapMessages if n >= 2 => p.messages.swap(0, 1),
+            SWAP_MESSAGES if n >= 2 => p.messages.swap(0, 1),
             _ => {}
         }
         for m in &mut p.messages {
             match (fault, m) {
-                (Fault::TradePrice, Message::TradeReport(t)) => t.price += 1,
-                (Fault::Timestamp, Message::PriceLevelUpdate(u)) => u.timestamp += 1,
-                (Fault::AdminField, Message::SecurityDirectory(d)) => d.round_lot_size += 1,
+                (TRADE_PRICE, Message::TradeReport(t)) => t.price += 1,
+                (TIMESTAMP, Message::PriceLevelUpdate(u)) => u.timestamp += 1,
+                (ADMIN_FIELD, Message::SecurityDirectory(d)) => d.round_lot_size += 1,
                 _ => {}
             }
         }
     }
 
-    /// `raw`, broken as `FAULT` (a [`Fault`] as a number) says.
+    /// `F` (`raw` unless named), broken as `FAULT` says.
     #[derive(Default)]
-    struct Broken<const FAULT: u8> {
-        raw: Raw,
+    pub(in super::super) struct Broken<const FAULT: u8, F = Raw> {
+        raw: F,
         scratch: Packet,
-        packets: u64,
+        /// Calls of each workload (encode, selective, complete decode).
+        pub(in super::super) calls: [u32; 3],
         /// For `NonExtremePrice`.
         ranges: Ranges,
-    }
-
-    impl<const FAULT: u8> Broken<FAULT> {
-        const FAULTS: [Fault; 11] = [
-            Fault::DropMessage,
-            Fault::TradePrice,
-            Fault::SwapMessages,
-            Fault::Timestamp,
-            Fault::AdminField,
-            Fault::Nothing,
-            Fault::StopEarly,
-            Fault::SkipField,
-            Fault::NonExtremePrice,
-            Fault::SwapDecoded,
-            Fault::MoreBytes,
-        ];
-        const FAULT: Fault = Self::FAULTS[FAULT as usize];
     }
 
     /// Price ranges so far, per symbol and side.
@@ -310,29 +294,33 @@ mod tests {
         }
     }
 
-    impl<const FAULT: u8> Format for Broken<FAULT> {
+    impl<const FAULT: u8, F: Format> Format for Broken<FAULT, F> {
         const NAME: &'static str = "broken";
-        const DOCUMENTED: Documented = Raw::DOCUMENTED;
-        const OTHER_LANGUAGES: crate::formats::OtherLanguages = Raw::OTHER_LANGUAGES;
+        const DOCUMENTED: Documented = F::DOCUMENTED;
+        const OTHER_LANGUAGES: crate::formats::OtherLanguages = F::OTHER_LANGUAGES;
+        const LOSSY: Option<crate::formats::Lossy> = F::LOSSY;
+        const STREAM: bool = F::STREAM;
 
         fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
+            self.calls[0] += 1;
             self.scratch.clone_from(packet);
-            apply(Self::FAULT, &mut self.scratch);
+            apply(FAULT, &mut self.scratch);
             self.raw.encode(&self.scratch, out)
         }
 
         fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
-            if !matches!(Self::FAULT, Fault::NonExtremePrice | Fault::SwapDecoded) {
+            self.calls[1] += 1;
+            if !matches!(FAULT, NON_EXTREME_PRICE | SWAP_DECODED) {
                 return self.raw.decode(bytes, sink);
             }
             // The selective decode of the packet as broken, through the model.
             let used = self.raw.decode_all(bytes, &mut self.scratch)?;
             let (p, ranges) = (&mut self.scratch, &mut self.ranges);
-            if Self::FAULT == Fault::SwapDecoded && p.messages.len() >= 2 {
+            if FAULT == SWAP_DECODED && p.messages.len() >= 2 {
                 p.messages.swap(0, 1);
             }
             for m in &mut p.messages {
-                if let (Fault::NonExtremePrice, Message::PriceLevelUpdate(u)) = (Self::FAULT, m) {
+                if let (NON_EXTREME_PRICE, Message::PriceLevelUpdate(u)) = (FAULT, m) {
                     u.price = misprice(ranges, (u.symbol.0, u.side == Side::Buy), u.price);
                 }
             }
@@ -346,19 +334,30 @@ mod tests {
             v: &mut V,
         ) -> Result<usize, DecodeError> {
             let mut used = self.raw.decode_all(bytes, &mut self.scratch)?;
-            self.packets += 1;
+            self.calls[2] += 1;
             let p = &mut self.scratch;
-            match Self::FAULT {
-                Fault::StopEarly if self.packets.is_multiple_of(50) => used = bytes.len(),
-                Fault::SkipField => {
+            match FAULT {
+                STOP_EARLY if self.calls[2].is_multiple_of(50) => used = bytes.len(),
+                SKIP_FIELD => {
                     for m in &mut p.messages {
                         if let Message::TradeReport(t) = m {
                             t.trade_id = 0;
                         }
                     }
                 }
-                Fault::SwapDecoded if p.messages.len() >= 2 => p.messages.swap(0, 1),
-                Fault::MoreBytes => used += 1,
+                SWAP_DECODED if p.messages.len() >= 2 => p.messages.swap(0, 1),
+                MORE_BYTES => used += 1,
+                SIZE => {
+                    for m in &mut p.messages {
+                        match m {
+                            Message::TradeReport(t) => t.size += 1,
+                            Message::PriceLevelUpdate(l) => l.size += 1,
+                            Message::QuoteUpdate(q) => q.bid_size += 1,
+                            Message::AddOrder(a) => a.size += 1,
+                            _ => {}
+                        }
+                    }
+                }
                 _ => {}
             }
             v.packet(p.seq, p.send_time);
@@ -369,23 +368,26 @@ mod tests {
         }
     }
 
-    /// A default run (no `--verify`) of `raw` and `broken` over a synthetic day's start.
-    fn run_against_raw(broken: Box<dyn Runner>) -> Result<Outcome, RunError> {
+    /// A run of `runners` over a synthetic day's first 3,000 packets in windows of 512, no size
+    /// as stored, the rest as `config` says.
+    pub(in super::super) fn run_over(
+        runners: Vec<Box<dyn Runner>>,
+        config: Config,
+    ) -> Result<Outcome, RunError> {
         let bytes = super::super::synthetic_capture(3_000);
         let config = Config {
             stored: StoredMode::None,
             window: 512,
-            ..Config::default()
+            ..config
         };
-        assert!(!config.verify);
-        let runners = vec![runner::<Raw>(), broken];
         let reader = IexReader::new(&bytes[..], false).unwrap();
         run_with(reader, &config, runners, |_| {})
     }
 
-    /// The error a run of `raw` and `broken` ends with; it must end with one.
+    /// The error a default run (no `--verify`) of `raw` and `broken` ends with; it must end
+    /// with one.
     fn failure_of(broken: Box<dyn Runner>) -> String {
-        match run_against_raw(broken) {
+        match run_over(vec![runner::<Raw>(), broken], Config::default()) {
             Ok(_) => panic!("a broken format passed the run's checks"),
             Err(e) => {
                 eprintln!("{e}");
@@ -412,30 +414,32 @@ mod tests {
     }
 
     fails_the_run! {
-        a_complete_decode_that_stops_early_fails_the_run: failure::<6>(),
+        a_complete_decode_that_stops_early_fails_the_run: failure::<STOP_EARLY>(),
             "broken: packet 50 (seq ", ["): the complete decode used ", " bytes, the encoder wrote "];
-        a_complete_decode_that_skips_a_field_fails_the_run: failure::<7>(),
+        a_complete_decode_that_skips_a_field_fails_the_run: failure::<SKIP_FIELD>(),
             "broken: ", ["].TradeReport.trade_id should be "];
-        a_wrong_price_that_is_no_extreme_fails_the_run: failure::<8>(),
+        a_wrong_price_that_is_no_extreme_fails_the_run: failure::<NON_EXTREME_PRICE>(),
             "broken: aggregate differs from the source: symbol ",
             ["the same sums and extremes, but not the same values in order"];
-        a_decoder_that_swaps_messages_fails_the_run: failure::<9>(),
+        a_decoder_that_swaps_messages_fails_the_run: failure::<SWAP_DECODED>(),
             "broken: packet ", [": messages[0]."];
-        a_decoder_that_claims_more_bytes_than_it_read_fails_the_run: failure::<10>(),
+        a_decoder_that_claims_more_bytes_than_it_read_fails_the_run: failure::<MORE_BYTES>(),
             "broken: packet 1 (seq ", ["): the complete decode used ", " bytes, the encoder wrote "];
-        a_broken_twin_fails_the_run_like_its_original: failure_of(runner::<Twin<Broken<7>, 1>>()),
+        a_broken_twin_fails_the_run_like_its_original:
+            failure_of(runner::<Twin<Broken<SKIP_FIELD>, 1>>()),
             "broken.twin: ", ["].TradeReport.trade_id should be "];
         a_twin_whose_encoder_drops_a_message_fails_the_run:
-            failure_of(runner::<Twin<Broken<0>, 1>>()),
+            failure_of(runner::<Twin<Broken<DROP_MESSAGE>, 1>>()),
             "broken.twin: packet ", ["messages.len() should be "];
-        a_dropped_message_fails_the_run: failure::<0>(),
+        a_dropped_message_fails_the_run: failure::<DROP_MESSAGE>(),
             "broken: packet ", ["messages.len() should be "];
-        a_price_changed_within_the_range_fails_the_run: failure::<1>(),
+        a_price_changed_within_the_range_fails_the_run: failure::<TRADE_PRICE>(),
             "broken: ", ["].TradeReport.price should be "];
-        swapped_messages_fail_the_run: failure::<2>(), "broken: ", [": messages[0]."];
-        an_altered_timestamp_fails_the_run: failure::<3>(),
+        swapped_messages_fail_the_run: failure::<SWAP_MESSAGES>(),
+            "broken: ", [": messages[0]."];
+        an_altered_timestamp_fails_the_run: failure::<TIMESTAMP>(),
             "broken: ", ["].PriceLevelUpdate.timestamp should be "];
-        an_altered_administrative_field_fails_the_run: failure::<4>(),
+        an_altered_administrative_field_fails_the_run: failure::<ADMIN_FIELD>(),
             "broken: ", ["].SecurityDirectory.round_lot_size should be "];
     }
 
@@ -443,7 +447,8 @@ mod tests {
     /// by the count even before the checksums are compared.
     #[test]
     fn the_control_passes_and_the_encoders_count_is_checked() {
-        let mut o = run_against_raw(runner::<Broken<5>>()).unwrap();
+        let control = vec![runner::<Raw>(), runner::<Broken<NOTHING>>()];
+        let mut o = run_over(control, Config::default()).unwrap();
         assert_eq!(o.formats[1].messages_encoded, o.messages);
         o.formats[1].messages_encoded -= 1;
         // raw passed every check, so its aggregates are the references of each pass.

@@ -261,18 +261,13 @@ mod tests {
     use super::*;
     use crate::gen::{self, GenOptions};
 
-    /// 500 generated packets.
-    fn packets() -> Vec<Packet> {
+    #[test]
+    fn both_floors_take_their_packets_after_the_warm_up_and_do_their_work() {
         let opts = GenOptions {
             packets: 500,
             ..GenOptions::default()
         };
-        gen::packets(&opts).unwrap().collect()
-    }
-
-    #[test]
-    fn copies_raws_bytes_packet_by_packet_and_records_after_the_warm_up() {
-        let packets = packets();
+        let packets: Vec<Packet> = gen::packets(&opts).unwrap().collect();
         let mut expected = Vec::new();
         let mut ends = Vec::new();
         for p in &packets {
@@ -297,12 +292,7 @@ mod tests {
         assert_eq!(floor.copy.as_slice(), &expected[..ends[9]]);
         assert_eq!(floor.stats.hist.len(), 410);
         assert_eq!(floor.batch.packets, 410);
-    }
-
-    #[test]
-    fn the_aggregation_floor_times_the_windows_timed_whole_and_aggregates_them() {
-        let packets = packets();
-        let timer = Timer::calibrate();
+        // The aggregation floor: only the windows timed whole.
         let mut floor = AggregateFloor::default();
         assert_eq!(floor.measure(&packets, 0, Plan::PER_UNIT, &timer, 100), 0);
         assert_eq!(floor.batch.packets, 0);

@@ -177,17 +177,20 @@ fn same_run(a: &Outcome, b: &Outcome) -> Result<(), RunError> {
     Ok(())
 }
 
+/// `$into.field += $from.field` for each field.
+macro_rules! add {
+    ($into:ident, $from:ident: $($field:ident),*) => {$($into.$field += $from.$field;)*};
+}
+
 /// Adds `o` into `into`.
 fn absorb(into: &mut Outcome, o: Outcome) -> Result<(), RunError> {
     for (f, g) in into.formats.iter_mut().zip(&o.formats) {
         add_format(f, g)?;
     }
     into.reference.absorb(&o.reference);
-    into.packets += o.packets;
-    into.messages += o.messages;
-    into.units_recorded += o.units_recorded;
-    into.units_batch += o.units_batch;
-    into.unknown += o.unknown;
+    add!(into, o: packets, messages, units_recorded, units_batch, unknown, wall_ns, parse_ns);
+    add!(into, o: timed_ns, passes, compress_ns, verify_ns, memcpy_batch, memcpy_faults);
+    add!(into, o: aggregate_batch, aggregate_faults);
     into.feed = match (into.feed, o.feed) {
         (a, None) => a,
         (None, b) => b,
@@ -199,17 +202,7 @@ fn absorb(into: &mut Outcome, o: Outcome) -> Result<(), RunError> {
     // Every share walks the stream it reads to its end or to its file's size.
     into.capture_bytes = into.capture_bytes.max(o.capture_bytes);
     into.dropped_bytes = into.dropped_bytes.or(o.dropped_bytes);
-    into.wall_ns += o.wall_ns;
-    into.parse_ns += o.parse_ns;
-    into.timed_ns += o.timed_ns;
-    into.passes += o.passes;
-    into.compress_ns += o.compress_ns;
-    into.verify_ns += o.verify_ns;
     add_latency(&mut into.memcpy, &o.memcpy)?;
-    into.memcpy_batch += o.memcpy_batch;
-    into.memcpy_faults += o.memcpy_faults;
-    into.aggregate_batch += o.aggregate_batch;
-    into.aggregate_faults += o.aggregate_faults;
     into.elapsed_ns = into.elapsed_ns.max(o.elapsed_ns);
     Ok(())
 }
@@ -218,17 +211,12 @@ fn add_format(f: &mut FormatResult, g: &FormatResult) -> Result<(), RunError> {
     for (w, l) in g.latency.iter() {
         add_latency(&mut f.latency[w], l)?;
     }
-    f.throughput += g.throughput;
     for (w, t) in g.windows.iter() {
         f.windows[w].absorb(t);
     }
-    f.encoded_bytes += g.encoded_bytes;
-    f.messages_encoded += g.messages_encoded;
-    f.messages_batch += g.messages_batch;
+    add!(f, g: throughput, encoded_bytes, messages_encoded, messages_batch, timed_faults);
+    add!(f, g: preempted, retimed);
     f.stored.absorb(&g.stored);
-    f.timed_faults += g.timed_faults;
-    f.preempted += g.preempted;
-    f.retimed += g.retimed;
     f.instructions = Instructions::merge(f.instructions, g.instructions);
     f.allocations = match (f.allocations, g.allocations) {
         (Some(mut a), Some(b)) => {

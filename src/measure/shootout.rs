@@ -1207,12 +1207,11 @@ fn decode_error(check: PassCheck<'_>, cause: crate::formats::DecodeError) -> Run
 
 #[cfg(test)]
 mod tests {
+    use super::super::checks::tests::{run_over, Broken, SIZE};
+    use super::super::runner::runner;
     use super::super::schedule::Schedule;
-    use super::super::stored::StoredMode;
     use super::*;
     use crate::formats::dbn::Dbn;
-    use crate::formats::{DecodeError, Documented, Format, Lossy, OtherLanguages, Sink, Visitor};
-    use crate::model::Message;
 
     #[test]
     fn a_window_of_heartbeats_does_not_make_the_next_busy_window_reserve_gigabytes() {
@@ -1292,6 +1291,18 @@ mod tests {
         // Half the timed work, give or take the windows' sizes.
         let encode = Workload::Encode;
         assert!(alt.passes.window[encode] > 0 && alt.passes.per_unit[encode] > 0);
+        // Six windows of 512 packets, each timed whole: three passes per format.
+        let tries = u64::from(super::super::interference::TRIES - 1);
+        for f in &both.formats {
+            assert!(f.retimed <= tries * 6 * 3, "{}: {}", f.name, f.retimed);
+        }
+        // Preempted at least as often as retimed, the clock's step within a read pair's bounds,
+        // the floor's time above 0: tests/it/run.rs, `run_matches_an_independent_summary...`.
+        assert_eq!(both.aggregate_batch.packets, both.units_batch);
+        assert!(both.passes.aggregate >= both.aggregate_batch.ns);
+        // Under --timing alternate, the floor rests on the windows timed whole only.
+        assert_eq!(alt.aggregate_batch.packets, alt.units_batch);
+        assert!(alt.units_batch < 3_000);
     }
 
     /// Their names, order, planted work, bytes and size as stored in a run's rows:
@@ -1332,96 +1343,18 @@ mod tests {
     }
 
     #[test]
-    fn a_run_counts_preemptions_and_reads_its_clock_step_and_aggregation_floor() {
-        let o = run_of(&["raw", "json"], 3_000, Schedule::Both, 0);
-        // Six windows of 512 packets, each timed whole: three passes per format.
-        let batch_passes = 6 * 3;
-        for f in &o.formats {
-            assert!(
-                f.retimed <= u64::from(super::super::interference::TRIES - 1) * batch_passes,
-                "{}: {}",
-                f.name,
-                f.retimed
-            );
-        }
-        // Preempted at least as often as retimed, the clock's step within a read pair's bounds,
-        // the floor's time above 0: tests/it/run.rs, `run_matches_an_independent_summary...`.
-        assert_eq!(o.aggregate_batch.packets, o.units_batch);
-        assert!(o.passes.aggregate >= o.aggregate_batch.ns);
-        // Under --timing alternate, the floor rests on the windows timed whole only.
-        let alt = run_of(&["raw"], 3_000, Schedule::Alternate, 0);
-        assert_eq!(alt.aggregate_batch.packets, alt.units_batch);
-        assert!(alt.units_batch < 3_000);
-    }
-
-    /// `dbn` with a decoder that gets a field it carries wrong: the size of each trade, price
-    /// level, quote bid and order one more in the complete decode.
-    #[derive(Default)]
-    struct LateDbn(Dbn);
-
-    struct Late<'v, V>(&'v mut V);
-
-    impl<V: Visitor> Visitor for Late<'_, V> {
-        fn packet(&mut self, seq: u64, send_time: crate::model::Timestamp) {
-            self.0.packet(seq, send_time);
-        }
-        fn message(&mut self, mut message: Message) {
-            match &mut message {
-                Message::TradeReport(t) => t.size += 1,
-                Message::PriceLevelUpdate(l) => l.size += 1,
-                Message::QuoteUpdate(q) => q.bid_size += 1,
-                Message::AddOrder(a) => a.size += 1,
-                _ => {}
-            }
-            self.0.message(message);
-        }
-    }
-
-    impl Format for LateDbn {
-        const NAME: &'static str = "dbn-late";
-        const DOCUMENTED: Documented = Dbn::DOCUMENTED;
-        const OTHER_LANGUAGES: OtherLanguages = Dbn::OTHER_LANGUAGES;
-        const LOSSY: Option<Lossy> = Dbn::LOSSY;
-        const STREAM: bool = true;
-        fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
-            self.0.encode(packet, out)
-        }
-        fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
-            self.0.decode(bytes, sink)
-        }
-        fn decode_all<V: Visitor>(&mut self, b: &[u8], v: &mut V) -> Result<usize, DecodeError> {
-            self.0.decode_all(b, &mut Late(v))
-        }
-    }
-
-    fn dbn_run(
-        runners: Vec<Box<dyn Runner>>,
-        warmup: u64,
-        verify: bool,
-    ) -> Result<Outcome, RunError> {
-        let bytes = super::super::synthetic_capture(3_000);
-        let config = Config {
-            stored: StoredMode::None,
-            window: 512,
-            warmup,
-            verify,
-            timing: Schedule::Both,
-            ..Config::default()
-        };
-        run_with(
-            IexReader::new(&bytes[..], false).unwrap(),
-            &config,
-            runners,
-            |_| {},
-        )
-    }
-
-    #[test]
     fn a_lossy_format_is_checked_against_what_it_carries_and_fails_when_wrong() {
         // Right: every check passes against the projection, after a warm-up (whose batch stream
         // announces symbols again: bytes that differ from the per-packet stream's, legitimately),
         // and under --verify.
-        let o = dbn_run(vec![crate::measure::runner::runner::<Dbn>()], 100, true).unwrap();
+        let timing = Schedule::Both;
+        let both = |warmup, verify| Config {
+            warmup,
+            verify,
+            timing,
+            ..Config::default()
+        };
+        let o = run_over(vec![runner::<Dbn>()], both(100, true)).unwrap();
         assert_eq!(o.formats[0].messages_encoded, o.messages);
         // The projection is not the source: its checksum differs on these packets, so the
         // checks above really used it.
@@ -1435,11 +1368,11 @@ mod tests {
         let projected: Vec<Packet> = window.packets().iter().map(project).collect();
         assert_ne!(Checksum::of(window.packets()), Checksum::of(&projected));
         // Wrong in a field it carries: the complete decode's check fails, naming the field.
-        let e = dbn_run(vec![crate::measure::runner::runner::<LateDbn>()], 0, false)
-            .err()
-            .unwrap()
-            .to_string();
-        assert!(e.contains("dbn-late") && e.contains("size"), "{e}");
+        // (`dbn` whose complete decode reads each size one more.)
+        let late = runner::<Broken<SIZE, Dbn>>();
+        let e = run_over(vec![late], both(0, false)).err().unwrap();
+        let e = e.to_string();
+        assert!(e.starts_with("broken: ") && e.contains("size"), "{e}");
     }
 
     /// The other refusals (`--window` out of range, `--warmup` past the input):

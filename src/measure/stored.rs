@@ -305,10 +305,7 @@ mod tests {
         assert_eq!(e.zstd_bytes, SAMPLE_HEAD * 100 + 320 * 500);
         assert_eq!(e.zlib_bytes, SAMPLE_HEAD * 120 + 320 * 600);
         assert_eq!(t.estimate(StoredMode::None), None);
-    }
-
-    #[test]
-    fn compressing_everything_is_exact_and_still_gives_the_sample_estimate() {
+        // Compressing everything is exact and still gives the sample estimate.
         let mut t = StoredTally::default();
         let windows: Vec<WindowId> = (0..SAMPLE_HEAD).map(head).chain((20..60).map(id)).collect();
         let in_sample = windows

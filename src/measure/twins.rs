@@ -279,6 +279,7 @@ pub fn chosen(
 
 #[cfg(test)]
 mod tests {
+    use super::super::checks::tests::{Broken, NOTHING};
     use super::*;
     use crate::formats::{raw::Raw, sbe::Sbe, Aggregate, Checksum};
 
@@ -313,40 +314,8 @@ mod tests {
         assert!(all[formats.len()..].iter().all(|t| !formats.contains(t)));
     }
 
-    /// Raw, counting the calls of each workload.
-    #[derive(Default)]
-    struct Counted {
-        raw: Raw,
-        calls: [u32; 3],
-    }
-
-    impl Format for Counted {
-        const NAME: &'static str = "counted";
-        const DOCUMENTED: Documented = Raw::DOCUMENTED;
-        const OTHER_LANGUAGES: crate::formats::OtherLanguages = Raw::OTHER_LANGUAGES;
-
-        fn encode(&mut self, packet: &Packet, out: &mut Vec<u8>) -> usize {
-            self.calls[0] += 1;
-            self.raw.encode(packet, out)
-        }
-
-        fn decode<K: Sink>(&mut self, bytes: &[u8], sink: &mut K) -> Result<usize, DecodeError> {
-            self.calls[1] += 1;
-            self.raw.decode(bytes, sink)
-        }
-
-        fn decode_all<V: Visitor>(
-            &mut self,
-            bytes: &[u8],
-            visitor: &mut V,
-        ) -> Result<usize, DecodeError> {
-            self.calls[2] += 1;
-            self.raw.decode_all(bytes, visitor)
-        }
-    }
-
     /// Through the receivers of copy 2 (`formats::Marked`): what they get is what the bare
-    /// ones get.
+    /// ones get. (`Broken<NOTHING>` is `raw` unbroken, counting its calls.)
     #[test]
     fn a_control_runs_its_originals_code_once_a_packet_and_its_receivers_get_the_same_values() {
         use crate::formats::{every_kind, full_datagram};
@@ -357,7 +326,7 @@ mod tests {
                 _ => full_datagram(kind::QUOTE_UPDATE),
             })
             .collect();
-        let (mut control, mut raw) = (Control::<Counted>::default(), Raw);
+        let (mut control, mut raw) = (Control::<Broken<NOTHING>>::default(), Raw);
         let (mut mine, mut theirs) = (Vec::new(), Vec::new());
         for p in &packets {
             assert_eq!(control.encode(p, &mut mine), raw.encode(p, &mut theirs));

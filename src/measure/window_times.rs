@@ -155,7 +155,7 @@ mod tests {
     }
 
     #[test]
-    fn blocks_of_two_formats_line_up_at_the_wider_width() {
+    fn blocks_of_two_formats_or_of_two_shares_line_up_at_the_wider_width() {
         // One format timed in every window, another in every other one (as `--timing
         // alternate` does): at the same width their blocks cover the same windows.
         let (mut every, mut half) = (WindowTimes::default(), WindowTimes::default());
@@ -168,10 +168,7 @@ mod tests {
         assert_eq!((every.shift, half.shift), (1, 0));
         let keys = |b: Vec<Block>| b.iter().map(Block::key).collect::<Vec<_>>();
         assert_eq!(keys(every.at_shift(1)), keys(half.at_shift(1)));
-    }
-
-    #[test]
-    fn shares_absorb_into_the_whole_runs_blocks() {
+        // Shares absorb into the whole run's blocks.
         let (mut whole, mut a, mut b) = (
             WindowTimes::default(),
             WindowTimes::default(),
