@@ -195,14 +195,9 @@ fn compact(x: f64) -> String {
 /// How far apart the winner and the runner-up are.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Call {
-    /// A winner: the runner-up over the winner run by run, as an [`Interval`]; for a size
-    /// (exact) the ratio of the medians, `lo` and `hi` equal to it and `runs` 0.
-    Margin {
-        ratio: f64,
-        lo: f64,
-        hi: f64,
-        runs: usize,
-    },
+    /// A winner: the runner-up over the winner run by run; for a size (exact) the ratio of the
+    /// medians, `lo` and `hi` equal to it and `runs` 0.
+    Margin(Interval),
     /// The winner is only a few clock steps wide: the margin in ns, not a ratio.
     Steps { ns: f64, step: f64 },
     /// Not resolved: `with` is every format tied with the fastest and its figure, in ranked
@@ -393,12 +388,12 @@ fn exact_call(ranked: &[(&Group, Stat)]) -> Call {
         };
     }
     let ratio = relative(ranked[1].1.median, ws.median);
-    Call::Margin {
+    Call::Margin(Interval {
         ratio,
         lo: ratio,
         hi: ratio,
         runs: 0,
-    }
+    })
 }
 
 /// A timed need: tied with the winner is every format a few clock steps away or whose interval
@@ -436,13 +431,7 @@ fn call(need: Need, basis: Basis, ranked: &[(&Group, Stat)], res: &Resolution, s
             step,
         };
     }
-    let iv = of(r).expect("resolved, so paired");
-    Call::Margin {
-        ratio: iv.ratio,
-        lo: iv.lo,
-        hi: iv.hi,
-        runs: iv.runs,
-    }
+    Call::Margin(of(r).expect("resolved, so paired"))
 }
 
 /// Why an interval names no winner, in short: `1.03x (95% CI 0.98–1.08x, 6 runs) ≤ 5.0%`.
@@ -464,21 +453,10 @@ impl Verdict {
     /// `tie: 1.03x (95% CI 0.98–1.08x, 6 runs) ≤ 5.0%`.
     pub fn margin_text(&self) -> String {
         let text = match &self.call {
-            Call::Margin { ratio, runs: 0, .. } => {
-                format!("{ratio:.2}x (the same bytes in every run)")
+            Call::Margin(iv) if iv.runs == 0 => {
+                format!("{:.2}x (the same bytes in every run)", iv.ratio)
             }
-            Call::Margin {
-                ratio,
-                lo,
-                hi,
-                runs,
-            } => Interval {
-                ratio: *ratio,
-                lo: *lo,
-                hi: *hi,
-                runs: *runs,
-            }
-            .text(),
+            Call::Margin(iv) => iv.text(),
             Call::Steps { ns, step } => format!(
                 "+{} ns ({:.0} clock steps; too few to divide)",
                 trim(*ns),
@@ -503,7 +481,7 @@ impl Verdict {
             return String::new();
         };
         match self.call {
-            Call::Margin { .. } if w.median > agg => format!(
+            Call::Margin(_) if w.median > agg => format!(
                 "; {:.2}x above the aggregation's {} ns",
                 (r.median - agg) / (w.median - agg),
                 trim(agg)
@@ -866,12 +844,12 @@ mod tests {
             tie.margin_text(),
             "tie: 1.16x (95% CI 1.07–1.25x, 6 runs) ≤ 10.6%"
         );
-        let win = encode(Call::Margin {
+        let win = encode(Call::Margin(Interval {
             ratio: 1.19,
             lo: 1.12,
             hi: 1.26,
             runs: 6,
-        });
+        }));
         assert_eq!(win.named_winner(), Some("wincode"));
         assert!(win.tied().is_empty());
         assert_eq!(

@@ -206,12 +206,12 @@ fn margins_are_the_median_of_per_run_ratios() {
     let (_dir, groups) = paired_runs([130.0, 198.0, 256.0], ["r1", "r2", "r3"]);
     let refs: Vec<&Group> = groups.iter().collect();
     let enc = row(&verdict::verdicts(&refs), Need::Encode).clone();
-    let Call::Margin {
+    let Call::Margin(report::resolution::Interval {
         ratio,
         lo,
         hi,
         runs,
-    } = enc.call
+    }) = enc.call
     else {
         panic!("{enc:?}")
     };
