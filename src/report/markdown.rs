@@ -82,8 +82,8 @@ fn block_parts(block: &Block, parts: &mut Vec<String>) {
                 .map(|g| {
                     let n = g.details.len();
                     let details = format!(
-                        "\n  <details><summary>the {n} warning{} behind it</summary>{}</details>",
-                        if n == 1 { "" } else { "s" },
+                        "\n  <details><summary>the {} behind it</summary>{}</details>",
+                        super::stats::plural(n, "warning"),
                         html::escape(&cell(&g.details.join("; ")))
                     );
                     format!("- {}{details}\n", cell(&g.summary))

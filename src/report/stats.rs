@@ -190,6 +190,14 @@ impl Basis {
             Basis::Selective => "p50-selective",
         }
     }
+    /// The first basis (batch, p50, selective) every figure `has`: what a set of groups is ranked
+    /// and compared on.
+    pub fn first_all(has: impl Fn(Basis) -> bool) -> Basis {
+        [Basis::Batch, Basis::P50]
+            .into_iter()
+            .find(|b| has(*b))
+            .unwrap_or(Basis::Selective)
+    }
     /// Whether figures on this basis are timed one unit at a time, so move in clock steps.
     pub fn quantized(self) -> bool {
         self != Basis::Batch
@@ -582,10 +590,7 @@ fn rank(groups: &mut [Group]) {
                 .take_while(|g| g.input == groups[start].input && g.label == groups[start].label)
                 .count();
         let section = &mut groups[start..end];
-        let basis = [Basis::Batch, Basis::P50]
-            .into_iter()
-            .find(|b| section.iter().all(|g| g.speed_on(*b).is_some()))
-            .unwrap_or(Basis::Selective);
+        let basis = Basis::first_all(|b| section.iter().all(|g| g.speed_on(b).is_some()));
         for g in section.iter_mut() {
             g.basis = basis;
             g.speed = g.speed_on(basis).expect("every row has ser and de p50");
@@ -635,6 +640,12 @@ pub(super) fn sorted<T: Ord>(values: impl IntoIterator<Item = T>) -> Vec<T> {
 
 pub fn section_hosts(groups: &[&Group]) -> String {
     distinct(groups, |g| &g.hosts).join(", ")
+}
+
+/// `1 run`, `3 runs`: `n` and `noun`, plural unless one.
+pub fn plural<N: std::fmt::Display + PartialEq + From<u8>>(n: N, noun: &str) -> String {
+    let s = if n == N::from(1) { "" } else { "s" };
+    format!("{n} {noun}{s}")
 }
 
 /// What joins the labels of a pooled section: `normal + taskset`.
@@ -712,9 +723,9 @@ fn timed_faults(out: &mut Vec<Warning>, runs: &Runs) {
     for r in &runs.rows {
         if let Some(n) = r.timed_faults.filter(|n| *n > 0) {
             let message = format!(
-                "{}: {n} minor page fault{} inside timed regions",
+                "{}: {} inside timed regions",
                 row_name(r),
-                if n == 1 { "" } else { "s" }
+                plural(n, "minor page fault")
             );
             match r.allocs.filter(|a| a.iter().any(|&x| x > 0.0)) {
                 Some([ser, de, de_all]) => warn(
@@ -758,9 +769,8 @@ fn cut_short(out: &mut Vec<Warning>, runs: &Runs) {
             WarningKind::CutShort,
             format!(
                 "{input}: the capture ends inside a packet; its whole packets were measured and \
-                 the last {bytes} bytes dropped (--lenient), in {} run{}",
-                ids.len(),
-                if ids.len() == 1 { "" } else { "s" }
+                 the last {bytes} bytes dropped (--lenient), in {}",
+                plural(ids.len(), "run")
             ),
         );
     }
@@ -797,9 +807,8 @@ fn group_warnings(out: &mut Vec<Warning>, g: &Group) {
             out,
             WarningKind::FewRuns,
             format!(
-                "{name}: only {} run{}; at least {MIN_RUNS} are needed for a median and a spread worth reading",
-                g.runs,
-                if g.runs == 1 { "" } else { "s" }
+                "{name}: only {}; at least {MIN_RUNS} are needed for a median and a spread worth reading",
+                plural(g.runs, "run")
             ),
         );
     }
@@ -924,9 +933,8 @@ fn source_warnings(out: &mut Vec<Warning>, runs: &Runs) {
                 out,
                 WarningKind::Duplicates,
                 format!(
-                    "{csv}: {} row{} already read from an earlier file, counted once",
-                    s.duplicates,
-                    if s.duplicates == 1 { "" } else { "s" }
+                    "{csv}: {} already read from an earlier file, counted once",
+                    plural(s.duplicates, "row")
                 ),
             );
         }

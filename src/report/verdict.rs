@@ -741,11 +741,7 @@ pub fn table(verdicts: &[Verdict], what: &str) -> Table {
              {TIE_STEPS:.0} clock steps ({} ns, {}) apart, and a percentile with fewer than \
              {MIN_TAIL_SAMPLES:.0} samples beyond it in a run names no winner. raw is the \
              floor, not a contender.",
-            if runs == 1 {
-                "1 run".to_owned()
-            } else {
-                format!("{runs} runs")
-            },
+            super::stats::plural(runs, "run"),
             RESOLUTION_FLOOR * 100.0,
             resolutions_text(verdicts),
             trim(step),
