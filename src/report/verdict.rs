@@ -591,21 +591,17 @@ pub fn input_line(input: &str, groups: &[&Group], label: &str) -> String {
             .filter_map(|g| f(g))
             .reduce(f64::min)
     };
-    let timed = match (fewest(|g| g.units_timed), fewest(|g| g.batch_units)) {
-        (Some(one), Some(whole)) => format!(
-            " Per run, {} {unit}s were timed one by one (what the percentiles rest on) and {} in \
-             whole windows (the batch figures).",
-            super::tables::count(one),
-            super::tables::count(whole),
-            unit = g.unit
-        ),
-        (Some(one), None) => format!(
-            " Per run, {} {}s were timed one by one (what the percentiles rest on).",
+    let whole = fewest(|g| g.batch_units).map_or(String::new(), |n| {
+        let n = super::tables::count(n);
+        format!(" and {n} in whole windows (the batch figures)")
+    });
+    let timed = fewest(|g| g.units_timed).map_or(String::new(), |one| {
+        format!(
+            " Per run, {} {}s were timed one by one (what the percentiles rest on){whole}.",
             super::tables::count(one),
             g.unit
-        ),
-        _ => String::new(),
-    };
+        )
+    });
     let label = match label {
         "" => "label (none)".to_owned(),
         l if super::stats::is_pooled(l) => format!(
