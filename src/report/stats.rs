@@ -135,7 +135,7 @@ pub struct Group {
     pub basis: Basis,
     /// Each run's [`Basis::run_speed`] on [`Group::basis`]: what formats are ranked by.
     pub speed: Stat,
-    /// [`Group::speed_key`] over the fastest format's of the section.
+    /// [`Group::speed`]'s median over the fastest format's of the section.
     pub ratio_to_fastest: f64,
     /// The same over the `raw` floor's (fixed-size records copied in place); `None` without raw.
     pub ratio_to_raw: Option<f64>,
@@ -220,10 +220,6 @@ impl Group {
         self.rows.iter().find_map(|r| r.latency_note.as_deref())
     }
 
-    /// What formats are ranked by, ns per unit.
-    pub fn speed_key(&self) -> f64 {
-        self.speed.median
-    }
     /// Each run's ser + decode on `basis`, reduced across the runs that have it.
     pub fn speed_on(&self, basis: Basis) -> Option<Stat> {
         self.column(|r| basis.run_speed(r))
@@ -596,18 +592,19 @@ fn rank(groups: &mut [Group]) {
             g.speed = g.speed_on(basis).expect("every row has ser and de p50");
         }
         section.sort_by(|a, b| {
-            a.speed_key()
-                .total_cmp(&b.speed_key())
+            a.speed
+                .median
+                .total_cmp(&b.speed.median)
                 .then(a.format.cmp(&b.format))
         });
-        let fastest = section[0].speed_key();
+        let fastest = section[0].speed.median;
         let raw = section.iter().find(|g| g.format == RAW);
         let (raw_key, raw_all) = (
-            raw.map(Group::speed_key),
+            raw.map(|r| r.speed.median),
             raw.and_then(|r| r.speed_on(Basis::Batch)),
         );
         for g in section.iter_mut() {
-            let key = g.speed_key();
+            let key = g.speed.median;
             g.ratio_to_fastest = relative(key, fastest);
             g.ratio_to_raw = raw_key.map(|raw| relative(key, raw));
             g.ratio_all_to_raw = match (basis, g.speed_on(Basis::Batch), raw_all) {
