@@ -16,7 +16,7 @@
 use super::load::RunRow;
 use super::pairing::{self, Pairing};
 use super::significance::{self, ALPHA};
-use super::stats::{is_pooled, section_name, sorted, trim, Basis, Group, Stat, Summary};
+use super::stats::{is_pooled, plural, section_name, sorted, trim, Basis, Group, Stat, Summary};
 use super::verdict::{CLOCK_STEP_NS, TIE_STEPS};
 use crate::measure::Workload;
 use crate::output::Table;
@@ -188,13 +188,9 @@ fn compare_section(c: &mut Comparison, section: &str, new: &[&Group], old: &[&Gr
     c.unpaired
         .extend(unpaired.into_iter().map(|u| format!("{section}: {u}")));
     // The first basis every format has on both sides: normalizing needs one figure for all.
-    let basis = [Basis::Batch, Basis::P50]
-        .into_iter()
-        .find(|b| {
-            both.iter()
-                .all(|(g, o)| g.speed_on(*b).is_some() && o.speed_on(*b).is_some())
-        })
-        .unwrap_or(Basis::Selective);
+    let basis = Basis::first_all(|b| {
+        (both.iter()).all(|(g, o)| g.speed_on(b).is_some() && o.speed_on(b).is_some())
+    });
     let formats: Vec<&str> = both.iter().map(|(g, _)| g.format.as_str()).collect();
     let measures = [
         Measure::Sum(basis),
@@ -514,11 +510,11 @@ pub fn refusal(c: &Comparison) -> Option<GateRefused> {
         return None;
     }
     Some(GateRefused(format!(
-        "--fail-if-slower: {n} pair{} of runs cannot reach p < {ALPHA} over {m} figure{} (the \
+        "--fail-if-slower: {} of runs cannot reach p < {ALPHA} over {} (the \
          signed-rank test's smallest p is 1/2^{n} = {smallest:.4}, Holm's first step needs \
          {ALPHA}/{m} = {:.4}); run at least {} runs a side (paired within each label)",
-        if n == 1 { "" } else { "s" },
-        if m == 1 { "" } else { "s" },
+        plural(n, "pair"),
+        plural(m, "figure"),
         ALPHA / m as f64,
         significance::pairs_needed(m)
     )))

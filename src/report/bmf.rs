@@ -8,35 +8,33 @@ use std::path::Path;
 use serde_json::{json, Map, Value};
 
 use super::error::ReportError;
-use super::stats::{Group, SideStats, Stat, Summary};
+use super::stats::{Group, Stat, Summary};
 use crate::measure::Workload;
 use crate::output::write_atomically;
 
 /// The measures of one group, by BMF measure name; those not measured are left out.
-pub fn measures(g: &Group) -> Vec<(&'static str, Stat)> {
-    let (ser, de, all) = (Workload::Encode, Workload::Selective, Workload::Complete);
-    let p = |w, at: fn(&SideStats) -> &Stat| g.latency(w).map(|s| *at(s));
-    [
-        ("ser-p50-ns", p(ser, SideStats::p50)),
-        ("ser-p99-ns", p(ser, SideStats::p99)),
-        ("ser-p999-ns", p(ser, SideStats::p999)),
-        ("de-p50-ns", p(de, SideStats::p50)),
-        ("de-p99-ns", p(de, SideStats::p99)),
-        ("de-p999-ns", p(de, SideStats::p999)),
-        ("de-all-p50-ns", p(all, SideStats::p50)),
-        ("de-all-p99-ns", p(all, SideStats::p99)),
-        ("de-all-p999-ns", p(all, SideStats::p999)),
-        ("ser-batch-ns", g.throughput[ser]),
-        ("de-batch-ns", g.throughput[de]),
-        ("de-all-batch-ns", g.throughput[all]),
+pub fn measures(g: &Group) -> Vec<(String, Stat)> {
+    let mut m: Vec<(String, Option<Stat>)> = Vec::new();
+    let side = |w: Workload| w.column().replace('_', "-");
+    for w in Workload::ALL {
+        // The columns of SideStats::p50, p99 and p999.
+        let at = |i: usize| g.latency(w).map(|s| s.0[i]);
+        m.extend(
+            [("p50", 0), ("p99", 2), ("p999", 3)]
+                .map(|(p, i)| (format!("{}-{p}-ns", side(w)), at(i))),
+        );
+    }
+    m.extend(Workload::ALL.map(|w| (format!("{}-batch-ns", side(w)), g.throughput[w])));
+    let sizes = [
         ("bytes-per-msg", Some(g.bytes_per_message)),
         ("zstd-bytes-per-msg", g.zstd_bytes_per_message),
         ("zlib-bytes-per-msg", g.zlib_bytes_per_message),
         ("msgs-per-sec", Some(g.msgs_per_sec)),
-    ]
-    .into_iter()
-    .filter_map(|(name, s)| Some((name, s?)))
-    .collect()
+    ];
+    m.extend(sizes.map(|(name, s)| (name.to_owned(), s)));
+    m.into_iter()
+        .filter_map(|(name, s)| Some((name, s?)))
+        .collect()
 }
 
 pub fn benchmark_name(g: &Group) -> String {
@@ -49,7 +47,7 @@ pub fn to_json(summary: &Summary) -> Value {
         let mut m = Map::new();
         for (name, s) in measures(g) {
             m.insert(
-                name.to_owned(),
+                name,
                 json!({ "value": s.median, "lower_value": s.min, "upper_value": s.max }),
             );
         }

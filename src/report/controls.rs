@@ -11,11 +11,8 @@ use super::analysis::Analysis;
 use super::export::{Export, ReportData};
 use super::resolution::MIN_PAIRED_RUNS;
 use super::stats::TwinPair;
-use super::twins::{copy_figures, CopyFigure};
+use super::twins::CopyFigure;
 use crate::output::Table;
-
-/// One control on one figure.
-pub type ControlFigure = CopyFigure;
 
 impl CopyFigure {
     /// The verdict's rule calls the control slower than its original.
@@ -56,18 +53,12 @@ impl CopyFigure {
     }
 }
 
-/// Every control of a section on every figure it and its original measured; `twins` are the
-/// section's A/A twins, which set the resolution.
-pub fn figures(controls: &[TwinPair<'_>], twins: &[TwinPair<'_>]) -> Vec<ControlFigure> {
-    copy_figures(controls, twins)
-}
-
 fn yes(b: bool) -> &'static str {
     ["no", "yes"][usize::from(b)]
 }
 
 /// The section's controls block; `None` without controls.
-pub fn table(figures: &[ControlFigure]) -> Option<Table> {
+pub fn table(figures: &[CopyFigure]) -> Option<Table> {
     if figures.is_empty() {
         return None;
     }
@@ -89,7 +80,7 @@ pub fn table(figures: &[ControlFigure]) -> Option<Table> {
                   planted ratio, that the interval is not to be read at face value (or that the \
                   repeated units were not the window's average: see docs/method.md). Controls \
                   are left out of every other table, chart and ranking.";
-    let row = |f: &ControlFigure| [f.cells(3), vec![yes(f.contains()).to_owned()]].concat();
+    let row = |f: &CopyFigure| [f.cells(3), vec![yes(f.contains()).to_owned()]].concat();
     Some(Table {
         rows: figures.iter().map(row).collect(),
         ..Table::new(caption, 3, &header)
@@ -98,13 +89,13 @@ pub fn table(figures: &[ControlFigure]) -> Option<Table> {
 
 /// One line for under the verdict: how many of the `controls`' figures the runs resolved, and
 /// how many intervals held the planted ratio.
-pub fn answer_line(figures: &[ControlFigure], controls: &[TwinPair<'_>]) -> Option<String> {
+pub fn answer_line(figures: &[CopyFigure], controls: &[TwinPair<'_>]) -> Option<String> {
     let n = figures.len();
-    let count = |f: fn(&ControlFigure) -> bool| figures.iter().filter(|x| f(x)).count();
+    let count = |f: fn(&CopyFigure) -> bool| figures.iter().filter(|x| f(x)).count();
     let (resolved, seen, contains) = (
-        count(ControlFigure::resolved),
-        count(ControlFigure::seen),
-        count(ControlFigure::contains),
+        count(CopyFigure::resolved),
+        count(CopyFigure::seen),
+        count(CopyFigure::contains),
     );
     let names: Vec<&str> = controls.iter().map(|c| c.twin.format.as_str()).collect();
     Some(format!(

@@ -155,10 +155,9 @@ impl Decision {
                 .map(|g| g.format.as_str())
                 .collect();
             notes.push(format!(
-                "Required: {}. Ranked among {} format{}: {}.",
+                "Required: {}. Ranked among {}: {}.",
                 names.join(", "),
-                kept.len(),
-                if kept.len() == 1 { "" } else { "s" },
+                super::stats::plural(kept.len(), "format"),
                 if kept.is_empty() {
                     "none".to_string()
                 } else {

@@ -80,10 +80,9 @@ fn block_parts(block: &Block, parts: &mut Vec<String>) {
             groups
                 .iter()
                 .map(|g| {
-                    let n = g.details.len();
                     let details = format!(
-                        "\n  <details><summary>the {n} warning{} behind it</summary>{}</details>",
-                        if n == 1 { "" } else { "s" },
+                        "\n  <details><summary>the {} behind it</summary>{}</details>",
+                        super::stats::plural(g.details.len(), "warning"),
                         html::escape(&cell(&g.details.join("; ")))
                     );
                     format!("- {}{details}\n", cell(&g.summary))

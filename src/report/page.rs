@@ -186,9 +186,9 @@ impl Contents<'_> {
         kinds
             .iter()
             .flat_map(|kind| {
-                self.charts.iter().filter(move |c| {
-                    c.input == input && c.label.as_deref() == Some(label) && c.kind == *kind
-                })
+                self.charts
+                    .iter()
+                    .filter(move |c| c.input == input && c.label == label && c.kind == *kind)
             })
             .map(|c| Figure {
                 file: c.file.clone(),

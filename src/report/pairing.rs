@@ -20,7 +20,7 @@
 use std::collections::HashMap;
 
 use super::load::RunRow;
-use super::stats::{Group, Stat};
+use super::stats::{plural, Group, Stat};
 
 /// One run of one side: its rows by format.
 #[derive(Debug, Clone, Default)]
@@ -73,10 +73,8 @@ pub fn pair<'a>(new: &[&'a Group], old: &[&'a Group]) -> Pairing<'a> {
         };
         if runs.len() != theirs.len() {
             out.unpaired.push(format!(
-                "label {label}: {} new run{} against {} in the baseline, the last {} unpaired and \
-                 left out",
-                runs.len(),
-                if runs.len() == 1 { "" } else { "s" },
+                "label {label}: {} against {} in the baseline, the last {} unpaired and left out",
+                plural(runs.len(), "new run"),
                 theirs.len(),
                 runs.len().abs_diff(theirs.len())
             ));
@@ -85,9 +83,8 @@ pub fn pair<'a>(new: &[&'a Group], old: &[&'a Group]) -> Pairing<'a> {
     }
     for (label, runs) in old {
         out.unpaired.push(format!(
-            "label {label}: only in the baseline, its {} run{} left out",
-            runs.len(),
-            if runs.len() == 1 { "" } else { "s" }
+            "label {label}: only in the baseline, its {} left out",
+            plural(runs.len(), "run")
         ));
     }
     out

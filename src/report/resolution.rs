@@ -125,12 +125,11 @@ impl Interval {
     /// `1.32x (95% CI 1.24–1.41x, 8 runs)`.
     pub fn text(&self) -> String {
         format!(
-            "{:.2}x (95% CI {:.2}–{:.2}x, {} run{})",
+            "{:.2}x (95% CI {:.2}–{:.2}x, {})",
             self.ratio,
             self.lo,
             self.hi,
-            self.runs,
-            if self.runs == 1 { "" } else { "s" }
+            super::stats::plural(self.runs, "run")
         )
     }
 }

@@ -135,7 +135,7 @@ pub struct Group {
     pub basis: Basis,
     /// Each run's [`Basis::run_speed`] on [`Group::basis`]: what formats are ranked by.
     pub speed: Stat,
-    /// [`Group::speed_key`] over the fastest format's of the section.
+    /// [`Group::speed`]'s median over the fastest format's of the section.
     pub ratio_to_fastest: f64,
     /// The same over the `raw` floor's (fixed-size records copied in place); `None` without raw.
     pub ratio_to_raw: Option<f64>,
@@ -190,6 +190,14 @@ impl Basis {
             Basis::Selective => "p50-selective",
         }
     }
+    /// The first basis (batch, p50, selective) every figure `has`: what a set of groups is ranked
+    /// and compared on.
+    pub fn first_all(has: impl Fn(Basis) -> bool) -> Basis {
+        [Basis::Batch, Basis::P50]
+            .into_iter()
+            .find(|b| has(*b))
+            .unwrap_or(Basis::Selective)
+    }
     /// Whether figures on this basis are timed one unit at a time, so move in clock steps.
     pub fn quantized(self) -> bool {
         self != Basis::Batch
@@ -212,10 +220,6 @@ impl Group {
         self.rows.iter().find_map(|r| r.latency_note.as_deref())
     }
 
-    /// What formats are ranked by, ns per unit.
-    pub fn speed_key(&self) -> f64 {
-        self.speed.median
-    }
     /// Each run's ser + decode on `basis`, reduced across the runs that have it.
     pub fn speed_on(&self, basis: Basis) -> Option<Stat> {
         self.column(|r| basis.run_speed(r))
@@ -582,27 +586,25 @@ fn rank(groups: &mut [Group]) {
                 .take_while(|g| g.input == groups[start].input && g.label == groups[start].label)
                 .count();
         let section = &mut groups[start..end];
-        let basis = [Basis::Batch, Basis::P50]
-            .into_iter()
-            .find(|b| section.iter().all(|g| g.speed_on(*b).is_some()))
-            .unwrap_or(Basis::Selective);
+        let basis = Basis::first_all(|b| section.iter().all(|g| g.speed_on(b).is_some()));
         for g in section.iter_mut() {
             g.basis = basis;
             g.speed = g.speed_on(basis).expect("every row has ser and de p50");
         }
         section.sort_by(|a, b| {
-            a.speed_key()
-                .total_cmp(&b.speed_key())
+            a.speed
+                .median
+                .total_cmp(&b.speed.median)
                 .then(a.format.cmp(&b.format))
         });
-        let fastest = section[0].speed_key();
+        let fastest = section[0].speed.median;
         let raw = section.iter().find(|g| g.format == RAW);
         let (raw_key, raw_all) = (
-            raw.map(Group::speed_key),
+            raw.map(|r| r.speed.median),
             raw.and_then(|r| r.speed_on(Basis::Batch)),
         );
         for g in section.iter_mut() {
-            let key = g.speed_key();
+            let key = g.speed.median;
             g.ratio_to_fastest = relative(key, fastest);
             g.ratio_to_raw = raw_key.map(|raw| relative(key, raw));
             g.ratio_all_to_raw = match (basis, g.speed_on(Basis::Batch), raw_all) {
@@ -635,6 +637,12 @@ pub(super) fn sorted<T: Ord>(values: impl IntoIterator<Item = T>) -> Vec<T> {
 
 pub fn section_hosts(groups: &[&Group]) -> String {
     distinct(groups, |g| &g.hosts).join(", ")
+}
+
+/// `1 run`, `3 runs`: `n` and `noun`, plural unless one.
+pub fn plural<N: std::fmt::Display + PartialEq + From<u8>>(n: N, noun: &str) -> String {
+    let s = if n == N::from(1) { "" } else { "s" };
+    format!("{n} {noun}{s}")
 }
 
 /// What joins the labels of a pooled section: `normal + taskset`.
@@ -712,9 +720,9 @@ fn timed_faults(out: &mut Vec<Warning>, runs: &Runs) {
     for r in &runs.rows {
         if let Some(n) = r.timed_faults.filter(|n| *n > 0) {
             let message = format!(
-                "{}: {n} minor page fault{} inside timed regions",
+                "{}: {} inside timed regions",
                 row_name(r),
-                if n == 1 { "" } else { "s" }
+                plural(n, "minor page fault")
             );
             match r.allocs.filter(|a| a.iter().any(|&x| x > 0.0)) {
                 Some([ser, de, de_all]) => warn(
@@ -758,9 +766,8 @@ fn cut_short(out: &mut Vec<Warning>, runs: &Runs) {
             WarningKind::CutShort,
             format!(
                 "{input}: the capture ends inside a packet; its whole packets were measured and \
-                 the last {bytes} bytes dropped (--lenient), in {} run{}",
-                ids.len(),
-                if ids.len() == 1 { "" } else { "s" }
+                 the last {bytes} bytes dropped (--lenient), in {}",
+                plural(ids.len(), "run")
             ),
         );
     }
@@ -797,9 +804,8 @@ fn group_warnings(out: &mut Vec<Warning>, g: &Group) {
             out,
             WarningKind::FewRuns,
             format!(
-                "{name}: only {} run{}; at least {MIN_RUNS} are needed for a median and a spread worth reading",
-                g.runs,
-                if g.runs == 1 { "" } else { "s" }
+                "{name}: only {}; at least {MIN_RUNS} are needed for a median and a spread worth reading",
+                plural(g.runs, "run")
             ),
         );
     }
@@ -924,9 +930,8 @@ fn source_warnings(out: &mut Vec<Warning>, runs: &Runs) {
                 out,
                 WarningKind::Duplicates,
                 format!(
-                    "{csv}: {} row{} already read from an earlier file, counted once",
-                    s.duplicates,
-                    if s.duplicates == 1 { "" } else { "s" }
+                    "{csv}: {} already read from an earlier file, counted once",
+                    plural(s.duplicates, "row")
                 ),
             );
         }

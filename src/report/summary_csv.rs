@@ -42,14 +42,35 @@ use crate::measure::Workload;
 
 pub struct SummaryCsv;
 
-/// The measure names (`M` above), in column order.
-pub fn measures() -> Vec<String> {
-    let mut m = vec!["bytes_per_message".to_owned(), "msgs_per_sec".to_owned()];
-    for side in ["ser", "de"] {
-        m.extend(PERCENTILE_COLUMNS.iter().map(|p| format!("{side}_{p}_ns")));
-    }
-    m.push("timer_overhead_ns".to_owned());
-    m
+/// The measures (`M` above), four columns each: those before `zstd_ns_median`, then the complete
+/// decode's percentiles and the batch timings.
+fn measures() -> [Vec<String>; 2] {
+    let percentiles = |side: &str| -> Vec<String> {
+        (PERCENTILE_COLUMNS.iter())
+            .map(|p| format!("{side}_{p}_ns"))
+            .collect()
+    };
+    let mut first = vec!["bytes_per_message".to_owned(), "msgs_per_sec".to_owned()];
+    first.extend(percentiles("ser").into_iter().chain(percentiles("de")));
+    first.extend(
+        [
+            "timer_overhead_ns",
+            "zstd_bytes_per_message",
+            "zlib_bytes_per_message",
+        ]
+        .map(String::from),
+    );
+    let mut batch = percentiles("de_all");
+    batch.extend(
+        [
+            "ser_batch_ns",
+            "de_batch_ns",
+            "de_all_batch_ns",
+            "memcpy_batch_ns",
+        ]
+        .map(String::from),
+    );
+    [first, batch]
 }
 
 /// The header, column by column.
@@ -64,44 +85,37 @@ pub fn columns() -> Vec<String> {
     ]
     .map(String::from)
     .to_vec();
+    let [first, batch] = measures();
     let four = |m: &String| STAT_SUFFIXES.map(|s| format!("{m}_{s}"));
-    c.extend(measures().iter().chain(&stored_measures()).flat_map(four));
+    c.extend(first.iter().flat_map(four));
     c.extend(["zstd_ns_median", "ratio_to_raw"].map(String::from));
-    c.extend(batch_measures().iter().flat_map(four));
+    c.extend(batch.iter().flat_map(four));
     c.extend(["ratio_all_to_raw", "ranked_by", "clocks"].map(String::from));
     c
 }
 
-/// The complete decode's percentiles and the batch timings, four columns each like
-/// [`measures`], empty when not measured.
-pub fn batch_measures() -> Vec<String> {
-    let mut m: Vec<String> = PERCENTILE_COLUMNS
-        .iter()
-        .map(|p| format!("de_all_{p}_ns"))
-        .collect();
-    m.extend(
-        [
-            "ser_batch_ns",
-            "de_batch_ns",
-            "de_all_batch_ns",
-            "memcpy_batch_ns",
-        ]
-        .map(String::from),
+/// A group's figures in the order of [`measures`]. A format timed only per window has no
+/// latency: its seven cells per workload stay empty.
+fn stats(g: &Group) -> [Vec<Option<Stat>>; 2] {
+    let latency = |w| g.latency(w).map_or([None; 7], |l| l.0.map(Some));
+    let mut first = vec![Some(g.bytes_per_message), Some(g.msgs_per_sec)];
+    first.extend(
+        latency(Workload::Encode)
+            .into_iter()
+            .chain(latency(Workload::Selective)),
     );
-    m
+    first.extend([
+        Some(g.timer_overhead_ns),
+        g.zstd_bytes_per_message,
+        g.zlib_bytes_per_message,
+    ]);
+    let mut batch = latency(Workload::Complete).to_vec();
+    batch.extend(g.throughput.values().copied());
+    batch.push(g.column(|r| r.memcpy_batch_ns));
+    [first, batch]
 }
 
-fn batch_stats(g: &Group) -> Vec<Option<Stat>> {
-    let mut s: Vec<Option<Stat>> = match g.latency(Workload::Complete) {
-        Some(all) => all.0.iter().copied().map(Some).collect(),
-        None => vec![None; 7],
-    };
-    s.extend(g.throughput.values().copied());
-    s.push(g.column(|r| r.memcpy_batch_ns));
-    s
-}
-
-fn four(s: Option<&Stat>) -> [String; 4] {
+fn four(s: &Option<Stat>) -> [String; 4] {
     match s {
         Some(s) => [num(s.median), num(s.min), num(s.max), num(s.cv_pct)],
         None => STAT_SUFFIXES.map(|_| String::new()),
@@ -109,27 +123,6 @@ fn four(s: Option<&Stat>) -> [String; 4] {
 }
 
 const STAT_SUFFIXES: [&str; 4] = ["median", "min", "max", "cv_pct"];
-
-/// The size-as-stored measures, four columns each like [`measures`], empty when not measured.
-pub fn stored_measures() -> Vec<String> {
-    vec![
-        "zstd_bytes_per_message".to_owned(),
-        "zlib_bytes_per_message".to_owned(),
-    ]
-}
-
-/// A format timed only per window has no latency: its seven cells per workload stay empty.
-fn stats(g: &Group) -> Vec<Option<&Stat>> {
-    let mut s = vec![Some(&g.bytes_per_message), Some(&g.msgs_per_sec)];
-    for w in [Workload::Encode, Workload::Selective] {
-        match g.latency(w) {
-            Some(l) => s.extend(l.0.iter().map(Some)),
-            None => s.extend([None; 7]),
-        }
-    }
-    s.push(Some(&g.timer_overhead_ns));
-    s
-}
 
 fn num(x: f64) -> String {
     let r = (x * 1000.0).round() / 1000.0;
@@ -153,17 +146,11 @@ impl Export for SummaryCsv {
                 g.hosts.join(";"),
                 num(g.ratio_to_fastest),
             ];
-            for s in stats(g) {
-                rec.extend(four(s));
-            }
-            for s in [&g.zstd_bytes_per_message, &g.zlib_bytes_per_message] {
-                rec.extend(four(s.as_ref()));
-            }
+            let [first, batch] = stats(g);
+            rec.extend(first.iter().flat_map(four));
             rec.push(g.zstd_ns.map_or(String::new(), |s| num(s.median)));
             rec.push(g.ratio_to_raw.map_or(String::new(), num));
-            for s in batch_stats(g) {
-                rec.extend(four(s.as_ref()));
-            }
+            rec.extend(batch.iter().flat_map(four));
             rec.push(g.ratio_all_to_raw.map_or(String::new(), num));
             rec.push(g.basis.name().to_owned());
             rec.push(g.clocks.join(";"));

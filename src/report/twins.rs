@@ -89,14 +89,6 @@ pub fn copy_figures(copies: &[TwinPair<'_>], twins: &[TwinPair<'_>]) -> Vec<Copy
     out
 }
 
-/// Every A/A twin of a section on every figure both copies measured.
-pub fn figures(pairs: &[TwinPair<'_>]) -> Vec<TwinFigure> {
-    copy_figures(pairs, pairs)
-}
-
-/// An A/A twin on one figure.
-pub type TwinFigure = CopyFigure;
-
 impl CopyFigure {
     /// What the verdict's rule calls the copy and its original.
     pub fn call(&self) -> String {
@@ -138,7 +130,7 @@ impl CopyFigure {
 }
 
 /// The section's A/A block; `None` without twins.
-pub fn table(figures: &[TwinFigure]) -> Option<Table> {
+pub fn table(figures: &[CopyFigure]) -> Option<Table> {
     if figures.is_empty() {
         return None;
     }
@@ -157,7 +149,7 @@ pub fn table(figures: &[TwinFigure]) -> Option<Table> {
 }
 
 /// One line per twin for under the verdict: its ranking sum against its original.
-pub fn answer_lines(figures: &[TwinFigure]) -> Vec<String> {
+pub fn answer_lines(figures: &[CopyFigure]) -> Vec<String> {
     figures
         .iter()
         .filter(|f| f.figure == FIGURES[3].0)

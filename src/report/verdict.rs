@@ -195,14 +195,9 @@ fn compact(x: f64) -> String {
 /// How far apart the winner and the runner-up are.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Call {
-    /// A winner: the runner-up over the winner run by run, as an [`Interval`]; for a size
-    /// (exact) the ratio of the medians, `lo` and `hi` equal to it and `runs` 0.
-    Margin {
-        ratio: f64,
-        lo: f64,
-        hi: f64,
-        runs: usize,
-    },
+    /// A winner: the runner-up over the winner run by run; for a size (exact) the ratio of the
+    /// medians, `lo` and `hi` equal to it and `runs` 0.
+    Margin(Interval),
     /// The winner is only a few clock steps wide: the margin in ns, not a ratio.
     Steps { ns: f64, step: f64 },
     /// Not resolved: `with` is every format tied with the fastest and its figure, in ranked
@@ -393,12 +388,12 @@ fn exact_call(ranked: &[(&Group, Stat)]) -> Call {
         };
     }
     let ratio = relative(ranked[1].1.median, ws.median);
-    Call::Margin {
+    Call::Margin(Interval {
         ratio,
         lo: ratio,
         hi: ratio,
         runs: 0,
-    }
+    })
 }
 
 /// A timed need: tied with the winner is every format a few clock steps away or whose interval
@@ -436,13 +431,7 @@ fn call(need: Need, basis: Basis, ranked: &[(&Group, Stat)], res: &Resolution, s
             step,
         };
     }
-    let iv = of(r).expect("resolved, so paired");
-    Call::Margin {
-        ratio: iv.ratio,
-        lo: iv.lo,
-        hi: iv.hi,
-        runs: iv.runs,
-    }
+    Call::Margin(of(r).expect("resolved, so paired"))
 }
 
 /// Why an interval names no winner, in short: `1.03x (95% CI 0.98–1.08x, 6 runs) ≤ 5.0%`.
@@ -464,21 +453,10 @@ impl Verdict {
     /// `tie: 1.03x (95% CI 0.98–1.08x, 6 runs) ≤ 5.0%`.
     pub fn margin_text(&self) -> String {
         let text = match &self.call {
-            Call::Margin { ratio, runs: 0, .. } => {
-                format!("{ratio:.2}x (the same bytes in every run)")
+            Call::Margin(iv) if iv.runs == 0 => {
+                format!("{:.2}x (the same bytes in every run)", iv.ratio)
             }
-            Call::Margin {
-                ratio,
-                lo,
-                hi,
-                runs,
-            } => Interval {
-                ratio: *ratio,
-                lo: *lo,
-                hi: *hi,
-                runs: *runs,
-            }
-            .text(),
+            Call::Margin(iv) => iv.text(),
             Call::Steps { ns, step } => format!(
                 "+{} ns ({:.0} clock steps; too few to divide)",
                 trim(*ns),
@@ -503,7 +481,7 @@ impl Verdict {
             return String::new();
         };
         match self.call {
-            Call::Margin { .. } if w.median > agg => format!(
+            Call::Margin(_) if w.median > agg => format!(
                 "; {:.2}x above the aggregation's {} ns",
                 (r.median - agg) / (w.median - agg),
                 trim(agg)
@@ -613,21 +591,17 @@ pub fn input_line(input: &str, groups: &[&Group], label: &str) -> String {
             .filter_map(|g| f(g))
             .reduce(f64::min)
     };
-    let timed = match (fewest(|g| g.units_timed), fewest(|g| g.batch_units)) {
-        (Some(one), Some(whole)) => format!(
-            " Per run, {} {unit}s were timed one by one (what the percentiles rest on) and {} in \
-             whole windows (the batch figures).",
-            super::tables::count(one),
-            super::tables::count(whole),
-            unit = g.unit
-        ),
-        (Some(one), None) => format!(
-            " Per run, {} {}s were timed one by one (what the percentiles rest on).",
+    let whole = fewest(|g| g.batch_units).map_or(String::new(), |n| {
+        let n = super::tables::count(n);
+        format!(" and {n} in whole windows (the batch figures)")
+    });
+    let timed = fewest(|g| g.units_timed).map_or(String::new(), |one| {
+        format!(
+            " Per run, {} {}s were timed one by one (what the percentiles rest on){whole}.",
             super::tables::count(one),
             g.unit
-        ),
-        _ => String::new(),
-    };
+        )
+    });
     let label = match label {
         "" => "label (none)".to_owned(),
         l if super::stats::is_pooled(l) => format!(
@@ -763,11 +737,7 @@ pub fn table(verdicts: &[Verdict], what: &str) -> Table {
              {TIE_STEPS:.0} clock steps ({} ns, {}) apart, and a percentile with fewer than \
              {MIN_TAIL_SAMPLES:.0} samples beyond it in a run names no winner. raw is the \
              floor, not a contender.",
-            if runs == 1 {
-                "1 run".to_owned()
-            } else {
-                format!("{runs} runs")
-            },
+            super::stats::plural(runs, "run"),
             RESOLUTION_FLOOR * 100.0,
             resolutions_text(verdicts),
             trim(step),
@@ -866,12 +836,12 @@ mod tests {
             tie.margin_text(),
             "tie: 1.16x (95% CI 1.07–1.25x, 6 runs) ≤ 10.6%"
         );
-        let win = encode(Call::Margin {
+        let win = encode(Call::Margin(Interval {
             ratio: 1.19,
             lo: 1.12,
             hi: 1.26,
             runs: 6,
-        });
+        }));
         assert_eq!(win.named_winner(), Some("wincode"));
         assert!(win.tied().is_empty());
         assert_eq!(

@@ -1241,7 +1241,7 @@ fn ranks_by_batch_figures_when_every_format_has_them() {
     let capnp = group(&s, "normal", "capnp");
     let sbe = group(&s, "normal", "sbe");
     let raw = group(&s, "normal", "raw");
-    assert_eq!(capnp.speed_key(), 60.0);
+    assert_eq!(capnp.speed.median, 60.0);
     assert_eq!(
         (sbe.speed.median, sbe.speed.min, sbe.speed.max),
         (48.0, 47.5, 48.5)

@@ -206,12 +206,12 @@ fn margins_are_the_median_of_per_run_ratios() {
     let (_dir, groups) = paired_runs([130.0, 198.0, 256.0], ["r1", "r2", "r3"]);
     let refs: Vec<&Group> = groups.iter().collect();
     let enc = row(&verdict::verdicts(&refs), Need::Encode).clone();
-    let Call::Margin {
+    let Call::Margin(report::resolution::Interval {
         ratio,
         lo,
         hi,
         runs,
-    } = enc.call
+    }) = enc.call
     else {
         panic!("{enc:?}")
     };
@@ -846,7 +846,7 @@ fn a_two_to_four_percent_lead_in_every_run_is_a_tie() {
     );
     assert_eq!(verdict::named_formats(&v), ["wincode", "borsh"]);
     // The twin's own A/A result: a tie, as it must be.
-    let figures = report::twins::figures(&pairs);
+    let figures = report::twins::copy_figures(&pairs, &pairs);
     assert_eq!(figures.len(), 4);
     for f in &figures {
         assert!(!f.apart, "{f:?}");
@@ -1000,7 +1000,7 @@ fn the_report_says_whether_the_runs_resolved_the_planted_five_percent() {
         ),
         ("sbe.plus5", "sbe")
     );
-    let figures = report::controls::figures(&controls, &twins);
+    let figures = report::twins::copy_figures(&controls, &twins);
     assert_eq!(figures.len(), 4);
     for f in &figures {
         assert_eq!(f.planted, 0.05);
@@ -1010,7 +1010,7 @@ fn the_report_says_whether_the_runs_resolved_the_planted_five_percent() {
     // A control whose work did not show: neither seen nor contained.
     let (_d, flat) = control_runs(&twin, &twin);
     let s = report::summarize(&report::load(&[flat]).unwrap());
-    let f = &report::controls::figures(
+    let f = &report::twins::copy_figures(
         &s.control_pairs("day9.pcapng.gz", "normal"),
         &s.twin_pairs("day9.pcapng.gz", "normal"),
     )[0];

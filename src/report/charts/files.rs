@@ -23,8 +23,7 @@ pub struct ChartFile {
     pub file: String,
     pub title: String,
     pub input: String,
-    /// `None` for the distribution charts, which pool the labels (see [`crate::report::dist`]).
-    pub label: Option<String>,
+    pub label: String,
     pub kind: ChartKind,
 }
 
@@ -250,7 +249,7 @@ impl Files<'_> {
             file,
             title: format!("{section}: {}", p.what),
             input: input.to_owned(),
-            label: Some(label.to_owned()),
+            label: label.to_owned(),
             kind: p.kind,
         });
         Ok(())
