@@ -32,6 +32,8 @@ impl Failure {
 }
 
 /// An I/O error on `what` (a file or folder, usually) as a [`Failure::Failed`].
-pub(crate) fn failed(what: impl std::fmt::Display) -> impl FnOnce(std::io::Error) -> Failure {
+pub(crate) fn failed<E: std::fmt::Display>(
+    what: impl std::fmt::Display,
+) -> impl FnOnce(E) -> Failure {
     move |e| Failure::Failed(format!("{what}: {e}"))
 }

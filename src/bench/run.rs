@@ -29,8 +29,7 @@ pub fn bench(opts: &Options) -> Result<(), Failure> {
     crate::measure::instructions::Want::from(opts.run.instructions)
         .resolve()
         .map_err(|e| Failure::Usage(e.to_string()))?;
-    let exe = std::env::current_exe()
-        .map_err(|e| Failure::Failed(format!("cannot find this program's own path: {e}")))?;
+    let exe = std::env::current_exe().map_err(failed("cannot find this program's own path"))?;
     // Inputs read with --lenient: all with the option, else the default inputs that need it.
     let mut lenient: Vec<PathBuf> = Vec::new();
     if inputs.is_empty() && date.is_none() && !opts.quick {
@@ -148,8 +147,7 @@ fn quick_input(out: &Path) -> Result<PathBuf, Failure> {
             packets: QUICK_PACKETS,
             ..GenOptions::default()
         };
-        gen::generate_file(&gen_opts, &quick)
-            .map_err(|e| Failure::Failed(format!("{}: {e}", quick.display())))?;
+        gen::generate_file(&gen_opts, &quick).map_err(failed(quick.display()))?;
     }
     Ok(quick)
 }
@@ -180,8 +178,8 @@ fn fetch_day(opts: &Options, date: &str) -> Result<PathBuf, Failure> {
         out_dir: opts.data.clone(),
         hist_url: opts.hist_url.clone(),
     };
-    let fetched = fetch::fetch_showing_progress(&fetch_opts)
-        .map_err(|e| Failure::Failed(format!("fetching {date}: {e}")))?;
+    let fetched =
+        fetch::fetch_showing_progress(&fetch_opts).map_err(failed(format!("fetching {date}")))?;
     println!("{} ({} bytes)", fetched.path.display(), fetched.bytes);
     Ok(fetched.path)
 }
@@ -319,16 +317,14 @@ fn run_step(
         .arg(&csv)
         .stdin(Stdio::null())
         .status()
-        .map_err(|e| {
-            Failure::Failed(format!(
-                "cannot start `{}`: {e}",
-                step.prefix
-                    .command
-                    .first()
-                    .map(String::as_str)
-                    .unwrap_or(&exe.display().to_string())
-            ))
-        })?;
+        .map_err(failed(format!(
+            "cannot start `{}`",
+            step.prefix
+                .command
+                .first()
+                .map(String::as_str)
+                .unwrap_or(&exe.display().to_string())
+        )))?;
     if let Some(log) = log {
         let said = std::fs::read_to_string(log).unwrap_or_default();
         if status.success() {

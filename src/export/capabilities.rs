@@ -28,13 +28,8 @@ pub const HEADINGS: [&str; 6] = [
 /// bytes, then per format every cell's whole answer and what decided it (`measured` or
 /// `documented`).
 pub fn render(rows: &[Row]) -> String {
-    let caveats: Vec<Caveats> = (rows.iter())
-        .map(|r| Caveats::of_format(&r.name, None, None))
-        .collect();
-    let names: Vec<String> = (rows.iter().zip(&caveats))
-        .map(|(r, c)| c.shown(&r.name))
-        .collect();
-    let shown = |r: &Row| Caveats::of_format(&r.name, None, None).shown(&r.name);
+    let caveats = |r: &Row| Caveats::of_format(&r.name, None, None);
+    let shown = |r: &Row| caveats(r).shown(&r.name);
     let mut t = table(rows, shown, "").text();
     let _ = writeln!(t, "\nevolves v2→v1: a v1 reader reads v2 bytes exactly; v1→v2: a v2 reader reads v1 bytes with the new fields' defaults");
     if rows.iter().any(|r| r.evolution_format.is_some()) {
@@ -44,7 +39,7 @@ pub fn render(rows: &[Row]) -> String {
              yes, on the same bytes (below: both answers)"
         );
     }
-    if caveats.iter().any(|c| c.has(Caveat::TrustsProducer)) {
+    if rows.iter().any(|r| caveats(r).has(Caveat::TrustsProducer)) {
         let _ = writeln!(
             t,
             "{}; its evolution and other-language cells are its checked twin's (the same bytes)",
@@ -56,18 +51,14 @@ pub fn render(rows: &[Row]) -> String {
             let _ = writeln!(t, "{}. {}: {reason}", Caveat::Lossy.note(), r.name);
         }
     }
-    for (r, name) in rows.iter().zip(&names) {
-        let _ = writeln!(t, "\n{name}");
+    for r in rows {
+        let _ = writeln!(t, "\n{}", shown(r));
         for cell in CELLS.iter().copied().chain(["read_by"]) {
             let answer = match r.answer(cell) {
                 Some(a) => a.to_string(),
                 None => format!("{:?}", r.read_by),
             };
-            let how = if r.measured.get(cell).copied().unwrap_or(false) {
-                "measured"
-            } else {
-                "documented"
-            };
+            let how = how(r.measured.get(cell).copied().unwrap_or(false));
             let by = r.decided_by.get(cell).map_or("", String::as_str);
             let _ = writeln!(t, "  {cell}: {answer}\n    {how}: {by}");
         }
@@ -114,15 +105,13 @@ fn format_lines(t: &mut String, r: &Row) {
         ("evolution_forward", &f.forward),
         ("evolution_backward", &f.backward),
     ] {
-        let how = if found.measured {
-            "measured"
-        } else {
-            "documented"
-        };
         let _ = writeln!(
             t,
-            "  {cell} of the format ({}): {}\n    {how}: {}",
-            f.reference, found.answer, found.decided_by
+            "  {cell} of the format ({}): {}\n    {}: {}",
+            f.reference,
+            found.answer,
+            how(found.measured),
+            found.decided_by
         );
     }
     for (cell, h) in CELLS.iter().zip(HEADINGS) {
@@ -130,6 +119,10 @@ fn format_lines(t: &mut String, r: &Row) {
             let _ = writeln!(t, "  {h}: {both}");
         }
     }
+}
+
+fn how(measured: bool) -> &'static str {
+    ["documented", "measured"][measured as usize]
 }
 
 /// The rows as a JSON array, one object per format.

@@ -93,16 +93,10 @@ fn caveat_notes(t: &mut String, o: &Outcome) {
 /// (its descriptor's `code_path`: sonic-rs's SIMD path or its fallback, simd-json's detected one), so
 /// that a row is never read as the library's SIMD figure when it was not.
 fn code_paths(t: &mut String, o: &Outcome) {
-    let paths: Vec<(&str, &str)> = o
-        .formats
-        .iter()
-        .filter_map(|f| {
-            crate::formats::descriptor(f.name)?
-                .code_path
-                .map(|p| (f.name, p))
-        })
-        .collect();
-    if !paths.is_empty() {
+    let mut paths = (o.formats.iter())
+        .filter_map(|f| Some((f.name, crate::formats::descriptor(f.name)?.code_path?)))
+        .peekable();
+    if paths.peek().is_some() {
         let _ = writeln!(t, "\ncode paths (chosen by the build or the CPU):");
         for (name, path) in paths {
             let _ = writeln!(t, "  {name}: {path}");

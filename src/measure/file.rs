@@ -24,7 +24,7 @@ pub fn run_file(
 ) -> Result<Outcome, RunFileError> {
     let total = std::fs::metadata(path).map_or(0, |m| m.len());
     let progress = crate::output::RunProgress::new(total);
-    let outcome = run_file_with(path, config, lenient, |tick| progress.set(tick));
+    let outcome = run_file_with(path, config, lenient, |tick| progress.set(tick, None));
     progress.finish();
     outcome
 }

@@ -292,12 +292,12 @@ fn wait_all(
             .map(|w| w.position[1].load(Ordering::Relaxed))
             .sum();
         if let Some(file_bytes) = slowest {
-            progress.set_with(
+            progress.set(
                 Tick {
                     file_bytes,
                     messages,
                 },
-                &shares_line(running, total),
+                Some(&shares_line(running, total)),
             );
         }
         std::thread::sleep(Duration::from_millis(50));

@@ -85,19 +85,15 @@ impl RunProgress {
         }
     }
 
-    pub fn set(&self, tick: Tick) {
-        if let Some(bar) = &self.bar {
-            bar.set_position(tick.file_bytes);
-            bar.set_message(rate(tick.messages, self.started.elapsed().as_secs_f64()));
-        }
-    }
-
-    /// [`Self::set`] with `shares` (each `--jobs` worker's share and progress) before the rate.
-    pub fn set_with(&self, tick: Tick, shares: &str) {
+    /// `shares` (each `--jobs` worker's share and progress) goes before the rate.
+    pub fn set(&self, tick: Tick, shares: Option<&str>) {
         if let Some(bar) = &self.bar {
             bar.set_position(tick.file_bytes);
             let rate = rate(tick.messages, self.started.elapsed().as_secs_f64());
-            bar.set_message(format!("{shares} · {rate}"));
+            bar.set_message(match shares {
+                Some(shares) => format!("{shares} · {rate}"),
+                None => rate,
+            });
         }
     }
 
