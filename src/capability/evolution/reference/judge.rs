@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value as Json};
 
-use super::super::harness::{count, messages};
+use super::super::harness::{grown, read_forward};
 use super::super::v2::{appended_to, Appended, APPENDED};
 use crate::capability::cross_language::compare::{self, TheirPacket};
 use crate::capability::cross_language::tool::ToolError;
@@ -45,21 +45,11 @@ pub(super) struct Read {
     pub appended: Vec<Option<Option<Json>>>,
 }
 
-/// How many messages `source` holds, and how many of them version 2 grows.
-fn counts(source: &[Packet]) -> (usize, usize) {
-    let grown = APPENDED.iter().map(|a| count(source, a.message)).sum();
-    (messages(source), grown)
-}
-
 /// Forward: every v1 field of `source` read exactly (a v1 reader reports no appended field: it
 /// would be a field the model lacks).
 pub(super) fn forward(source: &[Packet], read: &[TheirPacket]) -> Result<String, String> {
     compare::compare(source, read)?;
-    let (messages, grown) = counts(source);
-    Ok(format!(
-        "a v1 reader read every v1 field of {messages} messages written by v2, {grown} of \
-         them with an appended field"
-    ))
+    Ok(read_forward(source))
 }
 
 /// Backward: every v1 field of `source` read exactly, and each appended field read as `absent`
@@ -94,14 +84,13 @@ pub(super) fn backward(
             ));
         }
     }
-    let (messages, grown) = counts(source);
     let fields: Vec<String> = APPENDED
         .iter()
         .map(|a| format!("{}.{} = {}", a.message, a.field, absent(a)))
         .collect();
     Ok(format!(
-        "a v2 reader read every v1 field of {messages} messages written by v1, and in the \
-         {grown} that version 2 grows {} ({what})",
+        "the v2 reader read every v1 field of {} exactly, and {} ({what})",
+        grown(source),
         fields.join(", ")
     ))
 }
