@@ -152,8 +152,16 @@ fn reader_of(wire: WireFormat) -> Reader {
         WireFormat::Sbe => ("Java", sbe::describe, sbe::read),
         WireFormat::Json => ("Python", json::describe, json::read),
         WireFormat::Avro => ("Python", avro::describe, avro::read),
-        WireFormat::Msgpack => ("Python", || serde_formats::describe("msgpack"), msgpack),
-        WireFormat::Cbor => ("Python", || serde_formats::describe("cbor2"), cbor),
+        WireFormat::Msgpack => (
+            "Python",
+            || serde_formats::describe(serde_formats::MSGPACK),
+            msgpack,
+        ),
+        WireFormat::Cbor => (
+            "Python",
+            || serde_formats::describe(serde_formats::CBOR),
+            cbor,
+        ),
         WireFormat::Borsh => ("JavaScript", borsh::describe, borsh::read),
         WireFormat::Arrow => ("Python", arrow::describe, arrow::read),
         WireFormat::Dbn => ("Python", dbn::describe, dbn::read),

@@ -20,6 +20,10 @@ fn python() -> Tool {
     Tool::venv_python("SERDE_PYTHON3", "serde-venv", Some("python3"), install)
 }
 
+/// The Python modules that read MessagePack and CBOR.
+pub const MSGPACK: &str = "msgpack";
+pub const CBOR: &str = "cbor2";
+
 /// `module version (Python 3.11.7)` (`msgpack 1.2.4 (...)`, `cbor2 6.3.0 (...)`); an error if
 /// Python cannot import `module`.
 pub fn describe(module: &str) -> Result<String, ToolError> {

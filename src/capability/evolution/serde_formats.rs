@@ -116,7 +116,7 @@ const DEFAULTS: &str = " (#[serde(default)] on each appended field)";
 pub(super) fn json<F: Format>() -> (Finding, Finding) {
     let skips = " (serde skips fields a type does not name: v1's Wire has no deny_unknown_fields)";
     with_crate::<F>(
-        ("json", "serde_json"),
+        (Json::NAME, "serde_json"),
         json_write,
         json_read,
         (skips, DEFAULTS),
@@ -243,13 +243,13 @@ evolves! {
     JsonSonic => json::<JsonSonic>();
     JsonSimd => json::<JsonSimd>();
     Postcard => with_crate::<Postcard>(
-        ("postcard", "postcard"), postcard_write, postcard_read, (NO_MECHANISM, NO_MECHANISM)
+        (Postcard::NAME, "postcard"), postcard_write, postcard_read, (NO_MECHANISM, NO_MECHANISM)
     );
     Msgpack => with_crate::<Msgpack>(
-        ("msgpack", "rmp-serde"), msgpack_write, msgpack_read, (ARRAYS, ARRAYS)
+        (Msgpack::NAME, "rmp-serde"), msgpack_write, msgpack_read, (ARRAYS, ARRAYS)
     );
     Cbor => with_crate::<Cbor>(
-        ("cbor", "minicbor-serde"), cbor_write, cbor_read, (MAPS, DEFAULTS)
+        (Cbor::NAME, "minicbor-serde"), cbor_write, cbor_read, (MAPS, DEFAULTS)
     );
 }
 
