@@ -130,16 +130,11 @@ pub fn thread_usage() -> Option<ThreadUsage> {
     None
 }
 
-/// Minor page faults the calling thread has taken so far (see [`thread_usage`]).
-pub fn thread_minor_faults() -> Option<u64> {
-    thread_usage().map(|u| u.minor_faults)
-}
-
 #[cfg(test)]
 mod tests {
     #[test]
     fn counts_the_first_touch_of_fresh_pages() {
-        let Some(before) = super::thread_minor_faults() else {
+        let Some(before) = super::thread_usage().map(|u| u.minor_faults) else {
             return;
         };
         // 64 MiB of fresh pages straight from mmap (the allocator might hand back pages some
@@ -166,13 +161,13 @@ mod tests {
             }
         };
         touch(1);
-        let touched = super::thread_minor_faults().unwrap() - before;
+        let touched = super::thread_usage().unwrap().minor_faults - before;
         // Transparent huge pages may back some of it with 2 MiB pages (one fault each).
         assert!(touched >= 32, "{touched} faults for 16,384 fresh pages");
-        let again = super::thread_minor_faults().unwrap();
+        let again = super::thread_usage().unwrap().minor_faults;
         touch(2);
         assert_eq!(
-            super::thread_minor_faults().unwrap(),
+            super::thread_usage().unwrap().minor_faults,
             again,
             "pages touched twice"
         );

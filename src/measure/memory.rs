@@ -9,7 +9,6 @@
 //! clock reads) so that a run shows what is left: `timed_faults`, 0 when all is well.
 
 use crate::model::Packet;
-use crate::sys;
 
 /// A `Vec` whose whole capacity has been written once, so that filling it up to its capacity
 /// never faults. Growth happens only in [`Written::reserve`], outside any timed pass.
@@ -86,15 +85,12 @@ pub fn read_through(packets: &[Packet]) {
     std::hint::black_box(sum);
 }
 
-/// Runs `pass` and adds the minor page faults this thread took meanwhile to `faults`. The two
-/// `getrusage` calls are outside whatever clock reads `pass` makes.
+/// Runs `pass` and adds the minor page faults this thread took meanwhile to `faults`
+/// ([`super::interference::observe`]: outside whatever clock reads `pass` makes).
 #[inline(always)]
 pub fn count_faults<R>(faults: &mut u64, pass: impl FnOnce() -> R) -> R {
-    let before = sys::thread_minor_faults();
-    let out = pass();
-    if let (Some(before), Some(after)) = (before, sys::thread_minor_faults()) {
-        *faults += after.saturating_sub(before);
-    }
+    let (out, taken) = super::interference::observe(pass);
+    *faults += taken.faults;
     out
 }
 

@@ -856,7 +856,7 @@ fn progress_counts_the_files_bytes_and_the_messages() {
 /// every buffer was written before it was timed (`measure::memory`), from the first window on.
 #[test]
 fn no_timed_pass_takes_a_page_fault() {
-    if md_shootout::sys::thread_minor_faults().is_none() {
+    if md_shootout::sys::thread_usage().is_none() {
         eprintln!("skipped: this OS does not count a thread's page faults");
         return;
     }

@@ -21,8 +21,6 @@ const CALLGRIND_BASE: usize = ((b'C' as usize) << 24) | ((b'T' as usize) << 16);
 const ZERO_STATS: usize = CALLGRIND_BASE + 1;
 const TOGGLE_COLLECT: usize = CALLGRIND_BASE + 2;
 const DUMP_STATS_AT: usize = CALLGRIND_BASE + 3;
-/// valgrind.h's `VG_USERREQ__RUNNING_ON_VALGRIND`.
-const RUNNING_ON_VALGRIND: usize = 0x1001;
 
 /// One client request: `default` outside Valgrind.
 #[cfg(all(target_arch = "x86_64", not(miri)))]
@@ -51,11 +49,6 @@ fn request(code: usize, arg: usize, default: usize) -> usize {
 #[cfg(not(all(target_arch = "x86_64", not(miri))))]
 fn request(_code: usize, _arg: usize, default: usize) -> usize {
     default
-}
-
-/// Whether this process runs under Valgrind (any tool).
-pub fn running_on_valgrind() -> bool {
-    request(RUNNING_ON_VALGRIND, 0, 0) > 0
 }
 
 /// The child's side: collection on around each pass, one dump per pass named after it.
@@ -207,7 +200,6 @@ mod tests {
 
     #[test]
     fn outside_valgrind_a_request_returns_its_default_and_changes_nothing() {
-        assert!(!running_on_valgrind());
         assert_eq!(request(TOGGLE_COLLECT, 0, 42), 42);
         let mut client = Client::new();
         assert_eq!(client.count("raw", Workload::Encode, || 7), 7);
