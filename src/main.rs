@@ -670,20 +670,8 @@ impl MergeArgs {
             let part = export::part::read(path).map_err(MergeRefused)?;
             parts.push((path.clone(), part));
         }
-        let mut workers: Vec<measure::Worker> = parts
-            .iter()
-            .map(|(_, p)| {
-                let o = &p.report.outcome;
-                measure::Worker {
-                    cpu: p.report.cpu,
-                    share: o.chunking.share,
-                    wall_ns: o.wall_ns,
-                    timed_ns: o.timed_ns,
-                    timer_overhead_ns: o.timer_overhead_ns,
-                    peak_rss: p.report.peak_rss,
-                    chunks: o.cover.spans.len() as u64,
-                }
-            })
+        let mut workers: Vec<measure::Worker> = (parts.iter())
+            .map(|(_, p)| p.report.worker(p.report.outcome.wall_ns))
             .collect();
         let (mut outcome, info) = export::part::join(parts).map_err(MergeRefused)?;
         workers.sort_by_key(|w| w.share.index);

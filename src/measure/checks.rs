@@ -84,24 +84,14 @@ pub fn checksum_mismatch(
 ) -> RunError {
     let format = runner.name();
     match runner.decode_packet_at(start) {
-        Ok(got) => match verify::compare(expected, &got) {
-            Some(m) => RunError::Mismatch {
-                format,
-                packet,
-                seq: expected.seq,
-                field: m.field,
-                expected: m.expected,
-                got: m.got,
-            },
-            None => RunError::Disagree {
-                format,
-                what: format!(
-                    "packet {packet} (seq {}): the complete decode's checksum differs from the \
-                     source's, yet the packet decodes back equal",
-                    expected.seq
-                ),
-            },
-        },
+        Ok(got) => mismatch(format, packet, expected, &got).unwrap_or_else(|| RunError::Disagree {
+            format,
+            what: format!(
+                "packet {packet} (seq {}): the complete decode's checksum differs from the \
+                 source's, yet the packet decodes back equal",
+                expected.seq
+            ),
+        }),
         Err(cause) => RunError::Decode {
             format,
             packet,
@@ -138,19 +128,22 @@ pub fn verify_window(
             ),
         });
     }
-    for (i, (expected, got)) in source.iter().zip(decoded.iter()).enumerate() {
-        if let Some(m) = verify::compare(expected, got) {
-            return Err(RunError::Mismatch {
-                format,
-                packet: first_packet + i as u64,
-                seq: expected.seq,
-                field: m.field,
-                expected: m.expected,
-                got: m.got,
-            });
-        }
-    }
-    Ok(())
+    let wrong = (source.iter().zip(decoded.iter()).enumerate())
+        .find_map(|(i, (expected, got))| mismatch(format, first_packet + i as u64, expected, got));
+    wrong.map_or(Ok(()), Err)
+}
+
+/// Packet number `packet` of `format`, decoded back to `got`, compared field by field with its
+/// source `want`: the first field that differs, if one does.
+fn mismatch(format: &'static str, packet: u64, want: &Packet, got: &Packet) -> Option<RunError> {
+    verify::compare(want, got).map(|m| RunError::Mismatch {
+        format,
+        packet,
+        seq: want.seq,
+        field: m.field,
+        expected: m.expected,
+        got: m.got,
+    })
 }
 
 /// Every format must have carried every message and produced the reference aggregation, in the

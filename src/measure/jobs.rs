@@ -24,7 +24,7 @@ use super::args::RunArgs;
 use super::config::{Config, RunError};
 use super::file::{self, RunFileError};
 use super::merge::{self, Report};
-use super::outcome::{Outcome, Worker};
+use super::outcome::Outcome;
 use crate::output::{RunProgress, Tick};
 use crate::stream::{Chunking, Share};
 
@@ -123,18 +123,8 @@ pub fn run(
     let elapsed_ns = started.elapsed().as_nanos() as u64;
     let (mut workers, mut parts) = (Vec::new(), Vec::new());
     for (report, wall_ns) in finished {
-        let (cpu, peak_rss) = (report.cpu, report.peak_rss);
-        let outcome = report.restore().map_err(fail)?;
-        workers.push(Worker {
-            cpu,
-            share: outcome.chunking.share,
-            wall_ns,
-            timed_ns: outcome.timed_ns,
-            timer_overhead_ns: outcome.timer_overhead_ns,
-            peak_rss,
-            chunks: outcome.cover.spans.len() as u64,
-        });
-        parts.push(outcome);
+        workers.push(report.worker(wall_ns));
+        parts.push(report.restore().map_err(fail)?);
     }
     let mut merged = merge::merge(parts).map_err(fail)?;
     merged.workers = workers;

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use super::config::RunError;
 use super::instructions::Instructions;
-use super::outcome::Outcome;
+use super::outcome::{Outcome, Worker};
 use super::stats::FormatResult;
 use super::twins;
 use crate::stream::{Cover, Share};
@@ -70,6 +70,20 @@ impl Report {
             f.name = known(name, &names, "format")?;
         }
         Ok(o)
+    }
+
+    /// The worker that measured this share, `wall_ns` from its start to its exit.
+    pub fn worker(&self, wall_ns: u64) -> Worker {
+        let o = &self.outcome;
+        Worker {
+            cpu: self.cpu,
+            share: o.chunking.share,
+            wall_ns,
+            timed_ns: o.timed_ns,
+            timer_overhead_ns: o.timer_overhead_ns,
+            peak_rss: self.peak_rss,
+            chunks: o.cover.spans.len() as u64,
+        }
     }
 }
 

@@ -64,14 +64,12 @@ impl Regions {
         // The reader's own state after the header and the first record: the pcap header, or
         // the pcapng section with the interfaces it declared before its first packet.
         let mut first = CaptureReader::new(BufReader::new(file.try_clone().map_err(Error::Io)?))?;
-        let (state, head) = match first.next_frame() {
-            Ok(Some(frame)) => {
-                let offset = frame.offset;
-                (first.state(), offset)
-            }
-            Ok(None) | Err(Error::CutShort(_)) => (first.state(), len),
+        let head = match first.next_frame() {
+            Ok(Some(frame)) => frame.offset,
+            Ok(None) | Err(Error::CutShort(_)) => len,
             Err(e) => return Err(e),
         };
+        let state = first.state();
         Ok(Regions {
             file,
             len,
