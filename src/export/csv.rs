@@ -147,17 +147,6 @@ fn whole_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error>
     }
 }
 
-/// A row's `units` (timed one by one) and `batch_units` (timed in whole windows): the run's,
-/// or for a format timed only per window (`per_unit` false) none and its own count, since it
-/// is timed whole in every window.
-fn units(o: &crate::measure::Outcome, f: &FormatResult, per_unit: bool) -> (u64, u64) {
-    if per_unit {
-        (o.units_recorded, o.units_batch)
-    } else {
-        (0, f.throughput[Workload::Encode].packets)
-    }
-}
-
 fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
@@ -213,7 +202,12 @@ impl Row {
     fn set_format(&mut self, report: &RunReport<'_>, f: &FormatResult, per_unit: bool) {
         let o = report.outcome;
         let stored = f.stored(o.stored);
-        let (units, batch_units) = units(o, f, per_unit);
+        // Timed one by one and in whole windows: the run's units, or for a format timed only
+        // per window none and its own count, since it is timed whole in every window.
+        let (units, batch_units) = match per_unit {
+            true => (o.units_recorded, o.units_batch),
+            false => (0, f.throughput[Workload::Encode].packets),
+        };
         self.format = f.name.to_owned();
         self.encoded_bytes = f.encoded_bytes;
         self.bytes_per_message = round3(f.bytes_per_message());

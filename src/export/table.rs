@@ -528,10 +528,6 @@ mod tests {
     use crate::measure::{self, Config};
     use crate::stream::IexReader;
 
-    fn outcome() -> Outcome {
-        outcome_of("sbe")
-    }
-
     fn outcome_of(format: &str) -> Outcome {
         let bytes = measure::synthetic_capture(300);
         let config = Config {
@@ -566,13 +562,13 @@ mod tests {
         let line = format!("  json-sonic: {}", crate::formats::json_sonic::simd_path());
         assert!(table.contains("code paths (chosen by the build or the CPU):"));
         assert!(table.contains(&line), "{table}");
-        let table = rendered(&outcome());
+        let table = rendered(&outcome_of("sbe"));
         assert!(!table.contains("code paths"), "{table}");
     }
 
     #[test]
     fn warns_about_the_governor_and_a_costly_timer() {
-        let mut o = outcome();
+        let mut o = outcome_of("sbe");
         quiet(&mut o);
         let performance = Governor::named("performance");
         assert!(warnings(&o, &performance).is_empty());

@@ -64,17 +64,6 @@ pub struct SharedArgs {
     pub instructions: InstructionsArg,
 }
 
-impl SharedArgs {
-    /// `--stored-size`, or none when the older `--no-stored-size` was given.
-    pub fn stored(&self) -> StoredMode {
-        if self.no_stored_size {
-            StoredMode::None
-        } else {
-            self.stored_size.into()
-        }
-    }
-}
-
 /// A `shootout run`'s options for measuring: the shared ones and those only a single run takes
 /// (`bench` runs the units as a matrix, and leaves the window and the seed to each run).
 #[derive(Args, serde::Serialize, Debug, Clone, PartialEq)]
@@ -178,26 +167,25 @@ impl RunArgs {
             verify: self.shared.verify,
             warmup: self.shared.warmup,
             window: self.window,
-            stored: self.shared.stored(),
+            // The older `--no-stored-size` is `--stored-size none`.
+            stored: match self.shared.no_stored_size {
+                true => StoredMode::None,
+                false => self.shared.stored_size.into(),
+            },
             unit: self.unit.into(),
             timing: self.shared.timing.into(),
             order_seed: self.order_seed.unwrap_or_else(|| fastrand::u64(..)),
             twins: self.twins.as_deref().map(twins_list),
             chunking: Chunking {
                 bytes: self.chunk,
-                share: self.share(),
+                // `--shard`, checked as it was parsed, or the whole input.
+                share: (self.shard.as_deref())
+                    .and_then(|s| s.parse().ok())
+                    .unwrap_or(Share::WHOLE),
             },
             // Resolved by the caller (`Want::resolve`): opening a counter is not an option's job.
             counting: None,
         }
-    }
-
-    /// `--shard`, or the whole input.
-    pub fn share(&self) -> Share {
-        self.shard
-            .as_deref()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(Share::WHOLE)
     }
 
     /// The arguments that give a child `shootout run` these options: every option whose value

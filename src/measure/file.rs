@@ -37,26 +37,19 @@ pub fn run_file_with(
     lenient: bool,
     mut progress: impl FnMut(Tick),
 ) -> Result<Outcome, RunFileError> {
-    use crate::source::Compression;
-
     // Refuse an unknown format before reading anything.
     select(config).map_err(|error| RunFileError::Run {
         path: path.display().to_string(),
         error: Box::new(error),
     })?;
-    let crate::stream::Opened {
-        reader,
-        compression,
-        file_bytes: _,
-        read,
-    } = crate::stream::open_share(path, lenient, config.chunking)?;
-    let outcome = run(reader, config, |tick| {
+    let opened = crate::stream::open_share(path, lenient, config.chunking)?;
+    let outcome = run(opened.reader, config, |tick| {
         progress(Tick {
-            file_bytes: read.load(std::sync::atomic::Ordering::Relaxed),
+            file_bytes: opened.read.load(std::sync::atomic::Ordering::Relaxed),
             ..tick
         })
     });
-    let gz = compression == Compression::Gzip;
+    let gz = opened.compression == crate::source::Compression::Gzip;
     outcome.map_err(|e| match e {
         RunError::Input(e) => RunFileError::Input(crate::error::FileError::new(path, gz, e)),
         error => RunFileError::Run {
