@@ -77,22 +77,15 @@ pub(super) fn read_v2(bytes: &[u8], packed: bool) -> Result<ReadV2, DecodeError>
     compiled::read_all(root.get_seq(), root.get_send_time(), messages, read_message)
 }
 
-fn decided_by(packed: bool) -> String {
-    let name = if packed {
-        "capnp-packed"
-    } else {
-        "capnp-unpacked"
-    };
-    format!(
-        "capability::evolution::capnp ({name}; v2 schema: Trade.matchId @6, AddOrder.attribution @6)"
-    )
-}
-
 /// In the framing `PACKED` says.
 impl<const PACKED: bool> super::Evolves for Capnp<PACKED> {
     fn evolution() -> (Finding, Finding) {
         compiled::both::<Capnp<PACKED>>(
-            decided_by(PACKED),
+            format!(
+                "capability::evolution::capnp ({}; v2 schema: Trade.matchId @6, \
+                 AddOrder.attribution @6)",
+                <Capnp<PACKED> as crate::formats::Format>::NAME
+            ),
             |p| write_v2(p, PACKED),
             |bytes| read_v2(bytes, PACKED),
         )

@@ -65,27 +65,14 @@ macro_rules! v2_table {
     ($m:ident, $V:ident, $S:ident, [$($f:ident @ $at:literal),*]) => {
         fbs::$S {
             $($f: crate::formats::wire::ToLib::to_lib($m.$f),)*
-            ..compiled::appended!($V, v2_trade(), v2_add_order(), Default::default())
+            ..compiled::appended!(
+                $V,
+                fbs::Trade { match_id: v2::MATCH_ID.value, ..Default::default() },
+                fbs::AddOrder { attribution: v2::ATTRIBUTION.value, ..Default::default() },
+                Default::default()
+            )
         }
     };
-}
-
-/// What the v2 writer puts in a Trade table beyond the v1 fields.
-fn v2_trade() -> fbs::Trade {
-    let match_id = v2::MATCH_ID.value;
-    fbs::Trade {
-        match_id,
-        ..Default::default()
-    }
-}
-
-/// What the v2 writer puts in an AddOrder table beyond the v1 fields.
-fn v2_add_order() -> fbs::AddOrder {
-    let attribution = v2::ATTRIBUTION.value;
-    fbs::AddOrder {
-        attribution,
-        ..Default::default()
-    }
 }
 
 /// The appended field of the table `$x` of message type `$V`, read through its accessor.
