@@ -103,10 +103,7 @@ pub(crate) fn check(opts: &Options) -> Result<Checked, Failure> {
     check_formats(&opts.run)?;
     if let Some(dir) = &opts.resume {
         if !dir.is_dir() {
-            return Err(Failure::Usage(format!(
-                "--resume {}: no such folder",
-                dir.display()
-            )));
+            return usage(&format!("--resume {}: no such folder", dir.display()));
         }
         if opts.out.as_ref().is_some_and(|o| o != dir) {
             return usage(
@@ -114,12 +111,9 @@ pub(crate) fn check(opts: &Options) -> Result<Checked, Failure> {
             );
         }
     }
-    let date = match &opts.date {
-        Some(d) => {
-            Some(fetch::parse_date(d).map_err(|e| Failure::Usage(format!("--date {d}: {e}")))?)
-        }
-        None => None,
-    };
+    let date = (opts.date.as_ref())
+        .map(|d| fetch::parse_date(d).map_err(|e| Failure::Usage(format!("--date {d}: {e}"))))
+        .transpose()?;
     let inputs = plan::resolve_inputs(&opts.inputs)?;
     let prefixes = if opts.prefixes.is_empty() {
         plan::default_prefixes(opts.run.jobs, &mut |w| eprintln!("warning: {w}"))
@@ -154,14 +148,13 @@ fn check_gate_runs(opts: &Options, runs: u32, labels: usize) -> Result<(), Failu
     if opts.gate.is_none() || opts.baseline.is_none() || pairs >= least {
         return Ok(());
     }
-    let s = |n: usize| if n == 1 { "" } else { "s" };
+    let plural = report::stats::plural::<usize>;
     Err(Failure::Usage(format!(
-        "--fail-if-slower: {runs} run{} under each of {blocks} label{} make at most {pairs} \
-         pair{} of runs, whose smallest signed-rank p is {:.4}, not below {}; run at least \
-         {least} runs a side (--runs {})",
-        s(runs as usize),
-        s(blocks),
-        s(pairs),
+        "--fail-if-slower: {} under each of {} make at most {} of runs, whose smallest \
+         signed-rank p is {:.4}, not below {}; run at least {least} runs a side (--runs {})",
+        plural(runs as usize, "run"),
+        plural(blocks, "label"),
+        plural(pairs, "pair"),
         report::significance::smallest_p(pairs),
         report::significance::ALPHA,
         least.div_ceil(blocks)

@@ -32,7 +32,7 @@ pub(crate) fn write_report(
     gate: Option<report::baseline::Gate>,
     verbose: bool,
 ) -> Result<(), Failure> {
-    let csv = resume::runs_csv(out);
+    let csv = out.join(resume::RUNS);
     let hist = out.join("hist");
     let report_dir = out.join("report");
     let fail = |e: &dyn std::fmt::Display| {

@@ -12,7 +12,7 @@ use std::ffi::OsString;
 use std::fs::OpenOptions;
 use std::io::{self, Write};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::report::write_atomically;
 
@@ -188,11 +188,6 @@ pub fn saved_args(dir: &Path) -> io::Result<Option<Vec<OsString>>> {
             .map(|a| OsString::from_vec(a.to_vec()))
             .collect()
     }))
-}
-
-/// `dir/runs.csv`.
-pub fn runs_csv(dir: &Path) -> PathBuf {
-    dir.join(RUNS)
 }
 
 #[cfg(test)]

@@ -126,7 +126,7 @@ fn prepare(
         eprintln!(
             "note: dropped {} rows of an unfinished run from {}",
             reconciled.dropped_rows,
-            resume::runs_csv(out).display()
+            out.join(resume::RUNS).display()
         );
     }
     if reconciled.dropped_done > 0 {
@@ -158,7 +158,7 @@ fn baseline_csv(opts: &Options) -> Result<Option<PathBuf>, Failure> {
         return Ok(None);
     };
     let csv = if given.is_dir() {
-        resume::runs_csv(given)
+        given.join(resume::RUNS)
     } else {
         given.clone()
     };
@@ -304,7 +304,7 @@ fn run_step(
     label: &str,
     log: Option<&Path>,
 ) -> Result<Done, Failure> {
-    let csv = resume::runs_csv(out);
+    let csv = out.join(resume::RUNS);
     let before = resume::len_or_zero(&csv).map_err(failed(csv.display()))?;
     if let Some(log) = log {
         let file = open_log(log)?;

@@ -37,10 +37,6 @@ pub fn measures(g: &Group) -> Vec<(String, Stat)> {
         .collect()
 }
 
-pub fn benchmark_name(g: &Group) -> String {
-    format!("{}/{}/{}", g.input, g.label, g.format)
-}
-
 pub fn to_json(summary: &Summary) -> Value {
     let mut out = Map::new();
     for g in &summary.groups {
@@ -51,7 +47,7 @@ pub fn to_json(summary: &Summary) -> Value {
                 json!({ "value": s.median, "lower_value": s.min, "upper_value": s.max }),
             );
         }
-        out.insert(benchmark_name(g), Value::Object(m));
+        out.insert(format!("{}/{}/{}", g.input, g.label, g.format), m.into());
     }
     Value::Object(out)
 }

@@ -210,11 +210,7 @@ pub fn summary(row: &Row) -> String {
         ("zero_copy", "zero-copy"),
         ("validates", "validates"),
     ] {
-        if yes(cell) {
-            has.push(name.to_string());
-        } else {
-            lacks.push(name.to_string());
-        }
+        (if yes(cell) { &mut has } else { &mut lacks }).push(name.to_string());
     }
     // Where the format's reference implementation evolves both ways, a lack is the crate's.
     let crate_only = row

@@ -494,6 +494,8 @@ pub fn summarize(runs: &Runs) -> Summary {
             let col =
                 |f: fn(&RunRow) -> f64| Stat::of(&rows.iter().map(|r| f(r)).collect::<Vec<_>>());
             let stored = stored_of(&rows, &stored_by_bytes);
+            let of_stored =
+                |f: fn(&RunRow) -> Option<f64>| Stat::of_some(stored.iter().map(|r| f(r)));
             Group {
                 input: input.to_owned(),
                 label: label.to_owned(),
@@ -511,13 +513,9 @@ pub fn summarize(runs: &Runs) -> Summary {
                 bytes_per_message: col(|r| r.bytes_per_message),
                 msgs_per_sec: col(|r| r.msgs_per_sec),
                 timer_overhead_ns: col(|r| r.timer_overhead_ns),
-                zstd_bytes_per_message: Stat::of_some(
-                    stored.iter().map(|r| r.zstd_bytes_per_message()),
-                ),
-                zlib_bytes_per_message: Stat::of_some(
-                    stored.iter().map(|r| r.zlib_bytes_per_message()),
-                ),
-                zstd_ns: Stat::of_some(stored.iter().map(|r| Some(r.zstd_ns? as f64))),
+                zstd_bytes_per_message: of_stored(RunRow::zstd_bytes_per_message),
+                zlib_bytes_per_message: of_stored(RunRow::zlib_bytes_per_message),
+                zstd_ns: of_stored(|r| Some(r.zstd_ns? as f64)),
                 batch_runs: rows
                     .iter()
                     .filter(|r| {
@@ -711,10 +709,6 @@ fn row_name(r: &RunRow) -> String {
     format!("{section} {}, run {}", r.format, r.run_id)
 }
 
-fn warn(out: &mut Vec<Warning>, kind: WarningKind, message: String) {
-    out.push(Warning::new(kind, message));
-}
-
 /// Runs whose timed regions took page faults.
 fn timed_faults(out: &mut Vec<Warning>, runs: &Runs) {
     for r in &runs.rows {
@@ -725,8 +719,7 @@ fn timed_faults(out: &mut Vec<Warning>, runs: &Runs) {
                 plural(n, "minor page fault")
             );
             match r.allocs.filter(|a| a.iter().any(|&x| x > 0.0)) {
-                Some([ser, de, de_all]) => warn(
-                    out,
+                Some([ser, de, de_all]) => out.push(Warning::new(
                     WarningKind::OwnFaults,
                     format!(
                         "{message}, where it allocates ({} ser, {} de, {} de_all per {})",
@@ -735,8 +728,8 @@ fn timed_faults(out: &mut Vec<Warning>, runs: &Runs) {
                         allocs(de_all),
                         r.unit
                     ),
-                ),
-                None => warn(out, WarningKind::TimedFaults, message),
+                )),
+                None => out.push(Warning::new(WarningKind::TimedFaults, message)),
             }
         }
     }
@@ -761,15 +754,14 @@ fn cut_short(out: &mut Vec<Warning>, runs: &Runs) {
         }
     }
     for (input, (ids, bytes)) in cut {
-        warn(
-            out,
+        out.push(Warning::new(
             WarningKind::CutShort,
             format!(
                 "{input}: the capture ends inside a packet; its whole packets were measured and \
                  the last {bytes} bytes dropped (--lenient), in {}",
                 plural(ids.len(), "run")
             ),
-        );
+        ));
     }
 }
 
@@ -779,18 +771,16 @@ fn preemptions(out: &mut Vec<Warning>, runs: &Runs) {
     for r in &runs.rows {
         let name = row_name(r);
         if let Some(n) = r.preempted.filter(|n| *n > 0) {
-            warn(
-                out,
+            out.push(Warning::new(
                 WarningKind::Preempted,
                 format!("{name}: {n} involuntary context switches inside timed passes"),
-            );
+            ));
         }
         if let Some(n) = r.retimed.filter(|n| *n > 0) {
-            warn(
-                out,
+            out.push(Warning::new(
                 WarningKind::Retimed,
                 format!("{name}: {n} batch passes timed again after a context switch"),
-            );
+            ));
         }
     }
 }
@@ -800,14 +790,12 @@ fn preemptions(out: &mut Vec<Warning>, runs: &Runs) {
 fn group_warnings(out: &mut Vec<Warning>, g: &Group) {
     let name = format!("{} {}", section_name(&g.input, &g.label), g.format);
     if g.runs < MIN_RUNS {
-        warn(
-            out,
-            WarningKind::FewRuns,
+        out.push(Warning::new(WarningKind::FewRuns,
             format!(
                 "{name}: only {}; at least {MIN_RUNS} are needed for a median and a spread worth reading",
                 plural(g.runs, "run")
             ),
-        );
+        ));
     }
     // Max is left out: it is a preemption on a shared machine more often than the format.
     // Nor are the size-as-stored columns: a size is the input's, not the machine's, and
@@ -874,11 +862,10 @@ fn timer_overhead(out: &mut Vec<Warning>, summary: &Summary) {
             .min_by(|a, b| a.0.total_cmp(&b.0))
             .expect("a section has a group");
         if let Some(why) = trust::timer_cost(overhead, smallest, &which) {
-            warn(
-                out,
+            out.push(Warning::new(
                 WarningKind::TimerOverhead,
                 format!("{}: {why}", section_name(input, label)),
-            );
+            ));
         }
     }
 }
@@ -909,11 +896,10 @@ fn above_floor(out: &mut Vec<Warning>, summary: &Summary) {
             (None, _) => continue,
         };
         if let Some(why) = trust::raw_above_floor(ser, de, floor, basis) {
-            warn(
-                out,
+            out.push(Warning::new(
                 WarningKind::AboveFloor,
                 format!("{}: {why}", section_name(input, label)),
-            );
+            ));
         }
     }
 }
@@ -923,17 +909,16 @@ fn source_warnings(out: &mut Vec<Warning>, runs: &Runs) {
     for s in &runs.sources {
         let csv = s.csv.display();
         if let Some(why) = s.governor.warning() {
-            warn(out, WarningKind::Governor, format!("{csv}: {why}"));
+            out.push(Warning::new(WarningKind::Governor, format!("{csv}: {why}")));
         }
         if s.duplicates > 0 {
-            warn(
-                out,
+            out.push(Warning::new(
                 WarningKind::Duplicates,
                 format!(
                     "{csv}: {} already read from an earlier file, counted once",
                     plural(s.duplicates, "row")
                 ),
-            );
+            ));
         }
     }
 }

@@ -304,8 +304,7 @@ pub(super) fn runs_text(groups: &[&Group]) -> String {
     let min = groups.iter().map(|g| g.runs).min().unwrap_or(0);
     let max = groups.iter().map(|g| g.runs).max().unwrap_or(0);
     match (min, max) {
-        (1, 1) => "1 run".to_owned(),
-        (a, b) if a == b => format!("{a} runs"),
+        (a, b) if a == b => super::stats::plural(a, "run"),
         (a, b) => format!("{a}–{b} runs"),
     }
 }

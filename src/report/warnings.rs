@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::stats::{
-    is_pooled, Group, Summary, Warning, WarningKind, MAX_CV_PCT, MIN_RUNS, MIN_TAIL_SAMPLES,
+    is_pooled, plural, Group, Summary, Warning, WarningKind, MAX_CV_PCT, MIN_RUNS, MIN_TAIL_SAMPLES,
 };
 
 /// Every warning of one kind.
@@ -37,13 +37,6 @@ pub fn group(warnings: &[Warning], summary: &Summary) -> Vec<WarningGroup> {
         .filter(|(_, l, _)| !is_pooled(l))
         .count();
     let files = summary.sources.len();
-    let plural = |n: usize, one: &str, many: &str| {
-        if n == 1 {
-            format!("{n} {one}")
-        } else {
-            format!("{n} {many}")
-        }
-    };
     by_kind
         .into_iter()
         .map(|(kind, ws)| {
@@ -67,7 +60,7 @@ pub fn group(warnings: &[Warning], summary: &Summary) -> Vec<WarningGroup> {
                 WarningKind::CutShort => format!(
                     "{} cut short at its end read with --lenient: the figures are those of its \
                      whole packets.",
-                    plural(n, "capture", "captures")
+                    plural(n, "capture")
                 ),
                 WarningKind::FewRuns => format!(
                     "Fewer than {MIN_RUNS} runs behind {n} of {groups} format rows: a median of \
@@ -83,26 +76,26 @@ pub fn group(warnings: &[Warning], summary: &Summary) -> Vec<WarningGroup> {
                 WarningKind::TimerOverhead => format!(
                     "The timer's own cost is a large share of the smallest median in {n} of \
                      {}: read the batch figures there, not p50.",
-                    plural(sections, "section", "sections")
+                    plural(sections, "section")
                 ),
                 WarningKind::AboveFloor => format!(
                     "raw is well above the memcpy floor in {n} of {}: the machine was busy or \
                      the loop costs more than the copy.",
-                    plural(sections, "section", "sections")
+                    plural(sections, "section")
                 ),
                 WarningKind::Governor => format!(
                     "The CPU frequency governor was not `performance` (or not recorded) for \
                      {n} of {}: clock speed may have moved during the runs.",
-                    plural(files, "results file", "results files")
+                    plural(files, "results file")
                 ),
                 WarningKind::Duplicates => format!(
                     "Rows read twice and counted once in {}.",
-                    plural(n, "file", "files")
+                    plural(n, "file")
                 ),
                 WarningKind::NoHistograms => format!(
                     "No histograms for {n} of {}: no distribution chart there (pass \
                      --hist-dir).",
-                    plural(sections, "section", "sections")
+                    plural(sections, "section")
                 ),
             };
             WarningGroup {

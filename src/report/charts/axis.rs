@@ -51,25 +51,18 @@ pub(super) fn nice_below(x: f64) -> f64 {
         .unwrap_or(decade)
 }
 
-/// The smallest 1, 2 or 5 × 10^k at or above `x` (positive).
-pub(super) fn nice_above(x: f64) -> f64 {
+/// The smallest `m` × 10^k at or above `x` (positive), `m` of `of` (ascending, up to 10), `x`
+/// less its `slack` (relative) counting as reached.
+fn at_or_above(x: f64, of: &[f64], slack: f64) -> f64 {
     let decade = 10f64.powf(x.log10().floor());
-    [1.0, 2.0, 5.0, 10.0]
-        .iter()
+    of.iter()
         .map(|m| m * decade)
-        .find(|v| *v >= x * (1.0 - 1e-9))
+        .find(|v| *v >= x * (1.0 - slack))
         .unwrap_or(10.0 * decade)
 }
 
-/// The smallest 1, 2, 2.5 or 5 × 10^k at or above `raw`: a tick step people read at a glance.
-fn round_step(raw: f64) -> f64 {
-    let mag = 10f64.powf(raw.log10().floor());
-    [1.0, 2.0, 2.5, 5.0, 10.0]
-        .iter()
-        .map(|m| m * mag)
-        .find(|s| *s >= raw)
-        .unwrap_or(10.0 * mag)
-}
+/// 1, 2, 2.5 or 5 × 10^k: a tick step people read at a glance.
+const ROUND_STEPS: [f64; 5] = [1.0, 2.0, 2.5, 5.0, 10.0];
 
 /// An f64 axis, linear or logarithmic, with ticks exactly where asked (plotters' own
 /// `with_key_points` on an f64 range loses the label formatter).
@@ -102,13 +95,13 @@ impl Axis {
     /// the data, without the empty decades of rounding to powers of ten.
     pub(super) fn fitted_log(lo: f64, hi: f64) -> Axis {
         let lo = nice_below(lo.max(f64::MIN_POSITIVE));
-        let hi = nice_above(hi.max(lo * 1.01));
+        let hi = at_or_above(hi.max(lo * 1.01), &[1.0, 2.0, 5.0, 10.0], 1e-9);
         Axis::log(lo, hi)
     }
     /// A linear axis over `lo..=hi` widened to round steps (about `n` ticks), not to zero.
     pub(super) fn fitted_linear(lo: f64, hi: f64, n: usize) -> Axis {
         let span = (hi - lo).max(hi.abs() * 0.02).max(1e-9);
-        let step = round_step(span / n as f64);
+        let step = at_or_above(span / n as f64, &ROUND_STEPS, 0.0);
         let a = (lo / step).floor() * step;
         let b = (hi / step).ceil() * step;
         let b = if b <= a { a + step } else { b };
@@ -127,7 +120,7 @@ impl Axis {
     }
     /// Linear ticks at round steps, about `n` of them.
     pub(super) fn round_ticks(hi: f64, n: usize) -> Vec<f64> {
-        let step = round_step(hi / n as f64);
+        let step = at_or_above(hi / n as f64, &ROUND_STEPS, 0.0);
         (0..)
             .map(|i| i as f64 * step)
             .take_while(|v| *v <= hi)

@@ -140,18 +140,15 @@ fn frame<'a>(
                 text_anchor::VPos::Top,
             ))
     };
-    root.draw(&Text::new(
-        section.to_owned(),
-        (20, 10),
-        style(fit(section, 16.0), &RGBColor(0x66, 0x66, 0x66)),
-    ))
-    .map_err(err)?;
-    root.draw(&Text::new(
-        what.to_owned(),
-        (20, 32),
-        style(fit(what, 21.0), &RGBColor(0x22, 0x22, 0x22)),
-    ))
-    .map_err(err)?;
+    let lines = [
+        (section, 10, 16.0, &RGBColor(0x66, 0x66, 0x66)),
+        (what, 32, 21.0, &RGBColor(0x22, 0x22, 0x22)),
+    ];
+    for (text, y, size, colour) in lines {
+        let text_style = style(fit(text, size), colour);
+        root.draw(&Text::new(text.to_owned(), (20, y), text_style))
+            .map_err(err)?;
+    }
     let (_, body) = root.split_vertically(64);
     let (bw, _) = body.dim_in_pixel();
     let legend = if legend { LEGEND_WIDTH } else { 0 };
