@@ -58,8 +58,8 @@ pub fn udp_payload(link_type: u32, frame: &[u8]) -> Result<Datagram<'_>, Skip> {
 /// Parse failures only ever mean "headers cut off", so they carry no detail.
 type Parsed<'a, T> = IResult<&'a [u8], T, ()>;
 
-fn malformed<T>(_: nom::Err<()>) -> Result<T, Skip> {
-    Err(Skip::Malformed)
+fn malformed(_: nom::Err<()>) -> Skip {
+    Skip::Malformed
 }
 
 /// Skips `n` bytes and reads the big-endian u16 after them.
@@ -69,18 +69,12 @@ fn u16_after(n: usize, i: &[u8]) -> Parsed<'_, u16> {
 
 /// Ethernet II: skips MAC addresses and VLAN tags, returns the IPv4 packet.
 fn ethernet(frame: &[u8]) -> Result<&[u8], Skip> {
-    let (mut rest, mut ethertype) = match u16_after(12, frame) {
-        Ok(v) => v,
-        Err(e) => return malformed(e),
-    };
+    let (mut rest, mut ethertype) = u16_after(12, frame).map_err(malformed)?;
     for _ in 0..MAX_VLAN_TAGS {
         if ethertype != ETHERTYPE_VLAN && ethertype != ETHERTYPE_QINQ {
             break;
         }
-        (rest, ethertype) = match u16_after(2, rest) {
-            Ok(v) => v,
-            Err(e) => return malformed(e),
-        };
+        (rest, ethertype) = u16_after(2, rest).map_err(malformed)?;
     }
     if ethertype != ETHERTYPE_IPV4 {
         return Err(Skip::NotIpv4);
@@ -93,7 +87,7 @@ fn linux_sll(frame: &[u8]) -> Result<&[u8], Skip> {
     match u16_after(14, frame) {
         Ok((rest, ETHERTYPE_IPV4)) => Ok(rest),
         Ok(_) => Err(Skip::NotIpv4),
-        Err(e) => malformed(e),
+        Err(e) => Err(malformed(e)),
     }
 }
 
@@ -141,7 +135,7 @@ fn ipv4_udp(packet: &[u8]) -> Result<Datagram<'_>, Skip> {
     let ip = match ipv4_header(packet) {
         Ok((_, Some(ip))) => ip,
         Ok((_, None)) => return Err(Skip::NotIpv4),
-        Err(e) => return malformed(e),
+        Err(e) => return Err(malformed(e)),
     };
     // The total length trims Ethernet padding; it must cover the header and fit the capture.
     if ip.header_len < 20 || ip.total_len < ip.header_len || ip.total_len > packet.len() {
@@ -154,11 +148,9 @@ fn ipv4_udp(packet: &[u8]) -> Result<Datagram<'_>, Skip> {
         return Err(Skip::Fragment);
     }
     let udp = &packet[ip.header_len..ip.total_len];
-    let udp_header: Parsed<'_, _> = (be_u16, be_u16, be_u16, be_u16).parse(udp);
-    let (payload, (src_port, dst_port, udp_len, _csum)) = match udp_header {
-        Ok(v) => v,
-        Err(e) => return malformed(e),
-    };
+    let (payload, (src_port, dst_port, udp_len, _csum)) = (be_u16, be_u16, be_u16, be_u16)
+        .parse(udp)
+        .map_err(malformed)?;
     let udp_len = usize::from(udp_len);
     if udp_len < 8 || udp_len > udp.len() {
         return Err(Skip::Malformed);

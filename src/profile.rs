@@ -394,11 +394,8 @@ impl Profile {
         let mix: Vec<String> = (by_count.into_iter())
             .map(|(k, n)| {
                 let pct = 100.0 * n as f64 / total as f64;
-                if pct >= 0.1 {
-                    format!("{} {pct:.1}%", type_name(k))
-                } else {
-                    format!("{} {pct:.3}%", type_name(k))
-                }
+                let digits = if pct >= 0.1 { 1 } else { 3 };
+                format!("{} {pct:.digits$}%", type_name(k))
             })
             .collect();
         let zipf = c

@@ -243,13 +243,11 @@ fn inflate<R: Read>(compressed: R, ends: &Inflater) {
         let mut chunk = spare.try_recv().unwrap_or_default();
         chunk.resize(CHUNK, 0);
         let mut filled = 0;
-        let mut done = false;
-        while filled < CHUNK {
+        // `Some` once the stream has ended: with the error it ended in, if any.
+        let mut end = None;
+        while filled < CHUNK && end.is_none() {
             match ends.piece(&mut decoder, &mut chunk[filled..]) {
-                Ok(0) => {
-                    done = true;
-                    break;
-                }
+                Ok(0) => end = Some(None),
                 Ok(n) => filled += n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => {
@@ -268,12 +266,7 @@ fn inflate<R: Read>(compressed: R, ends: &Inflater) {
                             message: e.to_string(),
                         }
                     };
-                    chunk.truncate(filled);
-                    if !chunk.is_empty() && tx.send(Ok(chunk)).is_err() {
-                        return;
-                    }
-                    let _ = tx.send(Err(err));
-                    return;
+                    end = Some(Some(err));
                 }
             }
         }
@@ -282,7 +275,10 @@ fn inflate<R: Read>(compressed: R, ends: &Inflater) {
         if !chunk.is_empty() && tx.send(Ok(chunk)).is_err() {
             return; // the parser stopped early
         }
-        if done {
+        if let Some(end) = end {
+            if let Some(err) = end {
+                let _ = tx.send(Err(err));
+            }
             return;
         }
     }

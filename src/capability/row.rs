@@ -329,13 +329,10 @@ mod tests {
         assert_eq!(Requirement::NoAlloc.unmet(&no, Some(0.0)), None);
         assert!(Requirement::NoAlloc.unmet(&no, None).is_some());
         let yes = row(true, &["C++"]);
-        for r in [
-            Requirement::Schema,
-            Requirement::Evolution,
-            Requirement::CrossLanguage,
-            Requirement::ZeroCopy,
-            Requirement::Validated,
-        ] {
+        for r in Requirement::ALL
+            .into_iter()
+            .filter(|&r| r != Requirement::NoAlloc)
+        {
             assert_eq!(r.unmet(&yes, None), None, "{r}");
         }
     }

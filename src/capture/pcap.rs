@@ -170,11 +170,7 @@ pub(crate) fn next<R: Read>(
         }
         result => result?,
     };
-    let frac_ns = if header.nanos {
-        u64::from(record.ts_frac)
-    } else {
-        u64::from(record.ts_frac) * 1_000
-    };
+    let frac_ns = u64::from(record.ts_frac) * if header.nanos { 1 } else { 1_000 };
     Ok(Some(Span {
         data_start: RECORD_HEADER_LEN,
         data_len: len,

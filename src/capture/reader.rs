@@ -74,15 +74,20 @@ impl<R: Read> CaptureReader<R> {
         } else {
             return Err(Error::UnknownMagic(hex(magic)));
         };
-        Ok(CaptureReader {
+        Ok(CaptureReader::framed(buf, format, true))
+    }
+
+    /// A reader of `buf` framed as `format`, before its first record.
+    fn framed(buf: Buffer<R>, format: Format, numbered: bool) -> Self {
+        CaptureReader {
             buf,
             format,
             frames: 0,
             pending: 0,
             current: None,
             tail: None,
-            numbered: true,
-        })
+            numbered,
+        }
     }
 
     /// The framing read so far (the pcap header; the pcapng section and interfaces seen).
@@ -93,15 +98,7 @@ impl<R: Read> CaptureReader<R> {
     /// A reader of `src`, the bytes of the same file from stream offset `offset` on, which must
     /// be a record boundary, framed as `state` says. Its records are named by offset only.
     pub fn resume(src: R, state: FormatState, offset: u64) -> Self {
-        CaptureReader {
-            buf: Buffer::at(src, offset),
-            format: state.0,
-            frames: 0,
-            pending: 0,
-            current: None,
-            tail: None,
-            numbered: false,
-        }
+        CaptureReader::framed(Buffer::at(src, offset), state.0, false)
     }
 
     pub fn kind(&self) -> CaptureKind {

@@ -81,11 +81,6 @@ pub enum Placement {
 }
 
 impl BookFeed {
-    /// A feed that places the book itself ([`Placement::Auto`]).
-    pub fn new() -> Self {
-        BookFeed::default()
-    }
-
     /// A feed whose book runs where `placement` says (the tests compare the placements).
     pub fn placed(placement: Placement) -> Self {
         BookFeed {
@@ -480,21 +475,6 @@ mod tests {
     }
 
     #[test]
-    fn a_batch_cut_short_at_the_end_is_applied() {
-        let ops = [
-            Op::Add {
-                id: 1,
-                symbol: 7,
-                size: 10,
-            },
-            Op::Execute { id: 1, size: 4 },
-            Op::Delete { id: 2 },
-        ];
-        let r = run(Placement::Threaded, &ops);
-        assert_eq!((r.adds, r.live_orders, r.unknown_references), (1, 1, 1));
-    }
-
-    #[test]
     fn order_messages_symbols_are_gathered_by_the_book_in_every_placement() {
         use crate::model::{OrderDelete, OrderModify, Symbol, Trade};
         let sym = |s| Symbol::new(s).unwrap();
@@ -540,7 +520,7 @@ mod tests {
 
     #[test]
     fn no_order_messages_start_nothing() {
-        let mut feed = BookFeed::new();
+        let mut feed = BookFeed::default();
         assert!(!feed.saw_orders());
         assert!(matches!(feed.state, State::Idle));
         assert_eq!(feed.finish(), BookReport::default());

@@ -111,11 +111,7 @@ impl<'a> Segment<'a> {
             });
         }
         validate_blocks(payload, header.message_count)?;
-        Ok(Some(Segment {
-            header,
-            feed,
-            payload,
-        }))
+        Ok(Some(Segment::from_validated(header, feed, payload)))
     }
 
     /// Reassembles a segment that [`Segment::parse`] already accepted, without validating again.

@@ -30,5 +30,5 @@ pub fn read(units: &[Vec<u8>], dir: &Path) -> Result<Vec<TheirPacket>, ToolError
         include_str!("../../../xlang/arrow_read.py"),
     );
     let lines = tool.script(dir, script, &[], &units.concat())?;
-    tool.tagged(&lines, Bytes::Text, false)
+    tool.tagged(&lines, Bytes::Text)
 }

@@ -29,11 +29,7 @@ pub fn describe() -> Result<String, ToolError> {
 
 /// Reads `avro` datums.
 pub fn read(units: &[Vec<u8>], dir: &Path) -> Result<Vec<TheirPacket>, ToolError> {
-    python().tagged(
-        &read_resolved(units, dir, SCHEMA_TEXT, None)?,
-        Bytes::Text,
-        false,
-    )
+    python().tagged(&read_resolved(units, dir, SCHEMA_TEXT, None)?, Bytes::Text)
 }
 
 /// The datums `units` (back to back) as written with the schema `writer` and, where `reader` is

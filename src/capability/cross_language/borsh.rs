@@ -100,5 +100,5 @@ pub fn read(units: &[Vec<u8>], dir: &Path) -> Result<Vec<TheirPacket>, ToolError
     let module = module();
     let args = [module.as_os_str(), schema_file.as_os_str()];
     let lines = tool.script(dir, ("borsh_read.js", script), &args, &input)?;
-    tool.tagged(&lines, Bytes::Integer, false)
+    tool.tagged(&lines, Bytes::Integer)
 }

@@ -40,5 +40,5 @@ pub fn read<const PACKED: bool>(
         ],
         &units.concat(),
     )?;
-    tool.tagged(&tool::json_lines(&tool, &out)?, Bytes::Integer, false)
+    tool.tagged(&tool::json_lines(&tool, &out)?, Bytes::Integer)
 }

@@ -50,5 +50,5 @@ pub fn read(units: &[Vec<u8>], dir: &Path) -> Result<Vec<TheirPacket>, ToolError
     let tool = python();
     let script = ("dbn_read.py", include_str!("../../../xlang/dbn_read.py"));
     let input = [metadata_header(0), units.concat()].concat();
-    tool.tagged(&tool.script(dir, script, &[], &input)?, Bytes::Text, false)
+    tool.tagged(&tool.script(dir, script, &[], &input)?, Bytes::Text)
 }

@@ -22,5 +22,5 @@ pub fn read(units: &[Vec<u8>], dir: &Path) -> Result<Vec<TheirPacket>, ToolError
     let tool = python();
     let script = ("json_read.py", include_str!("../../../xlang/json_read.py"));
     let lines = tool.script(dir, script, &[], &units.concat())?;
-    tool.tagged(&lines, Bytes::Text, false)
+    tool.tagged(&lines, Bytes::Text)
 }

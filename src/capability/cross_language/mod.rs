@@ -188,10 +188,8 @@ pub fn rust_only(format: &str) -> Option<Finding> {
 /// zero-copy check) encodes the same packets.
 pub fn shared_sample() -> Result<&'static [Packet], &'static str> {
     static SAMPLE: std::sync::OnceLock<Result<Vec<Packet>, String>> = std::sync::OnceLock::new();
-    match SAMPLE.get_or_init(sample) {
-        Ok(packets) => Ok(packets),
-        Err(e) => Err(e),
-    }
+    let sample = SAMPLE.get_or_init(sample);
+    sample.as_deref().map_err(String::as_str)
 }
 
 /// The check for the format named `format`: every other language's finding, and the languages
@@ -213,13 +211,9 @@ pub fn read_by(format: &str, scratch: &Path) -> Option<CrossLanguage> {
             "sample",
         ),
     };
-    let languages = if finding.yes() {
-        vec![reader.language.to_owned()]
-    } else {
-        Vec::new()
-    };
+    let languages = finding.yes().then(|| reader.language.to_owned());
     Some(CrossLanguage {
-        languages,
+        languages: languages.into_iter().collect(),
         findings: vec![(reader.language.to_owned(), finding)],
     })
 }
@@ -253,14 +247,10 @@ pub fn check(
         Err(e) => return Finding::measured(false, e.to_string(), decided_by),
     };
     // A lossy format's bytes hold what it carries: compared with the source projected so.
-    let carried: Vec<Packet>;
-    let packets = match crate::formats::descriptor(format).and_then(|d| d.lossy) {
-        Some(l) => {
-            carried = packets.iter().map(l.project).collect();
-            &carried[..]
-        }
-        None => packets,
-    };
+    let carried: Option<Vec<Packet>> = crate::formats::descriptor(format)
+        .and_then(|d| d.lossy)
+        .map(|l| packets.iter().map(l.project).collect());
+    let packets = carried.as_deref().unwrap_or(packets);
     match compare::compare(packets, &theirs) {
         Ok(tally) => Finding::measured(
             true,

@@ -45,7 +45,7 @@ fn run(tool: &Tool, format: &str, units: &[Vec<u8>], dir: &Path) -> Result<Vec<J
 /// Reads `cbor` packets: maps with the model's field names, messages externally tagged.
 pub fn read_cbor(units: &[Vec<u8>], dir: &Path) -> Result<Vec<TheirPacket>, ToolError> {
     let tool = python();
-    tool.tagged(&run(&tool, "cbor", units, dir)?, Bytes::Text, false)
+    tool.tagged(&run(&tool, "cbor", units, dir)?, Bytes::Text)
 }
 
 /// Reads `msgpack` packets: `[seq, send_time, [{"trade_report": [values]}, …]]`.

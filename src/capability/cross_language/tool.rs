@@ -132,15 +132,10 @@ impl Tool {
         json_lines(self, &out)
     }
 
-    /// Packets whose messages are externally tagged, as this program printed them
-    /// (`compare::tagged_packets`).
-    pub fn tagged(
-        &self,
-        lines: &[Json],
-        bytes: Bytes,
-        absent_is_zero: bool,
-    ) -> Result<Vec<TheirPacket>, ToolError> {
-        compare::tagged_packets(lines, bytes, absent_is_zero).map_err(|e| self.output_error(e))
+    /// Packets whose messages are externally tagged, as this program printed them, every field
+    /// written (`compare::tagged_packets`).
+    pub fn tagged(&self, lines: &[Json], bytes: Bytes) -> Result<Vec<TheirPacket>, ToolError> {
+        compare::tagged_packets(lines, bytes, false).map_err(|e| self.output_error(e))
     }
 
     /// What this Python prints for `code` (`-c`), trimmed.

@@ -66,10 +66,8 @@ pub(super) type Outcome = Result<String, String>;
 
 /// The finding of `outcome`, its detail followed by `mechanism` (why the format answers so).
 pub(super) fn finding(outcome: Outcome, mechanism: &str, decided_by: &str) -> Finding {
-    let (ok, detail) = match outcome {
-        Ok(detail) => (true, detail),
-        Err(detail) => (false, detail),
-    };
+    let ok = outcome.is_ok();
+    let detail = outcome.unwrap_or_else(|e| e);
     Finding::measured(ok, format!("{detail}{mechanism}"), decided_by)
 }
 

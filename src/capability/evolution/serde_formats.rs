@@ -285,7 +285,6 @@ mod tests {
     /// serde_json as the v2 reader defaults them on each one's v1 bytes.
     #[test]
     fn json_evolves_both_ways_with_serde_defaults() {
-        use crate::formats::{json::Json, json_simd::JsonSimd, json_sonic::JsonSonic};
         for (name, e) in [
             ("json", json::<Json>()),
             ("json-sonic", json::<JsonSonic>()),
