@@ -46,6 +46,14 @@ say() { echo "bootstrap: $*" >&2; }
 sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 changed=0
 
+# mvn_get ARTIFACT: fetches ARTIFACT into ~/.m2. Maven 3.8 prints colour resets (ESC[0m) even with
+# -B and style.color=never: stripped, so a successful fetch prints nothing; its errors still show,
+# and its exit status is the pipeline's (pipefail).
+mvn_get() {
+    mvn -q -B -Dstyle.color=never dependency:get -Dartifact="$1" -Dtransitive=false 2>&1 \
+        | sed -e 's/\x1b\[[0-9;]*m//g' -e '/^$/d' >&2
+}
+
 # --- Debian packages: capnp, protoc, a JDK, GNU parallel, binutils --------------------------
 # apt_install COMMAND PACKAGE: installs PACKAGE unless COMMAND is already on PATH (apt-get update
 # only when the package lists are stale, i.e. the first install attempt fails).
@@ -92,7 +100,7 @@ if [ ! -s "$sbe_jar" ]; then
     if [ ! -s "$m2_jar" ]; then
         command -v mvn >/dev/null 2>&1 || { say "error: mvn not found (needed to fetch sbe-all $SBE_VERSION)"; exit 1; }
         say "fetching uk.co.real-logic:sbe-all:$SBE_VERSION (mvn)"
-        mvn -q -B -Dstyle.color=never dependency:get -Dartifact="uk.co.real-logic:sbe-all:$SBE_VERSION" -Dtransitive=false
+        mvn_get "uk.co.real-logic:sbe-all:$SBE_VERSION"
     fi
     cp "$m2_jar" "$sbe_jar.tmp" && mv "$sbe_jar.tmp" "$sbe_jar"
     changed=1
@@ -135,7 +143,7 @@ if ! protoc_rust_ok; then
     if [ ! -s "$m2_exe" ]; then
         command -v mvn >/dev/null 2>&1 || { say "error: mvn not found (needed to fetch $artifact)"; exit 1; }
         say "fetching $artifact (mvn)"
-        mvn -q -B -Dstyle.color=never dependency:get -Dartifact="$artifact" -Dtransitive=false
+        mvn_get "$artifact"
     fi
     echo "$PROTOC_RUST_SHA256  $m2_exe" | sha256sum -c --quiet - >/dev/null 2>&1 \
         || { say "error: $m2_exe does not match its pinned SHA-256 $PROTOC_RUST_SHA256"; exit 1; }
