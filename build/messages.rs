@@ -514,7 +514,7 @@ fn wire_ty(t: Ty) -> &'static str {
 }
 
 /// `Wire<S>`: one struct variant per `Message` variant, the fields the model carries; a field
-/// schema version 2 appends gets its doc and serde's `#[serde(default)]`.
+/// schema version 2 appends gets its doc, serde's `#[serde(default)]` and musli's `#[musli(default)]`.
 fn wire_enum(structs: &[Struct], doc_line: &str) -> String {
     let mut o = String::new();
     let _ = writeln!(
@@ -523,6 +523,7 @@ fn wire_enum(structs: &[Struct], doc_line: &str) -> String {
          #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, rkyv::Archive, \
          rkyv::Serialize, rkyv::Deserialize, bitcode::Encode, bitcode::Decode, \
          wincode::SchemaWrite, wincode::SchemaRead, borsh::BorshSerialize, borsh::BorshDeserialize)]\n\
+         #[derive(musli::Encode, musli::Decode)]\n\
          #[serde(rename_all = \"snake_case\")]\npub enum Wire<S> {{"
     );
     for (s, name, _) in &message_variants(structs) {
@@ -531,6 +532,7 @@ fn wire_enum(structs: &[Struct], doc_line: &str) -> String {
             if f.appended {
                 doc(&mut o, "        ", &f.doc);
                 o.push_str("        #[serde(default)]\n");
+                o.push_str("        #[musli(default)]\n");
             }
             let _ = writeln!(o, "        {}: {},", f.name, wire_ty(f.ty));
         }

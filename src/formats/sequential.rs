@@ -139,7 +139,7 @@ macro_rules! sequential_format {
 pub(crate) use sequential_format;
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::borsh::Borsh;
     use super::super::codec::{every_kind, library_error, Format};
     use super::super::mirror::MMessage;
@@ -150,7 +150,7 @@ mod tests {
 
     /// A system event and a sell-side price level update: two variants, a negative integer, a
     /// padded symbol and an enum field.
-    fn two() -> Packet {
+    pub(crate) fn two() -> Packet {
         Packet {
             seq: 7,
             send_time: -2,

@@ -27,6 +27,8 @@ use crate::model::*;
     wincode::SchemaRead,
     borsh::BorshSerialize,
     borsh::BorshDeserialize,
+    musli::Encode,
+    musli::Decode,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum WSide {

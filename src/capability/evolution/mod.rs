@@ -39,6 +39,7 @@ mod compiled;
 mod dbn;
 mod flatbuffers;
 mod harness;
+mod musli;
 mod planus;
 mod protobuf;
 mod protobuf_google;
