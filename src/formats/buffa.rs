@@ -20,11 +20,12 @@
 //! `PacketView::decode_view`, the eager view, which validates the whole packet (tags, wire types,
 //! lengths, varints, recursion and memory limits) and returns a `DecodeError` otherwise. A view
 //! borrows only strings and bytes, and this schema has none (the symbol is a `fixed64`): every
-//! scalar is decoded into the view as prost decodes it. It is not allocation-free: a view's
-//! repeated field is a `Vec` of element views (one per packet with messages), and a view's oneof
-//! message variants are always boxed ("view oneof variants remain boxed", buffa-build's
-//! `unbox_oneof` docs): one `Box` per message. A view cannot be reused across buffers (it
-//! borrows its input), so both decodes allocate 1 + messages per packet with messages.
+//! scalar is decoded into the view as prost decodes it, so its `reads in place` is no. It is not
+//! allocation-free: a view's repeated field is a `Vec` of element views, pushed into without a
+//! reserve (it grows: 4, then doubling), and a view's oneof message variants are always boxed
+//! ("view oneof variants remain boxed", buffa-build's `unbox_oneof` docs): one `Box` per message.
+//! A view cannot be reused across buffers (it borrows its input), so both decodes allocate the
+//! `Vec`'s growth and one `Box` per message, every packet (`formats::steady` counts them).
 
 use ::buffa::{Message as _, MessageView as _};
 
@@ -145,13 +146,14 @@ fn view(bytes: &[u8]) -> Result<(bpb::PacketView<'_>, usize), DecodeError> {
 }
 
 const SCHEMA: Option<&str> = Some("schemas/marketdata.proto, compiled by buffa-build 0.9.2");
-const SOURCE: &str = "https://docs.rs/buffa/0.9.2 (MessageView: views borrow string and bytes \
-    fields, decode_view validates the whole message eagerly and returns a DecodeError on malformed \
+const SOURCE: &str = "https://docs.rs/buffa/0.9.2 (MessageView: a view borrows string and bytes \
+    fields and decodes scalars into itself, and this schema has only scalars, so nothing is read in \
+    place; decode_view validates the whole message eagerly and returns a DecodeError on malformed \
     input; repeated fields are Vec-backed and view oneof message variants boxed)";
 
 impl Format for Buffa {
     const NAME: &'static str = NAME;
-    const DOCUMENTED: Documented = Documented::new(SCHEMA, true, true, SOURCE);
+    const DOCUMENTED: Documented = Documented::new(SCHEMA, false, true, SOURCE);
     const OTHER_LANGUAGES: OtherLanguages = OtherLanguages::Read(WireFormat::Protobuf);
     const WRITES_BYTES_OF: Option<&'static str> = Some(super::protobuf::Protobuf::NAME);
 
