@@ -3,8 +3,8 @@
 //! (`build/messages.rs`), and the four compiled schemas (`build/schemas.rs`: Cap'n Proto,
 //! FlatBuffers, SBE, Protocol Buffers) into `OUT_DIR/schemas/`, and version 2 of each for the
 //! schema-evolution check into `OUT_DIR/evolution-v2/schemas/`; then the Cap'n Proto,
-//! FlatBuffers (flatc's and planus's), SBE and Protocol Buffers codecs from them into `OUT_DIR`
-//! and `OUT_DIR/evolution-v2/`. `schemas/marketdata.*` are copies of version 1 for readers,
+//! FlatBuffers (flatc's and planus's), SBE and Protocol Buffers (prost's, Google's, buffa's)
+//! codecs from them into `OUT_DIR` and `OUT_DIR/evolution-v2/`. `schemas/marketdata.*` are copies of version 1 for readers,
 //! checked by a test to equal what is compiled; the build does not read them.
 //!
 //! The generators are found through the environment (`CAPNP`, `FLATC`, `SBE_JAR`, `JAVA`,
@@ -50,6 +50,7 @@ fn main() {
     sbe(&v1.join("marketdata.xml"), &out, &tools);
     protobuf(&v1, "marketdata.proto", &out);
     protobuf_google(&v1, "marketdata.proto", &out, &tools);
+    buffa(&v1, "marketdata.proto", &out);
     evolution_v2(&compiled, &out.join("evolution-v2"), made_from, &tools);
     provenance(&root);
 }
@@ -83,6 +84,7 @@ fn evolution_v2(compiled: &messages::Compiled, v2: &Path, made_from: SystemTime,
     sbe(&v2_schemas.join("marketdata.xml"), v2, tools);
     protobuf(&v2_schemas, "marketdata.proto", v2);
     protobuf_google(&v2_schemas, "marketdata.proto", v2, tools);
+    buffa(&v2_schemas, "marketdata.proto", v2);
 }
 
 /// The newest modification time of the files in `dir` (the schemas).
@@ -368,17 +370,52 @@ fn sbe(schema: &Path, out: &Path, tools: &Path) {
 /// prost-build on `dir/file` into `out`, with `protoc` from `PROTOC` or else the vendored binary
 /// (no system install).
 fn protobuf(dir: &Path, file: &str, out: &Path) {
-    let protoc = match env::var_os("PROTOC") {
-        Some(p) => PathBuf::from(p),
-        None => protoc_bin_vendored::protoc_bin_path()
-            .unwrap_or_else(|e| fail(&format!("no vendored protoc for this platform: {e}"))),
-    };
     let result = prost_build::Config::new()
-        .protoc_executable(protoc)
+        .protoc_executable(protoc())
         .out_dir(out)
         .compile_protos(&[dir.join(file)], &[dir]);
     if let Err(e) = result {
         fail(&format!("protobuf compile failed: {e}"));
+    }
+}
+
+/// `protoc` from `PROTOC`, else the vendored binary (no system install).
+fn protoc() -> PathBuf {
+    match env::var_os("PROTOC") {
+        Some(p) => PathBuf::from(p),
+        None => protoc_bin_vendored::protoc_bin_path()
+            .unwrap_or_else(|e| fail(&format!("no vendored protoc for this platform: {e}"))),
+    }
+}
+
+/// buffa's code generator (`buffa-build`) on `dir/file`, into `out/buffa/` (`mod.rs` includes
+/// the rest): the descriptor set is made by the same protoc as prost's (`--include_imports
+/// --include_source_info`, as buffa-build runs it) and handed over precompiled, so buffa needs
+/// no protoc on PATH. Views are generated (buffa's default); oneof message variants are stored
+/// inline in the owned types (`unbox_oneof`: none is recursive, and a boxed one would cost an
+/// allocation per message on encode).
+fn buffa(dir: &Path, file: &str, out: &Path) {
+    let gen = out.join("buffa");
+    fs::create_dir_all(&gen).unwrap_or_else(|e| fail(&format!("{}: {e}", gen.display())));
+    let descriptors = gen.join("marketdata.desc");
+    run(
+        Command::new(protoc())
+            .arg("--include_imports")
+            .arg("--include_source_info")
+            .arg(format!("--descriptor_set_out={}", descriptors.display()))
+            .arg(format!("--proto_path={}", dir.display()))
+            .arg(dir.join(file)),
+        "protoc (for buffa)",
+    );
+    let result = buffa_build::Config::new()
+        .descriptor_set(&descriptors)
+        .files(&[file])
+        .out_dir(&gen)
+        .include_file("mod.rs")
+        .unbox_oneof()
+        .compile();
+    if let Err(e) = result {
+        fail(&format!("buffa compile failed: {e}"));
     }
 }
 

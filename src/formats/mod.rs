@@ -68,6 +68,7 @@ macro_rules! for_each_format {
             json_simd: [json_simd: $crate::formats::json_simd::JsonSimd],
             dbn: [dbn: $crate::formats::dbn::Dbn],
             musli: [musli: $crate::formats::musli::Musli, musli_wire: $crate::formats::musli::MusliWire],
+            buffa: [buffa: $crate::formats::buffa::Buffa],
         }
     };
 }

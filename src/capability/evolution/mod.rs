@@ -34,6 +34,7 @@ macro_rules! evolves {
 mod arrow;
 mod avro;
 mod bitcode;
+mod buffa;
 mod capnp;
 mod compiled;
 mod dbn;
