@@ -67,6 +67,7 @@ macro_rules! for_each_format {
             json_sonic: [json_sonic: $crate::formats::json_sonic::JsonSonic],
             json_simd: [json_simd: $crate::formats::json_simd::JsonSimd],
             dbn: [dbn: $crate::formats::dbn::Dbn],
+            fory: [fory: $crate::formats::fory::ForyFormat],
         }
     };
 }

@@ -38,6 +38,7 @@ mod capnp;
 mod compiled;
 mod dbn;
 mod flatbuffers;
+mod fory;
 mod harness;
 mod planus;
 mod protobuf;
