@@ -91,8 +91,11 @@ pub(crate) use fory_messages;
 
 /// `#[derive(ForyStruct)] pub struct $V` with the table's fields `name: Type, ...`, each as the
 /// Fory type it is carried as, then `$extra` (version 2's appended fields). The derive reads a
-/// field's type as written, and an array must be written as one (an alias of `[u8; 8]` is
-/// refused when the types are registered), so the fields are rewritten one by one here.
+/// field's type as written: an array must be written as one (an alias of `[u8; 8]` is refused
+/// when the types are registered), and a primitive as its own name (it orders the fields by
+/// their written types, and an alias of `i64` lands in another group than the `int64` its type
+/// definition declares, so other languages, which order by the declared types, read the fields
+/// out of order); so the fields are rewritten one by one here.
 macro_rules! fory_struct {
     ($V:ident [$($out:tt)*] [$($extra:tt)*]) => {
         #[derive(fory::ForyStruct, Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -107,6 +110,12 @@ macro_rules! fory_struct {
     ($V:ident [$($out:tt)*] $extra:tt $f:ident: Bytes4 $(, $($rest:tt)*)?) => {
         $crate::formats::fory::fory_struct!($V [$($out)* pub $f: [u8; 4],] $extra $($($rest)*)?);
     };
+    ($V:ident [$($out:tt)*] $extra:tt $f:ident: Timestamp $(, $($rest:tt)*)?) => {
+        $crate::formats::fory::fory_struct!($V [$($out)* pub $f: i64,] $extra $($($rest)*)?);
+    };
+    ($V:ident [$($out:tt)*] $extra:tt $f:ident: Price $(, $($rest:tt)*)?) => {
+        $crate::formats::fory::fory_struct!($V [$($out)* pub $f: i64,] $extra $($($rest)*)?);
+    };
     ($V:ident [$($out:tt)*] $extra:tt $f:ident: $t:ident $(, $($rest:tt)*)?) => {
         $crate::formats::fory::fory_struct!($V [$($out)* pub $f: $t,] $extra $($($rest)*)?);
     };
@@ -115,7 +124,6 @@ pub(crate) use fory_struct;
 
 /// The Fory types of version 1.
 pub mod schema {
-    pub use crate::model::{Price, Timestamp};
     use crate::model::for_each_message;
 
     /// The side of a price level update.

@@ -40,3 +40,18 @@ pub fn read(units: &[Vec<u8>], dir: &Path) -> Result<Vec<TheirPacket>, ToolError
         Bytes::Text,
     )
 }
+
+#[cfg(test)]
+mod tests {
+    /// pyfory reads every field of every message of the sample exactly.
+    #[test]
+    fn python_reads_every_field() {
+        let dir = tempfile::tempdir().unwrap();
+        let found = super::super::read_by("fory", dir.path()).expect("a known format");
+        let (language, finding) = &found.findings[0];
+        assert_eq!(language, "Python");
+        assert!(finding.measured && finding.yes(), "{}", finding.answer);
+        let kinds = crate::model::kind::ALL.len();
+        finding.assert_says(&format!("of {kinds} types read exactly by"));
+    }
+}

@@ -14,7 +14,7 @@ use crate::model::{for_each_message, Symbol};
 
 /// The Fory types of version 2.
 mod schema {
-    pub use crate::formats::fory::schema::{Price, Side, Timestamp};
+    pub use crate::formats::fory::schema::Side;
     use crate::formats::fory::{fory_messages, fory_struct};
     use crate::model::for_each_message;
 
