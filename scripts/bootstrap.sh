@@ -17,6 +17,8 @@
 #                   cross-language check of the `msgpack` and `cbor` formats, xlang/serde_read.py)
 #   databento-dbn 0.72.0 from PyPI, into tools/dbn-venv: Databento's own Python reader of DBN
 #                   (the cross-language check of the `dbn` format, xlang/dbn_read.py)
+#   pyfory   1.7.7  from PyPI, into tools/fory-venv: Apache Fory's Python implementation (the
+#                   cross-language check of the `fory` format, xlang/fory_read.py)
 #   protoc   36.2   from Maven Central (com.google.protobuf:protoc:4.36.2:exe:linux-x86_64),
 #                   checked against its pinned SHA-256, copied to tools/protoc-36.2: the one
 #                   with the Rust generator that Google's `protobuf = "=4.36.2-release"` crate
@@ -132,6 +134,7 @@ pip_venv serde-venv msgpack==1.2.4 cbor2==6.3.0
 pip_venv avro-venv avro==1.12.2
 pip_venv arrow-venv pyarrow==26.0.1
 pip_venv dbn-venv databento-dbn==0.72.0
+pip_venv fory-venv pyfory==1.7.7
 
 # --- protoc with the Rust generator (protobuf-google) --------------------------------------
 protoc_rust="$tools/protoc-$PROTOC_RUST_VERSION"

@@ -31,6 +31,8 @@ pub enum WireFormat {
     Arrow,
     /// DBN records (Python's `databento-dbn`).
     Dbn,
+    /// Fory xlang objects (Python's `pyfory`).
+    Fory,
 }
 
 /// Which implementations outside Rust read a format's bytes.

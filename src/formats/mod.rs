@@ -69,6 +69,7 @@ macro_rules! for_each_format {
             dbn: [dbn: $crate::formats::dbn::Dbn],
             musli: [musli: $crate::formats::musli::Musli, musli_wire: $crate::formats::musli::MusliWire],
             buffa: [buffa: $crate::formats::buffa::Buffa],
+            fory: [fory: $crate::formats::fory::ForyFormat],
         }
     };
 }

@@ -31,6 +31,7 @@ pub mod capnp;
 pub mod compare;
 pub mod dbn;
 pub mod flatbuffers;
+pub mod fory;
 pub mod json;
 pub mod protobuf;
 pub mod sbe;
@@ -165,6 +166,7 @@ fn reader_of(wire: WireFormat) -> Reader {
         WireFormat::Borsh => ("JavaScript", borsh::describe, borsh::read),
         WireFormat::Arrow => ("Python", arrow::describe, arrow::read),
         WireFormat::Dbn => ("Python", dbn::describe, dbn::read),
+        WireFormat::Fory => ("Python", fory::describe, fory::read),
     };
     Reader {
         language,

@@ -39,6 +39,7 @@ mod capnp;
 mod compiled;
 mod dbn;
 mod flatbuffers;
+mod fory;
 mod harness;
 mod musli;
 mod planus;
