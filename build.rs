@@ -407,6 +407,16 @@ fn buffa(dir: &Path, file: &str, out: &Path) {
             .arg(dir.join(file)),
         "protoc (for buffa)",
     );
+    // buffa-build watches the descriptor set it is handed (`rerun-if-changed`): written anew on
+    // every run, it would be newer than the run and make every build run this script again (and
+    // rebuild the crate). Its inputs are watched already, so it is dated back to the epoch.
+    fs::File::options()
+        .write(true)
+        .open(&descriptors)
+        .and_then(|f| {
+            f.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(86_400))
+        })
+        .unwrap_or_else(|e| fail(&format!("{}: {e}", descriptors.display())));
     let result = buffa_build::Config::new()
         .descriptor_set(&descriptors)
         .files(&[file])
