@@ -43,9 +43,10 @@ impl<T> Written<T> {
 }
 
 /// How much of the calling thread's stack [`touch_stack`] writes: far more than any codec's
-/// deepest call needs (a debug build's frames included), far less than a thread's stack (2 MiB
-/// for a spawned thread, 8 MiB for a main thread).
-pub const STACK_TOUCHED: usize = 256 * 1024;
+/// deepest call needs (a debug build's frames included: fory's derived readers take several
+/// pages a frame there, and its decode reached more than 256 KiB below the run), less than half
+/// a thread's stack (2 MiB for a spawned thread, 8 MiB for a main thread).
+pub const STACK_TOUCHED: usize = 768 * 1024;
 
 /// Writes [`STACK_TOUCHED`] bytes of this thread's stack below the caller's frame, one byte per
 /// page, so that the stack's pages are mapped before any pass is timed: a codec whose call chain
