@@ -337,6 +337,20 @@ fn model(structs: &[Struct]) -> String {
     for (s, v) in &all {
         let _ = writeln!(o, "            {} => {},", v.constant, s.len);
     }
+    o.push_str("            _ => return None,\n        })\n    }\n\n");
+    o.push_str(
+        "    /// The type's name as the table's constant, in lower case (`add_order`), `None` for an \
+         unknown type.\n    pub const fn name(kind: u8) -> Option<&'static str> {\n        \
+         Some(match kind {\n",
+    );
+    for (_, v) in &all {
+        let _ = writeln!(
+            o,
+            "            {} => \"{}\",",
+            v.constant,
+            v.constant.to_lowercase()
+        );
+    }
     o.push_str("            _ => return None,\n        })\n    }\n}\n\n");
 
     // Accessors.

@@ -156,10 +156,11 @@ struct MergeArgs {
     out: PathBuf,
 }
 
-/// A set of parts that is not one run: refused with exit 2, nothing written.
+/// A refusal (a set of parts that is not one run, a mix that names no type): exit 2, one line,
+/// nothing written.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
-struct MergeRefused(String);
+struct Refused(String);
 
 #[derive(Args)]
 struct ReportArgs {
@@ -200,6 +201,15 @@ struct ReportArgs {
     /// formats.json beside the first CSV that has one, as bench leaves it].
     #[arg(long, value_name = "FILE")]
     capabilities: Option<PathBuf>,
+    /// Another feed's mix of message types (`add_order=0.45,order_delete=0.35,trade_report=0.2`:
+    /// names, a word of one name, or type bytes; shares normalized): the figures per message type
+    /// of `--unit message` runs re-weighted into a verdict for that mix. A re-weighting of IEX
+    /// messages measured one at a time, not a measurement of that feed.
+    #[arg(long, value_name = "TYPE=SHARE,...", conflicts_with = "mix_like")]
+    mix: Option<String>,
+    /// As --mix, with the mix of the messages in CAPTURE (the shares `inspect` counts).
+    #[arg(long, value_name = "CAPTURE")]
+    mix_like: Option<PathBuf>,
     #[command(flatten)]
     gate: GateArgs,
 }
@@ -483,7 +493,7 @@ fn main() -> ExitCode {
     };
     use report::{baseline, instructions};
     // A refusal exits 2, a regression the gate's code; either is said in one line.
-    let refused = e.is::<MergeRefused>()
+    let refused = e.is::<Refused>()
         || e.is::<baseline::GateRefused>()
         || e.is::<instructions::NothingCompared>();
     let regressed = e.is::<baseline::Regressed>() || e.is::<instructions::Grew>();
@@ -667,18 +677,18 @@ impl MergeArgs {
     fn run(self) -> anyhow::Result<()> {
         let mut parts = Vec::with_capacity(self.parts.len());
         for path in &self.parts {
-            let part = export::part::read(path).map_err(MergeRefused)?;
+            let part = export::part::read(path).map_err(Refused)?;
             parts.push((path.clone(), part));
         }
         let mut workers: Vec<measure::Worker> = (parts.iter())
             .map(|(_, p)| p.report.worker(p.report.outcome.wall_ns))
             .collect();
-        let (mut outcome, info) = export::part::join(parts).map_err(MergeRefused)?;
+        let (mut outcome, info) = export::part::join(parts).map_err(Refused)?;
         workers.sort_by_key(|w| w.share.index);
         outcome.workers = workers;
         let csv = self.out.join("results.csv");
         if csv.exists() {
-            return Err(MergeRefused(format!(
+            return Err(Refused(format!(
                 "{} exists: merge into a new folder (a merged run is written whole, never appended)",
                 csv.display()
             ))
@@ -696,7 +706,15 @@ impl MergeArgs {
 
 impl ReportArgs {
     fn run(self) -> anyhow::Result<()> {
-        let summary = report::summarize(&report::load(&self.csvs)?);
+        let mix = match (&self.mix, &self.mix_like) {
+            (Some(text), _) => Some(report::by_type::Mix::parse(text)),
+            (None, Some(capture)) => Some(report::by_type::Mix::like(capture)),
+            (None, None) => None,
+        };
+        let mix = mix.transpose().map_err(Refused)?;
+        let runs = report::load(&self.csvs)?;
+        let types = report::by_type::Types::of(&runs, mix).map_err(Refused)?;
+        let summary = report::summarize(&runs);
         let old = if self.baseline.is_empty() {
             None
         } else {
@@ -730,6 +748,7 @@ impl ReportArgs {
             &self.out,
             against.as_ref(),
             &decision,
+            &types,
         )?;
         if let Some(path) = &self.bmf {
             report::bmf::write(&summary, path)?;
@@ -740,6 +759,12 @@ impl ReportArgs {
         }
         if let Some(c) = &against {
             print(report::baseline::text(c).trim_end())?;
+        }
+        if let Some((mix, each)) = &types.mix {
+            print(&format!("mix ({}): {}", mix.from, mix.text()))?;
+            for line in each.iter().filter_map(|m| m.finding(&decision)) {
+                print(&line)?;
+            }
         }
         print(&format!(
             "wrote {} files to {}; open {}",

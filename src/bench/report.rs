@@ -74,6 +74,7 @@ pub(crate) fn write_report(
         &report_dir,
         against.as_ref(),
         &decision,
+        &report::by_type::Types::of(&runs, None).map_err(|e| fail(&e))?,
     )
     .map_err(|e| fail(&e))?;
     if verbose {

@@ -10,7 +10,7 @@ use super::append::{append_rows, header_needed};
 use super::caveat::{no_latency, Caveat, Caveats};
 use super::columns::columns;
 use super::RunReport;
-use crate::measure::stats::FormatResult;
+use crate::measure::stats::{FormatResult, TypeResult};
 use crate::measure::{PerWorkload, Workload};
 
 columns! {
@@ -128,6 +128,13 @@ columns! {
         /// Where the counts come from: `pmu` (the CPU's counter) or `callgrind`; counts of two
         /// sources are never compared.
         instr_source: String,
+        /// Empty on a format's row over every message type. Set (`A`, `Q`: the IEX type byte as a
+        /// character) on the rows a `--unit message` run adds beside it, one per type it timed:
+        /// the per-unit figures of that type's messages alone (`units` of them), their bytes
+        /// (`encoded_bytes`, `bytes_per_message`) and the format's caveats; the run's columns as
+        /// on every row, and no batch, size-as-stored, allocation or instruction figures
+        /// (`msgs_per_sec` 0). `report` reads them for its per-type table and `--mix`.
+        msg_type: String,
     }
 }
 
@@ -160,6 +167,19 @@ impl Row {
         row.set_format(report, f, per_unit);
         row.set_figures(f, per_unit);
         row.set_caveats(f, caveats);
+        row
+    }
+
+    /// `f`'s row for its messages of one IEX type, `kind` (see the `msg_type` column).
+    pub fn of_type(report: &RunReport<'_>, f: &FormatResult, kind: u8, t: &TypeResult) -> Row {
+        let mut row = Row::of_run(report);
+        row.format = f.name.to_owned();
+        row.msg_type = Some(char::from(kind).to_string());
+        row.encoded_bytes = t.encoded_bytes;
+        row.bytes_per_message = round3(t.bytes_per_message());
+        row.units = Some(t.messages);
+        row.set_latencies(&t.latency, true);
+        row.set_caveats(f, Caveats::of_result(f));
         row
     }
 
@@ -228,14 +248,7 @@ impl Row {
     /// Every workload's figures: per unit (none for a format timed only per window), per
     /// window, allocations and instructions.
     fn set_figures(&mut self, f: &FormatResult, per_unit: bool) {
-        for (w, latency) in f.latency.iter() {
-            let cells = Latency::of(&latency.summary());
-            let cells = Latency {
-                mean: cells.mean.map(round3),
-                ..cells
-            };
-            self.set_latency(w, if per_unit { cells } else { Latency::default() });
-        }
+        self.set_latencies(&f.latency, per_unit);
         self.set_batch(PerWorkload(
             f.throughput.0.map(|t| Some(round3(t.ns_per_packet()))),
         ));
@@ -248,6 +261,22 @@ impl Row {
         self.set_instructions(PerWorkload(
             Workload::ALL.map(|w| f.instructions_per_unit(w).map(round3)),
         ));
+    }
+
+    /// Each workload's per-unit cells (empty unless `per_unit`).
+    fn set_latencies(
+        &mut self,
+        latency: &PerWorkload<crate::measure::stats::Latency>,
+        per_unit: bool,
+    ) {
+        for (w, latency) in latency.iter() {
+            let cells = Latency::of(&latency.summary());
+            let cells = Latency {
+                mean: cells.mean.map(round3),
+                ..cells
+            };
+            self.set_latency(w, if per_unit { cells } else { Latency::default() });
+        }
     }
 
     /// What the row's own columns say a reader must know of it (`export::caveat`):
@@ -282,7 +311,13 @@ pub fn append(path: &Path, report: &RunReport<'_>) -> io::Result<()> {
     super::windows::append(&super::windows::path_of(path), report)?;
     // The header (when new) and all of the run's rows go out in one append: a run is in the
     // file whole or not at all, which is what `shootout bench --resume` relies on.
-    let rows = report.outcome.formats.iter().map(|f| Row::new(report, f));
+    let rows = report.outcome.formats.iter().flat_map(|f| {
+        let by_type = f
+            .by_type
+            .iter()
+            .map(|(k, t)| Row::of_type(report, f, *k, t));
+        std::iter::once(Row::new(report, f)).chain(by_type)
+    });
     append_rows(path, COLUMNS, header, rows)
 }
 

@@ -239,6 +239,13 @@ fn add_format(f: &mut FormatResult, g: &FormatResult) -> Result<(), RunError> {
         }
         (a, b) => a.or(b),
     };
+    for (k, t) in &g.by_type {
+        f.by_type
+            .entry(*k)
+            .or_default()
+            .absorb(t)
+            .map_err(cannot_add)?;
+    }
     // Measured on every share's CPU.
     f.worker_cpu = None;
     Ok(())
@@ -248,11 +255,11 @@ fn add_latency(
     into: &mut super::stats::Latency,
     from: &super::stats::Latency,
 ) -> Result<(), RunError> {
-    into.hist
-        .add(&from.hist)
-        .map_err(|e| RunError::Worker(format!("cannot add two shares' histograms: {e:?}")))?;
-    into.total_ns += from.total_ns;
-    Ok(())
+    into.absorb(from).map_err(cannot_add)
+}
+
+fn cannot_add(e: hdrhistogram::errors::AdditionError) -> RunError {
+    RunError::Worker(format!("cannot add two shares' histograms: {e:?}"))
 }
 
 #[cfg(test)]

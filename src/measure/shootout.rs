@@ -24,10 +24,10 @@ use super::order::{pass_order, Order, PassOrder};
 use super::outcome::{Outcome, Passes};
 use super::runner::{Grain, PacketStat, PassIo, Runner};
 use super::schedule::Plan;
-use super::stats::FormatResult;
+use super::stats::{record_by_type, FormatResult};
 use super::stored::Compressors;
 use super::twins;
-use super::window::{Window, WindowId};
+use super::window::{Unit, Window, WindowId};
 use super::workload::{Timing, Workload};
 
 /// Picks the runners named in `config`, in registry order, then the A/A twins it asks for
@@ -694,6 +694,11 @@ impl<'c> Shootout<'c> {
             let pass = pass.map_err(|cause| decode_error(check, cause))?;
             for s in &stats[skip..] {
                 result.latency[workload].record(s.ns);
+            }
+            if self.config.unit == Unit::Message {
+                let start = if skip == 0 { 0 } else { stats[skip - 1].end };
+                let (units, timed) = (&packets[skip..], &stats[skip..]);
+                record_by_type(&mut result.by_type, workload, units, timed, start);
             }
             self.passes.per_unit[workload] += pass.ns;
             match workload {

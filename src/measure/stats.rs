@@ -1,6 +1,8 @@
 //! Per-format results, per [`Workload`]: timed per unit, a [`Latency`] (an HdrHistogram, 3
 //! significant digits); timed by whole windows, a [`Throughput`].
 
+use std::collections::BTreeMap;
+
 use hdrhistogram::Histogram;
 
 use super::allocations::AllocTally;
@@ -38,6 +40,13 @@ impl Latency {
     pub fn record(&mut self, ns: u64) {
         self.hist.saturating_record(ns.max(1));
         self.total_ns += ns;
+    }
+
+    /// Another histogram's samples (`measure::merge`).
+    pub fn absorb(&mut self, other: &Latency) -> Result<(), hdrhistogram::errors::AdditionError> {
+        self.hist.add(&other.hist)?;
+        self.total_ns += other.total_ns;
+        Ok(())
     }
 
     pub fn summary(&self) -> Percentiles {
@@ -153,6 +162,65 @@ pub struct FormatResult {
     /// see `measure::instructions`).
     #[serde(default)]
     pub instructions: Option<Instructions>,
+    /// With `--unit message`, the units timed one by one after the warm-up, by IEX message type
+    /// (its type byte): what a feed of another mix re-weights (`report --mix`). Empty per packet,
+    /// where a unit mixes types.
+    #[serde(default)]
+    pub by_type: BTreeMap<u8, TypeResult>,
+}
+
+/// One IEX message type's messages timed one by one (`--unit message`).
+#[derive(Default, Clone, serde::Serialize, serde::Deserialize)]
+pub struct TypeResult {
+    /// Each workload's times of this type's messages.
+    pub latency: PerWorkload<Latency>,
+    /// The bytes the timed encodes of this type wrote.
+    pub encoded_bytes: u64,
+    /// This type's messages timed (each workload times the same ones).
+    pub messages: u64,
+}
+
+impl TypeResult {
+    pub fn bytes_per_message(&self) -> f64 {
+        div_or_zero(self.encoded_bytes as f64, self.messages as f64)
+    }
+
+    /// Another share's messages of this type (`measure::merge`).
+    pub fn absorb(
+        &mut self,
+        other: &TypeResult,
+    ) -> Result<(), hdrhistogram::errors::AdditionError> {
+        for (w, l) in other.latency.iter() {
+            self.latency[w].absorb(l)?;
+        }
+        self.encoded_bytes += other.encoded_bytes;
+        self.messages += other.messages;
+        Ok(())
+    }
+}
+
+/// Records a per-unit pass of `workload` by message type: `units` are the pass's units after the
+/// warm-up, one message each, and `stats` their times (and, for an encode, where each one's
+/// bytes end; `start` is where the first one's begin).
+pub fn record_by_type(
+    by_type: &mut BTreeMap<u8, TypeResult>,
+    workload: Workload,
+    units: &[crate::model::Packet],
+    stats: &[super::runner::PacketStat],
+    mut start: usize,
+) {
+    for (unit, s) in units.iter().zip(stats) {
+        let Some(m) = unit.messages.first() else {
+            continue;
+        };
+        let t = by_type.entry(m.kind()).or_default();
+        t.latency[workload].record(s.ns);
+        if workload == Workload::Encode {
+            t.encoded_bytes += (s.end - start) as u64;
+            t.messages += 1;
+            start = s.end;
+        }
+    }
 }
 
 impl FormatResult {

@@ -107,6 +107,14 @@ impl RunRow {
     pub fn zlib_bytes_per_message(&self) -> Option<f64> {
         self.per_message(self.zlib_bytes)
     }
+    /// The IEX message type byte of a row of one type's messages; `None` on a format's row over
+    /// every type.
+    pub fn msg_type(&self) -> Option<u8> {
+        match self.row.msg_type.as_deref().map(str::as_bytes) {
+            Some(&[k]) => Some(k),
+            _ => None,
+        }
+    }
     /// `workload`'s figure at `i` of [`PERCENTILES`], timed per unit; `None` where not measured.
     pub fn percentile(&self, workload: Workload, i: usize) -> Option<f64> {
         self.latency[workload].map(|l| l[i])
@@ -129,7 +137,11 @@ pub struct Source {
 #[derive(Debug, Clone, Default)]
 pub struct Runs {
     pub sources: Vec<Source>,
+    /// Each format's row over every message type: what the report ranks and shows.
     pub rows: Vec<RunRow>,
+    /// The rows of one message type each (`msg_type` set: `--unit message` runs), read by
+    /// `report::by_type`.
+    pub by_type: Vec<RunRow>,
 }
 
 /// Reads every CSV in `paths`. A file that is missing, empty, lacks a required column or has a
@@ -145,7 +157,7 @@ pub fn load(paths: &[PathBuf]) -> Result<Runs, ReportError> {
         let source = runs.sources.len();
         let mut rows = read_csv(path, source)?;
         let mut windows = read_beside(path)?;
-        for row in &mut rows {
+        for row in rows.iter_mut().filter(|r| r.msg_type().is_none()) {
             row.windows = windows.remove(&(row.run_id.clone(), row.format.clone()));
         }
         let (mut kept, mut duplicates) = (0, 0);
@@ -155,12 +167,15 @@ pub fn load(paths: &[PathBuf]) -> Result<Runs, ReportError> {
                 row.input.clone(),
                 row.label.clone(),
                 row.format.clone(),
+                row.msg_type(),
             );
-            if seen.insert(key) {
+            if !seen.insert(key) {
+                duplicates += 1;
+            } else if row.msg_type().is_some() {
+                runs.by_type.push(row);
+            } else {
                 runs.rows.push(row);
                 kept += 1;
-            } else {
-                duplicates += 1;
             }
         }
         runs.sources.push(Source {
@@ -298,6 +313,9 @@ fn run_row(r: Row, source: usize) -> Result<RunRow, String> {
     let caveats = r.caveats();
     let ns = |x: u64| x as f64;
     let instructions = instructions(&r)?;
+    if let Some(t) = r.msg_type.as_deref().filter(|t| t.len() > 1) {
+        return Err(format!("msg_type {t:?} is not one IEX type byte"));
+    }
     Ok(RunRow {
         source,
         line: 0,
@@ -350,13 +368,14 @@ fn all_or_none<const N: usize>(
 /// `rows` as if read from one CSV: what report tests build their summaries from.
 #[cfg(test)]
 pub(crate) fn runs_of(rows: Vec<Row>) -> Runs {
-    let rows: Vec<RunRow> = (rows.into_iter().enumerate())
+    let (by_type, rows): (Vec<RunRow>, Vec<RunRow>) = (rows.into_iter().enumerate())
         .map(|(line, r)| RunRow {
             line,
             ..run_row(r, 0).unwrap()
         })
-        .collect();
+        .partition(|r| r.msg_type().is_some());
     Runs {
+        by_type,
         sources: vec![Source {
             csv: PathBuf::from("runs.csv"),
             rows: rows.len(),

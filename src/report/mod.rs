@@ -7,6 +7,7 @@
 pub mod analysis;
 pub mod baseline;
 pub mod bmf;
+pub mod by_type;
 pub mod charts;
 pub mod controls;
 pub mod decision;

@@ -5,6 +5,7 @@
 
 use super::analysis::{Analysis, SectionFigures};
 use super::baseline::{self, Comparison};
+use super::by_type::{self, Types};
 use super::charts::{ChartFile, ChartKind};
 use super::decision::Decision;
 use super::dist::MergedRow;
@@ -29,6 +30,8 @@ pub struct Contents<'a> {
     pub baseline: Option<&'a Comparison>,
     /// The formats' capabilities and what was required of them.
     pub decision: &'a Decision,
+    /// The figures per message type, and the mix asked for.
+    pub types: &'a Types,
 }
 
 pub const TITLE: &str = "md-shootout: which format, for which need";
@@ -56,6 +59,7 @@ pub fn build(c: &Contents<'_>) -> Document {
             })],
         })
         .collect();
+    sections.extend(mix_section(c));
     let every: Vec<&Group> = s.groups.iter().collect();
     if let Some(table) = c.decision.table(&every) {
         sections.push(Section {
@@ -114,6 +118,37 @@ fn scheduling_section(s: &Summary) -> Option<Section> {
     })
 }
 
+/// The verdict for the mix asked for (`--mix`), per section timed by message type, beside the
+/// same re-weighting with the input's own mix.
+fn mix_section(c: &Contents<'_>) -> Option<Section> {
+    let (mix, each) = c.types.mix.as_ref()?;
+    let mut blocks = vec![Block::Paragraph(format!(
+        "Mix ({}): {}. Each format's figures per message type (runs timed per message), \
+         re-weighted: in each run, Σ share × the type's p50. A re-weighting of IEX messages \
+         measured one at a time, not a measurement of a feed with this mix.",
+        mix.from,
+        mix.text()
+    ))];
+    for m in each {
+        let name = section_name(&m.input, &m.label);
+        if !m.missing.is_empty() {
+            blocks.extend(m.finding(c.decision).map(Block::Note));
+            continue;
+        }
+        let verdicts = m.verdicts(c.decision);
+        blocks.extend(m.finding(c.decision).map(|f| Block::Findings(vec![f])));
+        blocks.push(Block::Verdict(verdict::table(
+            &verdicts,
+            &format!("{name}, re-weighted to the mix"),
+        )));
+        blocks.extend(verdict::tie_note(&verdicts).map(Block::Paragraph));
+    }
+    Some(Section {
+        heading: heading("For another mix of messages", Some("mix")),
+        blocks,
+    })
+}
+
 fn warnings_section(c: &Contents<'_>) -> Section {
     let body = if c.warnings.is_empty() {
         Block::Note("None.".to_owned())
@@ -142,6 +177,12 @@ impl Contents<'_> {
             blocks.extend(verdict::tie_note(&a.verdicts).map(Block::Paragraph));
         }
         blocks.extend(section_tables(groups).map(Block::Table));
+        let types = (self.types.sections.iter()).find(|t| t.input == input && t.label == label);
+        blocks.extend(
+            types
+                .and_then(|t| by_type::table(t, self.decision))
+                .map(Block::Table),
+        );
         if let Some(t) = twins::table(&a.twin_figures) {
             if a.twin_figures.iter().any(|f| f.apart) {
                 blocks.push(Block::Paragraph(

@@ -47,6 +47,9 @@ pub enum Need {
     Wire,
     Stored,
     BytesTime,
+    /// Serialize plus decode on the section's basis: what the per-type table and `--mix`
+    /// rank by (not a row of the verdict, whose needs split it).
+    Speed,
 }
 
 impl Need {
@@ -71,6 +74,7 @@ impl Need {
             Need::Wire => "smallest on the wire",
             Need::Stored => "smallest as stored (zstd)",
             Need::BytesTime => "best bytes × time",
+            Need::Speed => "fastest ser + decode",
         }
     }
 
@@ -92,6 +96,7 @@ impl Need {
                 format!("de_all p99.9, ns/{unit} (the complete decode, as ranked)")
             }
             Need::Wire => "bytes/msg encoded".into(),
+            Need::Speed => format!("{}, ns/{unit}", basis.sum_name()),
             Need::Stored => "bytes/msg, zstd -3".into(),
             Need::BytesTime if unit == "message" => {
                 format!("bytes/msg × ns/msg of {}", basis.sum_name())
@@ -109,7 +114,11 @@ impl Need {
     pub fn quantile(self, basis: Basis) -> Option<f64> {
         match self {
             Need::EncodeTail | Need::DecodeTail => Some(0.999),
-            Need::Encode | Need::SelectiveDecode | Need::CompleteDecode | Need::BytesTime
+            Need::Encode
+            | Need::SelectiveDecode
+            | Need::CompleteDecode
+            | Need::BytesTime
+            | Need::Speed
                 if basis.quantized() =>
             {
                 Some(0.5)
@@ -133,6 +142,7 @@ impl Need {
             Need::BytesTime => {
                 Some(r.bytes_per_message * basis.run_speed(r)? * units_per_message(r)?)
             }
+            Need::Speed => basis.run_speed(r),
             _ if batch => r.throughput[self.workload()],
             _ => r.percentile(self.workload(), 0),
         }
@@ -259,11 +269,17 @@ pub fn verdicts(groups: &[&Group]) -> Vec<Verdict> {
 /// A/A twins, never ranked) set the resolution. `raw` is left out of the ranking: it is the
 /// floor (fixed-size records copied in place), shown beside the winner.
 pub fn verdicts_with(groups: &[&Group], twins: &[TwinPair<'_>]) -> Vec<Verdict> {
+    verdicts_on(groups, twins, &Need::ALL)
+}
+
+/// [`verdicts_with`] for the `needs` given, in that order.
+pub fn verdicts_on(groups: &[&Group], twins: &[TwinPair<'_>], needs: &[Need]) -> Vec<Verdict> {
     let basis = groups.first().map_or(Basis::Selective, |g| g.basis);
     let unit = groups.first().map_or("packet", |g| g.unit);
     let step = clock_step(groups);
-    Need::ALL
-        .into_iter()
+    needs
+        .iter()
+        .copied()
         .filter_map(|need| {
             let mut ranked: Vec<(&Group, Stat)> = groups
                 .iter()

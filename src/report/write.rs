@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use super::analysis::analyse;
 use super::baseline::Comparison;
+use super::by_type::Types;
 use super::controls::ControlsCsv;
 use super::decision::Decision;
 use super::error::ReportError;
@@ -38,17 +39,27 @@ pub fn write_report(
     hist_dirs: &[PathBuf],
     out_dir: &Path,
 ) -> Result<ReportFiles, ReportError> {
-    write_report_with(summary, hist_dirs, out_dir, None, &Decision::default())
+    let types = Types::default();
+    write_report_with(
+        summary,
+        hist_dirs,
+        out_dir,
+        None,
+        &Decision::default(),
+        &types,
+    )
 }
 
-/// [`write_report`], with the comparison against a baseline shown after the answer, and the
-/// formats' capabilities and the requirements the verdict honours.
+/// [`write_report`], with the comparison against a baseline shown after the answer, the
+/// formats' capabilities and the requirements the verdict honours, and the figures per message
+/// type with the mix asked for.
 pub fn write_report_with(
     summary: &Summary,
     hist_dirs: &[PathBuf],
     out_dir: &Path,
     baseline: Option<&Comparison>,
     decision: &Decision,
+    types: &Types,
 ) -> Result<ReportFiles, ReportError> {
     let hist_dirs = histogram_folders(summary, hist_dirs)?;
     // Read before anything is written: an unreadable histogram leaves no half-written report.
@@ -68,6 +79,7 @@ pub fn write_report_with(
         merged: &dist::merged_rows(summary, &hists),
         baseline,
         decision,
+        types,
     });
     let data = ReportData {
         summary,

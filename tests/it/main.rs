@@ -5,6 +5,7 @@ mod common;
 
 mod add_a_format;
 mod allocations;
+mod by_type;
 mod capture;
 mod cli_doc;
 mod cli_errors;
