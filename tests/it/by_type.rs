@@ -58,6 +58,20 @@ fn row(run: usize, format: &str, kind: Option<u8>, ns: f64, units: u64) -> Row {
 /// (`8`, 500 messages a run), postcard twice as fast on adds (`a`) and deletes (`R`, 100 each);
 /// each run 1% slower than the one before, for all alike.
 fn crafted(dir: &std::path::Path) -> std::path::PathBuf {
+    write(dir, "runs.csv", crafted_rows())
+}
+
+fn write(dir: &std::path::Path, name: &str, rows: Vec<Row>) -> std::path::PathBuf {
+    let path = dir.join(name);
+    let mut w = csv::Writer::from_path(&path).unwrap();
+    for r in &rows {
+        w.serialize(r).unwrap();
+    }
+    w.flush().unwrap();
+    path
+}
+
+fn crafted_rows() -> Vec<Row> {
     let fast = |k: u8, f: &str| (k == b'8') == f.starts_with("sbe");
     let mut rows = Vec::new();
     for run in 0..6 {
@@ -70,13 +84,7 @@ fn crafted(dir: &std::path::Path) -> std::path::PathBuf {
             }
         }
     }
-    let path = dir.join("runs.csv");
-    let mut w = csv::Writer::from_path(&path).unwrap();
-    for r in &rows {
-        w.serialize(r).unwrap();
-    }
-    w.flush().unwrap();
-    path
+    rows
 }
 
 /// The per-type table names the fastest per type by the verdict's rule, and a mix of adds and
@@ -158,6 +166,20 @@ fn a_mix_that_names_no_type_is_refused_in_one_line() {
         assert!(err.contains(says), "{mix}: {err}");
         assert!(!dir.path().join("r").exists(), "{mix}: nothing written");
     }
+    let per_packet = crafted_rows().into_iter().filter(|r| r.msg_type.is_none());
+    let plain = write(dir.path(), "plain.csv", per_packet.collect());
+    let o = shootout(&[
+        "report",
+        "--out",
+        out,
+        "--mix",
+        "add=1",
+        plain.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("no figures per message type"), "{err}");
+    assert!(!dir.path().join("r").exists());
     let printed = shootout_ok(&["report", "--out", out, "--mix", "quote=1", csv]);
     assert!(
         printed.contains("no verdict for this mix: its runs timed no quote_update (Q) (100%)"),
@@ -267,4 +289,56 @@ fn a_run_per_message_writes_each_formats_figures_by_type() {
         header.iter().all(|h| *h == header[0] && *h > 0.0),
         "{header:?}"
     );
+}
+
+/// The shares of a run timed per message, merged, hold the figures by type one process holds:
+/// the same messages of each type and the same bytes.
+#[test]
+fn shares_merged_hold_the_figures_by_type_of_one_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
+    shootout_ok(&[
+        "gen",
+        "--packets",
+        "4000",
+        "--out",
+        &p("day.pcap"),
+        "--capture",
+        "pcap",
+    ]);
+    let common = |out: &mut Vec<String>| {
+        let split = crate::jobs::SPLIT.map(str::to_owned);
+        out.extend(split);
+        out.extend(["--unit", "message", "--formats", "raw,sbe"].map(str::to_owned));
+    };
+    let mut one = vec![
+        "run".to_owned(),
+        p("day.pcap"),
+        "--csv".into(),
+        p("one.csv"),
+    ];
+    common(&mut one);
+    shootout_ok(&one.iter().map(String::as_str).collect::<Vec<_>>());
+    let mut merge = vec!["merge".to_owned()];
+    for i in 1..=2 {
+        let part = p(&format!("part-{i}.json"));
+        let mut args = vec!["run".to_owned(), p("day.pcap"), "--shard".into()];
+        args.extend([format!("{i}/2"), "--part".into(), part.clone()]);
+        common(&mut args);
+        shootout_ok(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        merge.push(part);
+    }
+    merge.extend(["--out".to_owned(), p("merged")]);
+    shootout_ok(&merge.iter().map(String::as_str).collect::<Vec<_>>());
+    let by_type = |csv: &str| -> Vec<(String, String, Option<u64>, u64)> {
+        let rows = csv::Reader::from_path(csv)
+            .unwrap()
+            .into_deserialize::<Row>();
+        rows.map(Result::unwrap)
+            .filter_map(|r| Some((r.format, r.msg_type?, r.units, r.encoded_bytes)))
+            .collect()
+    };
+    let one = by_type(&p("one.csv"));
+    assert!(one.len() >= 8, "{one:?}");
+    assert_eq!(by_type(&p("merged/results.csv")), one);
 }
