@@ -1,18 +1,19 @@
 //! Generates, from `schemas/iex-messages.txt` (the one description of the IEX messages), the
 //! model's message types, the derive-driven formats' wire vocabulary and raw's records
 //! (`build/messages.rs`), and the compiled schemas (`build/schemas.rs`: Cap'n Proto,
-//! FlatBuffers, SBE, Protocol Buffers, Bebop) into `OUT_DIR/schemas/`, and version 2 of each for the
-//! schema-evolution check into `OUT_DIR/evolution-v2/schemas/`; then the Cap'n Proto,
+//! FlatBuffers, SBE, Protocol Buffers, Bebop) into `OUT_DIR/schemas/`, and version 2 of each for
+//! the schema-evolution check into `OUT_DIR/evolution-v2/schemas/`; then the Cap'n Proto,
 //! FlatBuffers (flatc's and planus's), SBE, Protocol Buffers (prost's, Google's, buffa's) and
-//! Bebop (bebopc's) codecs from them into `OUT_DIR` and `OUT_DIR/evolution-v2/`. `schemas/marketdata.*` are copies of version 1 for readers,
-//! checked by a test to equal what is compiled; the build does not read them.
+//! Bebop (bebopc's) codecs from them into `OUT_DIR` and `OUT_DIR/evolution-v2/`.
+//! `schemas/marketdata.*` are copies of version 1 for readers, checked by a test to equal what is
+//! compiled; the build does not read them.
 //!
 //! The generators are found through the environment (`CAPNP`, `FLATC`, `SBE_JAR`, `JAVA`,
-//! `PROTOC`, `PROTOC_RUST`, `BEBOPC`) or in the places `scripts/bootstrap.sh` puts them (`tools/`, `capnp`
-//! and `java` on PATH); `protoc` defaults to the one the `protoc-bin-vendored` build-dependency
-//! ships. Google's protobuf runtime (`protobuf-google`) needs the protoc of its own release, the
-//! one with the Rust generator (`tools/protoc-36.2`). A missing
-//! tool stops the build with one line telling how to get it. Nothing is written into `src/`.
+//! `PROTOC`, `PROTOC_RUST`, `BEBOPC`) or in the places `scripts/bootstrap.sh` puts them
+//! (`tools/`, `capnp` and `java` on PATH); `protoc` defaults to the one the `protoc-bin-vendored`
+//! build-dependency ships. Google's protobuf runtime (`protobuf-google`) needs the protoc of its
+//! own release, the one with the Rust generator (`tools/protoc-36.2`). A missing tool stops the
+//! build with one line telling how to get it. Nothing is written into `src/`.
 
 use std::env;
 use std::fs;
@@ -478,12 +479,13 @@ fn protobuf_google(dir: &Path, file: &str, out: &Path, tools: &Path) {
 /// this platform, run without the package's Node wrapper).
 ///
 /// Three edits make the file a module that never panics on hostile bytes, each required to
-/// apply (a bebopc that no longer writes the text stops the build): its inner `#![allow(warnings)]`
-/// goes (an `include!`d file cannot have one; `generated!` allows the lints); a union's
-/// discriminator is read with `get`, since bebopc 3.2.3 indexes `raw[LEN_SIZE]` after checking
-/// only the 4-byte length (four bytes left in the buffer panic); and its `debug_assert!(i > len)`
-/// goes, which fails in a debug build when a message ends (field index 0) before its stated length,
-/// where the release build returns the `CorruptFrame` that follows it.
+/// apply (a bebopc that no longer writes the text stops the build): its inner
+/// `#![allow(warnings)]` goes (an `include!`d file cannot have one; `generated!` allows the
+/// lints); a union's discriminator is read with `get`, since bebopc 3.2.3 indexes
+/// `raw[LEN_SIZE]` after checking only the 4-byte length (four bytes left in the buffer panic);
+/// and its `debug_assert!(i > len)` goes, which fails in a debug build when a message ends (field
+/// index 0) before its stated length, where the release build returns the `CorruptFrame` that
+/// follows it (docs/upstream/bebop-rust-hostile-bytes.md).
 fn bebop(schema: &Path, out: &Path, tools: &Path) {
     let arch = match env::consts::ARCH {
         "aarch64" => "arm64",
