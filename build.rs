@@ -1,18 +1,19 @@
 //! Generates, from `schemas/iex-messages.txt` (the one description of the IEX messages), the
 //! model's message types, the derive-driven formats' wire vocabulary and raw's records
-//! (`build/messages.rs`), and the four compiled schemas (`build/schemas.rs`: Cap'n Proto,
-//! FlatBuffers, SBE, Protocol Buffers) into `OUT_DIR/schemas/`, and version 2 of each for the
-//! schema-evolution check into `OUT_DIR/evolution-v2/schemas/`; then the Cap'n Proto,
-//! FlatBuffers (flatc's and planus's), SBE and Protocol Buffers (prost's, Google's, buffa's)
-//! codecs from them into `OUT_DIR` and `OUT_DIR/evolution-v2/`. `schemas/marketdata.*` are copies of version 1 for readers,
-//! checked by a test to equal what is compiled; the build does not read them.
+//! (`build/messages.rs`), and the compiled schemas (`build/schemas.rs`: Cap'n Proto,
+//! FlatBuffers, SBE, Protocol Buffers, Bebop) into `OUT_DIR/schemas/`, and version 2 of each for
+//! the schema-evolution check into `OUT_DIR/evolution-v2/schemas/`; then the Cap'n Proto,
+//! FlatBuffers (flatc's and planus's), SBE, Protocol Buffers (prost's, Google's, buffa's) and
+//! Bebop (bebopc's) codecs from them into `OUT_DIR` and `OUT_DIR/evolution-v2/`.
+//! `schemas/marketdata.*` are copies of version 1 for readers, checked by a test to equal what is
+//! compiled; the build does not read them.
 //!
 //! The generators are found through the environment (`CAPNP`, `FLATC`, `SBE_JAR`, `JAVA`,
-//! `PROTOC`, `PROTOC_RUST`) or in the places `scripts/bootstrap.sh` puts them (`tools/`, `capnp`
-//! and `java` on PATH); `protoc` defaults to the one the `protoc-bin-vendored` build-dependency
-//! ships. Google's protobuf runtime (`protobuf-google`) needs the protoc of its own release, the
-//! one with the Rust generator (`tools/protoc-36.2`). A missing
-//! tool stops the build with one line telling how to get it. Nothing is written into `src/`.
+//! `PROTOC`, `PROTOC_RUST`, `BEBOPC`) or in the places `scripts/bootstrap.sh` puts them
+//! (`tools/`, `capnp` and `java` on PATH); `protoc` defaults to the one the `protoc-bin-vendored`
+//! build-dependency ships. Google's protobuf runtime (`protobuf-google`) needs the protoc of its
+//! own release, the one with the Rust generator (`tools/protoc-36.2`). A missing tool stops the
+//! build with one line telling how to get it. Nothing is written into `src/`.
 
 use std::env;
 use std::fs;
@@ -27,6 +28,8 @@ const FLATC_VERSION: &str = "25.12.19";
 const SBE_VERSION: &str = "1.34.0";
 /// The protoc release `protobuf-codegen` 4.36.2 requires (it refuses any other).
 const PROTOC_RUST_VERSION: &str = "36.2";
+/// bebopc, from npm's `bebop-tools` (the version of the `bebop` crate it generates for).
+const BEBOPC_VERSION: &str = "3.2.3";
 
 fn main() {
     let root = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
@@ -37,7 +40,15 @@ fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=build");
     println!("cargo:rerun-if-changed=schemas");
-    for var in ["CAPNP", "FLATC", "SBE_JAR", "JAVA", "PROTOC", "PROTOC_RUST"] {
+    for var in [
+        "CAPNP",
+        "FLATC",
+        "SBE_JAR",
+        "JAVA",
+        "PROTOC",
+        "PROTOC_RUST",
+        "BEBOPC",
+    ] {
         println!("cargo:rerun-if-env-changed={var}");
     }
 
@@ -51,6 +62,7 @@ fn main() {
     protobuf(&v1, "marketdata.proto", &out);
     protobuf_google(&v1, "marketdata.proto", &out, &tools);
     buffa(&v1, "marketdata.proto", &out);
+    bebop(&v1.join("marketdata.bop"), &out, &tools);
     evolution_v2(&compiled, &out.join("evolution-v2"), made_from, &tools);
     provenance(&root);
 }
@@ -85,6 +97,7 @@ fn evolution_v2(compiled: &messages::Compiled, v2: &Path, made_from: SystemTime,
     protobuf(&v2_schemas, "marketdata.proto", v2);
     protobuf_google(&v2_schemas, "marketdata.proto", v2, tools);
     buffa(&v2_schemas, "marketdata.proto", v2);
+    bebop(&v2_schemas.join("marketdata.bop"), v2, tools);
 }
 
 /// The newest modification time of the files in `dir` (the schemas).
@@ -459,4 +472,68 @@ fn protobuf_google(dir: &Path, file: &str, out: &Path, tools: &Path) {
     if let Err(e) = result {
         fail(&format!("protobuf-google compile failed: {e}"));
     }
+}
+
+/// bebopc's Rust for `schema`, `out/marketdata_bebop.rs`, with `bebopc` from `BEBOPC` or where
+/// scripts/bootstrap.sh installs npm's `bebop-tools` (the native binary the package ships for
+/// this platform, run without the package's Node wrapper).
+///
+/// Three edits make the file a module that never panics on hostile bytes, each required to
+/// apply (a bebopc that no longer writes the text stops the build): its inner
+/// `#![allow(warnings)]` goes (an `include!`d file cannot have one; `generated!` allows the
+/// lints); a union's discriminator is read with `get`, since bebopc 3.2.3 indexes
+/// `raw[LEN_SIZE]` after checking only the 4-byte length (four bytes left in the buffer panic);
+/// and its `debug_assert!(i > len)` goes, which fails in a debug build when a message ends (field
+/// index 0) before its stated length, where the release build returns the `CorruptFrame` that
+/// follows it (docs/upstream/bebop-rust-hostile-bytes.md).
+fn bebop(schema: &Path, out: &Path, tools: &Path) {
+    let arch = match env::consts::ARCH {
+        "aarch64" => "arm64",
+        _ => "x64",
+    };
+    let bundled = tools.join(format!(
+        "bebop-tools/node_modules/bebop-tools/tools/linux/{arch}/bebopc"
+    ));
+    let Some(bebopc) = find_tool("BEBOPC", &[bundled], Some("bebopc")) else {
+        missing("bebopc")
+    };
+    let version = output(Command::new(&bebopc).arg("--version")).unwrap_or_default();
+    if version != BEBOPC_VERSION {
+        fail(&format!(
+            "{} reports {version:?}, need bebopc {BEBOPC_VERSION}; run scripts/bootstrap.sh",
+            bebopc.display()
+        ));
+    }
+    let dir = out.join("bebop");
+    fs::create_dir_all(&dir).unwrap_or_else(|e| fail(&format!("{}: {e}", dir.display())));
+    let generated = dir.join("marketdata.rs");
+    run(
+        Command::new(&bebopc)
+            .arg("--include")
+            .arg(schema)
+            .arg("build")
+            .arg("--generator")
+            .arg(format!("rust:{}", generated.display())),
+        "bebopc",
+    );
+    let mut code = fs::read_to_string(&generated)
+        .unwrap_or_else(|e| fail(&format!("{}: {e}", generated.display())));
+    let edits = [
+        ("#![allow(warnings)]\n\nuse ", "use "),
+        (
+            "match raw[::bebop::LEN_SIZE] {",
+            "match *raw.get(::bebop::LEN_SIZE).ok_or(::bebop::DeserializeError::MoreDataExpected(1))? {",
+        ),
+        ("debug_assert!(i > len);", ""),
+    ];
+    for (from, to) in edits {
+        if !code.contains(from) {
+            fail(&format!(
+                "{}: bebopc wrote no `{from}` (the build edits it)",
+                generated.display()
+            ));
+        }
+        code = code.replace(from, to);
+    }
+    write_if_changed(&out.join("marketdata_bebop.rs"), &code);
 }

@@ -1,4 +1,4 @@
-//! The four compiled schemas (`marketdata.capnp`, `.fbs`, `.proto`, `.xml`), written from the
+//! The compiled schemas (`marketdata.capnp`, `.fbs`, `.proto`, `.xml`, `.bop`), written from the
 //! message table, and version 2 of each from the same emitter plus the fields
 //! `schemas/evolution-v2.txt` appends (the schema-evolution check, issue 25). build.rs compiles
 //! what this writes; `schemas/marketdata.*` are copies of version 1 for readers and other
@@ -10,9 +10,12 @@
 //! one template per variant). Version 2 appends a field its language's way: Cap'n Proto the
 //! struct's next ordinal, FlatBuffers the table's next slot, protobuf the next tag, SBE an
 //! optional field `sinceVersion` 2 at the end of the template's block with the schema's version
-//! bumped. The first three append to the struct the variant's member names (Trade Report's goes
-//! into `Trade`, which Trade Break shares), SBE to the variant's own template.
+//! bumped, Bebop the message's next index. The first three append to the struct the variant's
+//! member names (Trade Report's goes into `Trade`, which Trade Break shares), SBE and Bebop to
+//! the variant's own template or union branch.
 
+#[path = "schemas/bebop.rs"]
+mod bebop;
 #[path = "schemas/capnp.rs"]
 mod capnp;
 #[path = "schemas/flatbuffers.rs"]
@@ -64,10 +67,10 @@ impl Table<'_> {
     }
 }
 
-/// The four schemas of one version, each with its file name.
-pub type Schemas = [(&'static str, String); 4];
+/// The compiled schemas of one version, each with its file name.
+pub type Schemas = [(&'static str, String); 5];
 
-/// The four schemas: version 1 with `appends` empty, else version 2.
+/// The compiled schemas: version 1 with `appends` empty, else version 2.
 pub fn emit(structs: &[Struct], appends: &[Append]) -> Schemas {
     let t = Table { structs, appends };
     [
@@ -75,6 +78,7 @@ pub fn emit(structs: &[Struct], appends: &[Append]) -> Schemas {
         ("marketdata.fbs", flatbuffers::schema(&t)),
         ("marketdata.proto", protobuf::schema(&t)),
         ("marketdata.xml", sbe::schema(&t)),
+        ("marketdata.bop", bebop::schema(&t)),
     ]
 }
 

@@ -25,6 +25,11 @@
 #                   needs (`protobuf-codegen` refuses any other release; Debian's is 3.21)
 #   borsh-js 2.0.0  from npm (`borsh`), into tools/borsh-js, run by Debian's `nodejs`: the
 #                   JavaScript reader of the cross-language check (xlang/borsh_read.js)
+#   bebopc   3.2.3  from npm (`bebop-tools`, which ships the compiler's native binaries), with
+#                   npm's `bebop` 3.2.3 (Bebop's TypeScript runtime) and `typescript` 5.9.3 (turns
+#                   the TypeScript bebopc writes into JavaScript), into tools/bebop-tools: build.rs
+#                   runs its bebopc (the `bebop` crate's code), xlang/bebop_read.js the reader of
+#                   the cross-language check
 #   pyarrow  26.0.1 from PyPI (the cp311 wheel), into tools/arrow-venv: the Python reader of the
 #                   cross-language check of the `arrow` format (xlang/arrow_read.py)
 #   parallel        GNU parallel from Debian's `parallel` (20221122 on bookworm): runs a day's
@@ -39,6 +44,8 @@ SBE_VERSION=1.34.0
 PROTOC_RUST_VERSION=36.2
 PROTOC_RUST_SHA256=f6ee22d65361338459208da8bff801c9ca689741cba9187b34990dd45198f864
 BORSH_JS_VERSION=2.0.0
+BEBOP_VERSION=3.2.3
+TYPESCRIPT_VERSION=5.9.3
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 tools="$root/tools"
@@ -167,6 +174,30 @@ if ! borsh_js_ok; then
     npm install --prefix "$borsh_js" --silent --no-audit --no-fund "borsh@$BORSH_JS_VERSION" >/dev/null
     if ! borsh_js_ok; then
         say "error: $borsh_js/node_modules/borsh is not borsh-js $BORSH_JS_VERSION"
+        exit 1
+    fi
+    changed=1
+fi
+
+# --- bebopc, Bebop's TypeScript runtime -----------------------------------------------------
+# Scripts off: bebop-tools' own install script only sets its binaries' executable bit, which its
+# tarball already has, and its dependency wasi-js (the WebAssembly fallback, unused here) has a
+# preinstall that insists on pnpm (`npx only-allow pnpm`) and fails under npm.
+bebop_tools="$tools/bebop-tools"
+bebop_ok() {
+    local m="$bebop_tools/node_modules"
+    grep -qs "\"version\": \"$BEBOP_VERSION\"" "$m/bebop-tools/package.json" \
+        && grep -qs "\"version\": \"$BEBOP_VERSION\"" "$m/bebop/package.json" \
+        && grep -qs "\"version\": \"$TYPESCRIPT_VERSION\"" "$m/typescript/package.json"
+}
+if ! bebop_ok; then
+    say "installing bebopc $BEBOP_VERSION (npm bebop-tools, bebop@$BEBOP_VERSION, typescript@$TYPESCRIPT_VERSION into $bebop_tools)"
+    rm -rf "$bebop_tools"
+    mkdir -p "$bebop_tools"
+    npm install --prefix "$bebop_tools" --silent --no-audit --no-fund --ignore-scripts \
+        "bebop-tools@$BEBOP_VERSION" "bebop@$BEBOP_VERSION" "typescript@$TYPESCRIPT_VERSION" >/dev/null
+    if ! bebop_ok; then
+        say "error: $bebop_tools does not hold bebop-tools and bebop $BEBOP_VERSION, typescript $TYPESCRIPT_VERSION"
         exit 1
     fi
     changed=1

@@ -33,6 +33,8 @@ pub enum WireFormat {
     Dbn,
     /// Fory xlang objects (Python's `pyfory`).
     Fory,
+    /// Bebop records (Bebop's TypeScript runtime, npm `bebop`).
+    Bebop,
 }
 
 /// Which implementations outside Rust read a format's bytes.

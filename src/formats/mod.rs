@@ -70,6 +70,7 @@ macro_rules! for_each_format {
             musli: [musli: $crate::formats::musli::Musli, musli_wire: $crate::formats::musli::MusliWire],
             buffa: [buffa: $crate::formats::buffa::Buffa],
             fory: [fory: $crate::formats::fory::ForyFormat],
+            bebop: [bebop: $crate::formats::bebop::Bebop],
         }
     };
 }

@@ -26,6 +26,8 @@
 //! - `fory` decode: the decoded `Vec` of messages per packet with messages (`deserialize_from`
 //!   returns an owned value), grown by doubling from 4 (fory-core collects it through a
 //!   `Result` iterator, which drops the count's size hint): one allocation per growth.
+//! - `bebop` decode: the decoded `Vec` of messages per packet with messages (the runtime decodes
+//!   an array into a new `Vec`, with the capacity of its count: one allocation).
 
 use super::aggregate::Aggregate;
 use super::checksum::Checksum;
@@ -149,6 +151,8 @@ fn expected<F: Format>(packets: &[Packet]) -> Allocations {
             grown_vecs(packets) + packets.iter().map(|p| p.messages.len() as u64).sum::<u64>(),
         ),
         "fory" => (0, grown_vecs(packets)),
+        // The decoded `Vec` of messages, sized by the count before it is filled.
+        "bebop" => (0, with),
         _ => (0, 0),
     };
     // Both decodes allocate alike.

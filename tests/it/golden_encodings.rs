@@ -1,5 +1,5 @@
 //! The bytes each schema-compiled format writes, against golden hashes: Cap'n Proto (both
-//! framings), FlatBuffers (flatc's and planus's), SBE and protobuf (prost's, Google's and buffa's) on the
+//! framings), FlatBuffers (flatc's and planus's), SBE, protobuf (prost's, Google's and buffa's) and Bebop on the
 //! first [`PACKETS`] packets of each bundled capture, and on the cross-language sample (one
 //! message of every kind first, so every union member and template is written).
 //!
@@ -20,7 +20,7 @@ use sha2::{Digest, Sha256};
 const PACKETS: usize = 2000;
 
 /// The formats whose bytes come from a compiled schema.
-const FORMATS: [&str; 8] = [
+const FORMATS: [&str; 9] = [
     "capnp-unpacked",
     "capnp-packed",
     "flatbuffers",
@@ -29,6 +29,7 @@ const FORMATS: [&str; 8] = [
     "protobuf",
     "protobuf-google",
     "buffa",
+    "bebop",
 ];
 
 /// The captures under data/, and whether each is cut short at its end (read leniently).

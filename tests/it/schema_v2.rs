@@ -1,4 +1,4 @@
-//! Version 2 of the four compiled schemas, as build.rs generates them into
+//! Version 2 of the compiled schemas, as build.rs generates them into
 //! `OUT_DIR/evolution-v2/schemas/` (`build/schemas.rs`, from the message table and
 //! `schemas/evolution-v2.txt`): each appends the fields of `evolution-v2.txt` its schema
 //! language's way, and differs from version 1 (`OUT_DIR/schemas/`) by nothing else.
@@ -110,4 +110,25 @@ fn sbe_appends_an_optional_field_since_version_2_and_bumps_the_schema() {
     assert!(added[0].starts_with("version=\"2\""), "{added:?}");
     assert!(added[1].starts_with("<field name=\"matchId\" id=\"7\""));
     assert!(added[2].starts_with("<field name=\"attribution\" id=\"7\" type=\"uint32\""));
+}
+
+#[test]
+fn bebop_gets_the_next_index_in_the_union_branch_of_its_variant() {
+    let v2 = v2("marketdata.bop");
+    let trade = block(&v2, "  9 -> message TradeReport {", "\n  }");
+    assert!(
+        trade.trim_end().ends_with("7 -> int64 match_id;"),
+        "{trade}"
+    );
+    // Trade Break has the same fields in a branch of its own: untouched.
+    assert!(!block(&v2, "message TradeBreak {", "\n  }").contains("match_id"));
+    let order = block(&v2, "message AddOrder {", "\n  }");
+    assert!(
+        order.trim_end().ends_with("7 -> uint32 attribution;"),
+        "{order}"
+    );
+    assert_eq!(
+        added(&v1("marketdata.bop"), &v2, "//"),
+        ["7 -> int64 match_id;", "7 -> uint32 attribution;"]
+    );
 }

@@ -1,15 +1,16 @@
-//! `schemas/marketdata.{capnp,fbs,proto,xml}` are copies, for readers and other languages, of
+//! `schemas/marketdata.{capnp,fbs,proto,xml,bop}` are copies, for readers and other languages, of
 //! the schemas build.rs generates from the message table (`build/schemas.rs`) and compiles: they
 //! must equal what it wrote into `OUT_DIR/schemas/`. `UPDATE_SCHEMAS=1` rewrites them from it
 //! (after a change to the table or the emitter).
 
 use std::path::Path;
 
-const SCHEMAS: [&str; 4] = [
+const SCHEMAS: [&str; 5] = [
     "marketdata.capnp",
     "marketdata.fbs",
     "marketdata.proto",
     "marketdata.xml",
+    "marketdata.bop",
 ];
 
 #[test]

@@ -14,6 +14,7 @@
 //! | Borsh | borsh-js (npm `borsh`), driven by `xlang/borsh_read.js` | [`borsh`] |
 //! | Arrow IPC | pyarrow, driven by `xlang/arrow_read.py` | [`arrow`] |
 //! | DBN | Databento's `databento-dbn` for Python, driven by `xlang/dbn_read.py` | [`dbn`] |
+//! | Bebop | Bebop's TypeScript runtime and bebopc's TypeScript, driven by `xlang/bebop_read.js` | [`bebop`] |
 //!
 //! Which wire format a format writes is its descriptor's `other_languages`
 //! ([`OtherLanguages`]), stated in the format's own file; a format with no implementation
@@ -26,6 +27,7 @@
 
 pub mod arrow;
 pub mod avro;
+pub mod bebop;
 pub mod borsh;
 pub mod capnp;
 pub mod compare;
@@ -167,6 +169,7 @@ fn reader_of(wire: WireFormat) -> Reader {
         WireFormat::Arrow => ("Python", arrow::describe, arrow::read),
         WireFormat::Dbn => ("Python", dbn::describe, dbn::read),
         WireFormat::Fory => ("Python", fory::describe, fory::read),
+        WireFormat::Bebop => ("TypeScript", bebop::describe, bebop::read),
     };
     Reader {
         language,

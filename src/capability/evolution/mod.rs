@@ -33,6 +33,7 @@ macro_rules! evolves {
 
 mod arrow;
 mod avro;
+mod bebop;
 mod bitcode;
 mod buffa;
 mod capnp;
