@@ -183,9 +183,9 @@ pub fn table(section: &TypeSection, decision: &Decision) -> Option<Table> {
         None => return None,
     };
     let basis = first.summary.groups.first().map(|g| g.basis)?;
-    let mut header = vec!["type", "messages"];
+    // The answer next to the type, before the many formats' columns (which scroll on a page).
+    let mut header = vec!["type", "fastest", "messages"];
     header.extend(formats.iter().map(String::as_str));
-    header.push("fastest");
     let mut t = Table::new(
         format!(
             "Per message type, {}: {}, ns per message, median of the runs, for the {} most \
@@ -196,20 +196,19 @@ pub fn table(section: &TypeSection, decision: &Decision) -> Option<Table> {
             SHOWN_TYPES.min(section.types.len()),
             section.types.len()
         ),
-        1,
+        2,
         &header,
     );
     for ty in section.types.iter().take(SHOWN_TYPES) {
-        let mut row = vec![type_label(ty.kind), format!("{:.0}", ty.messages)];
+        let fastest = ty
+            .fastest(decision)
+            .map_or("-".to_owned(), |v| answer_cell(&v));
+        let mut row = vec![type_label(ty.kind), fastest, format!("{:.0}", ty.messages)];
         row.extend(formats.iter().map(|f| {
             (ty.summary.groups.iter())
                 .find(|g| &g.format == f)
                 .map_or("-".to_owned(), |g| super::stats::trim(g.speed.median))
         }));
-        row.push(
-            ty.fastest(decision)
-                .map_or("-".to_owned(), |v| answer_cell(&v)),
-        );
         t.rows.push(row);
     }
     Some(t)
