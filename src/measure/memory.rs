@@ -61,6 +61,36 @@ pub fn touch_stack() {
     std::hint::black_box(&mut stack);
 }
 
+/// How much heap [`warm_heap`] writes once before the first pass: more than any codec allocates
+/// at once for one packet.
+const HEAP_WRITTEN: usize = 16 << 20;
+
+/// Makes a codec's own allocations inside a timed pass land on pages already written.
+///
+/// A codec that allocates per packet (msgpack's scratch buffer, fory's and bebop's decoded
+/// `Vec`s, capnp's segment table) takes its memory from glibc's heap, which gives pages back to
+/// the kernel whenever 128 KiB at a heap's top are free, and then maps them afresh on the next
+/// touch: a page fault inside the pass, which a long-running process would not see, and which
+/// other threads' frees can trigger (the test harness runs tests side by side: one such fault
+/// landed in a msgpack decode pass). So glibc is told never to trim and to serve everything
+/// below 32 MiB from the heap (which also stops it moving that threshold as it goes), and
+/// [`HEAP_WRITTEN`] of heap is written once and freed. Other allocators and platforms are left as
+/// they are; `timed_faults` counts whatever is left.
+pub fn warm_heap() {
+    #[cfg(all(target_os = "linux", target_env = "gnu", not(miri)))]
+    {
+        // SAFETY: mallopt only sets two of glibc's tunables, each within its range (the mmap
+        // threshold's maximum is 32 MiB on 64-bit); it allocates nothing.
+        unsafe {
+            libc::mallopt(libc::M_TRIM_THRESHOLD, i32::MAX);
+            libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
+        }
+        let mut heap: Vec<u8> = Vec::new();
+        crate::formats::reserve_touched(&mut heap, HEAP_WRITTEN);
+        std::hint::black_box(&mut heap);
+    }
+}
+
 /// Reads every cache line of `packets` (their headers and their messages), so that every
 /// format's turn in a window starts from the same state of the caches: its own input read last.
 ///

@@ -94,6 +94,7 @@ pub fn run_with<R: Read>(
 ) -> Result<Outcome, RunError> {
     config.check()?;
     super::memory::touch_stack();
+    super::memory::warm_heap();
     reader.set_chunking(config.chunking);
     let mut shootout = Shootout::new(runners, config)?;
     shootout.gate = reader.gate();

@@ -13,7 +13,7 @@ use crate::common::{
     csv_rows, rows_of_every_format, shootout, shootout_ok, summary_csv, widen, Expected,
 };
 
-const COLUMNS: [&str; 82] = [
+const COLUMNS: [&str; 83] = [
     "run_id",
     "started_at",
     "label",
@@ -96,6 +96,7 @@ const COLUMNS: [&str; 82] = [
     "de_instr",
     "de_all_instr",
     "instr_source",
+    "msg_type",
 ];
 
 /// The summary CSV the issue specifies, computed from the generator's packets.
@@ -653,8 +654,27 @@ fn every_message_can_be_its_own_unit() {
             expected,
             "{name}"
         );
-        let rows = read(&csv);
+        // One row per format over every message type, and beside each per-unit format's its
+        // rows by type (tests/it/by_type.rs), whose units add up to its own.
+        let (rows, by_type): (Vec<_>, Vec<_>) = read(&csv)
+            .into_iter()
+            .partition(|r| col(r, "msg_type").is_empty());
         assert_eq!(rows.len(), rows_of_every_format().len());
+        // (A positive control times a window with one unit in 20 repeated: more by type.)
+        let plain = |r: &&csv::StringRecord| col(r, "planted").parse().unwrap_or(0.0) == 0.0;
+        for r in rows
+            .iter()
+            .filter(|r| col(r, "latency_note").is_empty())
+            .filter(plain)
+        {
+            let of_format = by_type
+                .iter()
+                .filter(|t| col(t, "format") == col(r, "format"));
+            let units: u64 = of_format
+                .map(|t| col(t, "units").parse::<u64>().unwrap())
+                .sum();
+            assert_eq!(units.to_string(), col(r, "units"), "{}", col(r, "format"));
+        }
         for r in &rows {
             assert_eq!(col(r, "unit"), "message");
             assert_eq!(col(r, "timing"), "both");
@@ -694,7 +714,7 @@ fn every_message_can_be_its_own_unit() {
         assert_eq!(col(r, "timing"), "alternate");
         n("units") + n("batch_units") - 4096
     };
-    for r in &read(&csv) {
+    for r in read(&csv).iter().filter(|r| col(r, "msg_type").is_empty()) {
         if !col(r, "latency_note").is_empty() {
             // A window format: timed whole in every window, never one unit at a time.
             assert_eq!(
@@ -722,7 +742,7 @@ fn every_message_can_be_its_own_unit() {
         "--csv",
         csv.to_str().unwrap(),
     ]);
-    for r in &read(&csv) {
+    for r in read(&csv).iter().filter(|r| col(r, "msg_type").is_empty()) {
         if !col(r, "latency_note").is_empty() {
             // A window format: timed whole in every window, never one unit at a time.
             assert_eq!(
