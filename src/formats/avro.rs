@@ -40,7 +40,7 @@ use apache_avro::writer::datum::GenericDatumWriter;
 use apache_avro::Schema;
 use serde::{Deserialize, Serialize};
 
-use super::codec::{DecodeError, Documented, Format, Sink, Visitor};
+use super::codec::{DecodeError, Documented, Format, PerPacket, Sink, Steady, Visitor};
 use super::wire::{visit_wire, IntoModel, ToLib, WSide};
 use crate::model::*;
 
@@ -198,6 +198,13 @@ const SOURCE: &str = "https://docs.rs/apache-avro/0.22.0/apache_avro/reader/datu
 
 impl Format for Avro {
     const NAME: &'static str = "avro";
+    /// `read_deser` returns an owned value: the `Vec` of messages per packet with messages, and
+    /// one per `fixed` field (symbols, reason codes), which apache-avro reads into a fresh
+    /// `Vec<u8>` before serde copies it out.
+    const STEADY: Steady = Steady {
+        encode: PerPacket::NONE,
+        decode: PerPacket { with_messages: 1, fixed_field: 1, ..PerPacket::NONE },
+    };
     const DOCUMENTED: Documented = Documented::new(SCHEMA, false, true, SOURCE);
     const OTHER_LANGUAGES: OtherLanguages = OtherLanguages::Read(WireFormat::Avro);
 

@@ -34,7 +34,7 @@
 use crate::formats::languages::{OtherLanguages, WireFormat};
 use ::bebop::{Record as _, SubRecord};
 
-use super::codec::{reserve_touched, DecodeError, Documented, Format, MessageRead, Sink, Visitor, MAX_DATAGRAM_MESSAGES, MAX_MESSAGES_PER_PACKET};
+use super::codec::{DecodeError, Documented, Format, MAX_DATAGRAM_MESSAGES, MAX_MESSAGES_PER_PACKET, MessageRead, PerPacket, Sink, Steady, Visitor, reserve_touched};
 use super::wire::{IntoModel, ToLib};
 use crate::model::*;
 
@@ -174,6 +174,12 @@ const SOURCE: &str = "https://docs.bebop.sh (the bebop crate 3.2.3: deserialize 
 
 impl Format for Bebop {
     const NAME: &'static str = "bebop";
+    /// The runtime decodes an array into a new `Vec` with the capacity of its count: one per
+    /// packet with messages.
+    const STEADY: Steady = Steady {
+        encode: PerPacket::NONE,
+        decode: PerPacket { with_messages: 1, ..PerPacket::NONE },
+    };
     const DOCUMENTED: Documented = Documented::new(SCHEMA, false, true, SOURCE);
     const OTHER_LANGUAGES: OtherLanguages = OtherLanguages::Read(WireFormat::Bebop);
 

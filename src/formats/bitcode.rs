@@ -22,7 +22,7 @@
 
 use crate::formats::languages::OtherLanguages;
 use super::mirror::MPacket;
-use super::codec::{full_datagram, size_prefixed, DecodeError, Documented, Format, Sink, Visitor};
+use super::codec::{DecodeError, Documented, Format, PerPacket, Sink, Steady, Visitor, full_datagram, size_prefixed};
 use crate::model::{kind, Packet, Symbol};
 
 /// The bitcode runner: the mirror it encodes from and the library's reusable buffer.
@@ -65,6 +65,12 @@ const SOURCE: &str = "https://docs.rs/bitcode/0.6 (derive Encode/Decode: the Rus
 
 impl Format for Bitcode {
     const NAME: &'static str = "bitcode";
+    /// `bitcode::Buffer::decode` returns an owned value (no decode into an existing one): the
+    /// decoded `Vec` of messages, one per packet with messages.
+    const STEADY: Steady = Steady {
+        encode: PerPacket::NONE,
+        decode: PerPacket { with_messages: 1, ..PerPacket::NONE },
+    };
     const DOCUMENTED: Documented = Documented::new(None, false, true, SOURCE);
     const OTHER_LANGUAGES: OtherLanguages = OtherLanguages::RustOnly {
         detail: "no implementation outside Rust: its README lists compatibility with languages other \

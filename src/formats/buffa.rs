@@ -29,10 +29,7 @@
 
 use ::buffa::{Message as _, MessageView as _};
 
-use super::codec::{
-    reserve_touched, DecodeError, Documented, Format, MessageRead, Sink, Visitor,
-    MAX_DATAGRAM_MESSAGES, MAX_PACKET_BYTES,
-};
+use super::codec::{DecodeError, Documented, Format, MAX_DATAGRAM_MESSAGES, MAX_PACKET_BYTES, MessageRead, PerPacket, Sink, Steady, Visitor, reserve_touched};
 use super::wire::{IntoModel, ToLib};
 use crate::formats::languages::{OtherLanguages, WireFormat};
 use crate::model::*;
@@ -153,6 +150,13 @@ const SOURCE: &str = "https://docs.rs/buffa/0.9.2 (MessageView: a view borrows s
 
 impl Format for Buffa {
     const NAME: &'static str = NAME;
+    /// Its view's repeated field is a `Vec` pushed into without a reserve (4 messages, then
+    /// doubling), and it boxes every oneof variant of a view (one `Box` per message); a view
+    /// borrows its input, so none is reused across packets.
+    const STEADY: Steady = Steady {
+        encode: PerPacket::NONE,
+        decode: PerPacket { grown_vec: 1, message: 1, ..PerPacket::NONE },
+    };
     const DOCUMENTED: Documented = Documented::new(SCHEMA, false, true, SOURCE);
     const OTHER_LANGUAGES: OtherLanguages = OtherLanguages::Read(WireFormat::Protobuf);
     const WRITES_BYTES_OF: Option<&'static str> = Some(super::protobuf::Protobuf::NAME);

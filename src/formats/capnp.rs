@@ -31,7 +31,7 @@ use ::capnp::Word;
 
 use super::wire::{IntoModel, ToLib};
 use super::codec::table_only as schema_adds;
-use super::codec::{touch, DecodeError, Documented, Format, MessageRead, Sink, Visitor, MAX_MESSAGES_PER_PACKET, MAX_PACKET_BYTES};
+use super::codec::{DecodeError, Documented, Format, MAX_MESSAGES_PER_PACKET, MAX_PACKET_BYTES, MessageRead, PerPacket, Sink, Steady, Visitor, touch};
 use crate::model::*;
 
 super::codec::generated!(
@@ -222,6 +222,12 @@ impl<const PACKED: bool> Capnp<PACKED> {
 
 impl<const PACKED: bool> Format for Capnp<PACKED> {
     const NAME: &'static str = Self::NAME_;
+    /// capnp's `message::Builder` cannot be reset, so it is built anew per packet, and with it
+    /// its segment table (a 64-byte `Vec`): one allocation per packet encoded.
+    const STEADY: Steady = Steady {
+        encode: PerPacket { packet: 1, ..PerPacket::NONE },
+        decode: PerPacket::NONE,
+    };
     const DOCUMENTED: Documented = Documented {
         schema: Some("schemas/marketdata.capnp, compiled by capnp 0.9 with capnpc-rust 0.27"),
         // Packed bytes are unpacked into a word buffer before anything is read: a copy.

@@ -39,7 +39,7 @@ fn read(bytes: &[u8], handler: &mut impl Handler<Sym8>) -> Result<usize, DecodeE
 const SOURCE: &str = "https://docs.rs/minicbor-serde/0.7 (serde types are the schema; CBOR items are \
     decoded into values, byte strings borrowed; an error on what does not match the types)";
 
-serde_packet::binary_format!(Cbor, "cbor", SOURCE, Cbor, |out| {
+serde_packet::binary_format!(Cbor, "cbor", SOURCE, Cbor, super::codec::Steady::NOTHING, |out| {
     minicbor_serde::Serializer::new(&mut *out)
 });
 

@@ -304,6 +304,50 @@ pub struct Lossy {
     pub project: fn(&Packet) -> Packet,
 }
 
+/// What a format allocates per packet once warm, by workload: nothing, but for what its library
+/// cannot avoid, said where the format states it ([`Format::STEADY`]) and checked by
+/// `formats::steady` against the counting allocator.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Steady {
+    pub encode: PerPacket,
+    /// Both decodes (selective and complete) allocate alike.
+    pub decode: PerPacket,
+}
+
+impl Steady {
+    /// Nothing in any workload: the codec's memory is sized at construction.
+    pub const NOTHING: Steady = Steady {
+        encode: PerPacket::NONE,
+        decode: PerPacket::NONE,
+    };
+}
+
+/// Allocations per packet, as counts of what the packet holds; the terms add.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PerPacket {
+    /// One per packet, heartbeats included.
+    pub packet: u8,
+    /// One per packet that holds messages.
+    pub with_messages: u8,
+    /// A `Vec` of the packet's messages collected without a size hint: the first holds 4, and
+    /// each growth after doubles (one allocation each).
+    pub grown_vec: u8,
+    /// One per message.
+    pub message: u8,
+    /// One per fixed-size byte field (every symbol, every trading status's reason code).
+    pub fixed_field: u8,
+}
+
+impl PerPacket {
+    pub const NONE: PerPacket = PerPacket {
+        packet: 0,
+        with_messages: 0,
+        grown_vec: 0,
+        message: 0,
+        fixed_field: 0,
+    };
+}
+
 /// One encoding of IEX packets.
 pub trait Format: Default + 'static {
     /// Stable id used in CSV rows and on the command line.
@@ -327,6 +371,10 @@ pub trait Format: Default + 'static {
     /// The format whose bytes it writes with other code (json-sonic writes json's; a format that
     /// trusts its producer writes its checked twin's), checked equal by its tests.
     const WRITES_BYTES_OF: Option<&'static str> = None;
+
+    /// What it allocates per packet once warm: nothing, unless its library cannot help it (say
+    /// why beside the value). `formats::steady` counts it.
+    const STEADY: Steady = Steady::NOTHING;
 
     /// Which of its library's code paths it runs in this build on this CPU, for a library that
     /// picks one (at compile time: sonic-rs; at run time: simd-json) and whose figures depend on

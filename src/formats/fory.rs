@@ -30,9 +30,7 @@
 
 use fory::{Fory, Reader};
 
-use super::codec::{
-    full_datagram, DecodeError, Documented, Format, Sink, Visitor, MAX_DATAGRAM_MESSAGES,
-};
+use super::codec::{DecodeError, Documented, Format, MAX_DATAGRAM_MESSAGES, PerPacket, Sink, Steady, Visitor, full_datagram};
 use super::wire::{IntoModel, ToLib};
 use crate::formats::languages::{OtherLanguages, WireFormat};
 use crate::model::{self, kind, Packet, Side};
@@ -262,6 +260,12 @@ const SOURCE: &str = "https://docs.rs/fory/1.7.7 and https://fory.apache.org/doc
 
 impl Format for ForyFormat {
     const NAME: &'static str = "fory";
+    /// `deserialize_from` returns an owned value, its `Vec` of messages collected through a
+    /// `Result` iterator that drops the count's size hint: grown by doubling from 4.
+    const STEADY: Steady = Steady {
+        encode: PerPacket::NONE,
+        decode: PerPacket { grown_vec: 1, ..PerPacket::NONE },
+    };
     const DOCUMENTED: Documented = Documented::new(None, false, true, SOURCE);
     const OTHER_LANGUAGES: OtherLanguages = OtherLanguages::Read(WireFormat::Fory);
 

@@ -42,7 +42,17 @@ fn read(bytes: &[u8], handler: &mut impl Handler<Sym8>) -> Result<usize, DecodeE
 const SOURCE: &str = "https://docs.rs/rmp-serde/1.3 (serde types are the schema; structs as arrays \
     by default; values are decoded, an error on what does not match the types)";
 
-serde_packet::binary_format!(Msgpack, "msgpack", SOURCE, Msgpack, |out| {
+/// rmp-serde's `Cursor` reader keeps a 128-byte scratch buffer per `Deserializer`: one
+/// allocation per packet decoded (its zero-copy reader cannot report the bytes a packet used).
+const STEADY: super::codec::Steady = super::codec::Steady {
+    encode: super::codec::PerPacket::NONE,
+    decode: super::codec::PerPacket {
+        packet: 1,
+        ..super::codec::PerPacket::NONE
+    },
+};
+
+serde_packet::binary_format!(Msgpack, "msgpack", SOURCE, Msgpack, STEADY, |out| {
     rmp_serde::Serializer::new(&mut *out)
 });
 

@@ -27,10 +27,7 @@ use crate::formats::languages::{OtherLanguages, WireFormat};
 use crate::formats::wire::{IntoModel, ToLib};
 use ::planus::{Builder, Offset, ReadAsRoot, UnionOffset};
 
-use super::codec::{
-    every_kind, full_datagram, reserve_touched, DecodeError, Documented, Format, Sink, Visitor,
-    MAX_DATAGRAM_MESSAGES, SHORTEST_KIND,
-};
+use super::codec::{DecodeError, Documented, Format, MAX_DATAGRAM_MESSAGES, PerPacket, SHORTEST_KIND, Sink, Steady, Visitor, every_kind, full_datagram, reserve_touched};
 use crate::model::*;
 
 /// `pub mod generated`, planus's code from the schema whose code is `$code` in OUT_DIR, then the
@@ -110,6 +107,12 @@ const SOURCE: &str = "https://docs.rs/planus/1.3.0/planus/ (the generated `Ref` 
 
 impl Format for Planus {
     const NAME: &'static str = "planus";
+    /// planus's `create_vector` collects a slice's prepared offsets into a temporary `Vec`: one
+    /// per packet with messages encoded.
+    const STEADY: Steady = Steady {
+        encode: PerPacket { with_messages: 1, ..PerPacket::NONE },
+        decode: PerPacket::NONE,
+    };
     const DOCUMENTED: Documented = Documented::new(
         Some("schemas/marketdata.fbs, compiled by planus 1.3.0"),
         true,

@@ -21,7 +21,7 @@
 //! Google's runtime has no length-delimited API, and the prefix is the same bytes.
 
 use crate::formats::languages::{OtherLanguages, WireFormat};
-use super::codec::{DecodeError, Documented, Format, Sink, Visitor, MAX_PACKET_BYTES};
+use super::codec::{DecodeError, Documented, Format, MAX_PACKET_BYTES, PerPacket, Sink, Steady, Visitor};
 use super::wire::{IntoModel, ToLib};
 use crate::model::*;
 
@@ -146,6 +146,12 @@ const SOURCE: &str = "https://protobuf.dev/reference/rust/ (parse() copies into 
 
 impl Format for ProtobufGoogle {
     const NAME: &'static str = NAME;
+    /// Its API has no serialize-into-a-buffer: the `Vec` `serialize()` returns, one per packet
+    /// encoded. (Its upb arenas take their blocks from C's `malloc`, which the counter does not see.)
+    const STEADY: Steady = Steady {
+        encode: PerPacket { packet: 1, ..PerPacket::NONE },
+        decode: PerPacket::NONE,
+    };
     const DOCUMENTED: Documented = Documented::new(SCHEMA, false, true, SOURCE);
     const OTHER_LANGUAGES: OtherLanguages = OtherLanguages::Read(WireFormat::Protobuf);
 

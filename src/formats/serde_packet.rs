@@ -43,15 +43,16 @@ macro_rules! decode_through_read {
 }
 pub(super) use decode_through_read;
 
-/// The `Format` impl of a binary serde codec (`$codec`, named `$name`, documented by `$source`, read in another language as `WireFormat::$wire`):
+/// The `Format` impl of a binary serde codec (`$codec`, named `$name`, documented by `$source`, read in another language as `WireFormat::$wire`, allocating `$steady` once warm):
 /// it writes with the library's serializer made from the output buffer (`|out| …`, through
 /// [`write_binary`]) and reads with the file's `read(bytes, handler)`. No schema: the serde types
 /// are the schema; values are decoded, not read in place; the library refuses what does not
 /// match the types.
 macro_rules! binary_format {
-    ($codec:ty, $name:literal, $source:expr, $wire:ident, |$out:ident| $serializer:expr) => {
+    ($codec:ty, $name:literal, $source:expr, $wire:ident, $steady:expr, |$out:ident| $serializer:expr) => {
         impl Format for $codec {
             const NAME: &'static str = $name;
+            const STEADY: super::codec::Steady = $steady;
             const DOCUMENTED: Documented = Documented::new(None, false, true, $source);
             const OTHER_LANGUAGES: $crate::formats::languages::OtherLanguages =
                 $crate::formats::languages::OtherLanguages::Read(

@@ -4,34 +4,13 @@
 //! or for first-touch page faults on memory a codec grows into. Counted with the test binary's
 //! counting allocator ([`crate::alloc_count`]).
 //!
-//! The exceptions are the libraries' own, each said in its format's file:
-//! - `capnp-*` encode: one allocation per packet, the 64-byte segment table (`Vec`) inside
-//!   capnp's `message::Builder`, which cannot be reset and so is built anew per packet.
-//! - `bitcode` decode: one allocation per packet with messages, the decoded `Vec` of messages
-//!   (`bitcode::Buffer::decode` returns an owned value; there is no decode into an existing one).
-//! - `avro` decode: the same `Vec` per packet with messages (`read_deser` returns an owned value),
-//!   and one per `fixed` field (symbols, reason codes), which apache-avro reads into a fresh
-//!   `Vec<u8>` before serde copies it out.
-//! - `msgpack` decode: one allocation per packet, the 128-byte scratch buffer of rmp-serde's
-//!   `Cursor` reader (its zero-copy reader cannot report the bytes a packet used).
-//! - `protobuf-google` encode: one allocation per packet, the `Vec` `serialize()` returns (its API
-//!   has no serialize-into-a-buffer). Its upb arenas (a message's, the encoder's scratch) take
-//!   their blocks from C's `malloc`, which this counter does not see, in all three workloads.
-//! - `planus` encode: one allocation per packet with messages, the temporary `Vec` planus's
-//!   `create_vector` collects a slice's prepared offsets into.
-//! - `buffa` decode: per packet with messages, the `Vec` of its view's repeated field (pushed
-//!   into without a reserve, so it grows: 4 messages, then doubling), and one per message, the
-//!   `Box` of its view's oneof variant (buffa boxes every view oneof variant; a view borrows its
-//!   input, so none is reused across packets).
-//! - `fory` decode: the decoded `Vec` of messages per packet with messages (`deserialize_from`
-//!   returns an owned value), grown by doubling from 4 (fory-core collects it through a
-//!   `Result` iterator, which drops the count's size hint): one allocation per growth.
-//! - `bebop` decode: the decoded `Vec` of messages per packet with messages (the runtime decodes
-//!   an array into a new `Vec`, with the capacity of its count: one allocation).
+//! The exceptions are the libraries' own, each stated with its reason where its format says what
+//! it is ([`Format::STEADY`]): e.g. capnp's segment table per packet encoded, or the `Vec` of
+//! messages a library returns from each decode.
 
 use super::aggregate::Aggregate;
 use super::checksum::Checksum;
-use super::codec::{full_datagram, Format};
+use super::codec::{full_datagram, Format, PerPacket};
 use super::window::walk;
 use crate::alloc_count::allocations;
 use crate::gen::{self, GenOptions};
@@ -113,7 +92,7 @@ fn with_messages(packets: &[Packet]) -> u64 {
     packets.iter().filter(|p| !p.messages.is_empty()).count() as u64
 }
 
-/// The `fixed` fields of `packets` as Avro carries them: every symbol and reason code.
+/// The fixed-size byte fields of `packets`: every symbol and reason code.
 fn fixed_fields(packets: &[Packet]) -> u64 {
     let messages = packets.iter().flat_map(|p| &p.messages);
     let symbols = messages.clone().filter(|m| m.symbol().is_some()).count();
@@ -136,28 +115,21 @@ fn grown_vecs(packets: &[Packet]) -> u64 {
     packets.iter().map(|p| grown(p.messages.len())).sum()
 }
 
-/// What a format allocates on `packets` once warm: nothing, but for the exceptions above.
+/// What `per` allocations come to on `packets`.
+fn count(per: PerPacket, packets: &[Packet]) -> u64 {
+    let messages = packets.iter().map(|p| p.messages.len() as u64).sum::<u64>();
+    u64::from(per.packet) * packets.len() as u64
+        + u64::from(per.with_messages) * with_messages(packets)
+        + u64::from(per.grown_vec) * grown_vecs(packets)
+        + u64::from(per.message) * messages
+        + u64::from(per.fixed_field) * fixed_fields(packets)
+}
+
+/// What a format allocates on `packets` once warm: what it states ([`Format::STEADY`]).
 fn expected<F: Format>(packets: &[Packet]) -> Allocations {
-    let (all, with) = (packets.len() as u64, with_messages(packets));
-    let (encode, decode) = match F::NAME {
-        "capnp-unpacked" | "capnp-packed" | "protobuf-google" => (all, 0),
-        "bitcode" => (0, with),
-        "avro" => (0, with + fixed_fields(packets)),
-        "msgpack" => (0, all),
-        "planus" => (with, 0),
-        // The view's repeated field grows as fory's `Vec` does, and each message is a `Box`.
-        "buffa" => (
-            0,
-            grown_vecs(packets) + packets.iter().map(|p| p.messages.len() as u64).sum::<u64>(),
-        ),
-        "fory" => (0, grown_vecs(packets)),
-        // The decoded `Vec` of messages, sized by the count before it is filled.
-        "bebop" => (0, with),
-        _ => (0, 0),
-    };
-    // Both decodes allocate alike.
+    let decode = count(F::STEADY.decode, packets);
     Allocations {
-        encode,
+        encode: count(F::STEADY.encode, packets),
         decode,
         decode_all: decode,
     }

@@ -74,7 +74,7 @@ const HEAP_WRITTEN: usize = 16 << 20;
 /// other threads' frees can trigger (the test harness runs tests side by side: one such fault
 /// landed in a msgpack decode pass). So glibc is told never to trim and to serve everything
 /// below 32 MiB from the heap (which also stops it moving that threshold as it goes), and
-/// [`HEAP_WRITTEN`] of heap is written once and freed. Other allocators and platforms are left as
+/// 16 MiB of heap is written once and freed. Other allocators and platforms are left as
 /// they are; `timed_faults` counts whatever is left.
 pub fn warm_heap() {
     #[cfg(all(target_os = "linux", target_env = "gnu", not(miri)))]

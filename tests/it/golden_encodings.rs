@@ -1,6 +1,6 @@
 //! The bytes each schema-compiled format writes, against golden hashes: Cap'n Proto (both
-//! framings), FlatBuffers (flatc's and planus's), SBE, protobuf (prost's, Google's and buffa's) and Bebop on the
-//! first [`PACKETS`] packets of each bundled capture, and on the cross-language sample (one
+//! framings), FlatBuffers (flatc's and planus's), SBE, protobuf (prost's, Google's and buffa's),
+//! Avro, Bebop, and any other that names a schema ([`formats`]), on the first [`PACKETS`] packets of each bundled capture, and on the cross-language sample (one
 //! message of every kind first, so every union member and template is written).
 //!
 //! The expected hashes in `tests/data/golden-encodings.txt` were made by the code before the
@@ -19,18 +19,18 @@ use sha2::{Digest, Sha256};
 /// How many packets of each capture are encoded.
 const PACKETS: usize = 2000;
 
-/// The formats whose bytes come from a compiled schema.
-const FORMATS: [&str; 9] = [
-    "capnp-unpacked",
-    "capnp-packed",
-    "flatbuffers",
-    "planus",
-    "sbe",
-    "protobuf",
-    "protobuf-google",
-    "buffa",
-    "bebop",
-];
+/// The formats whose bytes come from a compiled schema: every packet format whose descriptor names
+/// a schema document, but those that trust their producer (each writes its checked twin's bytes).
+/// A new one is picked up from its file; its golden lines are written from its first output
+/// (`GOLDEN_ENCODINGS=write`, the other lines unchanged) and checked by its other-language reader.
+fn formats() -> Vec<&'static str> {
+    use md_shootout::formats::{descriptors, Unit};
+    (descriptors().iter())
+        .filter(|d| d.unit == Unit::Packet && d.documented.schema.is_some())
+        .filter(|d| !d.trusts_producer())
+        .map(|d| d.name)
+        .collect()
+}
 
 /// The captures under data/, and whether each is cut short at its end (read leniently).
 const CAPTURES: [(&str, bool); 3] = [
@@ -46,7 +46,7 @@ fn root() -> &'static Path {
 /// One line per format: `SET FORMAT PACKETS BYTES SHA256`, the hash over every packet's bytes,
 /// each preceded by its length (u64, little-endian), so a byte moved between packets shows.
 fn lines(set: &str, packets: &[Packet], out: &mut String) {
-    for format in FORMATS {
+    for format in formats() {
         let units =
             cross_language::encode(format, packets).unwrap_or_else(|| panic!("no format {format}"));
         let mut hash = Sha256::new();
