@@ -71,6 +71,7 @@ macro_rules! for_each_format {
             buffa: [buffa: $crate::formats::buffa::Buffa],
             fory: [fory: $crate::formats::fory::ForyFormat],
             bebop: [bebop: $crate::formats::bebop::Bebop],
+            musli_zerocopy: [musli_zerocopy: $crate::formats::musli_zerocopy::MusliZerocopy],
         }
     };
 }

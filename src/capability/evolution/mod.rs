@@ -43,6 +43,7 @@ mod flatbuffers;
 mod fory;
 mod harness;
 mod musli;
+mod musli_zerocopy;
 mod planus;
 mod protobuf;
 mod protobuf_google;

@@ -78,7 +78,7 @@ impl<const CHECK: bool> super::Evolves for RkyvCodec<CHECK> {
 /// A read that came out right by layout alone is no capability a team can rely on: rkyv has no
 /// evolution mechanism, and the next appended field may move every offset. The cell says `no`,
 /// and keeps what was measured.
-fn by_layout(f: Finding) -> Finding {
+pub(super) fn by_layout(f: Finding) -> Finding {
     if !f.yes() {
         return f;
     }
