@@ -32,7 +32,7 @@ h1{font-size:1.7em}h2{margin-top:2em;border-bottom:2px solid #ddd;padding-bottom
 table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:.88em}
 th,td{border:1px solid #ccc;padding:.3em .45em;text-align:right;white-space:nowrap}
 th{white-space:normal;vertical-align:bottom}
-th{background:#f0f3f7}td:first-child,th:first-child,td.side{text-align:left}
+th{background:#f0f3f7}td:first-child,th:first-child,td.side,th.side{text-align:left}
 table.verdict th{text-align:left}
 tr:nth-child(even) td{background:#fafafa}
 p.caption{color:#555;margin-bottom:.3em}
@@ -64,8 +64,14 @@ fn table(w: &mut dyn Write, t: &Table, class: &str) -> io::Result<()> {
         escape(&t.caption)
     )?;
     write!(w, "<tr>")?;
-    for h in &t.header {
-        write!(w, "<th>{}</th>", escape(h))?;
+    for (i, h) in t.header.iter().enumerate() {
+        // A text column's heading aligned as its cells are (the first is, by the stylesheet).
+        let class = if i > 0 && i < t.left {
+            " class=\"side\""
+        } else {
+            ""
+        };
+        write!(w, "<th{class}>{}</th>", escape(h))?;
     }
     writeln!(w, "</tr>")?;
     for r in &t.rows {

@@ -132,7 +132,7 @@ fn mix_section(c: &Contents<'_>) -> Option<Section> {
     for m in each {
         let name = section_name(&m.input, &m.label);
         if !m.missing.is_empty() {
-            blocks.extend(m.finding(c.decision).map(Block::Note));
+            blocks.extend(m.finding(c.decision).map(Block::Paragraph));
             continue;
         }
         let verdicts = m.verdicts(c.decision);

@@ -334,3 +334,58 @@ fn shares_merged_hold_the_figures_by_type_of_one_process() {
     assert!(one.len() >= 8, "{one:?}");
     assert_eq!(by_type(&p("merged/results.csv")), one);
 }
+
+/// `--mix-like CAPTURE` takes the shares of the capture's own messages, as `inspect` counts
+/// them; re-weighting needs every one of its types timed, so a section that timed fewer says so.
+#[test]
+fn a_mix_like_a_capture_takes_its_message_shares() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = crafted(dir.path());
+    let day = dir.path().join("day.pcapng");
+    let (csv, day, out) = (
+        csv.to_str().unwrap(),
+        day.to_str().unwrap(),
+        dir.path().join("r"),
+    );
+    shootout_ok(&[
+        "gen",
+        "--feed",
+        "deep-plus",
+        "--packets",
+        "2000",
+        "--out",
+        day,
+    ]);
+    let seen: serde_json::Value =
+        serde_json::from_str(&shootout_ok(&["inspect", "--json", day])).unwrap();
+    let by_type = seen["by_type"].as_object().unwrap();
+    let total: f64 = by_type.values().map(|n| n.as_f64().unwrap()).sum();
+    let adds = by_type["a"].as_f64().unwrap() / total * 100.0;
+    let printed = shootout_ok(&[
+        "report",
+        "--out",
+        out.to_str().unwrap(),
+        "--mix-like",
+        day,
+        csv,
+    ]);
+    let line = printed.lines().next().unwrap();
+    assert!(
+        line.starts_with(&format!("mix (like {day}): ")),
+        "{printed}"
+    );
+    let share = line
+        .split("add_order (a) ")
+        .nth(1)
+        .and_then(|s| s.split('%').next())
+        .and_then(|s| s.parse::<f64>().ok())
+        .unwrap_or_else(|| panic!("{line}"));
+    assert!(
+        (share - adds).abs() < 0.1,
+        "{share} against inspect's {adds}"
+    );
+    assert!(
+        printed.contains("no verdict for this mix: its runs timed no "),
+        "{printed}"
+    );
+}
