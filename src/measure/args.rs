@@ -49,7 +49,8 @@ pub struct SharedArgs {
     /// checks and sizes as one process's. At most the CPUs this process may use.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = positive::<usize>)]
     pub jobs: usize,
-    /// Packets (units, see --unit) run through every format before times are recorded.
+    /// Packets (units, see --unit) run through every format before times are recorded: the
+    /// input's first, within its first chunk (see --chunk); a longer warm-up is refused.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub warmup: u64,
     /// Count the instructions of every batch pass (per unit in the CSV's ser_instr, de_instr

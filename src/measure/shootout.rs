@@ -457,6 +457,20 @@ impl<'c> Shootout<'c> {
         let packets = window.packets();
         let n = packets.len();
         let first_packet = self.packets + 1;
+        // The warm-up is the input's first units, within its first chunk (see `skip`): a longer
+        // one would record from the next chunk on with nothing said, so it is refused as soon as
+        // the first chunk is over, before any result is written.
+        let first_chunk_over = window.chunk > 0 && self.id.chunk == 0 && self.windows > 0;
+        if first_chunk_over && self.config.warmup > self.packets {
+            return Err(RunError::Config(format!(
+                "--warmup {} is longer than the input's first chunk ({} {}s), within which the \
+                 warm-up is taken: give at most {}, or a larger --chunk",
+                self.config.warmup,
+                self.packets,
+                self.config.unit.name(),
+                self.packets
+            )));
+        }
         self.next_window(window.chunk);
         // Packets of this window whose times count (the rest are warm-up). The warm-up is the
         // input's first units, within its first chunk: a share that does not start there has

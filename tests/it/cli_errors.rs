@@ -178,6 +178,38 @@ fn gaps_are_reported() {
     assert_eq!(v["missing_messages"], 3);
 }
 
+/// A warm-up longer than the first chunk of a longer input (within which it is taken) is refused
+/// in one line, before any row is written, rather than cut short with nothing said (issue 49).
+#[test]
+fn a_warm_up_past_the_first_chunk_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("out.csv");
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/data/sample-deep.pcapng.gz");
+    let out = shootout(&[
+        "run",
+        sample,
+        "--warmup",
+        "100000000",
+        "--formats",
+        "raw",
+        "--no-stored-size",
+        "--csv",
+        csv.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
+    assert!(
+        stderr.contains("--warmup 100000000 is longer than the input's first chunk ("),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("packets), within which the warm-up is taken"),
+        "{stderr}"
+    );
+    assert!(!csv.exists(), "a results file was written");
+}
+
 /// Options under which `run` would measure nothing: one line, exit 1, and no CSV written.
 #[test]
 fn run_refuses_settings_that_measure_nothing() {

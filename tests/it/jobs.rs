@@ -33,7 +33,7 @@ pub const SPLIT: [&str; 10] = [
     "--window",
     "1000",
     "--warmup",
-    "500",
+    "300",
     "--chunk",
     "64K",
     "--order-seed",
