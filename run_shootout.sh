@@ -10,6 +10,18 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
+# --help answers at once, without the set-up or a build: bench's help as docs/cli.md keeps it
+# (tests/it/cli_doc.rs holds that copy equal to what the binary prints).
+for arg in "$@"; do
+    if [[ "$arg" == "--help" || "$arg" == "-h" ]] && [[ -z "${SHOOTOUT_BIN:-}" ]]; then
+        awk '/^### shootout bench$/ { inside = 1; next }
+             inside && /^```text$/ { printing = 1; next }
+             printing && /^```$/ { exit }
+             printing { print }' docs/cli.md
+        exit 0
+    fi
+done
+
 if [[ -n "${SHOOTOUT_BIN:-}" ]]; then
     bin="$SHOOTOUT_BIN"
     [[ -x "$bin" ]] || { echo "run_shootout.sh: SHOOTOUT_BIN=$bin is not an executable" >&2; exit 2; }

@@ -930,3 +930,30 @@ fn the_default_inputs_are_the_real_deep_sample_and_the_synthetic_deep_plus_one()
     );
     assert!(html.contains("synthetic: a bundled sample written by `shootout gen`"));
 }
+
+/// `./run_shootout.sh --help` answers at once, with no set-up and no build (issue 49): bench's
+/// help as the binary prints it (docs/cli.md's copy, which `cli_doc` keeps equal), and no target
+/// directory made.
+#[test]
+fn help_answers_without_setting_up_or_building() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("target");
+    for flag in ["--help", "-h"] {
+        let started = Instant::now();
+        let output = Command::new(Path::new(env!("CARGO_MANIFEST_DIR")).join("run_shootout.sh"))
+            .arg(flag)
+            .env("CARGO_TARGET_DIR", &target)
+            .env_remove("SHOOTOUT_BIN")
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{flag}");
+        assert!(started.elapsed() < Duration::from_secs(5), "{flag}");
+        let help = crate::common::shootout(&["bench", "--help"]).stdout;
+        assert_eq!(
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&help),
+            "{flag}"
+        );
+        assert!(!target.exists(), "{flag} made a target directory");
+    }
+}
