@@ -338,21 +338,20 @@ impl MixSection {
                 missing.join(", ")
             ));
         }
-        let (v, o) = (self.verdicts(decision), self.own_verdicts(decision));
-        let (v, o) = (v.first()?, o.first()?);
+        // Only the first need is said here: the table under it has the rest.
+        let fastest = |s: &Option<Summary>| verdicts(s.as_ref()?, decision, &[Need::Speed]).pop();
+        let (v, o) = (fastest(&self.summary)?, fastest(&self.own)?);
         Some(format!(
             "{name}: {} with this mix: {}; with the input's own mix: {}",
             v.need.name(),
-            answer_cell(v),
-            answer_cell(o)
+            answer_cell(&v),
+            answer_cell(&o)
         ))
     }
 
+    /// The verdict for the mix, every need a sum of per-type figures can give ([`MIX_NEEDS`]).
     pub fn verdicts(&self, decision: &Decision) -> Vec<Verdict> {
         (self.summary.as_ref()).map_or(Vec::new(), |s| verdicts(s, decision, &MIX_NEEDS))
-    }
-    pub fn own_verdicts(&self, decision: &Decision) -> Vec<Verdict> {
-        (self.own.as_ref()).map_or(Vec::new(), |s| verdicts(s, decision, &MIX_NEEDS))
     }
 }
 
