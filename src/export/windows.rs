@@ -23,7 +23,9 @@ pub struct WindowRow {
     /// The block's first window in its chunk, counted from 0.
     pub window: u64,
     /// Windows in the block: a power of two, 1 unless the input had more windows than a run
-    /// keeps apart (`measure::window_times::MAX_BLOCKS`).
+    /// keeps apart (`measure::window_times::MAX_BLOCKS`); `2^32 × 2^c` is `2^c` whole chunks
+    /// from `chunk` on (`window` 0), where the input had more chunks than that
+    /// (`measure::window_times::CHUNK_SHIFT`).
     pub windows: u64,
     pub units: u64,
     pub ns: u64,

@@ -4,9 +4,11 @@
 //! window by window can see it for what it is.
 //!
 //! Memory stays bounded on any input: past [`MAX_BLOCKS`] blocks, neighbouring windows are joined
-//! into blocks of two, then four, and so on. The rule depends only on where a window lies in the
-//! input ([`WindowId`]) and the block width, so two formats' blocks of one run (or of two shares
-//! of it) always line up once brought to the same width ([`WindowTimes::at_shift`]).
+//! into blocks of two, then four, and so on; once every chunk is one block (a day of more than
+//! [`MAX_BLOCKS`] chunks), neighbouring chunks are joined the same way ([`CHUNK_SHIFT`]). The rule
+//! depends only on where a window lies in the input ([`WindowId`]) and the block width, so two
+//! formats' blocks of one run (or of two shares of it) always line up once brought to the same
+//! width ([`WindowTimes::at_shift`]).
 
 use super::window::WindowId;
 
@@ -14,7 +16,21 @@ use super::window::WindowId;
 /// 12,000 windows; the bundled sample about 20).
 pub const MAX_BLOCKS: usize = 2048;
 
-/// Consecutive windows of one chunk timed whole, summed: `1 << shift` windows wide, starting at
+/// The width from which a block is whole chunks: at `shift` below it a block is `1 << shift`
+/// windows of one chunk; at `CHUNK_SHIFT + c`, `1 << c` whole chunks (`first` 0). No chunk holds
+/// `1 << 32` windows (a window is at least one packet of a chunk of at most 1 GiB), so every
+/// chunk is one block before chunks are joined.
+pub const CHUNK_SHIFT: u32 = 32;
+
+/// Where the window at `local` of `chunk` lies at width `shift`: its block's (chunk, first).
+fn place(chunk: u64, local: u64, shift: u32) -> (u64, u64) {
+    match shift.checked_sub(CHUNK_SHIFT) {
+        None => (chunk, local >> shift << shift),
+        Some(c) => (chunk >> c << c, 0),
+    }
+}
+
+/// Consecutive windows of one chunk (or, past [`CHUNK_SHIFT`], consecutive whole chunks) timed whole, summed: `1 << shift` windows wide, starting at
 /// window `first` of chunk `chunk` (a multiple of the width).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Block {
@@ -45,14 +61,14 @@ impl WindowTimes {
     /// Adds a pass over window `id` that timed `units` in `ns`. Windows come in input order
     /// within a process.
     pub fn add(&mut self, id: WindowId, units: u64, ns: u64) {
-        let first = id.local >> self.shift << self.shift;
+        let (chunk, first) = place(id.chunk, id.local, self.shift);
         match self.blocks.last_mut() {
-            Some(b) if b.key() == (id.chunk, first) => {
+            Some(b) if b.key() == (chunk, first) => {
                 b.units += units;
                 b.ns += ns;
             }
             _ => self.blocks.push(Block {
-                chunk: id.chunk,
+                chunk,
                 first,
                 units,
                 ns,
@@ -89,7 +105,7 @@ impl WindowTimes {
         }
         self.shift = shift;
         for b in &mut self.blocks {
-            b.first = b.first >> shift << shift;
+            (b.chunk, b.first) = place(b.chunk, b.first, shift);
         }
         self.join_neighbours();
     }
@@ -116,6 +132,42 @@ mod tests {
 
     fn id(chunk: u64, local: u64) -> WindowId {
         WindowId { chunk, local }
+    }
+
+    /// A day of more chunks than blocks (issue 49: it spun for ever, each chunk one block that
+    /// no width of windows could join): past every chunk's windows, whole chunks are joined,
+    /// nothing is lost, and two shares of the run line up with one process's blocks.
+    #[test]
+    fn more_chunks_than_blocks_joins_whole_chunks() {
+        let chunks = 3 * MAX_BLOCKS as u64;
+        let mut whole = WindowTimes::default();
+        let (mut first, mut second) = (WindowTimes::default(), WindowTimes::default());
+        for chunk in 0..chunks {
+            for local in 0..3 {
+                whole.add(id(chunk, local), 2, 5);
+                let share = if chunk < chunks / 3 {
+                    &mut first
+                } else {
+                    &mut second
+                };
+                share.add(id(chunk, local), 2, 5);
+            }
+        }
+        assert!(whole.blocks.len() <= MAX_BLOCKS);
+        assert_eq!(whole.shift, CHUNK_SHIFT + 2);
+        assert_eq!(
+            whole.blocks[1],
+            Block {
+                chunk: 4,
+                first: 0,
+                units: 24,
+                ns: 60
+            }
+        );
+        let units: u64 = whole.blocks.iter().map(|b| b.units).sum();
+        assert_eq!(units, chunks * 3 * 2);
+        first.absorb(&second);
+        assert_eq!(first, whole);
     }
 
     #[test]
