@@ -320,8 +320,9 @@ fn stored_size_lines(t: &mut String, o: &Outcome) {
         let compressed: u64 = formats().map(|f| f.stored.compressed_bytes()).sum();
         let which = match o.stored {
             StoredMode::Sample => format!(
-                "a sample of windows ({:.1}% of the encoded bytes: the first {SAMPLE_HEAD}, then \
-                 one in {SAMPLE_STRIDE}; --stored-size all compresses every one)",
+                "a sample of windows ({:.1}% of the encoded bytes: the first chunk's first \
+                 {SAMPLE_HEAD}, then one in {SAMPLE_STRIDE}; --stored-size all compresses every \
+                 one)",
                 compressed as f64 * 100.0 / encoded.max(1) as f64
             ),
             _ => "every window (--stored-size sample estimates from a sample)".to_owned(),

@@ -31,7 +31,8 @@ pub struct SharedArgs {
     #[arg(long)]
     pub lenient: bool,
     /// Which windows are compressed (zstd -3, zlib -6) for the size as stored: `sample` (the
-    /// first 16, then about one in 16; the rest estimated from them), `all` (exact, the slowest
+    /// first 16 of the first chunk, then about one in 16; the rest estimated from them), `all`
+    /// (exact, the slowest
     /// part of a long run), or `none` (the CSV's size columns stay empty). `bench` compresses
     /// in the first run of each input only: the bytes are the same in every run and label.
     #[arg(long, value_enum, default_value_t = StoredArg::Sample)]
@@ -72,7 +73,8 @@ pub struct RunArgs {
     #[command(flatten)]
     #[serde(flatten)]
     pub shared: SharedArgs,
-    /// Packets per window.
+    /// Packets (units, see --unit) per window. A window never spans two chunks (see --chunk):
+    /// each chunk's last window is shorter, and a window longer than the first chunk is refused.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_WINDOW)]
     pub window: usize,
     /// What one timed unit is: an IEX-TP packet, or one IEX message (a packet of one

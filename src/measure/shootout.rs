@@ -461,15 +461,9 @@ impl<'c> Shootout<'c> {
         // one would record from the next chunk on with nothing said, so it is refused as soon as
         // the first chunk is over, before any result is written.
         let first_chunk_over = window.chunk > 0 && self.id.chunk == 0 && self.windows > 0;
-        if first_chunk_over && self.config.warmup > self.packets {
-            return Err(RunError::Config(format!(
-                "--warmup {} is longer than the input's first chunk ({} {}s), within which the \
-                 warm-up is taken: give at most {}, or a larger --chunk",
-                self.config.warmup,
-                self.packets,
-                self.config.unit.name(),
-                self.packets
-            )));
+        if first_chunk_over {
+            self.warmup_fits()?;
+            self.window_fits()?;
         }
         self.next_window(window.chunk);
         // Packets of this window whose times count (the rest are warm-up). The warm-up is the
@@ -1003,6 +997,40 @@ impl<'c> Shootout<'c> {
         out
     }
 
+    /// Refuses a warm-up longer than the input's first chunk, once that chunk is over (all of it
+    /// this process reads): it would record from the next chunk on, or, in a share that holds
+    /// only the first chunk (`--jobs`, `--shard`), leave the merged run a share with nothing
+    /// recorded and exit 0.
+    fn warmup_fits(&self) -> Result<(), RunError> {
+        if self.config.warmup <= self.packets {
+            return Ok(());
+        }
+        Err(RunError::Config(format!(
+            "--warmup {} is longer than the input's first chunk ({} {}s), within which the \
+             warm-up is taken: give at most {}, or a larger --chunk",
+            self.config.warmup,
+            self.packets,
+            self.config.unit.name(),
+            self.packets
+        )))
+    }
+
+    /// Refuses a `--window` longer than the input's first chunk, once that chunk is over: a
+    /// window never spans two chunks, so every window would be a whole chunk, not what was asked.
+    fn window_fits(&self) -> Result<(), RunError> {
+        if self.config.window as u64 <= self.packets {
+            return Ok(());
+        }
+        Err(RunError::Config(format!(
+            "--window {} is longer than the input's first chunk ({} {}s) and a window never spans \
+             two chunks: give at most {}, or a larger --chunk",
+            self.config.window,
+            self.packets,
+            self.config.unit.name(),
+            self.packets
+        )))
+    }
+
     /// The run's closing checks and figures.
     fn finish(
         self,
@@ -1024,6 +1052,10 @@ impl<'c> Shootout<'c> {
                 "--warmup {} leaves nothing to record: the input has {} {unit}s",
                 self.config.warmup, self.packets
             )));
+        }
+        // A share that ended in the input's first chunk saw all of that chunk it will see.
+        if self.id.chunk == 0 && self.windows > 0 {
+            self.warmup_fits()?;
         }
         // Each format against its view's references: one fed a window of its own against that
         // window's (a lossy format against what it carries of the same packets, a control

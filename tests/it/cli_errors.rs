@@ -179,35 +179,92 @@ fn gaps_are_reported() {
 }
 
 /// A warm-up longer than the first chunk of a longer input (within which it is taken) is refused
-/// in one line, before any row is written, rather than cut short with nothing said (issue 49).
+/// in one line, before any row is written, rather than cut short with nothing said (issue 49);
+/// so too under `--jobs`, where the worker holding the first chunk may hold no other (it
+/// recorded from the next chunk on, or, with the whole input in one chunk, merged a run that
+/// recorded nothing and exited 0).
 #[test]
 fn a_warm_up_past_the_first_chunk_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("out.csv");
     let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/data/sample-deep.pcapng.gz");
-    let out = shootout(&[
-        "run",
-        sample,
-        "--warmup",
-        "100000000",
-        "--formats",
-        "raw",
-        "--no-stored-size",
-        "--csv",
-        csv.to_str().unwrap(),
-    ]);
+    for split in [&[][..], &["--jobs", "2"], &["--chunk", "1G", "--jobs", "2"]] {
+        let mut args = vec![
+            "run",
+            sample,
+            "--warmup",
+            "100000000",
+            "--formats",
+            "raw",
+            "--no-stored-size",
+            "--csv",
+            csv.to_str().unwrap(),
+        ];
+        args.extend_from_slice(split);
+        let out = shootout(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{split:?}: {stderr}");
+        assert_eq!(
+            stderr.trim_end().lines().count(),
+            1,
+            "{split:?}, one line: {stderr}"
+        );
+        assert!(
+            stderr.contains("--warmup 100000000 is longer than the input's first chunk ("),
+            "{split:?}: {stderr}"
+        );
+        assert!(
+            stderr.contains("packets), within which the warm-up is taken"),
+            "{split:?}: {stderr}"
+        );
+        assert!(!csv.exists(), "{split:?}: a results file was written");
+    }
+}
+
+/// A window longer than the input's first chunk is refused in one line (issue 49: a window never
+/// spans two chunks, so `--window 65536` ran windows of one chunk each, about 21,000 packets,
+/// with nothing said); the same window over one larger chunk is what was asked.
+#[test]
+fn a_window_longer_than_a_chunk_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("out.csv");
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/data/sample-deep.pcapng.gz");
+    let args = |chunk: &'static str| {
+        let mut a = vec![
+            "run",
+            sample,
+            "--window",
+            "65536",
+            "--formats",
+            "raw",
+            "--twins",
+        ];
+        a.extend([
+            "none",
+            "--no-stored-size",
+            "--chunk",
+            chunk,
+            "--csv",
+            csv.to_str().unwrap(),
+        ]);
+        a
+    };
+    let out = shootout(&args("4M"));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
     assert!(
-        stderr.contains("--warmup 100000000 is longer than the input's first chunk ("),
-        "{stderr}"
-    );
-    assert!(
-        stderr.contains("packets), within which the warm-up is taken"),
+        stderr.contains("--window 65536 is longer than the input's first chunk ("),
         "{stderr}"
     );
     assert!(!csv.exists(), "a results file was written");
+    let out = shootout(&args("1G"));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(csv.exists());
 }
 
 /// Options under which `run` would measure nothing: one line, exit 1, and no CSV written.

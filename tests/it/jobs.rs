@@ -28,10 +28,11 @@ fn day(dir: &Path, name: &str, packets: u64) -> PathBuf {
     input
 }
 
-/// The options every run of one comparison takes: small chunks, so that a small input has many.
+/// The options every run of one comparison takes: small chunks, so that a small input has many
+/// (and windows that fit in one: a longer window is refused).
 pub const SPLIT: [&str; 10] = [
     "--window",
-    "1000",
+    "256",
     "--warmup",
     "300",
     "--chunk",
@@ -367,6 +368,8 @@ fn a_worker_that_fails_fails_the_run_naming_the_file_and_writes_no_row() {
         "2",
         "--chunk",
         "64K",
+        "--window",
+        "256",
         "--formats",
         "raw",
         "--csv",
@@ -509,6 +512,8 @@ fn a_share_that_cannot_find_its_chunk_in_a_damaged_capture_says_where() {
         "1/4",
         "--chunk",
         "64K",
+        "--window",
+        "256",
         "--part",
         part.to_str().unwrap(),
         "--formats",
