@@ -185,7 +185,28 @@ pub fn load(paths: &[PathBuf]) -> Result<Runs, ReportError> {
             governor: governor_next_to(path),
         });
     }
+    apart_by_host(&mut runs);
     Ok(runs)
+}
+
+/// Runs of one input and label measured on different hosts are never pooled: a median over two
+/// machines is neither's, and a min–max spanning both reads as one machine's noise. Each host's
+/// runs get a section of their own, its label followed by `on <host>`; `report --baseline`
+/// sets one machine's runs beside another's. (The host of a run merged from shards names every
+/// shard's host, so its runs stay together.)
+fn apart_by_host(runs: &mut Runs) {
+    let mut hosts: HashMap<(String, String), HashSet<String>> = HashMap::new();
+    for r in runs.rows.iter().chain(&runs.by_type) {
+        hosts
+            .entry((r.input_name.clone(), r.label.clone()))
+            .or_default()
+            .insert(r.host.clone());
+    }
+    for r in runs.rows.iter_mut().chain(runs.by_type.iter_mut()) {
+        if hosts[&(r.input_name.clone(), r.label.clone())].len() > 1 {
+            r.label = format!("{} on {}", r.label, r.host);
+        }
+    }
 }
 
 /// One format's windows in one run, per workload.

@@ -478,7 +478,8 @@ pub fn summarize(runs: &Runs) -> Summary {
             .or_default()
             .push(r);
         // The same row in its input's pooled section, when it has one.
-        if let Some(label) = pooled.get(r.input_name.as_str()).filter(|_| poolable(r)) {
+        let key = (r.input_name.as_str(), r.host.as_str());
+        if let Some(label) = pooled.get(&key).filter(|_| poolable(r)) {
             by_key
                 .entry((&r.input_name, label, &r.format))
                 .or_default()
@@ -658,13 +659,15 @@ fn poolable(r: &RunRow) -> bool {
     r.unit == "packet" && !r.label.ends_with(" jobs)")
 }
 
-/// Each input run under more than one poolable label, with its pooled section's label (its
-/// labels in order, joined by [`POOL_SEP`]). Every run of an input informs its answer: the label
-/// is a block of runs, not a question of its own (`report::windows` centres each label's ratios).
-fn pooled_labels(runs: &Runs) -> BTreeMap<&str, String> {
-    let mut labels: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+/// Each input and host run under more than one poolable label, with its pooled section's label
+/// (its labels in order, joined by [`POOL_SEP`]). Every run of an input informs its answer: the
+/// label is a block of runs, not a question of its own (`report::windows` centres each label's
+/// ratios). Another host's runs are never pooled in (`report::load` gives them labels of their
+/// own, so their pooled section is another).
+fn pooled_labels(runs: &Runs) -> BTreeMap<(&str, &str), String> {
+    let mut labels: BTreeMap<(&str, &str), Vec<&str>> = BTreeMap::new();
     for r in runs.rows.iter().filter(|r| poolable(r)) {
-        let of_input = labels.entry(&r.input_name).or_default();
+        let of_input = labels.entry((&r.input_name, &r.host)).or_default();
         if !of_input.contains(&r.label.as_str()) {
             of_input.push(&r.label);
         }

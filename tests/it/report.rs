@@ -269,7 +269,7 @@ fn old_columns() -> Vec<&'static str> {
 /// Writes the fixtures:
 /// - `a/runs.csv` (host a, governor performance, the old 33-column header, without the size as
 ///   stored): label `normal` runs 1 and 2 of sbe and capnp-packed;
-/// - `b/runs.csv` (host b, governor powersave, the header `run` writes today with the size
+/// - `b/runs.csv` (host a again, another day: governor powersave, the header `run` writes today with the size
 ///   columns left empty as `--no-stored-size` does, input under another path): label `normal`
 ///   run 3, and label `pinned` runs p1, p2.
 ///
@@ -322,37 +322,37 @@ pub(crate) fn fixtures() -> (tempfile::TempDir, PathBuf, PathBuf) {
         &b.join("runs.csv"),
         &columns_now(),
         &[
-            fx("r3", other, "normal", "sbe", "b", 42, 30, 11_000_000, 10.0),
+            fx("r3", other, "normal", "sbe", "a", 42, 30, 11_000_000, 10.0),
             fx(
                 "r3",
                 other,
                 "normal",
                 "capnp-packed",
-                "b",
+                "a",
                 130,
                 200,
                 4_000_000,
                 10.0,
             ),
-            fx("p1", other, "pinned", "sbe", "b", 100, 100, 9_000_000, 1.0),
+            fx("p1", other, "pinned", "sbe", "a", 100, 100, 9_000_000, 1.0),
             fx(
                 "p1",
                 other,
                 "pinned",
                 "capnp-packed",
-                "b",
+                "a",
                 300,
                 300,
                 2_000_000,
                 1.0,
             ),
-            fx("p2", other, "pinned", "sbe", "b", 100, 120, 9_000_000, 1.0),
+            fx("p2", other, "pinned", "sbe", "a", 100, 120, 9_000_000, 1.0),
             fx(
                 "p2",
                 other,
                 "pinned",
                 "capnp-packed",
-                "b",
+                "a",
                 300,
                 300,
                 2_000_000,
@@ -396,7 +396,7 @@ fn medians_spreads_cv_and_ratios() {
 
     let sbe = group(&s, "normal", "sbe");
     assert_eq!(sbe.runs, 3);
-    assert_eq!(sbe.hosts, ["a", "b"]);
+    assert_eq!(sbe.hosts, ["a"]);
     // ser p50 40, 44, 42: median 42, spread 40–44, mean 42, sample variance (4+4+0)/2 = 4,
     // stdev 2, CV 2/42 = 4.7619%.
     let p50 = sbe.latency(Encode).unwrap().p50();
@@ -828,7 +828,7 @@ fn writes_csv_markdown_charts_and_html() {
     assert_eq!(capnp["format"], "capnp-packed");
     assert_eq!(capnp["label"], "normal");
     assert_eq!(capnp["runs"], "3");
-    assert_eq!(capnp["hosts"], "a;b");
+    assert_eq!(capnp["hosts"], "a");
     assert_eq!(capnp["ratio_to_fastest"], "4.583");
     assert_eq!(capnp["ser_p50_ns_median"], "130");
     assert_eq!(capnp["ser_p50_ns_min"], "100");
@@ -1785,4 +1785,51 @@ fn a_capture_cut_short_is_warned_about_once_per_input() {
              and the last 476 bytes dropped (--lenient), in 1 run"
         ]
     );
+}
+
+/// Runs of one input and label from two hosts are never pooled into one section (issue 49: 6
+/// runs from each host read as "12 runs", their min–max spanning both machines): each host's
+/// label names it, each pools only its own labels, and the page shows both.
+#[test]
+fn runs_from_two_hosts_are_sections_of_their_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let day = "data/day1.pcapng.gz";
+    let (x, y) = (dir.path().join("x.csv"), dir.path().join("y.csv"));
+    for (csv, host, runs) in [(&x, "alpha", ["x1", "x2"]), (&y, "beta", ["y1", "y2"])] {
+        let rows: Vec<Fixture> = runs
+            .into_iter()
+            .zip(["normal", "taskset"])
+            .flat_map(|(run, label)| {
+                [
+                    fx(run, day, label, "sbe", host, 40, 30, 10_000_000, 10.0),
+                    fx(run, day, label, "raw", host, 20, 10, 20_000_000, 10.0),
+                ]
+            })
+            .collect();
+        write_csv(csv, &columns_now(), &rows);
+    }
+    let s = report::summarize(&report::load(&[x, y]).unwrap());
+    let mut labels: Vec<&str> = s.groups.iter().map(|g| g.label.as_str()).collect();
+    labels.dedup();
+    labels.sort_unstable();
+    assert_eq!(
+        labels,
+        [
+            "normal on alpha",
+            "normal on alpha + taskset on alpha",
+            "normal on beta",
+            "normal on beta + taskset on beta",
+            "taskset on alpha",
+            "taskset on beta",
+        ]
+    );
+    for g in &s.groups {
+        assert_eq!(g.hosts.len(), 1, "{} pools {:?}", g.label, g.hosts);
+        let pooled = g.label.contains(" + ");
+        assert_eq!(g.runs, if pooled { 2 } else { 1 }, "{}", g.label);
+    }
+    let out = dir.path().join("report");
+    report::write_report(&s, &[], &out).unwrap();
+    let page = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(page.contains("normal on alpha") && page.contains("normal on beta"));
 }
