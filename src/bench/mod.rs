@@ -18,6 +18,7 @@
 
 pub mod environment;
 pub mod failure;
+pub mod help;
 pub mod options;
 pub mod plan;
 pub mod report;

@@ -6,7 +6,7 @@ use std::process::{Command, ExitStatus, Stdio};
 
 use super::environment;
 use super::failure::{failed, Failure};
-use super::options::{check, Checked, Options, DEFAULT_INPUTS, QUICK_PACKETS};
+use super::options::{check, Checked, Options, CUT_SHORT, DEFAULT_INPUTS, QUICK_PACKETS};
 use super::plan::{self, Prefix, Step};
 use super::report::{write_capabilities, write_report};
 use super::resume::{self, Done, Record};
@@ -31,9 +31,11 @@ pub fn bench(opts: &Options) -> Result<(), Failure> {
         .map_err(|e| Failure::Usage(e.to_string()))?;
     let exe = std::env::current_exe().map_err(failed("cannot find this program's own path"))?;
     // Inputs read with --lenient: all with the option, else the default inputs that need it.
-    let mut lenient: Vec<PathBuf> = Vec::new();
+    let lenient: Vec<PathBuf>;
     if inputs.is_empty() && date.is_none() && !opts.quick {
         (inputs, lenient) = default_inputs()?;
+    } else {
+        lenient = inputs.iter().filter(|p| cut_short(p)).cloned().collect();
     }
     if let Some(date) = &date {
         println!(
@@ -92,15 +94,35 @@ fn default_inputs() -> Result<(Vec<PathBuf>, Vec<PathBuf>), Failure> {
             )));
         }
         if default.lenient {
-            println!(
-                "== {}: cut short at its end as published; read with --lenient (its whole packets)",
-                default.path
-            );
+            say_lenient(&path);
             lenient.push(path.clone());
         }
         inputs.push(path);
     }
     Ok((inputs, lenient))
+}
+
+/// Whether the named input `path` is one of the bundled captures cut short as published
+/// ([`CUT_SHORT`]), which is then read as when `bench` picks it itself.
+fn cut_short(path: &Path) -> bool {
+    use sha2::Digest;
+    let size = std::fs::metadata(path).map(|m| m.len()).ok();
+    let found = CUT_SHORT.iter().any(|b| {
+        Some(b.bytes) == size
+            && std::fs::read(path)
+                .is_ok_and(|data| format!("{:x}", sha2::Sha256::digest(data)) == b.sha256)
+    });
+    if found {
+        say_lenient(path);
+    }
+    found
+}
+
+fn say_lenient(path: &Path) {
+    println!(
+        "== {}: cut short at its end as published; read with --lenient (its whole packets)",
+        path.display()
+    );
 }
 
 /// The results folder made ready: created, the arguments saved (a new bench),

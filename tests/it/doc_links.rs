@@ -9,16 +9,25 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The Markdown files a reader moves between.
-fn documents() -> Vec<PathBuf> {
-    let mut files = vec![root().join("README.md")];
-    let mut docs: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "md"))
-        .collect();
-    docs.sort();
-    files.extend(docs);
+/// The Markdown files a reader moves between: README.md, docs/, data/ and deploy/.
+pub(crate) fn documents() -> Vec<PathBuf> {
+    let mut files = vec![root().join("README.md"), root().join("CHANGELOG.md")];
+    let mut dirs = vec![
+        root().join("docs"),
+        root().join("data"),
+        root().join("deploy"),
+    ];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|ext| ext == "md") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
     files
 }
 

@@ -15,6 +15,7 @@ mod cut_short;
 mod decision;
 mod deep_plus;
 mod deploy;
+mod doc_examples;
 mod doc_links;
 mod fetch;
 mod format_names;

@@ -931,6 +931,51 @@ fn the_default_inputs_are_the_real_deep_sample_and_the_synthetic_deep_plus_one()
     assert!(html.contains("synthetic: a bundled sample written by `shootout gen`"));
 }
 
+/// The bundled DEEP sample named, or copied under another name, reads as when `bench` picks it
+/// itself (issue 49: named, its first run failed, "capture cut short", and left half a bench):
+/// with `--lenient`, said once, its 121,314 whole packets.
+#[test]
+fn the_bundled_sample_reads_the_same_named_or_defaulted() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("results");
+    crate::common::place_capabilities(&out);
+    let copy = dir.path().join("any-name.pcap.gz");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::fs::copy(root.join("data/DEEP10.pcap.gz"), &copy).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_shootout"))
+        .args([
+            "bench",
+            "--runs",
+            "1",
+            "--prefix",
+            "normal=",
+            "--formats",
+            "raw",
+        ])
+        .args(["--no-stored-size", "--timing", "alternate", "--out"])
+        .arg(&out)
+        .arg(&copy)
+        .current_dir(root)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        said.matches("cut short at its end as published").count(),
+        1,
+        "{said}"
+    );
+    let mut reader = csv::Reader::from_path(out.join("runs.csv")).unwrap();
+    let head = reader.headers().unwrap().clone();
+    let at = |c: &str| head.iter().position(|h| h == c).unwrap();
+    for r in reader.records().map(Result::unwrap) {
+        assert_eq!(
+            (&r[at("packets")], &r[at("dropped_bytes")]),
+            ("121314", "476")
+        );
+    }
+}
+
 /// `./run_shootout.sh --help` answers at once, with no set-up and no build (issue 49): bench's
 /// help as the binary prints it (docs/cli.md's copy, which `cli_doc` keeps equal), and no target
 /// directory made.
