@@ -135,7 +135,18 @@ fn provenance(root: &Path) {
     let version = output(Command::new(rustc).arg("--version")).unwrap_or_else(|| "unknown".into());
     println!("cargo:rustc-env=MD_SHOOTOUT_RUSTC={version}");
 
-    let git = |args: &[&str]| output(Command::new("git").arg("-C").arg(root).args(args));
+    // `--no-optional-locks`: `git status` must not refresh the index it is a rerun condition of.
+    // After a fresh clone every entry is racily clean, and a refresh by this script made the index
+    // newer than the script's run: the next build ran it again and compiled the crate again
+    // (3.5 min of release build on the second `./run_shootout.sh`).
+    let git = |args: &[&str]| {
+        output(
+            Command::new("git")
+                .args(["--no-optional-locks", "-C"])
+                .arg(root)
+                .args(args),
+        )
+    };
     let rev = match git(&["rev-parse", "--short=12", "HEAD"]) {
         Some(rev) => {
             let dirty = git(&["status", "--porcelain", "--untracked-files=no"])

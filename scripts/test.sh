@@ -11,6 +11,9 @@ if [[ -f tools/env.sh ]]; then
     # shellcheck disable=SC1091
     source tools/env.sh
 fi
+# The git index as the clone left it: a build that refreshes it (`git status` in build.rs, which
+# watches it) makes the next build compile again; checked after the builds below.
+index_before="$(stat -c %.9Y "$(git rev-parse --absolute-git-dir 2>/dev/null)/index" 2>/dev/null || true)"
 
 echo "== one direction of imports, short functions (issue 27)"
 python3 scripts/imports.py src
@@ -61,5 +64,10 @@ for line in sys.stdin:
 ')"
 if [[ -n "$stale" ]]; then
     echo "error: a second release build compiled again: $stale (a build script watches a file it writes?)" >&2
+    exit 1
+fi
+index_after="$(stat -c %.9Y "$(git rev-parse --absolute-git-dir 2>/dev/null)/index" 2>/dev/null || true)"
+if [[ "$index_before" != "$index_after" ]]; then
+    echo "error: the builds rewrote the git index, which build.rs watches: the next build compiles again (git without --no-optional-locks?)" >&2
     exit 1
 fi
