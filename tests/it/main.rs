@@ -1,6 +1,11 @@
 //! Every integration test, in one binary: one module per area (linking sixteen test binaries
 //! separately cost more than running them). Shared fixtures live in `common`.
 
+/// The counting allocator, as the `shootout` binary installs it: runs made through the library
+/// count each format's allocations (`FormatResult::allocations`), as `shootout run` does.
+#[global_allocator]
+static GLOBAL: md_shootout::alloc_count::CountingAlloc = md_shootout::alloc_count::CountingAlloc;
+
 mod common;
 
 mod add_a_format;
@@ -16,6 +21,7 @@ mod decision;
 mod deep_plus;
 mod deploy;
 mod doc_examples;
+mod doc_facts;
 mod doc_links;
 mod fetch;
 mod format_names;
@@ -43,4 +49,5 @@ mod sample;
 mod schema_v2;
 mod schemas_current;
 mod trusting;
+mod verdict_runs;
 mod window_format;

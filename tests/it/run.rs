@@ -872,8 +872,12 @@ fn progress_counts_the_files_bytes_and_the_messages() {
     assert!(ticks[0].file_bytes < last.file_bytes);
 }
 
-/// No timed pass of any format, nor the memcpy floor, takes a page fault on a generated day:
-/// every buffer was written before it was timed (`measure::memory`), from the first window on.
+/// No timed pass of a format that allocates nothing there, nor the memcpy floor, takes a page
+/// fault on a generated day: every buffer was written before it was timed (`measure::memory`),
+/// from the first window on. A format that allocates in its timed code (buffa's views, a `Box`
+/// per message; counted in the same run) may fault where its allocator grows the heap: the
+/// report calls that the format's own cost (`WarningKind::OwnFaults`), and so does this test
+/// (buffa took 36 in one fresh-clone run of 2026-11-30).
 #[test]
 fn no_timed_pass_takes_a_page_fault() {
     if md_shootout::sys::thread_usage().is_none() {
@@ -897,6 +901,14 @@ fn no_timed_pass_takes_a_page_fault() {
         // A window format's arrays are allocated per window inside its timed encode (arrow's
         // builders: measured, a finding), and fresh pages come with them: its faults are in
         // its CSV row (timed_faults), not the harness's doing.
+        let allocates = |f: &&md_shootout::measure::stats::FormatResult| {
+            let per_unit = f.allocations.and_then(|a| a.per_unit());
+            per_unit
+                .expect("counted")
+                .0
+                .iter()
+                .any(|w| w.allocations > 0.0)
+        };
         let faulted: Vec<_> = o
             .formats
             .iter()
@@ -904,10 +916,14 @@ fn no_timed_pass_takes_a_page_fault() {
                 f.timed_faults > 0
                     && !md_shootout::formats::descriptor(f.name)
                         .is_some_and(|d| d.per_window_only())
+                    && !allocates(f)
             })
             .map(|f| (f.name, f.timed_faults))
             .collect();
         assert!(faulted.is_empty(), "{feed:?}: {faulted:?}");
+        // The rule has formats on both sides of it: most allocate nothing once warm.
+        let quiet = o.formats.iter().filter(|f| !allocates(f)).count();
+        assert!(quiet > 15 && quiet < o.formats.len(), "{feed:?}: {quiet}");
         assert_eq!(o.memcpy_faults, 0, "{feed:?}");
         assert_eq!(o.aggregate_faults, 0, "{feed:?}");
     }
