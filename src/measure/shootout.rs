@@ -1002,29 +1002,26 @@ impl<'c> Shootout<'c> {
     /// only the first chunk (`--jobs`, `--shard`), leave the merged run a share with nothing
     /// recorded and exit 0.
     fn warmup_fits(&self) -> Result<(), RunError> {
-        if self.config.warmup <= self.packets {
-            return Ok(());
-        }
-        Err(RunError::Config(format!(
-            "--warmup {} is longer than the input's first chunk ({} {}s), within which the \
-             warm-up is taken: give at most {}, or a larger --chunk",
-            self.config.warmup,
-            self.packets,
-            self.config.unit.name(),
-            self.packets
-        )))
+        let why = ", within which the warm-up is taken";
+        self.first_chunk_holds("--warmup", self.config.warmup, why)
     }
 
     /// Refuses a `--window` longer than the input's first chunk, once that chunk is over: a
     /// window never spans two chunks, so every window would be a whole chunk, not what was asked.
     fn window_fits(&self) -> Result<(), RunError> {
-        if self.config.window as u64 <= self.packets {
+        let why = " and a window never spans two chunks";
+        self.first_chunk_holds("--window", self.config.window as u64, why)
+    }
+
+    /// `Err` naming `option` when `asked` units are more than the first chunk held (`self.packets`
+    /// once it is over), `why` saying what that chunk is to the option.
+    fn first_chunk_holds(&self, option: &str, asked: u64, why: &str) -> Result<(), RunError> {
+        if asked <= self.packets {
             return Ok(());
         }
         Err(RunError::Config(format!(
-            "--window {} is longer than the input's first chunk ({} {}s) and a window never spans \
-             two chunks: give at most {}, or a larger --chunk",
-            self.config.window,
+            "{option} {asked} is longer than the input's first chunk ({} {}s){why}: give at most \
+             {}, or a larger --chunk",
             self.packets,
             self.config.unit.name(),
             self.packets

@@ -7,31 +7,17 @@
 //! they are.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::cli_doc::{help, COMMANDS, MARKER};
+use super::doc_links::root;
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The documents a reader copies commands from.
+/// The documents a reader copies commands from: doc_links' less the dated records.
 fn documents() -> Vec<PathBuf> {
-    let mut files = vec![root().join("README.md"), root().join("data/README.md")];
-    let mut dirs = vec![root().join("docs"), root().join("deploy")];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if name.ends_with(".md") && name != "BENCHMARKS.md" {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    files
+    super::doc_links::documents()
+        .into_iter()
+        .filter(|p| !p.ends_with("BENCHMARKS.md") && !p.ends_with("CHANGELOG.md"))
+        .collect()
 }
 
 /// A command as a reader would type it: the `shootout` command it runs and its words after it.

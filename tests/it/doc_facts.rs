@@ -7,19 +7,13 @@
 //! gives a date, cites a docs/BENCHMARKS.md entry or says "of the time". docs/BENCHMARKS.md,
 //! docs/results.md and CHANGELOG.md are dated records and are not read here.
 
-use std::path::Path;
-
 use md_shootout::bench::plan::{DEFAULT_PREFIXES, JOBS_PREFIXES};
 use md_shootout::bench::{DEFAULT_INPUTS, DEFAULT_RUNS};
 use md_shootout::formats::descriptors;
 use md_shootout::model::kind;
 
 use super::cli_doc::{help, MARKER};
-use super::doc_links::documents;
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
+use super::doc_links::{documents, has_date, root};
 
 /// The documents stating current facts, each as (name, text before docs/cli.md's generated help).
 fn current_documents() -> Vec<(String, String)> {
@@ -156,14 +150,7 @@ fn counts(text: &str, nouns: &[&str]) -> Vec<(usize, String)> {
 
 /// A paragraph that places its figure in the past: a date, a BENCHMARKS entry, "of the time".
 fn dated(paragraph: &str) -> bool {
-    let dated = paragraph.as_bytes().windows(10).any(|w| {
-        w[..4].iter().all(u8::is_ascii_digit)
-            && w[4] == b'-'
-            && w[5..7].iter().all(u8::is_ascii_digit)
-            && w[7] == b'-'
-            && w[8..].iter().all(u8::is_ascii_digit)
-    });
-    dated
+    has_date(paragraph)
         || paragraph.contains("BENCHMARKS")
         || paragraph.contains("of the time")
         || paragraph.contains("at the time")

@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-fn root() -> &'static Path {
+pub(crate) fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
@@ -59,26 +59,29 @@ fn slug(heading: &str) -> String {
         .collect()
 }
 
+/// GitHub's anchors for the headings of a text, in order: each heading's [`slug`], a repeated
+/// one followed by `-1`, `-2`, ... (a `#` inside a code block is no heading).
+fn anchor_names(text: &str) -> Vec<String> {
+    let mut seen = HashSet::new();
+    sections(text)
+        .iter()
+        .map(|s| {
+            let slug = slug(&s.heading);
+            let mut anchor = slug.clone();
+            let mut n = 0;
+            while !seen.insert(anchor.clone()) {
+                n += 1;
+                anchor = format!("{slug}-{n}");
+            }
+            anchor
+        })
+        .collect()
+}
+
 /// GitHub's anchor for a heading: lower case; letters, digits, `-` and `_` kept, spaces become
 /// `-`, everything else dropped; a repeated anchor gets `-1`, `-2`, ...
 fn anchors(text: &str) -> HashSet<String> {
-    let mut seen = HashSet::new();
-    for line in prose(text) {
-        let Some(heading) = line.trim_start_matches('#').strip_prefix(' ') else {
-            continue;
-        };
-        if !line.starts_with('#') {
-            continue;
-        }
-        let slug = slug(heading);
-        let mut anchor = slug.clone();
-        let mut n = 0;
-        while !seen.insert(anchor.clone()) {
-            n += 1;
-            anchor = format!("{slug}-{n}");
-        }
-    }
-    seen
+    anchor_names(text).into_iter().collect()
 }
 
 /// Every link target `](target)` in the prose, with the line it is on.
@@ -218,16 +221,21 @@ fn has_figure(prose: &str) -> bool {
     })
 }
 
-/// What an entry must state for its figures to be reproduced: a date, a revision, the machine
-/// and a command (in the entry, or in the introductions of the sections above it).
-fn entry_lacks(entry: &str) -> Vec<&'static str> {
-    let date = entry.as_bytes().windows(10).any(|w| {
+/// Whether `text` gives a date, `2026-11-30`.
+pub(crate) fn has_date(text: &str) -> bool {
+    text.as_bytes().windows(10).any(|w| {
         w[..4].iter().all(u8::is_ascii_digit)
             && w[4] == b'-'
             && w[5..7].iter().all(u8::is_ascii_digit)
             && w[7] == b'-'
             && w[8..].iter().all(u8::is_ascii_digit)
-    });
+    })
+}
+
+/// What an entry must state for its figures to be reproduced: a date, a revision, the machine
+/// and a command (in the entry, or in the introductions of the sections above it).
+fn entry_lacks(entry: &str) -> Vec<&'static str> {
+    let date = has_date(entry);
     let revision = entry.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| {
         (7..=40).contains(&w.len())
             && w.chars()
@@ -257,20 +265,7 @@ fn entry_lacks(entry: &str) -> Vec<&'static str> {
 /// subsections, and the heading and introduction of each section above it.
 fn entries(text: &str) -> std::collections::HashMap<String, String> {
     let all = sections(text);
-    let mut seen = HashSet::new();
-    let names: Vec<String> = all
-        .iter()
-        .map(|s| {
-            let slug = slug(&s.heading);
-            let mut anchor = slug.clone();
-            let mut n = 0;
-            while !seen.insert(anchor.clone()) {
-                n += 1;
-                anchor = format!("{slug}-{n}");
-            }
-            anchor
-        })
-        .collect();
+    let names = anchor_names(text);
     let mut out = std::collections::HashMap::new();
     for (i, s) in all.iter().enumerate() {
         let mut text = format!("{}\n{}", s.heading, s.body);
