@@ -64,6 +64,22 @@ pub fn source() -> Vec<Packet> {
 /// What a check found: `Ok` with what was read, or `Err` with what went wrong.
 pub(super) type Outcome = Result<String, String>;
 
+/// A read that came out right by layout alone is no capability a team can rely on: a format read
+/// in place with no evolution mechanism (rkyv, musli-zerocopy) may have every offset moved by the
+/// next appended field. The cell says `no`, and keeps what was measured.
+pub(super) fn by_layout(f: Finding) -> Finding {
+    if !f.yes() {
+        return f;
+    }
+    let measured = f.answer.trim_start_matches("yes: ");
+    Finding {
+        answer: format!(
+            "no: no evolution mechanism; this v2 read right only by layout: {measured}"
+        ),
+        ..f
+    }
+}
+
 /// The finding of `outcome`, its detail followed by `mechanism` (why the format answers so).
 pub(super) fn finding(outcome: Outcome, mechanism: &str, decided_by: &str) -> Finding {
     let ok = outcome.is_ok();

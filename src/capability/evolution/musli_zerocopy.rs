@@ -7,8 +7,7 @@
 
 use ::musli_zerocopy::{Buf, OwnedBuf, Ref};
 
-use super::harness::{both, whole, Read2};
-use super::rkyv::by_layout;
+use super::harness::{both, by_layout, whole, Read2};
 use super::v2;
 use crate::capability::finding::Finding;
 use crate::formats::musli_zerocopy::{

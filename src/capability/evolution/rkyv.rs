@@ -7,7 +7,7 @@
 use ::rkyv::rancor;
 use ::rkyv::util::AlignedVec;
 
-use super::harness::{both, whole, Read2};
+use super::harness::{both, by_layout, whole, Read2};
 use super::v2;
 use crate::capability::finding::Finding;
 use crate::formats::rkyv::{split, Rkyv, RkyvCodec, ALIGN, HEADER};
@@ -72,22 +72,6 @@ impl<const CHECK: bool> super::Evolves for RkyvCodec<CHECK> {
             (&layout(), &layout()),
         );
         (by_layout(forward), by_layout(backward))
-    }
-}
-
-/// A read that came out right by layout alone is no capability a team can rely on: rkyv has no
-/// evolution mechanism, and the next appended field may move every offset. The cell says `no`,
-/// and keeps what was measured.
-pub(super) fn by_layout(f: Finding) -> Finding {
-    if !f.yes() {
-        return f;
-    }
-    let measured = f.answer.trim_start_matches("yes: ");
-    Finding {
-        answer: format!(
-            "no: no evolution mechanism; this v2 read right only by layout: {measured}"
-        ),
-        ..f
     }
 }
 
